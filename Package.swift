@@ -1,0 +1,88 @@
+// swift-tools-version:5.9
+//
+// CrashShield: crash protection for Objective-C runtimes, written in Swift.
+//
+// On Apple platforms the package needs no unsafe flags. On Linux it builds against GNUstep Base on GCC's
+// libobjc (Debian: gobjc, libgnustep-base-dev); the flags that needs are added under `#if os(Linux)` only.
+import PackageDescription
+#if os(Linux)
+import Foundation
+#endif
+
+/// Compiler flags for the Objective-C targets: empty on Apple platforms.
+let objcFlags: [CSetting]
+/// Libraries every binary links: empty on Apple platforms (Foundation and libobjc come with the OS).
+let objcLinks: [LinkerSetting]
+
+#if os(Linux)
+/// GCC ships `objc/objc.h` in its own include folder; find it without running a process.
+func gccObjCIncludeFolder() -> String {
+    let root = "/usr/lib/gcc"
+    let fm = FileManager.default
+    for triple in ((try? fm.contentsOfDirectory(atPath: root)) ?? []).sorted() {
+        let versions = ((try? fm.contentsOfDirectory(atPath: "\(root)/\(triple)")) ?? [])
+            .sorted { (Int($0) ?? 0) > (Int($1) ?? 0) }
+        for version in versions where fm.fileExists(atPath: "\(root)/\(triple)/\(version)/include/objc/objc.h") {
+            return "\(root)/\(triple)/\(version)/include"
+        }
+    }
+    return "/usr/lib/gcc/x86_64-linux-gnu/12/include"
+}
+objcFlags = [.unsafeFlags([
+    "-fobjc-runtime=gcc", "-fno-blocks", "-fexceptions", "-fobjc-exceptions",
+    "-DGNUSTEP", "-DGNUSTEP_BASE_LIBRARY=1", "-DGNU_RUNTIME=1", "-D_NATIVE_OBJC_EXCEPTIONS",
+    "-fconstant-string-class=NSConstantString", "-fno-strict-aliasing",
+    "-I/usr/include/GNUstep", "-I\(gccObjCIncludeFolder())",
+    "-Wno-deprecated-objc-isa-usage", "-Wno-objc-root-class",
+])]
+objcLinks = [.linkedLibrary("gnustep-base"), .linkedLibrary("objc"), .unsafeFlags(["-Xlinker", "--export-dynamic"])]
+#else
+objcFlags = []
+objcLinks = [.linkedFramework("Foundation")]
+#endif
+
+let package = Package(
+    name: "CrashShield",
+    platforms: [.iOS(.v13), .macOS(.v10_15)],
+    products: [
+        .library(name: "CrashShield", targets: ["CrashShield"]),
+        .library(name: "CrashShieldTesting", targets: ["CrashShieldTesting"]),
+        .executable(name: "crashshield-matrix", targets: ["crashshield-matrix"]),
+        .executable(name: "crashshield-bench", targets: ["crashshield-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+    ],
+    targets: [
+        // The thin Objective-C/C layer: runtime primitives, @try, forwarding. Every runtime difference lives here.
+        .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcLinks),
+        // Public API, hook engine, guards, report pipeline.
+        .target(name: "CrashShield", dependencies: [
+            "CrashShieldRuntime",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+        // In-memory report sink for apps' own tests.
+        .target(name: "CrashShieldTesting", dependencies: ["CrashShield"]),
+        // The scenario catalog: real crashing Objective-C app code, one family per file.
+        .target(name: "CrashShieldScenarios", cSettings: objcFlags, linkerSettings: objcLinks),
+        // Runs every scenario in a child process, unprotected and protected.
+        .target(name: "CrashShieldMatrix", dependencies: [
+            "CrashShield", "CrashShieldTesting", "CrashShieldScenarios",
+        ]),
+        .executableTarget(name: "crashshield-matrix", dependencies: [
+            "CrashShieldMatrix", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // Benchmark kernels in Objective-C (the calls an app makes) and the Swift driver.
+        .target(name: "CrashShieldBenchKernels", cSettings: objcFlags, linkerSettings: objcLinks),
+        .executableTarget(name: "crashshield-bench", dependencies: [
+            "CrashShield", "CrashShieldBenchKernels",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "CrashShieldTests", dependencies: [
+            "CrashShield", "CrashShieldTesting", "CrashShieldMatrix", "CrashShieldScenarios", "CrashShieldRuntime",
+        ]),
+    ]
+)

@@ -1,0 +1,98 @@
+/// How CrashShield runs: which guards, in which mode, for which classes, and where reports go.
+public struct Configuration: Sendable {
+    /// The guards to install. Disabled guards install nothing and cost nothing.
+    public var guards: GuardCategory
+    /// The mode of every guard without an override.
+    public var mode: GuardMode
+    /// Per-guard modes, e.g. `[.mainThreadUI: .debug]`.
+    public var modeOverrides: [GuardCategory: GuardMode]
+    /// Deny list: receivers of these classes (or their subclasses) are never protected; their calls behave exactly
+    /// as without CrashShield.
+    public var excludedClassNames: Set<String>
+    /// Allow list for the guards that protect the app's own classes (unrecognized selectors, zombies): class-name
+    /// prefixes. Empty means "classes defined in the app's own binaries".
+    public var protectedClassPrefixes: [String]
+    /// Where reports go.
+    public var sinks: [any ReportSink]
+    /// Bounds on report memory and time.
+    public var limits: ReportLimits
+    /// Whether a binary image (by path) is the app's own code rather than a system library. Debug mode fails loudly
+    /// only for calls from the app's own code.
+    public var isAppImage: @Sendable (String) -> Bool
+
+    public init(guards: GuardCategory = .productionSafe, mode: GuardMode = .release,
+                modeOverrides: [GuardCategory: GuardMode] = [:], excludedClassNames: Set<String> = [],
+                protectedClassPrefixes: [String] = [], sinks: [any ReportSink] = [],
+                limits: ReportLimits = ReportLimits(), isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage) {
+        self.guards = guards
+        self.mode = mode
+        self.modeOverrides = modeOverrides
+        self.excludedClassNames = excludedClassNames
+        self.protectedClassPrefixes = protectedClassPrefixes
+        self.sinks = sinks
+        self.limits = limits
+        self.isAppImage = isAppImage
+    }
+
+    /// Release builds: production-safe guards, recover and report.
+    public static var production: Configuration { Configuration() }
+    /// Development builds: the same guards, failing loudly so the bug gets fixed.
+    public static var debug: Configuration { Configuration(mode: .debug) }
+
+    /// The mode of one guard.
+    public func mode(for category: GuardCategory) -> GuardMode { modeOverrides[category] ?? mode }
+
+    /// Throws a clear error for anything CrashShield cannot honour.
+    public func validate() throws {
+        for name in excludedClassNames.sorted() where ObjCClass(named: name) == nil {
+            throw CrashShieldError.unknownClass(name)
+        }
+        for (category, _) in modeOverrides where category.members.count != 1 {
+            throw CrashShieldError.invalidConfiguration("mode overrides take single guards, got \(category.name)")
+        }
+        if protectedClassPrefixes.contains(where: \.isEmpty) {
+            throw CrashShieldError.invalidConfiguration("an empty class prefix would protect every class")
+        }
+        try limits.validate()
+    }
+}
+
+/// Bounds on what the report pipeline keeps and how much work a crash storm may cause.
+public struct ReportLimits: Sendable, Equatable {
+    /// Distinct reports kept (by signature); later new ones are counted in `droppedReports` only.
+    public var maxDistinctReports: Int
+    /// Per (guard, class, selector), how many occurrences a second get a full call stack; the rest are only counted.
+    public var detailedCapturesPerSecond: Int
+    /// Frames kept per call stack.
+    public var maxStackDepth: Int
+
+    public init(maxDistinctReports: Int = 256, detailedCapturesPerSecond: Int = 20, maxStackDepth: Int = 32) {
+        self.maxDistinctReports = maxDistinctReports
+        self.detailedCapturesPerSecond = detailedCapturesPerSecond
+        self.maxStackDepth = maxStackDepth
+    }
+
+    func validate() throws {
+        guard maxDistinctReports >= 1 else {
+            throw CrashShieldError.invalidConfiguration("maxDistinctReports must be at least 1, got \(maxDistinctReports)")
+        }
+        guard detailedCapturesPerSecond >= 1 else {
+            throw CrashShieldError.invalidConfiguration("detailedCapturesPerSecond must be at least 1, got \(detailedCapturesPerSecond)")
+        }
+        guard (4...256).contains(maxStackDepth) else {
+            throw CrashShieldError.invalidConfiguration("maxStackDepth must be 4...256, got \(maxStackDepth)")
+        }
+    }
+}
+
+/// Which binaries are the app's own.
+public enum AppImages {
+    /// Folders of system libraries: Apple's (device and simulator runtime roots) and Linux's.
+    public static let systemPrefixes = ["/System/", "/usr/lib/", "/lib/", "/lib64/", "/usr/lib64/", "/Library/Apple/"]
+
+    /// Default: every image outside the system folders is the app's.
+    @Sendable public static func isAppImage(_ path: String) -> Bool {
+        if path.contains("/RuntimeRoot/") { return false }
+        return !systemPrefixes.contains { path.hasPrefix($0) }
+    }
+}

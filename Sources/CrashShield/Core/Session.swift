@@ -1,0 +1,32 @@
+import Atomics
+import CrashShieldRuntime
+
+/// Everything that exists while CrashShield runs. Published atomically so that failure paths never take a lock that
+/// `start`/`stop` might hold.
+final class Session: AtomicReference, @unchecked Sendable {
+    let configuration: Configuration
+    let pipeline: ReportPipeline
+    /// Guards currently switched on (the kill switch clears bits here before reverting hooks).
+    let enabled: ManagedAtomic<UInt32>
+    let excludedClasses: [ObjCClass]
+    /// Installed guards and their hooks (mutated only under `CrashShield`'s lock).
+    var installed: [UInt32: (guardObject: any CrashGuard, hooks: [Hook])] = [:]
+
+    init(configuration: Configuration) {
+        self.configuration = configuration
+        self.pipeline = ReportPipeline(limits: configuration.limits, sinks: configuration.sinks)
+        self.enabled = ManagedAtomic(0)
+        self.excludedClasses = configuration.excludedClassNames.compactMap { ObjCClass(named: $0) }
+    }
+
+    func isEnabled(_ category: GuardCategory) -> Bool {
+        enabled.load(ordering: .acquiring) & category.rawValue != 0
+    }
+
+    func isExcluded(_ cls: ObjCClass) -> Bool {
+        !excludedClasses.isEmpty && excludedClasses.contains { cls.isKind(of: $0) }
+    }
+
+    /// Current session, if CrashShield runs.
+    static let current = ManagedAtomic<Session?>(nil)
+}

@@ -1,0 +1,81 @@
+import CrashShieldRuntime
+
+/// The failure path shared by the container guards.
+enum ContainerFailure {
+    /// Reports a stopped container call. true: recover; false: call the original (guard off, class excluded,
+    /// hook reverted in place, or debug mode for app code).
+    @inline(never)
+    static func stop(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint, _ exception: String,
+                     hint: String, category: GuardCategory = .container, reason: (String) -> String) -> Bool {
+        guard point.isActive(for: receiver) else { return false }
+        return Interception.shouldRecover(category, receiver: receiver, selector: cmd, exception: exception,
+                                          reason: { reason(className(receiver)) }, hint: hint,
+                                          implementation: point.replacementAddress)
+    }
+
+    /// Class name of a receiver (the class itself for a class object).
+    static func className(_ receiver: CSRObject?) -> String {
+        guard let cls = ObjCClass(of: receiver) else { return "nil" }
+        return cls.isMetaclass ? ObjCClass(receiver!).name : cls.name
+    }
+
+    /// Copies the non-nil entries of `objects` (and the matching `keys`, when given: a pair with a nil side is
+    /// dropped), calls `body` with the compacted buffers and their count.
+    static func withoutNils<R>(_ objects: UnsafePointer<CSRObject?>?, _ keys: UnsafePointer<CSRObject?>?, count: UInt,
+                               _ body: (UnsafePointer<CSRObject?>?, UnsafePointer<CSRObject?>?, UInt) -> R) -> R {
+        var keptObjects: [CSRObject?] = []
+        var keptKeys: [CSRObject?] = []
+        for index in 0..<Int(count) {
+            guard let object = objects?[index] else { continue }
+            if let keys {
+                guard let key = keys[index] else { continue }
+                keptKeys.append(key)
+            }
+            keptObjects.append(object)
+        }
+        return keptObjects.withUnsafeBufferPointer { objectBuffer in
+            keptKeys.withUnsafeBufferPointer { keyBuffer in
+                body(objectBuffer.baseAddress, keys == nil ? nil : keyBuffer.baseAddress, UInt(keptObjects.count))
+            }
+        }
+    }
+
+    /// Index of the first nil among `count` entries (objects or keys), if any.
+    static func firstNil(_ objects: UnsafePointer<CSRObject?>?, count: UInt) -> Int? {
+        guard count > 0 else { return nil }
+        guard let objects else { return 0 }
+        for index in 0..<Int(count) where objects[index] == nil { return index }
+        return nil
+    }
+}
+
+/// Selectors the container guards send.
+enum ContainerSelectors {
+    static let lastIndex = csr_sel_register("lastIndex")
+}
+
+/// `@convention(c)` signatures of the hooked container methods (receiver, `_cmd`, arguments).
+enum ContainerIMP {
+    typealias ObjectAtIndex = @convention(c) (CSRObject?, CSRSelector?, UInt) -> CSRObject?
+    typealias ObjectWithRange = @convention(c) (CSRObject?, CSRSelector?, CSRRange) -> CSRObject?
+    typealias ObjectWithObject = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> CSRObject?
+    typealias VoidWithObject = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> Void
+    typealias VoidWithIndex = @convention(c) (CSRObject?, CSRSelector?, UInt) -> Void
+    typealias VoidWithRange = @convention(c) (CSRObject?, CSRSelector?, CSRRange) -> Void
+    typealias VoidWithObjectIndex = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt) -> Void
+    typealias VoidWithIndexObject = @convention(c) (CSRObject?, CSRSelector?, UInt, CSRObject?) -> Void
+    typealias VoidWithIndexIndex = @convention(c) (CSRObject?, CSRSelector?, UInt, UInt) -> Void
+    typealias VoidWithObjectObject = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?) -> Void
+    typealias VoidWithRangeObject = @convention(c) (CSRObject?, CSRSelector?, CSRRange, CSRObject?) -> Void
+    typealias VoidWithBufferRange = @convention(c) (CSRObject?, CSRSelector?, UnsafeMutablePointer<CSRObject?>?, CSRRange) -> Void
+    typealias Void0 = @convention(c) (CSRObject?, CSRSelector?) -> Void
+    typealias InitWithObjectsCount = @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CSRObject?>?, UInt) -> CSRObject?
+    typealias InitWithObjectsKeysCount = @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CSRObject?>?, UnsafePointer<CSRObject?>?, UInt) -> CSRObject?
+}
+
+extension CSRRange {
+    /// Whether the range lies within `0..<count` (overflow-safe; {NSNotFound, 0} is outside unless count is huge).
+    @inline(__always)
+    func fits(in count: UInt) -> Bool { location <= count && length <= count &- location }
+    var value: CSRRangeValue { (UInt(location), UInt(length)) }
+}

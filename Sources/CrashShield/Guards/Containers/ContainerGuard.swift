@@ -1,0 +1,18 @@
+/// Stops out-of-range and nil arguments to NSArray, NSDictionary, NSSet, NSOrderedSet and their mutable forms.
+///
+/// Recovery semantics (the same for every container):
+/// - a read that would raise returns nil (an object), 0 / NSNotFound (an index is never invented: nil), or an
+///   empty collection (a range read);
+/// - an invalid mutation is skipped entirely: the container is left exactly as it was;
+/// - a constructor given nil objects or keys builds the container from the valid ones (a nil pair is dropped).
+/// Preconditions are checked before the original runs (no @try on the hot path) and are never stricter than
+/// Foundation's: whatever Foundation accepts reaches Foundation unchanged.
+final class ContainerGuard: CrashGuard {
+    static let category = GuardCategory.container
+
+    init() {}
+
+    func install(in context: GuardContext) throws {
+        try ArrayGuard.install(in: context)
+    }
+}

@@ -1,0 +1,66 @@
+import CrashShieldRuntime
+
+/// Captures call stacks and finds the frame that made the bad call.
+enum CallStack {
+    /// Distance past a replacement's start within which a return address counts as inside it.
+    private static let implementationSpan: UInt = 16 * 1024
+
+    /// The current thread's stack, innermost first, and the index of the caller of `implementation`.
+    static func capture(callerOf implementation: UnsafeRawPointer?, maxDepth: Int) -> (frames: [StackFrame], caller: Int?) {
+        var raw = [UnsafeMutableRawPointer?](repeating: nil, count: maxDepth + 8)
+        let count = Int(raw.withUnsafeMutableBufferPointer { csr_backtrace($0.baseAddress, Int32($0.count)) })
+        let addresses = raw.prefix(count).map { UInt(bitPattern: $0) }
+        let caller = callerIndex(in: addresses, implementation: implementation)
+        // Drop CrashShield's own frames above the replacement: the report starts at the replacement.
+        let start = caller.map { max(0, $0 - 1) } ?? 0
+        let kept = addresses[start...].prefix(maxDepth)
+        return (kept.map(frame(for:)), caller.map { $0 - start })
+    }
+
+    /// The frame after the one that returns into `implementation`; failing that, the first frame outside
+    /// CrashShield's own symbols.
+    static func callerIndex(in addresses: [UInt], implementation: UnsafeRawPointer?) -> Int? {
+        if let implementation {
+            let start = UInt(bitPattern: implementation)
+            var best: (index: Int, distance: UInt)?
+            for (index, address) in addresses.enumerated() where address > start && address - start < implementationSpan {
+                if best == nil || address - start < best!.distance { best = (index, address - start) }
+            }
+            if let best, best.index + 1 < addresses.count { return best.index + 1 }
+        }
+        for (index, address) in addresses.enumerated().dropFirst() {
+            var info = CSRImageInfo()
+            guard csr_image_info(UnsafeRawPointer(bitPattern: address), &info), let symbol = info.symbolName else { continue }
+            let name = String(cString: symbol)
+            if !name.contains("CrashShield") && !name.hasPrefix("csr_") && !name.contains("backtrace") { return index }
+        }
+        return nil
+    }
+
+    static func frame(for address: UInt) -> StackFrame {
+        var info = CSRImageInfo()
+        guard csr_image_info(UnsafeRawPointer(bitPattern: address), &info), let path = info.imagePath else {
+            return StackFrame(address: UInt64(address), image: "?", imageBase: 0)
+        }
+        var uuid: String?
+        if info.hasUUID {
+            uuid = withUnsafeBytes(of: info.uuid) { bytes in bytes.map { byte in
+                let hex = String(byte, radix: 16, uppercase: true)
+                return hex.count == 1 ? "0" + hex : hex
+            }.joined() }
+        }
+        #if canImport(Darwin)
+        let slide: Int64? = Int64(info.slide)
+        #else
+        let slide: Int64? = nil
+        #endif
+        return StackFrame(address: UInt64(address), image: String(cString: path), imageBase: UInt64(info.imageBase),
+                          symbol: info.symbolName.map { String(cString: $0) }, imageUUID: uuid, slide: slide)
+    }
+
+    static func currentThread() -> ThreadInfo {
+        var buffer = [CChar](repeating: 0, count: 64)
+        csr_thread_name(&buffer, buffer.count)
+        return ThreadInfo(id: csr_thread_id(), name: String(cString: buffer), isMain: csr_thread_isMain())
+    }
+}

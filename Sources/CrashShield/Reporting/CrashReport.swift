@@ -1,0 +1,75 @@
+import Foundation
+
+/// One stopped crash: what would have happened, where, and how often.
+public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
+    /// What CrashShield did about it.
+    public enum Action: String, Codable, Sendable {
+        /// Stopped: the caller got a safe value, an invalid mutation was skipped.
+        case recovered
+        /// Debug mode: reported, then the original failure was let through.
+        case failedLoudly
+    }
+
+    /// Identifies reports of the same bug at the same call site (guard, class, selector, caller); the dedup key.
+    public var signature: String
+    /// The guard's category name ("container", "kvo", ...).
+    public var category: String
+    /// The exception the original code would have raised (NSRangeException, ...) or the signal it would have died of.
+    public var exceptionName: String
+    /// What the original crash would have printed.
+    public var reason: String
+    /// Class of the receiver.
+    public var className: String
+    /// The selector that was called ("objectAtIndex:").
+    public var selector: String
+    /// True for a class method (`+[X sel]`).
+    public var isClassMethod: Bool
+    /// One line on how to fix the call site.
+    public var hint: String
+    public var action: Action
+    /// Guard-specific facts (a key path, an observer's class, where an object was deallocated).
+    public var details: [String: String]
+    public var thread: ThreadInfo
+    /// The call stack when the crash was stopped, innermost first.
+    public var callStack: [StackFrame]
+    /// Index in `callStack` of the frame that made the bad call, when it could be found.
+    public var callerFrameIndex: Int?
+    public var firstSeen: Date
+    public var lastSeen: Date
+    /// How many times this signature occurred (updates are delivered at 1, 10, 100, ... and on flush).
+    public var occurrences: Int
+
+    public var id: String { signature }
+
+    /// The frame that made the bad call.
+    public var callerFrame: StackFrame? { callerFrameIndex.flatMap { callStack.indices.contains($0) ? callStack[$0] : nil } }
+
+    /// `-[Class selector]` or `+[Class selector]`.
+    public var method: String { "\(isClassMethod ? "+" : "-")[\(className) \(selector)]" }
+}
+
+/// The thread a crash was stopped on.
+public struct ThreadInfo: Codable, Sendable, Equatable {
+    public var id: UInt64
+    public var name: String
+    public var isMain: Bool
+}
+
+/// One frame of a call stack, with what symbolication needs.
+public struct StackFrame: Codable, Sendable, Equatable {
+    /// Return address.
+    public var address: UInt64
+    /// Path of the binary image.
+    public var image: String
+    /// Load address of the image.
+    public var imageBase: UInt64
+    /// Nearest exported symbol (mangled), when the image exports one.
+    public var symbol: String?
+    /// Apple platforms: the image UUID (for dSYM lookup).
+    public var imageUUID: String?
+    /// Apple platforms: the ASLR slide of the image.
+    public var slide: Int64?
+
+    /// Offset of the address in its image: what symbolication tools take.
+    public var offsetInImage: UInt64 { address &- imageBase }
+}

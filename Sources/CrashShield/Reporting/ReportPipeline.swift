@@ -1,0 +1,113 @@
+import Foundation
+
+/// Deduplicates, counts and rate-limits reports, then hands them to the sinks.
+///
+/// Bounded in memory (at most `maxDistinctReports` signatures, and one rate window per guard/class/selector seen)
+/// and in time: past `detailedCapturesPerSecond` occurrences a second of one guard/class/selector, an occurrence costs
+/// a lock and a counter, with no call stack. Sinks are called outside the lock.
+final class ReportPipeline: @unchecked Sendable {
+    /// Identifies a guard/class/selector without building strings (pointers are stable for the process).
+    struct SiteKey: Hashable {
+        let category: UInt32
+        let cls: UInt
+        let selector: String
+    }
+
+    private struct Window {
+        var start: TimeInterval = 0
+        var detailed = 0
+        var lastSignature: String?
+        var lastAction: CrashReport.Action = .recovered
+    }
+
+    private struct Entry {
+        var report: CrashReport
+        var deliveredOccurrences: Int
+    }
+
+    private let limits: ReportLimits
+    private let sinks: [any ReportSink]
+    private let lock = Lock()
+    private var windows: [SiteKey: Window] = [:]
+    private var entries: [String: Entry] = [:]
+    private var order: [String] = []
+    private(set) var droppedReports = 0
+    private static let maxWindows = 4096
+
+    init(limits: ReportLimits, sinks: [any ReportSink]) {
+        self.limits = limits
+        self.sinks = sinks
+    }
+
+    /// Records one occurrence. `makeReport` (call stack capture, reason formatting) runs outside the lock and only
+    /// while the site is under its rate limit. Returns the action taken for this occurrence.
+    func record(site: SiteKey, now: Date = Date(), makeReport: () -> CrashReport) -> CrashReport.Action {
+        let seconds = now.timeIntervalSinceReferenceDate
+        let countOnly: (String, CrashReport.Action)? = lock.withLock {
+            var window = windows[site] ?? Window()
+            if seconds - window.start >= 1 { window.start = seconds; window.detailed = 0 }
+            defer { if windows.count < Self.maxWindows || windows[site] != nil { windows[site] = window } }
+            if window.detailed >= limits.detailedCapturesPerSecond, let signature = window.lastSignature {
+                return (signature, window.lastAction)
+            }
+            window.detailed += 1
+            return nil
+        }
+        if let (signature, action) = countOnly {
+            deliver(lock.withLock { bump(signature, at: now) })
+            return action
+        }
+        let report = makeReport()
+        let toDeliver: CrashReport? = lock.withLock {
+            windows[site]?.lastSignature = report.signature
+            windows[site]?.lastAction = report.action
+            if entries[report.signature] != nil { return bump(report.signature, at: now) }
+            guard entries.count < limits.maxDistinctReports else { droppedReports += 1; return nil }
+            entries[report.signature] = Entry(report: report, deliveredOccurrences: report.occurrences)
+            order.append(report.signature)
+            return report
+        }
+        deliver(toDeliver)
+        return report.action
+    }
+
+    /// Counts one more occurrence; returns the report when it crosses a delivery threshold (10, 100, ...).
+    private func bump(_ signature: String, at now: Date) -> CrashReport? {
+        guard var entry = entries[signature] else { return nil }
+        entry.report.occurrences += 1
+        entry.report.lastSeen = now
+        let due = Self.isThreshold(entry.report.occurrences)
+        if due { entry.deliveredOccurrences = entry.report.occurrences }
+        entries[signature] = entry
+        return due ? entry.report : nil
+    }
+
+    static func isThreshold(_ count: Int) -> Bool {
+        var threshold = 10
+        while threshold < count { threshold *= 10 }
+        return threshold == count
+    }
+
+    private func deliver(_ report: CrashReport?) {
+        guard let report else { return }
+        for sink in sinks { sink.receive(report) }
+    }
+
+    /// Delivers every report whose count changed since it was last delivered.
+    func flush() {
+        let pending: [CrashReport] = lock.withLock {
+            var result: [CrashReport] = []
+            for signature in order {
+                guard var entry = entries[signature], entry.deliveredOccurrences != entry.report.occurrences else { continue }
+                entry.deliveredOccurrences = entry.report.occurrences
+                entries[signature] = entry
+                result.append(entry.report)
+            }
+            return result
+        }
+        pending.forEach(deliver)
+    }
+
+    /// Every distinct report so far, in order of first occurrence, with current counts.
+    var reports: [CrashReport] { lock.withLock { order.compactMap { entries[$0]?.report } } }
+}

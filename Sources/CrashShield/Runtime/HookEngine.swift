@@ -1,0 +1,159 @@
+import CrashShieldRuntime
+
+/// A method replacement that is installed, and can be reverted. Returned by `HookEngine.install`.
+public final class Hook: @unchecked Sendable, CustomStringConvertible {
+    /// How the replacement got into the class.
+    public enum Origin: String, Sendable {
+        /// The class defined the method; its implementation was swapped.
+        case replacedOwnMethod
+        /// The class only inherited the method; an override was added that calls the superclass's current one.
+        case addedOverride
+    }
+
+    public enum State: String, Sendable {
+        case active
+        /// The original implementation is back in the class.
+        case reverted
+        /// Still in the class (added overrides cannot be removed; or another library hooked the method after us and
+        /// calls us as its original), but passes every call straight to the original.
+        case passingThrough
+    }
+
+    public let targetClass: ObjCClass
+    public let point: AnyHookPoint
+    public let origin: Origin
+    public internal(set) var state: State
+    /// The implementation the class had before (nil for an added override: the superclass answers).
+    let previous: CSRIMP?
+    unowned let engine: HookEngine
+
+    init(targetClass: ObjCClass, point: AnyHookPoint, origin: Origin, previous: CSRIMP?, engine: HookEngine) {
+        self.targetClass = targetClass
+        self.point = point
+        self.origin = origin
+        self.previous = previous
+        self.state = .active
+        self.engine = engine
+    }
+
+    public var selector: ObjCSelector { point.selector }
+
+    /// Restores the original behaviour. Idempotent; never clobbers a hook another library installed after this one.
+    @discardableResult
+    public func revert() -> State { engine.revert(self) }
+
+    public var description: String {
+        "\(point.kind == .class ? "+" : "-")[\(targetClass.isMetaclass ? targetClass.name : targetClass.name) \(selector)] (\(origin.rawValue), \(state.rawValue))"
+    }
+}
+
+/// The one place that changes method implementations.
+///
+/// Thread-safe (one lock), idempotent (installing a hook point twice on a class returns the same hook), and
+/// cooperative: the replacement calls whatever implementation was installed before it, and a revert leaves the
+/// class alone when another library has hooked the method since.
+public final class HookEngine: @unchecked Sendable {
+    public static let shared = HookEngine()
+
+    /// Selectors that must never be replaced: memory management and class set-up.
+    public static let forbiddenSelectors: Set<String> = [
+        "retain", "release", "autorelease", "retainCount", "_tryRetain", "_isDeallocating",
+        "allowsWeakReference", "retainWeakReference", ".cxx_destruct", ".cxx_construct",
+        "load", "initialize", "alloc", "allocWithZone:", "class", "self", "isProxy",
+    ]
+
+    private struct Key: Hashable {
+        let point: ObjectIdentifier
+        let cls: ObjCClass
+    }
+
+    private let lock = Lock()
+    private var hooks: [Key: Hook] = [:]
+
+    public init() {}
+
+    /// Installs `point` on `cls` (on its metaclass for a class-method point).
+    ///
+    /// When `cls` only inherits the method, an override is added to `cls` that calls the superclass's current
+    /// implementation, so neither the superclass nor its other subclasses change. Subclasses of `cls` see the hook on
+    /// both runtimes.
+    @discardableResult
+    public func install(_ point: AnyHookPoint, on cls: ObjCClass) throws -> Hook {
+        let selectorName = point.selector.name
+        guard !Self.forbiddenSelectors.contains(selectorName) else { throw HookError.forbiddenSelector(selectorName) }
+        let target = point.kind == .class ? cls.metaclass : cls
+        return try lock.withLock {
+            let key = Key(point: ObjectIdentifier(point), cls: target)
+            if let existing = hooks[key], existing.state == .active { return existing }
+            let sel = point.selector.pointer
+            let classWord = UInt(bitPattern: target.pointer)
+            guard let current = csr_class_methodImplementation(target.pointer, sel) else {
+                throw HookError.methodNotFound(class: cls.name, selector: selectorName)
+            }
+            let replacementWord = UInt(bitPattern: unsafeBitCast(point.replacement, to: Int.self))
+            let currentWord = UInt(bitPattern: unsafeBitCast(current, to: Int.self))
+            if let existing = hooks[key], currentWord == replacementWord {
+                // Reverted in place earlier and still ours: switch it back on.
+                point.originals.setActive(true, cls: classWord)
+                existing.state = .active
+                return existing
+            }
+            let hook: Hook
+            if target.owns(point.selector) {
+                // Publish the original before the replacement can be reached.
+                guard point.originals.register(cls: classWord, original: currentWord) else {
+                    throw HookError.tooManyClasses(selector: selectorName, limit: OriginalTable.capacity)
+                }
+                guard let previous = csr_class_replaceOwnMethod(target.pointer, sel, point.replacement) else {
+                    throw HookError.runtimeRefused(class: cls.name, selector: selectorName)
+                }
+                let previousWord = UInt(bitPattern: unsafeBitCast(previous, to: Int.self))
+                if previousWord != currentWord { _ = point.originals.register(cls: classWord, original: previousWord) }
+                hook = Hook(targetClass: target, point: point, origin: .replacedOwnMethod, previous: previous, engine: self)
+            } else {
+                guard let types = csr_class_methodTypes(target.pointer, sel) else {
+                    throw HookError.methodNotFound(class: cls.name, selector: selectorName)
+                }
+                guard point.originals.register(cls: classWord, original: 0) else {
+                    throw HookError.tooManyClasses(selector: selectorName, limit: OriginalTable.capacity)
+                }
+                guard csr_class_addMethod(target.pointer, sel, point.replacement, types) else {
+                    point.originals.setActive(false, cls: classWord)
+                    throw HookError.runtimeRefused(class: cls.name, selector: selectorName)
+                }
+                hook = Hook(targetClass: target, point: point, origin: .addedOverride, previous: nil, engine: self)
+            }
+            hooks[key] = hook
+            return hook
+        }
+    }
+
+    /// Installs `point` on the class named `className`.
+    @discardableResult
+    public func install(_ point: AnyHookPoint, onClassNamed className: String) throws -> Hook {
+        guard let cls = ObjCClass(named: className) else { throw HookError.classNotFound(className) }
+        return try install(point, on: cls)
+    }
+
+    func revert(_ hook: Hook) -> Hook.State {
+        lock.withLock {
+            guard hook.state == .active else { return hook.state }
+            let target = hook.targetClass
+            let classWord = UInt(bitPattern: target.pointer)
+            let current = csr_class_methodImplementation(target.pointer, hook.selector.pointer)
+            let stillOurs = current.map { unsafeBitCast($0, to: Int.self) } == unsafeBitCast(hook.point.replacement, to: Int.self)
+            if hook.origin == .replacedOwnMethod, stillOurs, let previous = hook.previous {
+                _ = csr_class_replaceOwnMethod(target.pointer, hook.selector.pointer, previous)
+                hook.point.originals.setActive(false, cls: classWord)
+                hook.state = .reverted
+            } else {
+                hook.point.originals.setActive(false, cls: classWord)
+                hook.state = .passingThrough
+            }
+            return hook.state
+        }
+    }
+
+    /// Every hook this engine installed that is still active.
+    public var activeHooks: [Hook] { lock.withLock { hooks.values.filter { $0.state == .active } } }
+}

@@ -1,0 +1,26 @@
+/// Why the hook engine refused or failed a request. Each case says what to change.
+public enum HookError: Error, Equatable, CustomStringConvertible {
+    /// No class of that name is registered with the Objective-C runtime.
+    case classNotFound(String)
+    /// The class (and its superclasses) do not implement the selector, so there is nothing to hook.
+    case methodNotFound(class: String, selector: String)
+    /// Hooking this selector would break memory management or class set-up (retain, release, +load, ...).
+    case forbiddenSelector(String)
+    /// The runtime refused to add or replace the method.
+    case runtimeRefused(class: String, selector: String)
+    /// One hook point can be installed on a bounded number of classes.
+    case tooManyClasses(selector: String, limit: Int)
+    /// The hook was already reverted.
+    case notInstalled(class: String, selector: String)
+
+    public var description: String {
+        switch self {
+        case .classNotFound(let name): return "no Objective-C class named '\(name)' is registered"
+        case .methodNotFound(let cls, let sel): return "\(cls) does not implement \(sel); nothing to hook"
+        case .forbiddenSelector(let sel): return "\(sel) must never be hooked (memory management or class set-up)"
+        case .runtimeRefused(let cls, let sel): return "the Objective-C runtime refused to change \(cls) \(sel)"
+        case .tooManyClasses(let sel, let limit): return "\(sel) is hooked on \(limit) classes already (the limit)"
+        case .notInstalled(let cls, let sel): return "the hook on \(cls) \(sel) is not installed"
+        }
+    }
+}

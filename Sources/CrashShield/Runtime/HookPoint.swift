@@ -1,0 +1,52 @@
+import CrashShieldRuntime
+
+/// Whether a hook replaces an instance method or a class method.
+public enum MethodKind: String, Sendable {
+    case instance, `class`
+}
+
+/// One replacement implementation for one selector, installable on any number of classes (class-cluster members,
+/// subclasses). The replacement finds the original implementation of the receiver's class with `original(for:)`.
+public class AnyHookPoint: @unchecked Sendable {
+    public let selector: ObjCSelector
+    public let kind: MethodKind
+    /// The replacement, as the runtime sees it.
+    public let replacement: CSRIMP
+    let originals: OriginalTable
+
+    init(selector: ObjCSelector, kind: MethodKind, replacement: CSRIMP) {
+        self.selector = selector
+        self.kind = kind
+        self.replacement = replacement
+        self.originals = OriginalTable(selector: selector.pointer)
+    }
+
+    /// Address of the replacement, used to find the caller's frame in a call stack.
+    public var replacementAddress: UnsafeRawPointer { unsafeBitCast(replacement, to: UnsafeRawPointer.self) }
+
+    /// Whether the hook a receiver reaches is active (false once reverted in place). Cold path.
+    public func isActive(for receiver: CSRObject?) -> Bool {
+        originals.isActive(forClass: UInt(bitPattern: csr_object_getClass(receiver)))
+    }
+}
+
+/// A hook point whose replacement has the `@convention(c)` type `Signature` (receiver, `_cmd`, arguments...).
+public final class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
+    /// - Parameters:
+    ///   - selector: the selector to replace, e.g. "objectAtIndex:".
+    ///   - kind: instance or class method.
+    ///   - replacement: a `@convention(c)` function taking the receiver and `_cmd` first.
+    public init(_ selector: ObjCSelector, kind: MethodKind = .instance, replacement: Signature) {
+        precondition(MemoryLayout<Signature>.size == MemoryLayout<CSRIMP>.size,
+                     "HookPoint needs a @convention(c) function type")
+        super.init(selector: selector, kind: kind, replacement: unsafeBitCast(replacement, to: CSRIMP.self))
+    }
+
+    /// Hot path: the implementation the receiver's class had before the hook. nil only if the receiver's class never
+    /// reached this hook (it cannot call the replacement then).
+    @inline(__always)
+    public func original(for receiver: CSRObject?) -> Signature? {
+        let imp = originals.original(forClass: UInt(bitPattern: csr_object_getClass(receiver)))
+        return imp == 0 ? nil : unsafeBitCast(imp, to: Signature.self)
+    }
+}

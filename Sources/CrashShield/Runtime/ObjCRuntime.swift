@@ -1,0 +1,125 @@
+import CrashShieldRuntime
+
+/// An Objective-C class (or metaclass), by pointer. Equality is identity.
+public struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable {
+    public let pointer: CSRClass
+
+    public init(_ pointer: CSRClass) { self.pointer = pointer }
+
+    /// The class registered under `name`, or nil.
+    public init?(named name: String) {
+        guard let pointer = csr_class_lookup(name) else { return nil }
+        self.pointer = pointer
+    }
+
+    /// The class of `object` (nil for nil).
+    public init?(of object: CSRObject?) {
+        guard let pointer = csr_object_getClass(object) else { return nil }
+        self.pointer = pointer
+    }
+
+    public var name: String { String(cString: csr_class_getName(pointer)) }
+    public var superclass: ObjCClass? { csr_class_getSuperclass(pointer).map(ObjCClass.init) }
+    public var metaclass: ObjCClass { ObjCClass(csr_class_getMetaclass(pointer)) }
+    public var isMetaclass: Bool { csr_class_isMetaClass(pointer) }
+    public var instanceSize: Int { csr_class_getInstanceSize(pointer) }
+    /// Path of the binary that defines the class.
+    public var imagePath: String? { csr_class_imagePath(pointer).map { String(cString: $0) } }
+    public var description: String { isMetaclass ? "+\(name)" : name }
+
+    public func isKind(of ancestor: ObjCClass) -> Bool { csr_class_isKindOf(pointer, ancestor.pointer) }
+    public func owns(_ selector: ObjCSelector) -> Bool { csr_class_ownsMethod(pointer, selector.pointer) }
+    public func responds(to selector: ObjCSelector) -> Bool {
+        csr_class_methodImplementation(pointer, selector.pointer) != nil
+    }
+    public func methodTypes(_ selector: ObjCSelector) -> String? {
+        csr_class_methodTypes(pointer, selector.pointer).map { String(cString: $0) }
+    }
+    /// The nearest class, from this one up, that defines `selector` itself.
+    public func owner(of selector: ObjCSelector) -> ObjCClass? {
+        var current: ObjCClass? = self
+        while let cls = current {
+            if cls.owns(selector) { return cls }
+            current = cls.superclass
+        }
+        return nil
+    }
+    /// This class and its superclasses, nearest first.
+    public var lineage: [ObjCClass] {
+        var result: [ObjCClass] = []
+        var current: ObjCClass? = self
+        while let cls = current { result.append(cls); current = cls.superclass }
+        return result
+    }
+
+    /// Every class registered with the runtime.
+    public static func all() -> [ObjCClass] {
+        let count = Int(csr_class_list(nil, 0))
+        var buffer = [CSRClass?](repeating: nil, count: count + 64)
+        let filled = buffer.withUnsafeMutableBufferPointer { Int(csr_class_list($0.baseAddress, Int32($0.count))) }
+        return buffer.prefix(min(filled, buffer.count)).compactMap { $0.map(ObjCClass.init) }
+    }
+}
+
+/// An Objective-C selector. Equality compares names (the GNU runtime keeps several typed selectors per name).
+public struct ObjCSelector: Hashable, CustomStringConvertible, ExpressibleByStringLiteral, @unchecked Sendable {
+    public let pointer: CSRSelector
+    public let name: String
+
+    public init(_ name: String) {
+        self.name = name
+        self.pointer = csr_sel_register(name)
+    }
+
+    public init(stringLiteral name: String) { self.init(name) }
+
+    /// Wraps a selector received by an implementation (`_cmd`).
+    public init(_ pointer: CSRSelector) {
+        self.pointer = pointer
+        self.name = String(cString: csr_sel_getName(pointer))
+    }
+
+    public static func == (lhs: ObjCSelector, rhs: ObjCSelector) -> Bool { lhs.name == rhs.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    public var description: String { name }
+}
+
+/// Objective-C message sends from Swift, with the implementation's real signature.
+public enum Messaging {
+    /// The implementation `selector` reaches on `receiver`, cast to `Signature` (a `@convention(c)` function type).
+    @inline(__always)
+    public static func implementation<Signature>(_ receiver: CSRObject?, _ selector: CSRSelector?,
+                                                 as _: Signature.Type) -> Signature {
+        unsafeBitCast(csr_msg_lookup(receiver, selector), to: Signature.self)
+    }
+
+    public typealias CountIMP = @convention(c) (CSRObject?, CSRSelector?) -> UInt
+    public typealias ObjectIMP = @convention(c) (CSRObject?, CSRSelector?) -> CSRObject?
+
+    /// `[receiver count]` (or `length`, or any other method returning NSUInteger with no argument).
+    @inline(__always)
+    public static func sendUInt(_ receiver: CSRObject?, _ selector: CSRSelector?) -> UInt {
+        implementation(receiver, selector, as: CountIMP.self)(receiver, selector)
+    }
+
+    /// `[receiver selector]` returning an object.
+    @inline(__always)
+    public static func sendObject(_ receiver: CSRObject?, _ selector: CSRSelector?) -> CSRObject? {
+        implementation(receiver, selector, as: ObjectIMP.self)(receiver, selector)
+    }
+}
+
+/// Selectors the guards send on hot paths, registered once.
+public enum Selectors {
+    public static let count = csr_sel_register("count")
+    public static let length = csr_sel_register("length")
+}
+
+extension String {
+    /// `[object description]`, bounded, safe for any object (nil gives "nil").
+    init(describing object: CSRObject?, limit: Int = 256) {
+        var buffer = [CChar](repeating: 0, count: limit)
+        csr_object_describe(object, &buffer, limit)
+        self = String(cString: buffer)
+    }
+}

@@ -1,0 +1,1 @@
+void csb_placeholder(void);

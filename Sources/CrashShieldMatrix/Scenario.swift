@@ -1,0 +1,38 @@
+import CrashShieldScenarios
+
+/// A catalog scenario, as Swift sees it.
+public struct Scenario: Sendable, Equatable {
+    public let name: String
+    public let category: String
+    public let selector: String
+    public let exception: String
+    public let expectedResult: String
+    public let expectedReports: Int
+    let run: @convention(c) () -> UnsafePointer<CChar>?
+
+    public static func == (lhs: Scenario, rhs: Scenario) -> Bool { lhs.name == rhs.name }
+
+    /// Every scenario in the catalog.
+    public static let all: [Scenario] = {
+        var count: Int32 = 0
+        guard let table = css_scenarios(&count) else { return [] }
+        return (0..<Int(count)).map { index in
+            let raw = table[index]
+            return Scenario(name: String(cString: raw.name), category: String(cString: raw.category),
+                            selector: String(cString: raw.selector), exception: String(cString: raw.exception),
+                            expectedResult: String(cString: raw.expectedResult), expectedReports: Int(raw.expectedReports),
+                            run: raw.run)
+        }
+    }()
+
+    public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }
+
+    /// Runs the bad call; returns what the caller got. Call inside an autorelease pool.
+    public func perform() -> String {
+        guard let text = run() else { return "nil" }
+        return String(cString: text)
+    }
+
+    /// Whether the scenario ends by a signal rather than an exception when unprotected.
+    public var crashesBySignal: Bool { exception.hasPrefix("SIG") }
+}

@@ -1,0 +1,72 @@
+// CSRCallStack.c: call stacks and image lookup (see CSRCallStack.h).
+#define _GNU_SOURCE 1
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "CSRCallStack.h"
+#if defined(__APPLE__)
+#include <mach-o/dyld.h>
+#include <mach-o/loader.h>
+#endif
+
+int csr_backtrace(void **frames, int max) {
+    if (frames == NULL || max <= 0) return 0;
+    return backtrace(frames, max);
+}
+
+#if defined(__APPLE__)
+/// Reads LC_UUID from a loaded Mach-O header and finds its slide.
+static void csr_apple_image_details(const void *header, CSRImageInfo *out) {
+    uint32_t count = _dyld_image_count();
+    for (uint32_t i = 0; i < count; i++) {
+        if ((const void *)_dyld_get_image_header(i) == header) {
+            out->slide = _dyld_get_image_vmaddr_slide(i);
+            break;
+        }
+    }
+    const struct mach_header_64 *mh = (const struct mach_header_64 *)header;
+    if (mh->magic != MH_MAGIC_64) return;
+    const uint8_t *cursor = (const uint8_t *)(mh + 1);
+    for (uint32_t i = 0; i < mh->ncmds; i++) {
+        const struct load_command *command = (const struct load_command *)cursor;
+        if (command->cmd == LC_UUID) {
+            memcpy(out->uuid, ((const struct uuid_command *)command)->uuid, 16);
+            out->hasUUID = true;
+            return;
+        }
+        cursor += command->cmdsize;
+    }
+}
+#endif
+
+bool csr_image_info(const void *address, CSRImageInfo *out) {
+    if (out == NULL) return false;
+    memset(out, 0, sizeof *out);
+    Dl_info info;
+    if (address == NULL || dladdr(address, &info) == 0 || info.dli_fname == NULL) return false;
+    out->imagePath = info.dli_fname;
+    out->imageBase = (uintptr_t)info.dli_fbase;
+    out->slide = (intptr_t)info.dli_fbase;
+    out->symbolName = info.dli_sname;
+    out->symbolAddress = (uintptr_t)info.dli_saddr;
+#if defined(__APPLE__)
+    csr_apple_image_details(info.dli_fbase, out);
+#endif
+    return true;
+}
+
+const char *csr_main_executable_path(void) {
+    static char path[4096];
+    if (path[0]) return path;
+#if defined(__APPLE__)
+    uint32_t size = sizeof path;
+    if (_NSGetExecutablePath(path, &size) != 0) path[0] = 0;
+#else
+    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+    path[length > 0 ? length : 0] = 0;
+#endif
+    return path;
+}

@@ -1,0 +1,44 @@
+// CSRException.m: @try/@catch and @throw for Swift callers (see CSRException.h).
+#import <Foundation/Foundation.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "CSRException.h"
+#include "CSRMemory.h"
+
+static void csr_copy(NSString *text, char *buffer, size_t size) {
+    const char *utf8 = [text UTF8String];
+    snprintf(buffer, size, "%s", utf8 ? utf8 : "");
+}
+
+bool csr_try(CSRBody body, void *context, CSRExceptionInfo *caught) {
+    @try {
+        body(context);
+        return false;
+    } @catch (NSException *exception) {
+        if (caught) {
+            csr_copy([exception name], caught->name, sizeof caught->name);
+            csr_copy([exception reason], caught->reason, sizeof caught->reason);
+        }
+        return true;
+    }
+}
+
+void csr_raise(const char *name, const char *reason) {
+    [NSException raise: [NSString stringWithUTF8String: name] format: @"%s", reason];
+    abort(); // not reached
+}
+
+static char csr_uncaught_marker[64] = "CRASH";
+
+static void csr_uncaught_abort(NSException *exception) {
+    fprintf(stderr, "%s uncaught-exception %s: %s\n", csr_uncaught_marker,
+            [[exception name] UTF8String] ?: "?", [[exception reason] UTF8String] ?: "");
+    fflush(stderr);
+    abort();
+}
+
+void csr_install_uncaught_exception_abort(const char *marker) {
+    if (marker) snprintf(csr_uncaught_marker, sizeof csr_uncaught_marker, "%s", marker);
+    NSSetUncaughtExceptionHandler(&csr_uncaught_abort);
+}

@@ -1,0 +1,147 @@
+// CSRRuntime.m: runtime primitives for both Objective-C runtimes (see CSRRuntime.h).
+#define _GNU_SOURCE 1
+#import <Foundation/Foundation.h>
+#include <objc/runtime.h>
+#include <pthread.h>
+#include <string.h>
+#include <dlfcn.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+#include "CSRRuntime.h"
+
+#if !defined(__APPLE__)
+// GCC's libobjc: rebuilds the dispatch table of a class and of all its subclasses. Exported (and used by
+// class_addMethod), but not declared in the public headers. method_setImplementation only refreshes classes that
+// own the method, so subclasses that inherit it would keep calling the old implementation.
+extern void __objc_update_dispatch_table_for_class(Class cls);
+#endif
+
+CSRClass csr_class_lookup(const char *name) {
+    if (name == NULL) return NULL;
+    return (CSR_BRIDGE CSRClass)objc_lookUpClass(name);
+}
+
+const char *csr_class_getName(CSRClass cls) { return cls ? class_getName((CSR_BRIDGE Class)cls) : "nil"; }
+
+CSRClass csr_class_getSuperclass(CSRClass cls) {
+    return cls ? (CSR_BRIDGE CSRClass)class_getSuperclass((CSR_BRIDGE Class)cls) : NULL;
+}
+
+CSRClass csr_class_getMetaclass(CSRClass cls) {
+    return cls ? (CSR_BRIDGE CSRClass)object_getClass((CSR_BRIDGE id)cls) : NULL;
+}
+
+bool csr_class_isMetaClass(CSRClass cls) { return cls && class_isMetaClass((CSR_BRIDGE Class)cls); }
+
+bool csr_class_isKindOf(CSRClass cls, CSRClass ancestor) {
+    for (Class c = (CSR_BRIDGE Class)cls; c != Nil; c = class_getSuperclass(c)) {
+        if (c == (CSR_BRIDGE Class)ancestor) return true;
+    }
+    return false;
+}
+
+size_t csr_class_getInstanceSize(CSRClass cls) { return cls ? class_getInstanceSize((CSR_BRIDGE Class)cls) : 0; }
+
+const char *csr_class_imagePath(CSRClass cls) {
+    if (cls == NULL) return NULL;
+#if defined(__APPLE__)
+    return class_getImageName((CSR_BRIDGE Class)cls);
+#else
+    Dl_info info;
+    if (dladdr(cls, &info) && info.dli_fname) return info.dli_fname;
+    return NULL;
+#endif
+}
+
+int csr_class_list(CSRClass *out, int max) {
+#if defined(__APPLE__)
+    return objc_getClassList((__unsafe_unretained Class *)(void *)out, max);
+#else
+    return objc_getClassList((Class *)out, max);
+#endif
+}
+
+CSRSelector csr_sel_register(const char *name) { return (CSRSelector)(void *)sel_registerName(name); }
+
+const char *csr_sel_getName(CSRSelector selector) { return selector ? sel_getName((SEL)selector) : "(null)"; }
+
+bool csr_sel_isEqual(CSRSelector a, CSRSelector b) {
+    if (a == b) return true;
+    if (a == NULL || b == NULL) return false;
+    return sel_isEqual((SEL)a, (SEL)b) ? true : false;
+}
+
+/// The method `cls` itself defines for `selector`, or NULL.
+static Method csr_ownMethod(Class cls, SEL selector) {
+    unsigned int count = 0;
+    Method *methods = class_copyMethodList(cls, &count);
+    Method found = NULL;
+    for (unsigned int i = 0; i < count; i++) {
+        if (sel_isEqual(method_getName(methods[i]), selector)) { found = methods[i]; break; }
+    }
+    free(methods);
+    return found;
+}
+
+bool csr_class_ownsMethod(CSRClass cls, CSRSelector selector) {
+    return cls && selector && csr_ownMethod((CSR_BRIDGE Class)cls, (SEL)selector) != NULL;
+}
+
+CSRIMP csr_class_methodImplementation(CSRClass cls, CSRSelector selector) {
+    if (!cls || !selector) return NULL;
+    Method method = class_getInstanceMethod((CSR_BRIDGE Class)cls, (SEL)selector);
+    return method ? (CSRIMP)method_getImplementation(method) : NULL;
+}
+
+CSRIMP csr_class_dispatchImplementation(CSRClass cls, CSRSelector selector) {
+    return (CSRIMP)class_getMethodImplementation((CSR_BRIDGE Class)cls, (SEL)selector);
+}
+
+const char *csr_class_methodTypes(CSRClass cls, CSRSelector selector) {
+    if (!cls || !selector) return NULL;
+    Method method = class_getInstanceMethod((CSR_BRIDGE Class)cls, (SEL)selector);
+    return method ? method_getTypeEncoding(method) : NULL;
+}
+
+CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation) {
+    if (!cls || !selector || !implementation) return NULL;
+    Method method = csr_ownMethod((CSR_BRIDGE Class)cls, (SEL)selector);
+    if (method == NULL) return NULL;
+    IMP previous = method_setImplementation(method, (IMP)implementation);
+#if !defined(__APPLE__)
+    __objc_update_dispatch_table_for_class((CSR_BRIDGE Class)cls);
+#endif
+    return (CSRIMP)previous;
+}
+
+bool csr_class_addMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation, const char *types) {
+    if (!cls || !selector || !implementation || !types) return false;
+    // Both runtimes refresh subclasses' dispatch tables when a method is added.
+    return class_addMethod((CSR_BRIDGE Class)cls, (SEL)selector, (IMP)implementation, types) ? true : false;
+}
+
+bool csr_thread_isMain(void) {
+#if defined(__APPLE__)
+    return pthread_main_np() != 0;
+#else
+    return getpid() == (pid_t)syscall(SYS_gettid);
+#endif
+}
+
+uint64_t csr_thread_id(void) {
+#if defined(__APPLE__)
+    uint64_t tid = 0;
+    pthread_threadid_np(NULL, &tid);
+    return tid;
+#else
+    return (uint64_t)syscall(SYS_gettid);
+#endif
+}
+
+void csr_thread_name(char *buffer, size_t size) {
+    if (size == 0) return;
+    buffer[0] = 0;
+    pthread_getname_np(pthread_self(), buffer, size);
+}

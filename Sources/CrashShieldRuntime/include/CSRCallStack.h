@@ -1,0 +1,34 @@
+// CSRCallStack.h: call stacks and binary images, with what symbolication needs.
+#ifndef CSR_CALL_STACK_H
+#define CSR_CALL_STACK_H
+
+#include "CSRTypes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Fills `frames` with up to `max` return addresses of the current thread, innermost first. Returns the count.
+int csr_backtrace(void **frames, int max);
+
+/// The binary image an address belongs to.
+typedef struct CSRImageInfo {
+    const char *imagePath;      ///< never NULL when the call succeeds
+    uintptr_t imageBase;        ///< load address of the image
+    intptr_t slide;             ///< ASLR slide (Apple: from dyld; elsewhere: the load address)
+    const char *symbolName;     ///< nearest exported symbol, or NULL
+    uintptr_t symbolAddress;
+    bool hasUUID;               ///< Apple platforms: LC_UUID of the image
+    uint8_t uuid[16];
+} CSRImageInfo;
+
+/// Describes the image that contains `address`. false when no image does.
+bool csr_image_info(const void *address, CSRImageInfo *out);
+
+/// Path of the main executable.
+const char *csr_main_executable_path(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+// CSRException.h: Objective-C exceptions, which only Objective-C can raise and catch.
+#ifndef CSR_EXCEPTION_H
+#define CSR_EXCEPTION_H
+
+#include "CSRTypes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// What an `NSException` said, copied out so Swift can read it after the exception is gone.
+typedef struct CSRExceptionInfo {
+    char name[128];
+    char reason[1024];
+} CSRExceptionInfo;
+
+typedef void (*CSRBody)(void *context);
+
+/// Runs `body(context)` inside `@try`. Returns true and fills `caught` when an Objective-C exception was raised.
+/// Never on a hot path: guards check preconditions instead.
+bool csr_try(CSRBody body, void *context, CSRExceptionInfo *caught);
+
+/// Raises an `NSException` with `name` and `reason`, as Foundation would.
+void csr_raise(const char *name, const char *reason) __attribute__((noreturn));
+
+/// Makes an uncaught Objective-C exception end the process the way iOS does: print it, then abort (SIGABRT).
+/// `marker` is printed first on the line so a parent process can find it.
+void csr_install_uncaught_exception_abort(const char *marker);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

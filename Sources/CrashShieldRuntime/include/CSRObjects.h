@@ -1,0 +1,28 @@
+// CSRObjects.h: the few Foundation calls Swift needs to describe objects in reports and to build samples.
+#ifndef CSR_OBJECTS_H
+#define CSR_OBJECTS_H
+
+#include "CSRTypes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Copies `[object description]` (UTF-8, truncated) into `buffer`; "nil" for nil. Safe for any object.
+void csr_object_describe(CSRObject object, char *buffer, size_t size);
+/// Copies the UTF-8 contents of an NSString into `buffer`; returns false if `string` is not an NSString.
+bool csr_string_copyUTF8(CSRObject string, char *buffer, size_t size);
+/// A new autoreleased NSString from UTF-8.
+CSRObject csr_string_create(const char *utf8);
+/// Runs `body(context)` inside a fresh autorelease pool.
+void csr_with_autorelease_pool(void (*body)(void *context), void *context);
+
+/// Concrete classes found behind a public class cluster, from real sample instances.
+/// `family` is a public class name (NSArray, NSMutableArray, NSDictionary, ...). Writes up to `max` distinct classes
+/// (placeholders included) and returns how many. 0 for an unknown family.
+int csr_cluster_sample_classes(const char *family, CSRClass *out, int max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,92 @@
+// CSRRuntime.h: the platform layer. Every difference between Apple's runtime and GCC's libobjc sits behind these
+// functions; nothing above this layer knows which runtime it runs on.
+#ifndef CSR_RUNTIME_H
+#define CSR_RUNTIME_H
+
+#include "CSRTypes.h"
+
+#if defined(__APPLE__)
+#include <objc/runtime.h>
+#include <objc/message.h>
+#elif defined(__OBJC__)
+#include <objc/runtime.h>
+#include <objc/message.h>
+#else
+// GCC's libobjc, seen from C (the Swift importer): declare the one lookup we inline, with opaque types.
+extern CSRIMP objc_msg_lookup(CSRObject receiver, CSRSelector selector);
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The class of an object (the metaclass for a class object); NULL for nil. Hot path: inline.
+static inline CSRClass csr_object_getClass(CSRObject object) {
+#if defined(__APPLE__)
+    return (CSR_BRIDGE CSRClass)object_getClass((CSR_BRIDGE id)object);
+#else
+    // GCC's libobjc: the first word of every object is its class pointer (`class_pointer`).
+    return object ? *(CSRClass *)object : (CSRClass)0;
+#endif
+}
+
+/// The implementation a message `selector` sent to `receiver` would run (the forwarding hook when none is found).
+/// Hot path: inline. Call the result with the method's real signature.
+static inline CSRIMP csr_msg_lookup(CSRObject receiver, CSRSelector selector) {
+#if defined(__APPLE__)
+    return (CSRIMP)class_getMethodImplementation(object_getClass((CSR_BRIDGE id)receiver), (SEL)selector);
+#else
+    return (CSRIMP)objc_msg_lookup((void *)receiver, (void *)selector);
+#endif
+}
+
+// MARK: Classes
+
+/// The class registered under `name`, or NULL. Does not run `+initialize`.
+CSRClass csr_class_lookup(const char *name);
+const char *csr_class_getName(CSRClass cls);
+CSRClass csr_class_getSuperclass(CSRClass cls);
+/// The metaclass of a class (where its class methods live).
+CSRClass csr_class_getMetaclass(CSRClass cls);
+bool csr_class_isMetaClass(CSRClass cls);
+/// YES when `cls` is `ancestor` or inherits from it.
+bool csr_class_isKindOf(CSRClass cls, CSRClass ancestor);
+size_t csr_class_getInstanceSize(CSRClass cls);
+/// Path of the binary image that defines `cls` (NULL when unknown).
+const char *csr_class_imagePath(CSRClass cls);
+/// Fills `out` with up to `max` registered classes; returns the total count.
+int csr_class_list(CSRClass *out, int max);
+
+// MARK: Selectors and methods
+
+CSRSelector csr_sel_register(const char *name);
+const char *csr_sel_getName(CSRSelector selector);
+/// YES when the two selectors name the same method (the GNU runtime keeps several typed selectors per name).
+bool csr_sel_isEqual(CSRSelector a, CSRSelector b);
+
+/// YES when `cls` itself (not a superclass) defines `selector`.
+bool csr_class_ownsMethod(CSRClass cls, CSRSelector selector);
+/// The implementation `cls` answers `selector` with (own or inherited), or NULL when it has none.
+CSRIMP csr_class_methodImplementation(CSRClass cls, CSRSelector selector);
+/// The implementation a message to an instance of `cls` dispatches to (dispatch table, fast). Unlike
+/// `csr_class_methodImplementation` it never returns NULL: a missing method gives the forwarding entry point.
+CSRIMP csr_class_dispatchImplementation(CSRClass cls, CSRSelector selector);
+/// Type encoding of the method `cls` answers `selector` with (own or inherited), or NULL.
+const char *csr_class_methodTypes(CSRClass cls, CSRSelector selector);
+/// Replaces the implementation of a method `cls` owns and makes every subclass see it (GCC's libobjc does not
+/// refresh inherited dispatch tables by itself). Returns the previous implementation, NULL if `cls` does not own it.
+CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation);
+/// Adds a method to `cls` (which must not own it yet); subclasses see it. NO if the runtime refused.
+bool csr_class_addMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation, const char *types);
+
+// MARK: Threads
+
+bool csr_thread_isMain(void);
+uint64_t csr_thread_id(void);
+/// Copies the current thread's name (may be empty) into `buffer`.
+void csr_thread_name(char *buffer, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,10 @@
+// CrashShieldRuntime: the thin Objective-C/C layer under CrashShield.
+#ifndef CRASH_SHIELD_RUNTIME_H
+#define CRASH_SHIELD_RUNTIME_H
+#include "CSRTypes.h"
+#include "CSRRuntime.h"
+#include "CSRException.h"
+#include "CSRCallStack.h"
+#include "CSRObjects.h"
+#include "CrashShield.h"
+#endif

@@ -1,0 +1,39 @@
+// CrashShieldScenarios: the scenario catalog. Each scenario is real app code that crashes without CrashShield.
+#ifndef CRASH_SHIELD_SCENARIOS_H
+#define CRASH_SHIELD_SCENARIOS_H
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// One crashing call, and what CrashShield must make of it.
+typedef struct CSSScenario {
+    /// Unique, dotted: "array.objectAtIndex.beyondEnd".
+    const char *name;
+    /// Guard category name that must report it ("container").
+    const char *category;
+    /// Selector the report names.
+    const char *selector;
+    /// Exception the report names (and the unprotected run raises), or a signal name ("SIGSEGV").
+    const char *exception;
+    /// What the caller must get under protection, as `run` describes it ("nil", "count=2").
+    const char *expectedResult;
+    /// How many distinct reports the protected run must produce (usually 1).
+    int expectedReports;
+    /// Runs the bad call inside an autorelease pool; returns a description of what the caller got
+    /// (a static string or one that lives until the pool drains).
+    const char *(*run)(void);
+} CSSScenario;
+
+/// Every scenario, in catalog order.
+const CSSScenario *css_scenarios(int *count);
+
+/// Valid calls (the differential test): a text describing every result, identical with and without CrashShield.
+const char *css_valid_container_calls(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,46 @@
+import CrashShield
+import Foundation
+
+/// Keeps reports in memory, latest count per signature: for an app's own tests ("this bad call is reported once").
+public final class InMemoryReportSink: ReportSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var bySignature: [String: CrashReport] = [:]
+    private var order: [String] = []
+    private var deliveries = 0
+
+    public init() {}
+
+    public func receive(_ report: CrashReport) {
+        lock.lock()
+        defer { lock.unlock() }
+        if bySignature.updateValue(report, forKey: report.signature) == nil { order.append(report.signature) }
+        deliveries += 1
+    }
+
+    /// Distinct reports in order of first delivery, each with its latest delivered count.
+    public var reports: [CrashReport] {
+        lock.lock()
+        defer { lock.unlock() }
+        return order.compactMap { bySignature[$0] }
+    }
+
+    /// How many times `receive` was called (first occurrences plus count updates).
+    public var deliveryCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return deliveries
+    }
+
+    /// Reports of one guard.
+    public func reports(in category: GuardCategory) -> [CrashReport] {
+        reports.filter { $0.category == category.name }
+    }
+
+    public func removeAll() {
+        lock.lock()
+        defer { lock.unlock() }
+        bySignature.removeAll()
+        order.removeAll()
+        deliveries = 0
+    }
+}
