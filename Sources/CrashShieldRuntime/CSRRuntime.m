@@ -26,7 +26,16 @@ CSRClass csr_class_lookup(const char *name) {
 const char *csr_class_getName(CSRClass cls) { return cls ? class_getName((CSR_BRIDGE Class)cls) : "nil"; }
 
 CSRClass csr_class_getSuperclass(CSRClass cls) {
-    return cls ? (CSR_BRIDGE CSRClass)class_getSuperclass((CSR_BRIDGE Class)cls) : NULL;
+    if (cls == NULL) return NULL;
+#if !defined(__APPLE__)
+    // GCC's libobjc answers Nil for a metaclass's superclass; derive it from the class's own superclass.
+    if (class_isMetaClass((Class)cls)) {
+        Class instanceClass = objc_lookUpClass(class_getName((Class)cls));
+        Class superclass = instanceClass ? class_getSuperclass(instanceClass) : Nil;
+        return superclass ? (CSRClass)object_getClass((id)superclass) : NULL;
+    }
+#endif
+    return (CSR_BRIDGE CSRClass)class_getSuperclass((CSR_BRIDGE Class)cls);
 }
 
 CSRClass csr_class_getMetaclass(CSRClass cls) {
@@ -36,8 +45,8 @@ CSRClass csr_class_getMetaclass(CSRClass cls) {
 bool csr_class_isMetaClass(CSRClass cls) { return cls && class_isMetaClass((CSR_BRIDGE Class)cls); }
 
 bool csr_class_isKindOf(CSRClass cls, CSRClass ancestor) {
-    for (Class c = (CSR_BRIDGE Class)cls; c != Nil; c = class_getSuperclass(c)) {
-        if (c == (CSR_BRIDGE Class)ancestor) return true;
+    for (CSRClass c = cls; c != NULL; c = csr_class_getSuperclass(c)) {
+        if (c == ancestor) return true;
     }
     return false;
 }

@@ -5,33 +5,47 @@ import CrashShieldRuntime
 /// On iOS NSArray gives __NSArray0, __NSSingleObjectArrayI, __NSArrayI, __NSPlaceholderArray...; here GSInlineArray,
 /// GSPlaceholderArray... The same code covers both.
 public struct ClassFamily: Sendable, CustomStringConvertible {
-    /// The public class ("NSArray").
-    public let root: ObjCClass
+    /// The public classes ("NSArray", "NSMutableArray").
+    public let roots: [ObjCClass]
     /// Concrete classes of the samples, placeholders included.
     public let members: [ObjCClass]
 
-    public init?(_ publicClassName: String) {
-        guard let root = ObjCClass(named: publicClassName) else { return nil }
-        var buffer = [CSRClass?](repeating: nil, count: 32)
-        let count = Int(csr_cluster_sample_classes(publicClassName, &buffer, Int32(buffer.count)))
-        self.root = root
-        self.members = buffer.prefix(count).compactMap { $0.map(ObjCClass.init) }
-    }
-
-    /// The classes to hook so that every member answers `selector` through exactly one hook: for each member, the
-    /// class that owns the implementation it uses, when that class is the root, a subclass of it, or a member (a
-    /// placeholder may sit outside the root's hierarchy). An implementation inherited from above the root (NSObject)
-    /// is shared with unrelated classes and left alone. Class methods: the root.
-    public func hookTargets(for selector: ObjCSelector, kind: MethodKind) -> [ObjCClass] {
-        if kind == .class { return [root] }
-        var targets: [ObjCClass] = []
-        for member in members + [root] {
-            guard let owner = member.owner(of: selector), owner.isKind(of: root) || members.contains(owner),
-                  !targets.contains(owner) else { continue }
-            targets.append(owner)
+    /// The family behind one or more related public classes (a class and its mutable subclass belong together:
+    /// their concrete classes inherit from each other, and one hook point must not be installed at two levels).
+    public init?(_ publicClassNames: String...) {
+        var roots: [ObjCClass] = []
+        var members: [ObjCClass] = []
+        for name in publicClassNames {
+            guard let root = ObjCClass(named: name) else { return nil }
+            roots.append(root)
+            var buffer = [CSRClass?](repeating: nil, count: 32)
+            let count = Int(csr_cluster_sample_classes(name, &buffer, Int32(buffer.count)))
+            for cls in buffer.prefix(count).compactMap({ $0.map(ObjCClass.init) }) where !members.contains(cls) {
+                members.append(cls)
+            }
         }
-        return targets
+        self.roots = roots
+        self.members = members
     }
 
-    public var description: String { "\(root.name): \(members.map(\.name).joined(separator: ", "))" }
+    /// The classes to hook so that every member reaches `selector` through exactly one hook: the classes that own
+    /// the implementations the members use, most-derived only. (An abstract root's primitive is overridden by every
+    /// concrete class; hooking both levels with one replacement would recurse when a subclass calls super.)
+    /// Implementations inherited from above the roots (NSObject) are shared with unrelated classes and left alone.
+    /// Class methods: the roots.
+    public func hookTargets(for selector: ObjCSelector, kind: MethodKind) -> [ObjCClass] {
+        if kind == .class { return roots }
+        var owners: [ObjCClass] = []
+        for member in members {
+            guard let owner = member.owner(of: selector),
+                  roots.contains(where: { owner.isKind(of: $0) }) || members.contains(owner),
+                  !owners.contains(owner) else { continue }
+            owners.append(owner)
+        }
+        return owners.filter { owner in !owners.contains { $0 != owner && $0.isKind(of: owner) } }
+    }
+
+    public var description: String {
+        "\(roots.map(\.name).joined(separator: "+")): \(members.map(\.name).joined(separator: ", "))"
+    }
 }

@@ -98,6 +98,10 @@ public final class HookEngine: @unchecked Sendable {
                 existing.state = .active
                 return existing
             }
+            if let other = point.originals.nestedInstallation(for: target.pointer) {
+                throw HookError.nestedInstallation(class: target.name, selector: selectorName,
+                                                   existing: ObjCClass(other).name)
+            }
             let hook: Hook
             if target.owns(point.selector) {
                 // Publish the original before the replacement can be reached.

@@ -10,6 +10,9 @@ public enum HookError: Error, Equatable, CustomStringConvertible {
     case runtimeRefused(class: String, selector: String)
     /// One hook point can be installed on a bounded number of classes.
     case tooManyClasses(selector: String, limit: Int)
+    /// The same hook point is already installed on a superclass or subclass of this class. One shared replacement
+    /// cannot tell the two levels apart, so a subclass implementation calling `super` would recurse forever.
+    case nestedInstallation(class: String, selector: String, existing: String)
     /// The hook was already reverted.
     case notInstalled(class: String, selector: String)
 
@@ -20,6 +23,8 @@ public enum HookError: Error, Equatable, CustomStringConvertible {
         case .forbiddenSelector(let sel): return "\(sel) must never be hooked (memory management or class set-up)"
         case .runtimeRefused(let cls, let sel): return "the Objective-C runtime refused to change \(cls) \(sel)"
         case .tooManyClasses(let sel, let limit): return "\(sel) is hooked on \(limit) classes already (the limit)"
+        case .nestedInstallation(let cls, let sel, let existing):
+            return "\(sel) is already hooked on \(existing), a superclass or subclass of \(cls), by the same hook point"
         case .notInstalled(let cls, let sel): return "the hook on \(cls) \(sel) is not installed"
         }
     }

@@ -92,6 +92,16 @@ final class OriginalTable: @unchecked Sendable {
         return activeFlags[owner].load(ordering: .acquiring) == 1
     }
 
+    /// A class installed here (not an alias) that is a strict superclass or subclass of `cls`, if any.
+    func nestedInstallation(for cls: CSRClass) -> CSRClass? {
+        let published = count.load(ordering: .acquiring)
+        for index in 0..<published where owners[index] == index {
+            guard let other = UnsafeMutableRawPointer(bitPattern: classes[index]), other != cls else { continue }
+            if csr_class_isKindOf(cls, other) || csr_class_isKindOf(other, cls) { return other }
+        }
+        return nil
+    }
+
     /// Engine only (under its lock): records or updates the original for `cls`. `original == 0` asks the
     /// superclass at call time. Returns false when the table is full.
     func register(cls: UInt, original: UInt) -> Bool {

@@ -33,6 +33,21 @@ const CSSScenario *css_scenarios(int *count);
 /// Valid calls (the differential test): a text describing every result, identical with and without CrashShield.
 const char *css_valid_container_calls(void);
 
+// MARK: Test support (hook engine and guard tests). Objects are passed as raw pointers.
+
+/// A new instance (+1) of an Objective-C class by name; NULL for an unknown class.
+void *css_test_new(const char *className);
+void css_test_release(void *object);
+/// `[object value]` and `[cls classValue]` on the CSSHook test classes (base returns 1 and 10).
+long css_test_value(void *object);
+long css_test_class_value(const char *className);
+/// A two-element NSArray (autoreleased; call inside a pool).
+void *css_test_array(void);
+/// `[array objectAtIndex:index]` from an exported function, so a report's caller frame has a symbol to check.
+void *css_test_call_objectAtIndex(void *array, unsigned long index);
+/// Makes `count` out-of-range `objectAtIndex:` calls in a loop (a crash storm); returns how many got nil.
+unsigned long css_test_storm_objectAtIndex(unsigned long count);
+
 #ifdef __cplusplus
 }
 #endif

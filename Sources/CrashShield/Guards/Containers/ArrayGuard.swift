@@ -7,11 +7,10 @@ enum ArrayGuard {
     private static let nilHint = "check the object for nil before adding it (a JSON null or a failed lookup?)"
 
     static func install(in context: GuardContext) throws {
-        guard let immutable = ClassFamily("NSArray"), let mutable = ClassFamily("NSMutableArray") else { return }
+        guard let arrays = ClassFamily("NSArray", "NSMutableArray"), let mutable = ClassFamily("NSMutableArray") else { return }
         for point in [objectAtIndex, objectAtIndexedSubscript, subarrayWithRange, objectsAtIndexes, getObjectsRange,
                       initWithObjectsCount, arrayByAddingObject] as [AnyHookPoint] {
-            try context.install(point, onOwnersIn: immutable)
-            try context.install(point, onOwnersIn: mutable)
+            try context.install(point, onOwnersIn: arrays)
         }
         for point in [addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex, removeObjectsInRange,
                       exchangeObjects, setObjectAtIndexedSubscript, insertObjectsAtIndexes, removeObjectsAtIndexes,

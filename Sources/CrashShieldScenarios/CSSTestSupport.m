@@ -1,0 +1,66 @@
+// CSSTestSupport.m: small classes and exported call sites for the hook engine and guard tests.
+#import <Foundation/Foundation.h>
+#include <objc/runtime.h>
+#include "CSSFamilies.h"
+
+/// Defines -value and +classValue itself.
+@interface CSSHookBase : NSObject
+- (long)value;
++ (long)classValue;
+@end
+@implementation CSSHookBase
+- (long)value { return 1; }
++ (long)classValue { return 10; }
+@end
+
+/// Inherits -value from CSSHookBase.
+@interface CSSHookChild : CSSHookBase
+@end
+@implementation CSSHookChild
+@end
+
+/// Inherits -value through CSSHookChild.
+@interface CSSHookGrandchild : CSSHookChild
+@end
+@implementation CSSHookGrandchild
+@end
+
+void *css_test_new(const char *className) {
+    Class cls = objc_lookUpClass(className);
+    if (cls == Nil) return NULL;
+#if __has_feature(objc_arc)
+    return (__bridge_retained void *)[[cls alloc] init];
+#else
+    return (void *)[[cls alloc] init];
+#endif
+}
+
+void css_test_release(void *object) {
+#if __has_feature(objc_arc)
+    id released = (__bridge_transfer id)object;
+    released = nil;
+#else
+    [(id)object release];
+#endif
+}
+
+long css_test_value(void *object) { return [(__bridge CSSHookBase *)object value]; }
+
+long css_test_class_value(const char *className) { return [objc_lookUpClass(className) classValue]; }
+
+void *css_test_array(void) { return (__bridge void *)[NSArray arrayWithObjects: @"a", @"b", nil]; }
+
+void *css_test_call_objectAtIndex(void *array, unsigned long index) {
+    return (__bridge void *)[(__bridge NSArray *)array objectAtIndex: index];
+}
+
+unsigned long css_test_storm_objectAtIndex(unsigned long count) {
+    unsigned long nils = 0;
+    @autoreleasepool {
+        NSArray *array = css_opaque([NSArray arrayWithObjects: @"a", @"b", nil]);
+        for (unsigned long i = 0; i < count; i++) {
+            if ([array objectAtIndex: css_opaque_index(2 + (i & 7))] == nil) nils++;
+        }
+    }
+    return nils;
+}

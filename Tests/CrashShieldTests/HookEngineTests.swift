@@ -1,0 +1,182 @@
+import CrashShield
+import CrashShieldRuntime
+import CrashShieldScenarios
+import XCTest
+
+/// Replacement for `-value` that adds 100 to the original. Like every replacement, it passes calls through unchanged
+/// once its hook is reverted but left in a chain (`isActive` false).
+private let plusHundred: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") { receiver, cmd in
+    let original = plusHundred.original(for: receiver)?(receiver, cmd) ?? -1000
+    return plusHundred.isActive(for: receiver) ? original + 100 : original
+}
+/// A second, independent replacement (another guard or library using the engine).
+private let plusTen: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") { receiver, cmd in
+    let original = plusTen.original(for: receiver)?(receiver, cmd) ?? -1000
+    return plusTen.isActive(for: receiver) ? original + 10 : original
+}
+/// Used only on CSSHookChild, which inherits -value (the added override stays in the class after revert).
+private let plusHundredOnChild: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") { receiver, cmd in
+    let original = plusHundredOnChild.original(for: receiver)?(receiver, cmd) ?? -1000
+    return plusHundredOnChild.isActive(for: receiver) ? original + 100 : original
+}
+/// Class-method replacement: `+classValue` times 2.
+private let timesTwo: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> =
+    HookPoint("classValue", kind: .class) { receiver, cmd in (timesTwo.original(for: receiver)?(receiver, cmd) ?? -1000) * 2 }
+
+/// Another swizzling library, hooking after us the classic way: it keeps the previous IMP and calls it.
+nonisolated(unsafe) private var foreignPrevious: (@convention(c) (CSRObject?, CSRSelector?) -> Int)?
+private let foreignHook: @convention(c) (CSRObject?, CSRSelector?) -> Int = { receiver, cmd in
+    (foreignPrevious?(receiver, cmd) ?? -1000) + 1000
+}
+
+final class HookEngineTests: XCTestCase {
+    private var objects: [String: CSRObject] = [:]
+
+    private func value(_ className: String) -> Int {
+        if objects[className] == nil { objects[className] = css_test_new(className) }
+        return css_test_value(objects[className])
+    }
+
+    override func tearDown() {
+        for hook in HookEngine.shared.activeHooks where hook.targetClass.name.hasPrefix("CSSHook") { hook.revert() }
+        objects.values.forEach { css_test_release($0) }
+        objects = [:]
+        super.tearDown()
+    }
+
+    func testReplacingAnOwnMethodReachesSubclassesAndRevertRestoresIt() throws {
+        let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
+        let before = base.responds(to: "value") ? csr_class_methodImplementation(base.pointer, ObjCSelector("value").pointer) : nil
+        XCTAssertEqual(value("CSSHookChild"), 1)   // the child's dispatch table is filled before the hook
+        let hook = try HookEngine.shared.install(plusHundred, on: base)
+        XCTAssertEqual(hook.origin, .replacedOwnMethod)
+        XCTAssertEqual(value("CSSHookBase"), 101)
+        XCTAssertEqual(value("CSSHookChild"), 101, "subclasses that inherit the method must see the hook")
+        XCTAssertEqual(value("CSSHookGrandchild"), 101)
+        XCTAssertEqual(hook.revert(), .reverted)
+        XCTAssertEqual(value("CSSHookBase"), 1)
+        XCTAssertEqual(value("CSSHookChild"), 1)
+        let after = csr_class_methodImplementation(base.pointer, ObjCSelector("value").pointer)
+        XCTAssertEqual(unsafeBitCast(before, to: Int.self), unsafeBitCast(after, to: Int.self), "revert restores exactly the original IMP")
+    }
+
+    func testHookingAClassThatOnlyInheritsTheMethodLeavesTheSuperclassAlone() throws {
+        let child = try XCTUnwrap(ObjCClass(named: "CSSHookChild"))
+        let hook = try HookEngine.shared.install(plusHundredOnChild, on: child)
+        XCTAssertEqual(hook.origin, .addedOverride)
+        XCTAssertEqual(value("CSSHookBase"), 1)
+        XCTAssertEqual(value("CSSHookChild"), 101)
+        XCTAssertEqual(value("CSSHookGrandchild"), 101)
+        XCTAssertEqual(hook.revert(), .passingThrough, "an added override cannot be removed; it passes through")
+        XCTAssertFalse(plusHundredOnChild.isActive(for: objects["CSSHookChild"]))
+        XCTAssertEqual(value("CSSHookChild"), 1)
+        // The same point on the superclass would make the child's override call itself through super: refused.
+        let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
+        XCTAssertThrowsError(try HookEngine.shared.install(plusHundredOnChild, on: base)) {
+            XCTAssertEqual($0 as? HookError, .nestedInstallation(class: "CSSHookBase", selector: "value", existing: "CSSHookChild"))
+        }
+        XCTAssertEqual(value("CSSHookBase"), 1)
+    }
+
+    func testInstallIsIdempotentAndRevertTwiceIsHarmless() throws {
+        let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
+        let first = try HookEngine.shared.install(plusHundred, on: base)
+        let second = try HookEngine.shared.install(plusHundred, on: base)
+        XCTAssertTrue(first === second)
+        XCTAssertEqual(value("CSSHookBase"), 101, "installed once, not twice")
+        XCTAssertEqual(first.revert(), .reverted)
+        XCTAssertEqual(first.revert(), .reverted)
+        XCTAssertEqual(value("CSSHookBase"), 1)
+        let third = try HookEngine.shared.install(plusHundred, on: base)
+        XCTAssertEqual(value("CSSHookBase"), 101, "a reverted hook can be installed again")
+        third.revert()
+    }
+
+    func testTwoHookPointsOnOneMethodChainAndRevertInAnyOrder() throws {
+        let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
+        let inner = try HookEngine.shared.install(plusHundred, on: base)
+        let outer = try HookEngine.shared.install(plusTen, on: base)
+        XCTAssertEqual(value("CSSHookBase"), 111)
+        XCTAssertEqual(inner.revert(), .passingThrough, "the outer hook calls us as its original; we stay and pass through")
+        XCTAssertEqual(value("CSSHookBase"), 11)
+        XCTAssertEqual(outer.revert(), .reverted)
+        XCTAssertEqual(value("CSSHookBase"), 1)
+    }
+
+    func testRevertNeverClobbersAHookAnotherLibraryInstalledLater() throws {
+        let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
+        let ours = try HookEngine.shared.install(plusHundred, on: base)
+        let previous = csr_class_replaceOwnMethod(base.pointer, ObjCSelector("value").pointer, unsafeBitCast(foreignHook, to: CSRIMP.self))
+        foreignPrevious = unsafeBitCast(previous, to: (@convention(c) (CSRObject?, CSRSelector?) -> Int).self)
+        XCTAssertEqual(value("CSSHookBase"), 1101)
+        XCTAssertEqual(ours.revert(), .passingThrough)
+        XCTAssertEqual(value("CSSHookBase"), 1001, "the other library's hook is intact; ours passes through")
+        // Put the class back for the other tests: the original IMP under the foreign hook's IMP.
+        _ = csr_class_replaceOwnMethod(base.pointer, ObjCSelector("value").pointer, ours.point.replacement)
+        XCTAssertEqual(try HookEngine.shared.install(plusHundred, on: base).state, .active)
+        XCTAssertEqual(value("CSSHookBase"), 101)
+        XCTAssertEqual(ours.revert(), .reverted)
+        XCTAssertEqual(value("CSSHookBase"), 1)
+    }
+
+    func testClassMethods() throws {
+        let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
+        let hook = try HookEngine.shared.install(timesTwo, on: base)
+        XCTAssertEqual(css_test_class_value("CSSHookBase"), 20)
+        let childMeta = try XCTUnwrap(ObjCClass(named: "CSSHookChild")).metaclass
+        XCTAssertEqual(childMeta.superclass, base.metaclass, "a metaclass's superclass is the superclass's metaclass")
+        XCTAssertEqual(css_test_class_value("CSSHookChild"), 20)
+        hook.revert()
+        XCTAssertEqual(css_test_class_value("CSSHookBase"), 10)
+    }
+
+    func testRefusesWhatMustNeverBeHooked() throws {
+        let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
+        let retain: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> CSRObject?> = HookPoint("retain") { receiver, _ in receiver }
+        XCTAssertThrowsError(try HookEngine.shared.install(retain, on: base)) {
+            XCTAssertEqual($0 as? HookError, .forbiddenSelector("retain"))
+        }
+        let missing: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("noSuchMethod") { _, _ in 0 }
+        XCTAssertThrowsError(try HookEngine.shared.install(missing, on: base)) {
+            XCTAssertEqual($0 as? HookError, .methodNotFound(class: "CSSHookBase", selector: "noSuchMethod"))
+        }
+        XCTAssertThrowsError(try HookEngine.shared.install(plusHundred, onClassNamed: "NoSuchClass")) {
+            XCTAssertEqual($0 as? HookError, .classNotFound("NoSuchClass"))
+        }
+    }
+
+    func testConcurrentInstallsMakeOneHook() throws {
+        let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
+        let hooks = Locked<[Hook]>([])
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            if let hook = try? HookEngine.shared.install(plusHundred, on: base) { hooks.withLock { $0.append(hook) } }
+        }
+        let all = hooks.withLock { $0 }
+        XCTAssertEqual(all.count, 16)
+        XCTAssertTrue(all.allSatisfy { $0 === all[0] })
+        XCTAssertEqual(value("CSSHookBase"), 101)
+        all[0].revert()
+    }
+
+    func testClassClusterDiscoveryFindsConcreteClassesFromSamples() throws {
+        let arrays = try XCTUnwrap(ClassFamily("NSArray"))
+        XCTAssertFalse(arrays.members.isEmpty)
+        XCTAssertTrue(arrays.members.allSatisfy { member in arrays.roots.contains { member.isKind(of: $0) } }, "\(arrays)")
+        let targets = arrays.hookTargets(for: "objectAtIndex:", kind: .instance)
+        XCTAssertFalse(targets.isEmpty)
+        XCTAssertTrue(targets.allSatisfy { $0.owns("objectAtIndex:") }, "hooks go on the classes that own the method")
+        XCTAssertNil(ClassFamily("NoSuchCluster"))
+    }
+}
+
+/// A value behind a lock, for test threads.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<T>(_ body: (inout Value) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}

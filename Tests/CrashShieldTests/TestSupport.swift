@@ -1,0 +1,49 @@
+import CrashShield
+import CrashShieldMatrix
+import CrashShieldRuntime
+import CrashShieldTesting
+import XCTest
+
+/// Runs `body` inside `@try`; returns the Objective-C exception it raised, if any.
+func catchingObjCException(_ body: () -> Void) -> (name: String, reason: String)? {
+    var info = CSRExceptionInfo()
+    let raised = withoutActuallyEscaping(body) { body -> Bool in
+        var context = body
+        return withUnsafeMutablePointer(to: &context) { pointer in
+            csr_try({ raw in raw!.assumingMemoryBound(to: (() -> Void).self).pointee() }, pointer, &info)
+        }
+    }
+    guard raised else { return nil }
+    let name = withUnsafeBytes(of: info.name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+    let reason = withUnsafeBytes(of: info.reason) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+    return (name, reason)
+}
+
+/// Starts CrashShield with an in-memory sink for the duration of `body`, and always stops it.
+func withShield(_ configuration: Configuration = Configuration(guards: .all), file: StaticString = #filePath, line: UInt = #line,
+                _ body: (InMemoryReportSink) throws -> Void) rethrows {
+    let sink = InMemoryReportSink()
+    var configuration = configuration
+    configuration.sinks.append(sink)
+    do {
+        try CrashShield.start(configuration)
+    } catch {
+        XCTFail("start failed: \(error)", file: file, line: line)
+        return
+    }
+    defer { CrashShield.stop() }
+    try body(sink)
+}
+
+/// Base class for tests that touch the global shield: makes sure no test leaves it running.
+class ShieldTestCase: XCTestCase {
+    override func setUp() {
+        super.setUp()
+        CrashShield.stop()
+    }
+
+    override func tearDown() {
+        CrashShield.stop()
+        super.tearDown()
+    }
+}
