@@ -36,12 +36,3 @@ public enum ChildProcess {
     }
 }
 
-/// Runs `body` inside an Objective-C autorelease pool.
-public func withAutoreleasePool(_ body: () -> Void) {
-    withoutActuallyEscaping(body) { body in
-        var context = body
-        withUnsafeMutablePointer(to: &context) { pointer in
-            csr_with_autorelease_pool({ raw in raw!.assumingMemoryBound(to: (() -> Void).self).pointee() }, pointer)
-        }
-    }
-}

@@ -12,6 +12,12 @@ public struct ChildOutcome: Sendable {
     public var stdout: String
     public var stderr: String
 
+    public init(ending: Ending, stdout: String, stderr: String) {
+        self.ending = ending
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
     /// "RESULT ..." text, if the child got that far.
     public var result: String? { lines(prefixed: "RESULT ").first }
     /// Reports the protected child printed.

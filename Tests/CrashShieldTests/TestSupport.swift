@@ -5,14 +5,11 @@ import CrashShieldTesting
 import XCTest
 
 /// Runs `body` inside `@try`; returns the Objective-C exception it raised, if any.
-func catchingObjCException(_ body: () -> Void) -> (name: String, reason: String)? {
+func catchingObjCException(_ body: @escaping () -> Void) -> (name: String, reason: String)? {
     var info = CSRExceptionInfo()
-    let raised = withoutActuallyEscaping(body) { body -> Bool in
-        var context = body
-        return withUnsafeMutablePointer(to: &context) { pointer in
-            csr_try({ raw in raw!.assumingMemoryBound(to: (() -> Void).self).pointee() }, pointer, &info)
-        }
-    }
+    let box = Unmanaged.passRetained(ClosureBox(body))
+    defer { box.release() }
+    let raised = csr_try({ raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() }, box.toOpaque(), &info)
     guard raised else { return nil }
     let name = withUnsafeBytes(of: info.name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
     let reason = withUnsafeBytes(of: info.reason) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }

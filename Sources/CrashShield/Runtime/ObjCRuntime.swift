@@ -123,3 +123,17 @@ extension String {
         self = String(cString: buffer)
     }
 }
+
+/// Runs `body` inside an Objective-C autorelease pool. `body` is boxed (escaping) so that an Objective-C exception
+/// unwinding through this call leaves no Swift bookkeeping half done.
+public func withAutoreleasePool(_ body: @escaping () -> Void) {
+    let box = Unmanaged.passRetained(ClosureBox(body))
+    csr_with_autorelease_pool({ raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() }, box.toOpaque())
+    box.release()
+}
+
+/// A closure behind a pointer, for C callbacks.
+public final class ClosureBox {
+    public let body: () -> Void
+    public init(_ body: @escaping () -> Void) { self.body = body }
+}

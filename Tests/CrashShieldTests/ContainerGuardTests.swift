@@ -1,0 +1,115 @@
+import CrashShield
+import CrashShieldRuntime
+import CrashShieldScenarios
+import CrashShieldTesting
+import XCTest
+
+/// The container guard in this process: safe values, reports, modes, deny list, kill switch, storms, and valid calls
+/// unchanged. (Crash-then-survive in child processes is the crash matrix's job.)
+final class ContainerGuardTests: ShieldTestCase {
+    private func validCallsText() -> String {
+        var text = ""
+        withAutoreleasePool { text = String(cString: css_valid_container_calls()) }
+        return text
+    }
+
+    func testValidCallsGiveIdenticalResultsGuardedAndUnguarded() throws {
+        let unguarded = validCallsText()
+        XCTAssertTrue(unguarded.contains("mutations="), unguarded)
+        try withShield { sink in
+            XCTAssertEqual(validCallsText(), unguarded)
+            XCTAssertEqual(sink.reports.count, 0, "valid calls must not report: \(sink.reports.map(\.method))")
+        }
+        XCTAssertEqual(validCallsText(), unguarded)
+    }
+
+    func testOutOfRangeReadReturnsNilAndReportsTheCallSite() throws {
+        try withShield { sink in
+            withAutoreleasePool {
+                XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5))
+            }
+            let report = try XCTUnwrap(sink.reports.first)
+            XCTAssertEqual(sink.reports.count, 1)
+            XCTAssertEqual(report.category, "container")
+            XCTAssertEqual(report.selector, "objectAtIndex:")
+            XCTAssertEqual(report.exceptionName, "NSRangeException")
+            XCTAssertEqual(report.action, .recovered)
+            XCTAssertFalse(report.isClassMethod)
+            XCTAssertTrue(report.className.contains("Array"), report.className)
+            XCTAssertEqual(report.callerFrame?.symbol, "css_test_call_objectAtIndex", "the caller is the app function that made the bad call")
+            XCTAssertTrue(report.thread.isMain || report.thread.id > 0)
+            XCTAssertFalse(report.hint.isEmpty)
+            XCTAssertEqual(report.occurrences, 1)
+        }
+    }
+
+    func testDebugModeReportsThenFailsLikeTheOriginalForAppCode() throws {
+        try withShield(Configuration(guards: .container, mode: .debug)) { sink in
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool { raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) } }
+            XCTAssertEqual(raised?.name, "NSRangeException")
+            XCTAssertEqual(sink.reports.first?.action, .failedLoudly, "the report is delivered before the failure")
+            XCTAssertEqual(sink.reports.first?.reason, raised?.reason, "the report names exactly what Foundation raised")
+        }
+    }
+
+    func testDebugModeRecoversForCallsFromSystemCode() throws {
+        // A call whose caller lives in a system image (here: every image counts as a system image).
+        try withShield(Configuration(guards: .container, mode: .debug, isAppImage: { _ in false })) { sink in
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool { raised = catchingObjCException { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) } }
+            XCTAssertNil(raised)
+            XCTAssertEqual(sink.reports.first?.action, .recovered)
+        }
+    }
+
+    func testDenyListedClassesBehaveAsWithoutCrashShield() throws {
+        try withShield(Configuration(guards: .container, excludedClassNames: ["NSArray"])) { sink in
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool { raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) } }
+            XCTAssertEqual(raised?.name, "NSRangeException")
+            XCTAssertTrue(sink.reports.isEmpty)
+        }
+    }
+
+    func testKillSwitchRevertsAndReinstallsAtRunTime() throws {
+        try withShield(Configuration(guards: .container)) { sink in
+            XCTAssertTrue(try CrashShield.setGuard(.container, enabled: false))
+            XCTAssertFalse(CrashShield.activeGuards.contains(.container))
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool { raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) } }
+            XCTAssertEqual(raised?.name, "NSRangeException", "switched off: the original behaviour")
+            XCTAssertTrue(try CrashShield.setGuard(.container, enabled: true))
+            withAutoreleasePool { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) }
+            XCTAssertEqual(sink.reports.count, 1)
+        }
+    }
+
+    func testCrashStormStaysBoundedAndCounted() throws {
+        let storm: UInt = 200_000
+        try withShield(Configuration(guards: .container, limits: ReportLimits(maxDistinctReports: 8))) { sink in
+            let start = Date()
+            XCTAssertEqual(css_test_storm_objectAtIndex(storm), storm, "every bad call got nil")
+            let seconds = Date().timeIntervalSince(start)
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.count, 1, "one call site, one report")
+            XCTAssertEqual(sink.reports.first?.occurrences, Int(storm), "every occurrence counted")
+            XCTAssertLessThan(sink.deliveryCount, 10, "sinks see 1, 10, 100, ... and the flush, not every occurrence")
+            XCTAssertLessThan(seconds, 10, "a storm of \(storm) bad calls took \(seconds)s")
+        }
+    }
+
+    func testStopRestoresEveryOriginalImplementation() throws {
+        let arrays = try XCTUnwrap(ClassFamily("NSArray", "NSMutableArray"))
+        let selectors: [ObjCSelector] = ["objectAtIndex:", "addObject:", "initWithObjects:count:", "removeObjectsInRange:"]
+        func implementations() -> [Int] {
+            arrays.members.flatMap { cls in selectors.map { unsafeBitCast(csr_class_methodImplementation(cls.pointer, $0.pointer), to: Int.self) } }
+        }
+        let before = implementations()
+        try CrashShield.start(Configuration(guards: .container))
+        XCTAssertNotEqual(implementations(), before)
+        CrashShield.stop()
+        XCTAssertEqual(implementations(), before, "nothing of CrashShield stays installed after stop")
+        XCTAssertTrue(HookEngine.shared.activeHooks.filter { $0.point.selector.name == "objectAtIndex:" }.isEmpty)
+    }
+}

@@ -1,0 +1,50 @@
+import CrashShield
+import CrashShieldRuntime
+import CrashShieldTesting
+import XCTest
+
+final class LifecycleTests: ShieldTestCase {
+    func testStartTwiceIsAnErrorAndStopTwiceIsHarmless() throws {
+        try CrashShield.start(Configuration(guards: .container))
+        XCTAssertTrue(CrashShield.isRunning)
+        XCTAssertThrowsError(try CrashShield.start()) { XCTAssertEqual($0 as? CrashShieldError, .alreadyRunning) }
+        XCTAssertTrue(CrashShield.activeGuards.contains(.container), "the running configuration is untouched")
+        CrashShield.stop()
+        CrashShield.stop()
+        XCTAssertFalse(CrashShield.isRunning)
+        XCTAssertEqual(CrashShield.activeGuards, [])
+    }
+
+    func testBadConfigurationIsRejectedWithAClearErrorAndInstallsNothing() {
+        let cases: [(Configuration, CrashShieldError)] = [
+            (Configuration(excludedClassNames: ["NoSuchClass"]), .unknownClass("NoSuchClass")),
+            (Configuration(limits: ReportLimits(maxDistinctReports: 0)),
+             .invalidConfiguration("maxDistinctReports must be at least 1, got 0")),
+            (Configuration(protectedClassPrefixes: [""]), .invalidConfiguration("an empty class prefix would protect every class")),
+            (Configuration(modeOverrides: [[.kvo, .kvc]: .debug]), .invalidConfiguration("mode overrides take single guards, got kvc,kvo")),
+        ]
+        for (configuration, expected) in cases {
+            XCTAssertThrowsError(try CrashShield.start(configuration)) { XCTAssertEqual($0 as? CrashShieldError, expected) }
+            XCTAssertFalse(CrashShield.isRunning)
+            XCTAssertTrue(HookEngine.shared.activeHooks.isEmpty)
+        }
+    }
+
+    func testCategoriesAndPresets() {
+        XCTAssertEqual(GuardCategory.all.members.count, 10)
+        XCTAssertFalse(GuardCategory.productionSafe.contains(.zombie), "zombies are opt-in")
+        XCTAssertEqual(GuardCategory(name: "kvo"), .kvo)
+        XCTAssertNil(GuardCategory(name: "nope"))
+        XCTAssertTrue(CrashShield.availableGuards.contains(.container))
+        XCTAssertEqual(Configuration.debug.mode(for: .container), .debug)
+        XCTAssertEqual(Configuration(modeOverrides: [.mainThreadUI: .debug]).mode(for: .mainThreadUI), .debug)
+    }
+
+    func testCEntryPointStartsAndRejectsANilHandler() {
+        XCTAssertEqual(CrashShieldRuntime.crashshield_set_report_handler(nil, nil), CrashShieldStatusInvalidArgument)
+        XCTAssertEqual(CrashShieldRuntime.crashshield_start(false), CrashShieldStatusOK)
+        XCTAssertEqual(CrashShieldRuntime.crashshield_start(false), CrashShieldStatusAlreadyRunning)
+        CrashShieldRuntime.crashshield_stop()
+        XCTAssertFalse(CrashShield.isRunning)
+    }
+}
