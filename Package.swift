@@ -83,6 +83,8 @@ let package = Package(
         ]),
         .testTarget(name: "CrashShieldTests", dependencies: [
             "CrashShield", "CrashShieldTesting", "CrashShieldMatrix", "CrashShieldScenarios", "CrashShieldRuntime",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "InMemoryLogging", package: "swift-log"),
         ]),
     ]
 )

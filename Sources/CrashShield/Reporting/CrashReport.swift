@@ -41,6 +41,30 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
 
     public var id: String { signature }
 
+    public init(
+        signature: String, category: String, exceptionName: String, reason: String, className: String,
+        selector: String, isClassMethod: Bool, hint: String, action: Action, details: [String: String] = [:],
+        thread: ThreadInfo, callStack: [StackFrame] = [], callerFrameIndex: Int? = nil,
+        firstSeen: Date, lastSeen: Date, occurrences: Int
+    ) {
+        self.signature = signature
+        self.category = category
+        self.exceptionName = exceptionName
+        self.reason = reason
+        self.className = className
+        self.selector = selector
+        self.isClassMethod = isClassMethod
+        self.hint = hint
+        self.action = action
+        self.details = details
+        self.thread = thread
+        self.callStack = callStack
+        self.callerFrameIndex = callerFrameIndex
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.occurrences = occurrences
+    }
+
     /// The frame that made the bad call.
     public var callerFrame: StackFrame? { callerFrameIndex.flatMap { callStack.indices.contains($0) ? callStack[$0] : nil } }
 
@@ -53,6 +77,12 @@ public struct ThreadInfo: Codable, Sendable, Equatable {
     public var id: UInt64
     public var name: String
     public var isMain: Bool
+
+    public init(id: UInt64, name: String, isMain: Bool) {
+        self.id = id
+        self.name = name
+        self.isMain = isMain
+    }
 }
 
 /// One frame of a call stack, with what symbolication needs.
@@ -69,6 +99,18 @@ public struct StackFrame: Codable, Sendable, Equatable {
     public var imageUUID: String?
     /// Apple platforms: the ASLR slide of the image.
     public var slide: Int64?
+
+    public init(
+        address: UInt64, image: String, imageBase: UInt64, symbol: String? = nil,
+        imageUUID: String? = nil, slide: Int64? = nil
+    ) {
+        self.address = address
+        self.image = image
+        self.imageBase = imageBase
+        self.symbol = symbol
+        self.imageUUID = imageUUID
+        self.slide = slide
+    }
 
     /// Offset of the address in its image: what symbolication tools take.
     public var offsetInImage: UInt64 { address &- imageBase }

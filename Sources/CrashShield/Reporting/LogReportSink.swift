@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+
+/// Writes each delivered report as one log line through swift-log.
+///
+/// Levels: a first occurrence logs at `.error` when it was stopped (`recovered`) and at `.critical` when it was let
+/// through (`failedLoudly`); a count update (`occurrences > 1`) logs at `.notice`. The message reads like the crash
+/// it replaced, for example
+/// `-[GSInlineArray objectAtIndex:] NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (stopped, 1x)`,
+/// and the metadata carries category, signature, occurrences, thread, caller frame (image+offset) and hint.
+public final class LogReportSink: ReportSink {
+    public let logger: Logger
+
+    public init(logger: Logger = Logger(label: "CrashShield")) {
+        self.logger = logger
+    }
+
+    public func receive(_ report: CrashReport) {
+        logger.log(level: Self.level(for: report), "\(Self.message(for: report))", metadata: Self.metadata(for: report))
+    }
+
+    /// `.notice` for count updates, else `.error` (stopped) or `.critical` (let through).
+    public static func level(for report: CrashReport) -> Logger.Level {
+        if report.occurrences > 1 { return .notice }
+        switch report.action {
+        case .recovered: return .error
+        case .failedLoudly: return .critical
+        }
+    }
+
+    /// `-[Class selector] ExceptionName: reason (stopped, 1x)`.
+    public static func message(for report: CrashReport) -> String {
+        let outcome = report.action == .recovered ? "stopped" : "failed loudly"
+        return "\(report.method) \(report.exceptionName): \(report.reason) (\(outcome), \(report.occurrences)x)"
+    }
+
+    static func metadata(for report: CrashReport) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "category": .string(report.category),
+            "signature": .string(report.signature),
+            "occurrences": .stringConvertible(report.occurrences),
+            "thread": .string(threadText(report.thread)),
+        ]
+        if let frame = report.callerFrame {
+            let image = (frame.image as NSString).lastPathComponent
+            metadata["caller"] = .string("\(image)+0x\(String(frame.offsetInImage, radix: 16))")
+        }
+        if !report.hint.isEmpty { metadata["hint"] = .string(report.hint) }
+        return metadata
+    }
+
+    private static func threadText(_ thread: ThreadInfo) -> String {
+        let name = thread.name.isEmpty ? "thread" : thread.name
+        return "\(name) #\(thread.id)\(thread.isMain ? " (main)" : "")"
+    }
+}

@@ -1,0 +1,324 @@
+import CrashShield
+import Foundation
+import InMemoryLogging
+import Logging
+import XCTest
+
+final class ReportStoreTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("ReportStoreTests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    private var fileURL: URL { folder.appendingPathComponent("reports.jsonl") }
+
+    /// Dates with whole milliseconds: the file keeps millisecond precision.
+    private func makeReport(
+        _ n: Int, occurrences: Int = 1, action: CrashReport.Action = .recovered, frames: Int = 3
+    ) -> CrashReport {
+        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        let stack = (0..<frames).map {
+            StackFrame(address: 0x40_1000 + UInt64($0) * 16, image: "/usr/lib/libapp.so", imageBase: 0x40_0000,
+                       symbol: $0 == 0 ? "_$s3App5startyyF" : nil)
+        }
+        return CrashReport(
+            signature: "container|GSInlineArray|objectAtIndex:|caller-\(n)", category: "container",
+            exceptionName: "NSRangeException", reason: "Index 5 is out of range 2 (in 'objectAtIndex:')",
+            className: "GSInlineArray", selector: "objectAtIndex:", isClassMethod: false,
+            hint: "check the index against count before calling objectAtIndex:", action: action,
+            details: ["index": "5", "count": "2", "note": "line one\nline two"],
+            thread: ThreadInfo(id: 42, name: "worker", isMain: false), callStack: stack,
+            callerFrameIndex: frames > 1 ? 1 : nil,
+            firstSeen: base.addingTimeInterval(Double(n)), lastSeen: base.addingTimeInterval(Double(n) + 0.25),
+            occurrences: occurrences)
+    }
+
+    private func lines(_ url: URL) throws -> [String] {
+        try String(decoding: Data(contentsOf: url), as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    private func assertEveryLineIsJSON(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        for (index, text) in try lines(url).enumerated() {
+            XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(text.utf8)),
+                             "line \(index + 1) is not JSON", file: file, line: line)
+        }
+    }
+
+    // MARK: - Round trip and coalescing
+
+    func testRoundTripThroughANewStoreInstance() throws {
+        let reports = (0..<3).map { makeReport($0) } + [makeReport(3, action: .failedLoudly, frames: 0)]
+        let store = try JSONLinesReportStore(fileURL: fileURL)
+        reports.forEach(store.receive)
+        XCTAssertEqual(store.writeFailures, 0)
+
+        let reopened = try JSONLinesReportStore(fileURL: fileURL)
+        let loaded = try reopened.load()
+        XCTAssertEqual(loaded.reports, reports)
+        XCTAssertEqual(loaded.warnings, [])
+
+        let text = try lines(fileURL)
+        XCTAssertEqual(text.count, 4, "one line per delivery; embedded newlines are escaped")
+        XCTAssertTrue(text[0].contains("\"firstSeen\":\"2023-11-14T22:13:20.000Z\""), text[0])
+        XCTAssertLessThan(text[0].range(of: "\"action\"")!.lowerBound, text[0].range(of: "\"category\"")!.lowerBound,
+                          "keys are sorted")
+    }
+
+    func testCoalescesBySignatureLatestWinsInFirstSeenOrder() throws {
+        let store = try JSONLinesReportStore(fileURL: fileURL)
+        store.receive(makeReport(1, occurrences: 1))
+        store.receive(makeReport(2, occurrences: 1))
+        store.receive(makeReport(1, occurrences: 10))
+        let loaded = try store.load()
+        XCTAssertEqual(loaded.reports.map(\.signature), [makeReport(1).signature, makeReport(2).signature])
+        XCTAssertEqual(loaded.reports.map(\.occurrences), [10, 1])
+        XCTAssertEqual(try lines(fileURL).count, 3)
+    }
+
+    func testMissingFileLoadsAsEmptyAndRemoveAll() throws {
+        let store = try JSONLinesReportStore(fileURL: folder.appendingPathComponent("sub/dir/reports.jsonl"))
+        XCTAssertEqual(try store.load(), ReportStoreLoad(reports: [], warnings: []))
+        store.receive(makeReport(1))
+        XCTAssertEqual(try store.load().reports.count, 1)
+        try store.removeAll()
+        XCTAssertEqual(try store.load().reports, [])
+        try store.removeAll()
+        store.receive(makeReport(2))
+        XCTAssertEqual(try store.load().reports, [makeReport(2)])
+    }
+
+    // MARK: - Damaged files
+
+    func testTornLastLineIsSkippedWithAWarningAndTheNextAppendIsValid() throws {
+        let store = try JSONLinesReportStore(fileURL: fileURL)
+        store.receive(makeReport(1))
+        store.receive(makeReport(2))
+        let handle = try FileHandle(forWritingTo: fileURL)
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"action":"recovered","callStack":[{"addr"#.utf8))
+        handle.closeFile()
+
+        let loaded = try store.load()
+        XCTAssertEqual(loaded.reports, [makeReport(1), makeReport(2)])
+        XCTAssertEqual(loaded.warnings.count, 1)
+        XCTAssertTrue(loaded.warnings[0].contains("line 3"), loaded.warnings[0])
+
+        store.receive(makeReport(3))
+        let after = try JSONLinesReportStore(fileURL: fileURL).load()
+        XCTAssertEqual(after.reports, [makeReport(1), makeReport(2), makeReport(3)])
+        XCTAssertEqual(after.warnings.count, 1, "the torn line stays a skipped line of its own")
+        XCTAssertTrue(after.warnings[0].contains("line 3"), after.warnings[0])
+    }
+
+    func testTornFirstWriteLoadsAsEmptyWithAWarning() throws {
+        try Data(#"{"action":"recov"#.utf8).write(to: fileURL)
+        let store = try JSONLinesReportStore(fileURL: fileURL)
+        let loaded = try store.load()
+        XCTAssertEqual(loaded.reports, [])
+        XCTAssertEqual(loaded.warnings.count, 1)
+        store.receive(makeReport(1))
+        XCTAssertEqual(try store.load().reports, [makeReport(1)])
+    }
+
+    func testCorruptMiddleLineIsSkippedWithItsLineNumber() throws {
+        let store = try JSONLinesReportStore(fileURL: fileURL)
+        store.receive(makeReport(1))
+        let handle = try FileHandle(forWritingTo: fileURL)
+        handle.seekToEndOfFile()
+        handle.write(Data("this is not json\n".utf8))
+        handle.closeFile()
+        store.receive(makeReport(2))
+
+        let loaded = try store.load()
+        XCTAssertEqual(loaded.reports, [makeReport(1), makeReport(2)])
+        XCTAssertEqual(loaded.warnings.count, 1)
+        XCTAssertTrue(loaded.warnings[0].contains("line 2"), loaded.warnings[0])
+    }
+
+    func testFullyCorruptFileThrowsUnreadableAndIsLeftUnchanged() throws {
+        let garbage = Data("garbage line one\n{\"not\":\"a report\"}\n\u{0}\u{1}binary\n".utf8)
+        try garbage.write(to: fileURL)
+        let store = try JSONLinesReportStore(fileURL: fileURL)
+        XCTAssertThrowsError(try store.load()) { error in
+            guard case ReportStoreError.unreadable(let path, let reason)? = error as? ReportStoreError else {
+                return XCTFail("expected .unreadable, got \(error)")
+            }
+            XCTAssertEqual(path, self.fileURL.path)
+            XCTAssertFalse(reason.isEmpty)
+            XCTAssertTrue("\(error)".contains("left unchanged"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: fileURL), garbage)
+    }
+
+    // MARK: - Size cap
+
+    func testSizeCapKeepsTheNewestReportsAndEveryLineValid() throws {
+        let maxBytes = 8192
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: maxBytes)
+        var largestLine = 0
+        for n in 0..<200 {
+            store.receive(makeReport(n))
+            let size = try Data(contentsOf: fileURL).count
+            largestLine = max(largestLine, try lines(fileURL).map { $0.utf8.count + 1 }.max() ?? 0)
+            XCTAssertLessThanOrEqual(size, maxBytes + largestLine, "after report \(n)")
+        }
+        XCTAssertEqual(store.writeFailures, 0)
+        XCTAssertGreaterThan(store.compactionCount, 0)
+        try assertEveryLineIsJSON(fileURL)
+
+        let loaded = try store.load()
+        XCTAssertEqual(loaded.warnings, [])
+        XCTAssertEqual(loaded.reports.last, makeReport(199))
+        let kept = Set(loaded.reports.map(\.signature))
+        XCTAssertFalse(kept.contains(makeReport(0).signature), "the oldest reports are dropped")
+        // The reports kept are the newest ones, contiguous.
+        let numbers = loaded.reports.map { Int($0.signature.split(separator: "-").last!)! }.sorted()
+        XCTAssertEqual(numbers, Array(numbers.first!...199))
+        XCTAssertGreaterThan(numbers.count, 3)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".compacting") }
+        XCTAssertEqual(leftovers, [])
+    }
+
+    func testCompactionCoalescesCountUpdates() throws {
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4096)
+        var count = 1
+        while store.compactionCount == 0 {
+            store.receive(makeReport(7, occurrences: count))
+            count += 1
+            XCTAssertLessThan(count, 1000)
+        }
+        store.receive(makeReport(8))
+        let loaded = try store.load()
+        XCTAssertEqual(loaded.reports.map(\.occurrences), [count - 1, 1])
+        XCTAssertEqual(try lines(fileURL).count, 3, "the compacted line, the newest update, and report 8")
+    }
+
+    func testCompactingAnUnreadableFileMovesItAsideInsteadOfDeletingIt() throws {
+        let garbage = Data(String(repeating: "not a report\n", count: 400).utf8)
+        try garbage.write(to: fileURL)
+        let logs = InMemoryLogHandler()
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4096, logger: Logger(label: "test") { _ in logs })
+        store.receive(makeReport(1))
+        XCTAssertEqual(store.writeFailures, 0)
+        XCTAssertEqual(logs.entries.map(\.level), [.warning])
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: fileURL.path + ".unreadable")), garbage)
+        XCTAssertEqual(try store.load(), ReportStoreLoad(reports: [makeReport(1)], warnings: []))
+    }
+
+    func testOversizedReportKeepsOnlyItsCallerFrame() throws {
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4096)
+        store.receive(makeReport(1, frames: 200))
+        let report = try XCTUnwrap(store.load().reports.first)
+        XCTAssertEqual(report.callStack.count, 1)
+        XCTAssertEqual(report.callerFrameIndex, 0)
+        XCTAssertEqual(report.callerFrame, makeReport(1, frames: 200).callerFrame)
+        XCTAssertNotNil(report.details["callStackTrimmed"])
+    }
+
+    // MARK: - Threads
+
+    func testConcurrentAppendsFromEightThreads() throws {
+        let store = try JSONLinesReportStore(fileURL: fileURL)
+        let perThread = 50
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for i in 0..<perThread { store.receive(self.makeReport(thread * 1000 + i)) }
+        }
+        XCTAssertEqual(store.writeFailures, 0)
+        XCTAssertEqual(try lines(fileURL).count, 8 * perThread)
+        try assertEveryLineIsJSON(fileURL)
+        let loaded = try store.load()
+        XCTAssertEqual(loaded.warnings, [])
+        XCTAssertEqual(Set(loaded.reports.map(\.signature)),
+                       Set((0..<8).flatMap { t in (0..<perThread).map { makeReport(t * 1000 + $0).signature } }))
+    }
+
+    func testConcurrentAppendsWithCompaction() throws {
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 16384)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for i in 0..<40 { store.receive(self.makeReport(thread * 1000 + i)) }
+        }
+        XCTAssertEqual(store.writeFailures, 0)
+        XCTAssertGreaterThan(store.compactionCount, 0)
+        try assertEveryLineIsJSON(fileURL)
+        XCTAssertEqual(try store.load().warnings, [])
+    }
+
+    // MARK: - Bad arguments and write failures
+
+    func testBadInitArgumentsThrow() throws {
+        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4095)) {
+            XCTAssertEqual($0 as? ReportStoreError, .maxBytesTooSmall(4095, minimum: 4096))
+        }
+        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: folder)) {
+            XCTAssertEqual($0 as? ReportStoreError, .isDirectory(path: self.folder.path))
+        }
+        let plainFile = folder.appendingPathComponent("plain.txt")
+        try Data("x".utf8).write(to: plainFile)
+        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: plainFile.appendingPathComponent("reports.jsonl"))) {
+            guard case ReportStoreError.folderNotWritable(let path, _)? = $0 as? ReportStoreError else {
+                return XCTFail("expected .folderNotWritable, got \($0)")
+            }
+            XCTAssertEqual(path, plainFile.path)
+        }
+        XCTAssertThrowsError(
+            try JSONLinesReportStore(fileURL: plainFile.appendingPathComponent("deeper/reports.jsonl"))
+        ) {
+            guard case ReportStoreError.folderNotWritable? = $0 as? ReportStoreError else {
+                return XCTFail("expected .folderNotWritable, got \($0)")
+            }
+        }
+        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: URL(string: "https://example.com/reports.jsonl")!)) {
+            XCTAssertEqual($0 as? ReportStoreError, .notAFileURL("https://example.com/reports.jsonl"))
+        }
+        for error in [ReportStoreError.maxBytesTooSmall(1, minimum: 4096), .isDirectory(path: "/tmp")] {
+            XCTAssertFalse(error.description.isEmpty)
+        }
+    }
+
+    func testWriteFailureIsCountedAndLoggedNotThrown() throws {
+        let logs = InMemoryLogHandler()
+        let store = try JSONLinesReportStore(fileURL: fileURL, logger: Logger(label: "test") { _ in logs })
+        // A directory takes the file's name: open(2) fails with EISDIR.
+        try FileManager.default.createDirectory(at: fileURL, withIntermediateDirectories: true)
+        store.receive(makeReport(1))
+        XCTAssertEqual(store.writeFailures, 1)
+        XCTAssertEqual(logs.entries.map(\.level), [.error])
+        XCTAssertTrue(logs.entries[0].message.description.contains("not stored"), logs.entries[0].message.description)
+    }
+
+    // MARK: - LogReportSink
+
+    func testLogReportSinkLevelsMessageAndMetadata() {
+        let logs = InMemoryLogHandler()
+        let sink = LogReportSink(logger: Logger(label: "CrashShield") { _ in logs })
+        sink.receive(makeReport(1))
+        sink.receive(makeReport(2, action: .failedLoudly))
+        sink.receive(makeReport(1, occurrences: 10))
+
+        let entries = logs.entries
+        XCTAssertEqual(entries.map(\.level), [.error, .critical, .notice])
+        XCTAssertEqual(entries[0].message.description,
+                       "-[GSInlineArray objectAtIndex:] NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (stopped, 1x)")
+        XCTAssertTrue(entries[1].message.description.hasSuffix("(failed loudly, 1x)"), entries[1].message.description)
+        XCTAssertTrue(entries[2].message.description.hasSuffix("(stopped, 10x)"), entries[2].message.description)
+
+        let metadata = entries[0].metadata
+        XCTAssertEqual(metadata["category"], "container")
+        XCTAssertEqual(metadata["signature"], .string(makeReport(1).signature))
+        XCTAssertEqual(metadata["occurrences"]?.description, "1")
+        XCTAssertEqual(metadata["thread"], "worker #42")
+        XCTAssertEqual(metadata["caller"], "libapp.so+0x1010")
+        XCTAssertEqual(metadata["hint"], .string(makeReport(1).hint))
+    }
+
+    func testLogReportSinkDefaultLabel() {
+        XCTAssertEqual(LogReportSink().logger.label, "CrashShield")
+    }
+}
