@@ -28,7 +28,7 @@ enum CEntryPoint {
 @_cdecl("crashshield_start")
 public func crashshield_start(_ debugMode: Bool) -> CrashShieldStatus {
     var configuration = debugMode ? Configuration.debug : Configuration.production
-    configuration.sinks = [CEntryPoint.HandlerSink()]
+    configuration.sinks = [CEntryPoint.HandlerSink(), LogReportSink()]
     do {
         try CrashShield.start(configuration)
         return CrashShieldStatusOK
