@@ -1,0 +1,77 @@
+// CSBKernels.m: valid hot-path calls, timed with a monotonic clock around the loop.
+#import <Foundation/Foundation.h>
+#include <time.h>
+#include "CrashShieldBenchKernels.h"
+
+static double csb_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static id csb_opaque(id object) { __asm__ volatile("" : : "r"(object) : "memory"); return object; }
+
+static double objectAtIndex(unsigned long iterations) {
+    double ns;
+    @autoreleasepool {
+        NSArray *array = csb_opaque([NSArray arrayWithObjects: @"a", @"b", @"c", @"d", @"e", @"f", @"g", @"h", nil]);
+        uintptr_t sink = 0;
+        double start = csb_now();
+        for (unsigned long i = 0; i < iterations; i++) sink ^= (uintptr_t)[array objectAtIndex: i & 7];
+        ns = (csb_now() - start) / (double)iterations;
+        csb_opaque((id)(void *)sink == nil ? nil : array);
+    }
+    return ns;
+}
+
+static double objectForKey(unsigned long iterations) {
+    double ns;
+    @autoreleasepool {
+        id keys[4] = { @"k0", @"k1", @"k2", @"k3" };
+        NSDictionary *dictionary = csb_opaque([NSDictionary dictionaryWithObjects: keys forKeys: keys count: 4]);
+        uintptr_t sink = 0;
+        double start = csb_now();
+        for (unsigned long i = 0; i < iterations; i++) sink ^= (uintptr_t)[dictionary objectForKey: keys[i & 3]];
+        ns = (csb_now() - start) / (double)iterations;
+        csb_opaque((id)(void *)sink == nil ? nil : dictionary);
+    }
+    return ns;
+}
+
+static double setObjectForKey(unsigned long iterations) {
+    double ns;
+    @autoreleasepool {
+        id keys[4] = { @"k0", @"k1", @"k2", @"k3" };
+        NSMutableDictionary *dictionary = csb_opaque([NSMutableDictionary dictionaryWithCapacity: 8]);
+        double start = csb_now();
+        for (unsigned long i = 0; i < iterations; i++) [dictionary setObject: keys[(i + 1) & 3] forKey: keys[i & 3]];
+        ns = (csb_now() - start) / (double)iterations;
+    }
+    return ns;
+}
+
+static double addObject(unsigned long iterations) {
+    double ns;
+    @autoreleasepool {
+        NSMutableArray *array = csb_opaque([NSMutableArray arrayWithCapacity: 1024]);
+        double start = csb_now();
+        for (unsigned long i = 0; i < iterations; i++) {
+            [array addObject: @"x"];
+            if ((i & 1023) == 1023) [array removeAllObjects];
+        }
+        ns = (csb_now() - start) / (double)iterations;
+    }
+    return ns;
+}
+
+static const CSBBenchmark csb_table[] = {
+    { "objectAtIndex:", objectAtIndex },
+    { "objectForKey:", objectForKey },
+    { "setObject:forKey:", setObjectForKey },
+    { "addObject:", addObject },
+};
+
+const CSBBenchmark *csb_benchmarks(int *count) {
+    *count = (int)(sizeof csb_table / sizeof csb_table[0]);
+    return csb_table;
+}

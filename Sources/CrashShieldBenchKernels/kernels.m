@@ -1,1 +1,0 @@
-void csb_placeholder(void) {}

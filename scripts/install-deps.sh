@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the system packages CrashShield builds against on Linux (GNUstep Base on GCC's libobjc), if missing.
+set -euo pipefail
+missing=()
+dpkg -s gobjc >/dev/null 2>&1 || missing+=(gobjc)
+dpkg -s libgnustep-base-dev >/dev/null 2>&1 || missing+=(libgnustep-base-dev)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing: ${missing[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+command -v swift >/dev/null || { echo "swift is not on PATH (install a Swift toolchain, 5.9 or later)" >&2; exit 1; }
