@@ -33,6 +33,20 @@ const CSSScenario *css_scenarios(int *count);
 /// Valid calls (the differential test): a text describing every result, identical with and without CrashShield.
 const char *css_valid_container_calls(void);
 
+// MARK: Test support: objects created and released from Objective-C
+
+/// A new object of the class named `className` (`[[cls alloc] init]`), owned by the caller (+1). NULL for an
+/// unknown class. Tracked classes: CSSTrackedObject, CSSTrackedChild (its subclass), CSSInheritingObject (inherits
+/// -dealloc from NSObject), CSSUnwatchedObject, CSSNestBase, CSSNestDerived (its subclass), CSSReuseObject,
+/// CSSConcurrentObject.
+void *css_object_new(const char *className);
+/// Releases an object `css_object_new` returned.
+void css_object_release(void *object);
+/// How many times the tracked class's own -dealloc ran (-1 for a class that does not count).
+long css_dealloc_count(const char *className);
+/// Creates and registers `name` as a subclass of `superclassName` at run time, as KVO does. true if it exists now.
+bool css_make_subclass(const char *superclassName, const char *name);
+
 #ifdef __cplusplus
 }
 #endif
