@@ -3,6 +3,7 @@
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
 #include <string.h>
+#include <pthread.h>
 #include "CrashShieldScenarios.h"
 
 static long css_count_tracked, css_count_child, css_count_unwatched, css_count_nestBase, css_count_nestDerived;
@@ -11,6 +12,11 @@ static long css_count_tracked, css_count_child, css_count_unwatched, css_count_n
 #define CSS_SUPER_DEALLOC() ((void)0)
 #else
 #define CSS_SUPER_DEALLOC() [super dealloc]
+#endif
+#if __has_feature(objc_arc)
+#define CSS_BRIDGE __bridge
+#else
+#define CSS_BRIDGE
 #endif
 #define CSS_COUNT(counter) __atomic_fetch_add(&(counter), 1, __ATOMIC_RELAXED)
 
@@ -101,4 +107,55 @@ bool css_make_subclass(const char *superclassName, const char *name) {
     if (cls == Nil) return false;
     objc_registerClassPair(cls);
     return true;
+}
+
+// MARK: Key-value observing (isa-swizzles the observed object to a subclass created at run time)
+
+/// Observed after it gets side storage.
+@interface CSSObservedObject : NSObject { int _level; }
+- (int)level;
+- (void)setLevel:(int)level;
+@end
+@implementation CSSObservedObject
+- (int)level { return _level; }
+- (void)setLevel:(int)level { _level = level; }
+@end
+
+/// Observed before it gets side storage (not a subclass of CSSObservedObject: its hook must be its own).
+@interface CSSObservedLateObject : NSObject { int _level; }
+- (int)level;
+- (void)setLevel:(int)level;
+@end
+@implementation CSSObservedLateObject
+- (int)level { return _level; }
+- (void)setLevel:(int)level { _level = level; }
+@end
+
+@interface CSSKVOObserver : NSObject
+@end
+@implementation CSSKVOObserver
+- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change
+                       context:(void *)context {
+}
+@end
+
+static CSSKVOObserver *css_kvo_observer;
+static void css_kvo_makeObserver(void) { css_kvo_observer = [[CSSKVOObserver alloc] init]; }
+
+static CSSKVOObserver *css_kvo_sharedObserver(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;   // no blocks (-fno-blocks), so no dispatch_once
+    pthread_once(&once, css_kvo_makeObserver);
+    return css_kvo_observer;
+}
+
+const char *css_kvo_observe(void *object) {
+    id target = (CSS_BRIDGE id)object;
+    [target addObserver: css_kvo_sharedObserver() forKeyPath: @"level" options: 0 context: NULL];
+    [target setLevel: 1];
+    return class_getName(object_getClass(target));
+}
+
+void css_kvo_unobserve(void *object) {
+    id target = (CSS_BRIDGE id)object;
+    [target removeObserver: css_kvo_sharedObserver() forKeyPath: @"level"];
 }

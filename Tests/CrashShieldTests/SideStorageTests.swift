@@ -252,3 +252,44 @@ final class SideStorageTests: XCTestCase {
         XCTAssertEqual(table.count, 0)
     }
 }
+
+/// Key-value observing swaps an object's class for a subclass made at run time (isa-swizzling).
+final class SideStorageKVOTests: XCTestCase {
+    func testObjectObservedAfterItGotAValue() throws {
+        var recorded: [(Int, String)] = []
+        let table = SideStorage<Int>(onDeallocate: { object, value in
+            recorded.append((value, String(cString: csr_class_getName(csr_object_getClass(object)))))
+        })
+        let object = try XCTUnwrap(css_object_new("CSSObservedObject"))
+        table[object] = 10
+        let observedClass = String(cString: css_kvo_observe(object))
+        print("KVO class while observed: \(observedClass)")
+        XCTAssertEqual(table[object], 10)
+        css_kvo_unobserve(object)
+        css_object_release(object)
+        XCTAssertEqual(recorded.map(\.0), [10])
+        print("class seen by onDeallocate: \(recorded.first?.1 ?? "-")")
+        XCTAssertEqual(table.count, 0)
+    }
+
+    func testObjectObservedBeforeItGetsAValue() throws {
+        var recorded: [Int] = []
+        let table = SideStorage<Int>(onDeallocate: { _, value in recorded.append(value) })
+        let object = try XCTUnwrap(css_object_new("CSSObservedLateObject"))
+        let observedClass = String(cString: css_kvo_observe(object))
+        XCTAssertNotEqual(observedClass, "CSSObservedLateObject", "KVO swapped the class")
+        table[object] = 20   // hooks the class the object claims (-class), not the KVO subclass
+        XCTAssertEqual(HookEngine.shared.activeHooks.filter { $0.selector.name == "dealloc" && $0.targetClass.name == observedClass }.count, 0)
+        XCTAssertEqual(HookEngine.shared.activeHooks.filter { $0.selector.name == "dealloc" && $0.targetClass.name == "CSSObservedLateObject" }.count, 1)
+        // GNUstep gives the object its own class back when the last observer goes; the value must still be cleaned up.
+        css_kvo_unobserve(object)
+        css_object_release(object)
+        XCTAssertEqual(recorded, [20], "observed class: \(observedClass)")
+        XCTAssertEqual(table.count, 0)
+        let plain = try XCTUnwrap(css_object_new("CSSObservedLateObject"))
+        table[plain] = 21
+        css_object_release(plain)
+        XCTAssertEqual(recorded, [20, 21])
+        XCTAssertEqual(table.count, 0)
+    }
+}

@@ -53,6 +53,26 @@ final class DeallocWatcher: @unchecked Sendable {
 
     // MARK: Observers
 
+    private static let classSelector = csr_sel_register("class")
+
+    /// Makes sure `object` reports its deallocation: hooks `-dealloc` on its class unless that is covered already.
+    ///
+    /// The class hooked is the one the object claims (`[object class]`) when that is an ancestor of its real class:
+    /// key-value observing swaps an object's class for a subclass made at run time (which answers `-class` with the
+    /// original) and, on GNUstep, swaps it back when the last observer goes. Hooking the original covers both.
+    func cover(objectOf object: CSRObject) throws {
+        guard let isa = csr_object_getClass(object) else { return }
+        let isaWord = UInt(bitPattern: isa)
+        if lock.withLock({ covered.contains(isaWord) }) { return }
+        var target = isa
+        if let claimed = Messaging.sendObject(object, Self.classSelector), claimed != isa,
+           csr_class_isKindOf(isa, claimed), !csr_class_isMetaClass(claimed) {
+            target = claimed
+        }
+        try cover(target)
+        lock.withLock { _ = covered.insert(isaWord) }
+    }
+
     /// Makes sure objects of `cls` report their deallocation: hooks `-dealloc` on `cls` unless it is covered already.
     func cover(_ cls: CSRClass) throws {
         let word = UInt(bitPattern: cls)

@@ -47,8 +47,7 @@ public final class SideStorage<Value>: DeallocObserver, @unchecked Sendable {
     /// - Throws: `HookError` when `-dealloc` of the object's class cannot be hooked (for example, the hook point's
     ///   class limit is reached); nothing is stored then.
     public func setValue(_ value: Value, for object: CSRObject) throws {
-        guard let cls = csr_object_getClass(object) else { return }
-        try watcher.cover(cls)
+        try watcher.cover(objectOf: object)
         let address = UInt(bitPattern: object)
         let replaced: Value? = lock.withLock {
             // Registered under the table lock, so a concurrent remove cannot unwatch between the two steps.

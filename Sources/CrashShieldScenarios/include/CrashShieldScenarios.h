@@ -38,7 +38,7 @@ const char *css_valid_container_calls(void);
 /// A new object of the class named `className` (`[[cls alloc] init]`), owned by the caller (+1). NULL for an
 /// unknown class. Tracked classes: CSSTrackedObject, CSSTrackedChild (its subclass), CSSInheritingObject (inherits
 /// -dealloc from NSObject), CSSUnwatchedObject, CSSNestBase, CSSNestDerived (its subclass), CSSReuseObject,
-/// CSSConcurrentObject.
+/// CSSConcurrentObject, CSSObservedObject, CSSObservedLateObject.
 void *css_object_new(const char *className);
 /// Releases an object `css_object_new` returned.
 void css_object_release(void *object);
@@ -46,6 +46,11 @@ void css_object_release(void *object);
 long css_dealloc_count(const char *className);
 /// Creates and registers `name` as a subclass of `superclassName` at run time, as KVO does. true if it exists now.
 bool css_make_subclass(const char *superclassName, const char *name);
+/// Adds a key-value observer for "level" to a CSSObservedObject or CSSObservedLateObject (KVO swaps its class for
+/// a subclass made at run time) and changes the value once. Returns the object's class name afterwards.
+const char *css_kvo_observe(void *object);
+/// Removes the observer `css_kvo_observe` added.
+void css_kvo_unobserve(void *object);
 
 #ifdef __cplusplus
 }
