@@ -154,3 +154,8 @@ void csr_thread_name(char *buffer, size_t size) {
     buffer[0] = 0;
     pthread_getname_np(pthread_self(), buffer, size);
 }
+
+CSRDeallocFrame *csr_thread_deallocFrame(void) {
+    static _Thread_local CSRDeallocFrame frame;   // plain pointers: fine under ARC and MRC
+    return &frame;
+}

@@ -98,7 +98,7 @@ public final class HookEngine: @unchecked Sendable {
                 existing.state = .active
                 return existing
             }
-            if let other = point.originals.nestedInstallation(for: target.pointer) {
+            if !point.handlesReentry, let other = point.originals.nestedInstallation(for: target.pointer) {
                 throw HookError.nestedInstallation(class: target.name, selector: selectorName,
                                                    existing: ObjCClass(other).name)
             }

@@ -12,12 +12,16 @@ public class AnyHookPoint: @unchecked Sendable {
     public let kind: MethodKind
     /// The replacement, as the runtime sees it.
     public let replacement: CSRIMP
+    /// Whether the replacement recognises being re-entered for the same receiver through `super` (as the dealloc
+    /// watcher does with a per-thread frame). Only such a point may be installed on a class and its superclass.
+    public let handlesReentry: Bool
     let originals: OriginalTable
 
-    init(selector: ObjCSelector, kind: MethodKind, replacement: CSRIMP) {
+    init(selector: ObjCSelector, kind: MethodKind, replacement: CSRIMP, handlesReentry: Bool) {
         self.selector = selector
         self.kind = kind
         self.replacement = replacement
+        self.handlesReentry = handlesReentry
         self.originals = OriginalTable(selector: selector.pointer)
     }
 
@@ -35,11 +39,14 @@ public final class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
     /// - Parameters:
     ///   - selector: the selector to replace, e.g. "objectAtIndex:".
     ///   - kind: instance or class method.
+    ///   - handlesReentry: see `AnyHookPoint.handlesReentry`; leave false unless the replacement tracks re-entry.
     ///   - replacement: a `@convention(c)` function taking the receiver and `_cmd` first.
-    public init(_ selector: ObjCSelector, kind: MethodKind = .instance, replacement: Signature) {
+    public init(_ selector: ObjCSelector, kind: MethodKind = .instance, handlesReentry: Bool = false,
+                replacement: Signature) {
         precondition(MemoryLayout<Signature>.size == MemoryLayout<CSRIMP>.size,
                      "HookPoint needs a @convention(c) function type")
-        super.init(selector: selector, kind: kind, replacement: unsafeBitCast(replacement, to: CSRIMP.self))
+        super.init(selector: selector, kind: kind, replacement: unsafeBitCast(replacement, to: CSRIMP.self),
+                   handlesReentry: handlesReentry)
     }
 
     /// Hot path: the implementation the receiver's class had before the hook. nil only if the receiver's class never

@@ -86,6 +86,13 @@ final class OriginalTable: @unchecked Sendable {
         return resolve(owner)
     }
 
+    /// The nearest class, from `cls` up, on which this hook point is installed, with its original implementation
+    /// (resolved now when the hook added an override). nil when no class in the lineage has the hook.
+    func nearestHook(from cls: UInt) -> (cls: UInt, original: UInt)? {
+        guard let owner = slot(forClass: cls) else { return nil }
+        return (classes[owner], resolve(owner))
+    }
+
     /// Whether the hook reached by a receiver of class `cls` is active (cold path).
     func isActive(forClass cls: UInt) -> Bool {
         guard let owner = slot(forClass: cls) else { return false }
@@ -107,9 +114,14 @@ final class OriginalTable: @unchecked Sendable {
     func register(cls: UInt, original: UInt) -> Bool {
         aliasLock.withLock {
             let published = count.load(ordering: .acquiring)
-            if let existing = (0..<published).first(where: { classes[$0] == cls && owners[$0] == $0 }) {
+            if let existing = (0..<published).first(where: { classes[$0] == cls }) {
                 originals[existing].store(original, ordering: .releasing)
                 activeFlags[existing].store(1, ordering: .releasing)
+                // An alias slot (the class inherited the hook from an ancestor, and is now hooked itself) becomes the
+                // class's own slot; otherwise the alias, found first by every lookup, would keep answering with the
+                // ancestor's original and skip the class's own implementation. A word-sized store: readers see the
+                // old owner or the new one.
+                if owners[existing] != existing { owners[existing] = existing }
                 return true
             }
             guard published < Self.capacity else { return false }

@@ -48,6 +48,25 @@ void *css_test_call_objectAtIndex(void *array, unsigned long index);
 /// Makes `count` out-of-range `objectAtIndex:` calls in a loop (a crash storm); returns how many got nil.
 unsigned long css_test_storm_objectAtIndex(unsigned long count);
 
+// MARK: Test support: objects created and released from Objective-C
+
+/// A new object of the class named `className` (`[[cls alloc] init]`), owned by the caller (+1). NULL for an
+/// unknown class. Tracked classes: CSSTrackedObject, CSSTrackedChild (its subclass), CSSInheritingObject (inherits
+/// -dealloc from NSObject), CSSUnwatchedObject, CSSNestBase, CSSNestDerived (its subclass), CSSReuseObject,
+/// CSSConcurrentObject, CSSObservedObject, CSSObservedLateObject.
+void *css_object_new(const char *className);
+/// Releases an object `css_object_new` returned.
+void css_object_release(void *object);
+/// How many times the tracked class's own -dealloc ran (-1 for a class that does not count).
+long css_dealloc_count(const char *className);
+/// Creates and registers `name` as a subclass of `superclassName` at run time, as KVO does. true if it exists now.
+bool css_make_subclass(const char *superclassName, const char *name);
+/// Adds a key-value observer for "level" to a CSSObservedObject or CSSObservedLateObject (KVO swaps its class for
+/// a subclass made at run time) and changes the value once. Returns the object's class name afterwards.
+const char *css_kvo_observe(void *object);
+/// Removes the observer `css_kvo_observe` added.
+void css_kvo_unobserve(void *object);
+
 #ifdef __cplusplus
 }
 #endif
