@@ -1,24 +1,7 @@
 import CrashShieldRuntime
 
-/// The failure path shared by the container guards.
+/// Helpers shared by the container guards.
 enum ContainerFailure {
-    /// Reports a stopped container call. true: recover; false: call the original (guard off, class excluded,
-    /// hook reverted in place, or debug mode for app code).
-    @inline(never)
-    static func stop(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint, _ exception: String,
-                     hint: String, category: GuardCategory = .container, reason: (String) -> String) -> Bool {
-        guard point.isActive(for: receiver) else { return false }
-        return Interception.shouldRecover(category, receiver: receiver, selector: cmd, exception: exception,
-                                          reason: { reason(className(receiver)) }, hint: hint,
-                                          implementation: point.replacementAddress)
-    }
-
-    /// Class name of a receiver (the class itself for a class object).
-    static func className(_ receiver: CSRObject?) -> String {
-        guard let cls = ObjCClass(of: receiver) else { return "nil" }
-        return cls.isMetaclass ? ObjCClass(receiver!).name : cls.name
-    }
-
     /// Copies the non-nil entries of `objects` (and the matching `keys`, when given: a pair with a nil side is
     /// dropped), calls `body` with the compacted buffers and their count.
     static func withoutNils<R>(_ objects: UnsafePointer<CSRObject?>?, _ keys: UnsafePointer<CSRObject?>?, count: UInt,
