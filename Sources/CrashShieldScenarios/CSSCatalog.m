@@ -7,6 +7,8 @@ typedef const CSSScenario *(*CSSFamily)(int *count);
 
 static const CSSFamily css_families[] = {
     css_array_scenarios,
+    css_dictionary_scenarios,
+    css_set_scenarios,
 };
 
 const CSSScenario *css_scenarios(int *count) {

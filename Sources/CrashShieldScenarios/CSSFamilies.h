@@ -5,9 +5,16 @@
 #include "CrashShieldScenarios.h"
 
 const CSSScenario *css_array_scenarios(int *count);
+const CSSScenario *css_dictionary_scenarios(int *count);
+const CSSScenario *css_set_scenarios(int *count);
 
 /// A description of `object` that lives until the current autorelease pool drains ("nil" for nil).
 const char *css_describe(id object);
+/// Deterministic contents, sorted: "{k1=v1,k2=v2}" for a dictionary, "{a,b}" for a set; "(a,b)" in order for an
+/// ordered set. Autoreleased.
+const char *css_dictionary_contents(NSDictionary *dictionary);
+const char *css_set_contents(NSSet *set);
+const char *css_ordered_set_contents(NSOrderedSet *set);
 /// printf-style, autoreleased.
 const char *css_format(const char *format, ...) __attribute__((format(printf, 1, 2)));
 

@@ -29,3 +29,25 @@ NSUInteger css_opaque_index(NSUInteger index) {
     __asm__ volatile("" : "+r"(index));
     return index;
 }
+
+const char *css_dictionary_contents(NSDictionary *dictionary) {
+    if (dictionary == nil) return "nil";
+    NSMutableArray *pairs = [NSMutableArray array];
+    NSArray *keys = [[dictionary allKeys] sortedArrayUsingSelector: @selector(compare:)];
+    for (NSUInteger i = 0; i < [keys count]; i++) {
+        id key = [keys objectAtIndex: i];
+        [pairs addObject: [NSString stringWithFormat: @"%@=%@", key, [dictionary objectForKey: key]]];
+    }
+    return css_format("{%s}", [[pairs componentsJoinedByString: @","] UTF8String]);
+}
+
+const char *css_set_contents(NSSet *set) {
+    if (set == nil) return "nil";
+    NSArray *sorted = [[set allObjects] sortedArrayUsingSelector: @selector(compare:)];
+    return css_format("{%s}", [[sorted componentsJoinedByString: @","] UTF8String]);
+}
+
+const char *css_ordered_set_contents(NSOrderedSet *set) {
+    if (set == nil) return "nil";
+    return css_format("(%s)", [[[set array] componentsJoinedByString: @","] UTF8String]);
+}

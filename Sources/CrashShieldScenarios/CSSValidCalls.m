@@ -7,6 +7,100 @@ static void add(NSMutableString *log, const char *label, id value) {
     [log appendFormat: @"%s=%@\n", label, value ? [value description] : @"nil"];
 }
 
+/// A line whose value is already a deterministic text (sorted contents).
+static void addText(NSMutableString *log, const char *label, const char *text) {
+    [log appendFormat: @"%s=%s\n", label, text];
+}
+
+static void css_valid_dictionary_calls(NSMutableString *log) {
+    id keys[2] = { @"k1", @"k2" };
+    id values[2] = { @"v1", @"v2" };
+    NSDictionary *d = css_opaque([NSDictionary dictionaryWithObjects: values forKeys: keys count: 2]);   // @{k1: v1, k2: v2}
+    addText(log, "dictionaryWithObjects:forKeys:count:", css_dictionary_contents(d));
+    addText(log, "dictionaryWithObjects:forKeys:count:0", css_dictionary_contents([NSDictionary dictionaryWithObjects: NULL forKeys: NULL count: 0]));
+    addText(log, "dictionaryWithObject:forKey:", css_dictionary_contents([NSDictionary dictionaryWithObject: @"v" forKey: @"k"]));
+    addText(log, "dictionaryWithObjects:forKeys:", css_dictionary_contents([NSDictionary dictionaryWithObjects:
+        [NSArray arrayWithObjects: @"a", @"b", nil] forKeys: [NSArray arrayWithObjects: @"ka", @"kb", nil]]));
+    addText(log, "dictionaryWithObjects:forKeys:empty", css_dictionary_contents([NSDictionary dictionaryWithObjects:
+        [NSArray array] forKeys: [NSArray array]]));
+    addText(log, "dictionaryWithObjects:nil forKeys:nil", css_dictionary_contents(
+        [NSDictionary dictionaryWithObjects: css_opaque(nil) forKeys: css_opaque(nil)]));
+    add(log, "objectForKey", [d objectForKey: @"k2"]);
+    add(log, "objectForKey:nil", [d objectForKey: css_opaque(nil)]);                        // legal: nil
+    add(log, "objectForKeyedSubscript:nil", [d objectForKeyedSubscript: css_opaque(nil)]);  // d[nil]: legal, nil
+    NSMutableDictionary *m = css_opaque([NSMutableDictionary dictionaryWithObjects: values forKeys: keys count: 2]);
+    addText(log, "mutable.dictionaryWithObjects:forKeys:count:", css_dictionary_contents(m));
+    [m setObject: @"v3" forKey: @"k3"];
+    [m setObject: @"v1'" forKey: @"k1"];
+    [m setObject: @"v4" forKeyedSubscript: @"k4"];          // m[k4] = v4
+    [m setObject: css_opaque(nil) forKeyedSubscript: @"k2"];  // m[k2] = nil: legal, removes k2
+    [m setValue: @"v5" forKey: @"k5"];
+    [m setValue: css_opaque(nil) forKey: @"k5"];              // legal: removes k5
+#if !defined(__APPLE__)
+    // Legal on GNUstep (Apple raises for some): nil keys and arguments that GNUstep ignores.
+    [m setObject: css_opaque(nil) forKeyedSubscript: css_opaque(nil)];   // m[nil] = nil
+    [m removeObjectForKey: css_opaque(nil)];
+    [m addEntriesFromDictionary: css_opaque(nil)];
+    [m removeObjectsForKeys: css_opaque(nil)];
+#endif
+    addText(log, "mutableDictionary.mutations", css_dictionary_contents(m));
+}
+
+static void css_valid_set_calls(NSMutableString *log) {
+    id items[3] = { @"c", @"a", @"b" };
+    NSSet *s = css_opaque([NSSet setWithObjects: items count: 3]);
+    addText(log, "setWithObjects:count:", css_set_contents(s));
+    addText(log, "setWithObjects:count:0", css_set_contents([NSSet setWithObjects: NULL count: 0]));
+    addText(log, "setWithObject:", css_set_contents([NSSet setWithObject: @"x"]));
+    addText(log, "setByAddingObject:", css_set_contents([s setByAddingObject: @"d"]));
+    add(log, "containsObject:nil", [NSNumber numberWithBool: [s containsObject: css_opaque(nil)]]);   // legal: NO
+    add(log, "member:nil", [s member: css_opaque(nil)]);                                               // legal: nil
+    NSMutableSet *m = css_opaque([NSMutableSet setWithObjects: items count: 2]);
+    [m addObject: @"z"];
+    [m addObject: @"a"];
+    [m removeObject: @"c"];
+#if !defined(__APPLE__)
+    [m removeObject: css_opaque(nil)];   // legal on GNUstep
+    id withNil[2] = { @"n", css_opaque(nil) };
+    // Legal on GNUstep: a mutable set built with nil objects drops them (and logs).
+    addText(log, "mutableSet.setWithObjects:count:nil", css_set_contents([NSMutableSet setWithObjects: withNil count: 2]));
+#endif
+    addText(log, "mutableSet.mutations", css_set_contents(m));
+    addText(log, "mutableSet.setByAddingObject:", css_set_contents([m setByAddingObject: @"y"]));
+}
+
+static void css_valid_ordered_set_calls(NSMutableString *log) {
+    id items[3] = { @"a", @"b", @"c" };
+    NSOrderedSet *o = css_opaque([NSOrderedSet orderedSetWithObjects: items count: 3]);
+    addText(log, "orderedSetWithObjects:count:", css_ordered_set_contents(o));
+    addText(log, "orderedSetWithObjects:count:0", css_ordered_set_contents([NSOrderedSet orderedSetWithObjects: NULL count: 0]));
+    addText(log, "orderedSetWithObject:", css_ordered_set_contents([NSOrderedSet orderedSetWithObject: @"x"]));
+    add(log, "orderedSet.objectAtIndex", [o objectAtIndex: 2]);
+    add(log, "orderedSet.subscript", [o objectAtIndexedSubscript: 0]);   // o[0]
+    add(log, "orderedSet.objectsAtIndexes", [o objectsAtIndexes: [NSIndexSet indexSetWithIndexesInRange: NSMakeRange(1, 2)]]);
+    add(log, "orderedSet.objectsAtIndexes.empty", [o objectsAtIndexes: [NSIndexSet indexSet]]);
+    add(log, "orderedSet.containsObject:nil", [NSNumber numberWithBool: [o containsObject: css_opaque(nil)]]);   // legal: NO
+    add(log, "orderedSet.indexOfObject:nil", [NSNumber numberWithUnsignedLong: (unsigned long)[o indexOfObject: css_opaque(nil)]]);
+    NSMutableOrderedSet *m = css_opaque([NSMutableOrderedSet orderedSetWithObjects: items count: 3]);
+    addText(log, "mutableOrderedSet.orderedSetWithObjects:count:", css_ordered_set_contents(m));
+    add(log, "mutableOrderedSet.objectAtIndex", [m objectAtIndex: 1]);
+    add(log, "mutableOrderedSet.subscript", [m objectAtIndexedSubscript: 2]);   // m[2]
+    [m addObject: @"d"];
+    [m addObject: @"a"];                          // already there: no change
+    [m insertObject: @"start" atIndex: 0];
+    [m insertObject: @"end" atIndex: [m count]];
+    [m removeObjectAtIndex: 1];
+    [m replaceObjectAtIndex: 0 withObject: @"first"];
+    [m setObject: @"appended" atIndexedSubscript: [m count]];   // m[m.count] = x: legal, appends
+    [m setObject: @"zero" atIndexedSubscript: 0];               // m[0] = x
+    [m exchangeObjectAtIndex: 0 withObjectAtIndex: 1];
+    [m removeObject: css_opaque(nil)];                          // legal: no-op
+#if !defined(__APPLE__)
+    [m insertObject: @"past" atIndex: [m count] + 5];           // legal on GNUstep: appends
+#endif
+    addText(log, "mutableOrderedSet.mutations", css_ordered_set_contents(m));
+}
+
 const char *css_valid_container_calls(void) {
     NSMutableString *log = [NSMutableString string];
     NSArray *a = css_opaque([NSArray arrayWithObjects: @"a", @"b", @"c", nil]);
@@ -38,5 +132,8 @@ const char *css_valid_container_calls(void) {
     [m replaceObjectsInRange: NSMakeRange(0, 1) withObjectsFromArray: [NSArray arrayWithObject: @"r"]];
     [m removeLastObject];
     add(log, "mutations", m);
+    css_valid_dictionary_calls(log);
+    css_valid_set_calls(log);
+    css_valid_ordered_set_calls(log);
     return [log UTF8String];
 }

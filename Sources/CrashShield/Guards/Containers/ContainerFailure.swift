@@ -48,6 +48,7 @@ enum ContainerIMP {
     typealias VoidWithObjectIndex = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt) -> Void
     typealias VoidWithIndexObject = @convention(c) (CSRObject?, CSRSelector?, UInt, CSRObject?) -> Void
     typealias VoidWithIndexIndex = @convention(c) (CSRObject?, CSRSelector?, UInt, UInt) -> Void
+    typealias ObjectWithObjectObject = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?) -> CSRObject?
     typealias VoidWithObjectObject = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?) -> Void
     typealias VoidWithRangeObject = @convention(c) (CSRObject?, CSRSelector?, CSRRange, CSRObject?) -> Void
     typealias VoidWithBufferRange = @convention(c) (CSRObject?, CSRSelector?, UnsafeMutablePointer<CSRObject?>?, CSRRange) -> Void

@@ -14,5 +14,8 @@ final class ContainerGuard: CrashGuard {
 
     func install(in context: GuardContext) throws {
         try ArrayGuard.install(in: context)
+        try DictionaryGuard.install(in: context)
+        try SetGuard.install(in: context)
+        try OrderedSetGuard.install(in: context)
     }
 }

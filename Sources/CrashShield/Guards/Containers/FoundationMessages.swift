@@ -43,6 +43,27 @@ enum FoundationMessages {
         #endif
     }
 
+    /// Exception an ordered set raises for an index past the end: GNUstep fails an internal assertion
+    /// (GSIArrayItemAtIndex) where Apple raises a range exception.
+    static var orderedSetRange: String {
+        #if canImport(Darwin)
+        return range
+        #else
+        return "NSInternalInconsistencyException"
+        #endif
+    }
+
+    /// An ordered-set index past the end, for `method`.
+    static func orderedSetIndex(_ index: UInt, count: UInt, method: String, cls: String) -> String {
+        #if canImport(Darwin)
+        return count == 0
+            ? "*** -[\(cls) \(method)]: index \(index) beyond bounds for empty ordered set"
+            : "*** -[\(cls) \(method)]: index \(index) beyond bounds [0 .. \(count - 1)]"
+        #else
+        return "../Headers/GNUstepBase/GSIArray.h:529  Assertion failed in GSIArrayItemAtIndex.  NSInvalidArgumentException"
+        #endif
+    }
+
     /// A failure whose GNUstep text is fixed and whose Apple text names the method.
     static func plain(_ gnustep: String, cls: String, method: String, apple: String) -> String {
         #if canImport(Darwin)

@@ -1,0 +1,164 @@
+import CrashShieldRuntime
+
+/// NSOrderedSet and NSMutableOrderedSet: index and nil checks. See `ContainerGuard` for the recovery rules.
+///
+/// On GNUstep an index past the end fails an internal assertion (NSInternalInconsistencyException, see
+/// `FoundationMessages.orderedSetRange`); Apple raises NSRangeException. GNUstep accepts an insertion past the end
+/// (it appends), so that is guarded on Apple platforms only. Legal calls stay unguarded: `containsObject:nil`,
+/// `indexOfObject:nil`, `removeObject:nil`, `o[count] = x` (appends).
+enum OrderedSetGuard {
+    typealias M = FoundationMessages
+    private static let outOfRangeHint = "check the index against count before the call"
+    private static let nilHint = "check the object for nil before adding it (a JSON null or a failed lookup?)"
+    private static let mutableRoot = ObjCClass(named: "NSMutableOrderedSet")
+
+    static func install(in context: GuardContext) throws {
+        guard let immutable = ClassFamily("NSOrderedSet"), let mutable = ClassFamily("NSMutableOrderedSet") else { return }
+        for point in [initWithObjectsCount, objectAtIndex, objectAtIndexedSubscript, objectsAtIndexes] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: immutable)
+            try context.install(point, onOwnersIn: mutable)
+        }
+        for point in [addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex, setObjectAtIndexedSubscript,
+                      exchangeObjects] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: mutable)
+        }
+    }
+
+    /// GNUstep's text for a nil object added to a mutable ordered set (also when one is built with nil).
+    private static let addNil = "Tried to add nil to set"
+
+    // MARK: Construction and reads
+
+    /// Behind `orderedSetWithObjects:count:`, `orderedSetWithObject:`. Recovery: the ordered set of the non-nil
+    /// objects.
+    static let initWithObjectsCount: HookPoint<ContainerIMP.InitWithObjectsCount> = HookPoint("initWithObjects:count:") { receiver, cmd, objects, count in
+        guard let original = initWithObjectsCount.original(for: receiver) else { return nil }
+        guard let slot = ContainerFailure.firstNil(objects, count: count) else { return original(receiver, cmd, objects, count) }
+        if ContainerFailure.stop(receiver, cmd, initWithObjectsCount, M.invalidArgument, hint: nilHint, reason: { cls in
+            // GNUstep's mutable ordered set adds the objects one by one.
+            let isMutable = mutableRoot.map { ObjCClass(of: receiver)?.isKind(of: $0) ?? false } ?? false
+            return M.nilInInit(isMutable ? addNil : "Tried to init set with nil value", cls: cls, method: "initWithObjects:count:", slot: slot)
+        }) {
+            return ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, keptCount in
+                original(receiver, cmd, kept, keptCount)
+            }
+        }
+        return original(receiver, cmd, objects, count)
+    }
+
+    static let objectAtIndex: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint("objectAtIndex:") { receiver, cmd, index in
+        guard let original = objectAtIndex.original(for: receiver) else { return nil }
+        let count = Messaging.sendUInt(receiver, Selectors.count)
+        if index < count { return original(receiver, cmd, index) }
+        if ContainerFailure.stop(receiver, cmd, objectAtIndex, M.orderedSetRange, hint: outOfRangeHint, reason: {
+            M.orderedSetIndex(index, count: count, method: "objectAtIndex:", cls: $0)
+        }) { return nil }
+        return original(receiver, cmd, index)
+    }
+
+    static let objectAtIndexedSubscript: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint("objectAtIndexedSubscript:") { receiver, cmd, index in
+        guard let original = objectAtIndexedSubscript.original(for: receiver) else { return nil }
+        let count = Messaging.sendUInt(receiver, Selectors.count)
+        if index < count { return original(receiver, cmd, index) }
+        if ContainerFailure.stop(receiver, cmd, objectAtIndexedSubscript, M.orderedSetRange, hint: outOfRangeHint, reason: {
+            M.orderedSetIndex(index, count: count, method: "objectAtIndexedSubscript:", cls: $0)
+        }) { return nil }
+        return original(receiver, cmd, index)
+    }
+
+    /// Recovery: nil. A nil index set is left alone (GNUstep loops on it rather than raising).
+    static let objectsAtIndexes: HookPoint<ContainerIMP.ObjectWithObject> = HookPoint("objectsAtIndexes:") { receiver, cmd, indexes in
+        guard let original = objectsAtIndexes.original(for: receiver) else { return nil }
+        guard let indexes else { return original(receiver, cmd, indexes) }
+        let count = Messaging.sendUInt(receiver, Selectors.count)
+        let last = Messaging.sendUInt(indexes, ContainerSelectors.lastIndex)
+        if last == UInt(Int.max) || last < count { return original(receiver, cmd, indexes) }  // NSNotFound: empty set
+        if ContainerFailure.stop(receiver, cmd, objectsAtIndexes, M.orderedSetRange, hint: "check the index set against count", reason: {
+            M.orderedSetIndex(last, count: count, method: "objectsAtIndexes:", cls: $0)
+        }) { return nil }
+        return original(receiver, cmd, indexes)
+    }
+
+    // MARK: Mutations (an invalid one is skipped)
+
+    static let addObject: HookPoint<ContainerIMP.VoidWithObject> = HookPoint("addObject:") { receiver, cmd, object in
+        guard let original = addObject.original(for: receiver) else { return }
+        if object != nil { return original(receiver, cmd, object) }
+        if ContainerFailure.stop(receiver, cmd, addObject, M.invalidArgument, hint: nilHint, reason: {
+            M.nilArgument(addNil, cls: $0, method: "addObject:")
+        }) { return }
+        original(receiver, cmd, object)
+    }
+
+    /// A nil object; on Apple platforms also an index past count (GNUstep appends).
+    static let insertObjectAtIndex: HookPoint<ContainerIMP.VoidWithObjectIndex> = HookPoint("insertObject:atIndex:") { receiver, cmd, object, index in
+        guard let original = insertObjectAtIndex.original(for: receiver) else { return }
+        #if canImport(Darwin)
+        let count = Messaging.sendUInt(receiver, Selectors.count)
+        if object != nil && index <= count { return original(receiver, cmd, object, index) }
+        let pastEnd = index > count
+        if ContainerFailure.stop(receiver, cmd, insertObjectAtIndex, pastEnd ? M.range : M.invalidArgument,
+                                 hint: pastEnd ? "insert at an index from 0 to count" : nilHint, reason: {
+            pastEnd ? M.orderedSetIndex(index, count: count, method: "insertObject:atIndex:", cls: $0)
+                : M.nilArgument(addNil, cls: $0, method: "insertObject:atIndex:")
+        }) { return }
+        #else
+        if object != nil { return original(receiver, cmd, object, index) }
+        if ContainerFailure.stop(receiver, cmd, insertObjectAtIndex, M.invalidArgument, hint: nilHint, reason: {
+            M.nilArgument(addNil, cls: $0, method: "insertObject:atIndex:")
+        }) { return }
+        #endif
+        original(receiver, cmd, object, index)
+    }
+
+    static let removeObjectAtIndex: HookPoint<ContainerIMP.VoidWithIndex> = HookPoint("removeObjectAtIndex:") { receiver, cmd, index in
+        guard let original = removeObjectAtIndex.original(for: receiver) else { return }
+        let count = Messaging.sendUInt(receiver, Selectors.count)
+        if index < count { return original(receiver, cmd, index) }
+        if ContainerFailure.stop(receiver, cmd, removeObjectAtIndex, M.orderedSetRange, hint: outOfRangeHint, reason: {
+            M.orderedSetIndex(index, count: count, method: "removeObjectAtIndex:", cls: $0)
+        }) { return }
+        original(receiver, cmd, index)
+    }
+
+    /// The index is checked before the object (GNUstep removes, then inserts).
+    static let replaceObjectAtIndex: HookPoint<ContainerIMP.VoidWithIndexObject> = HookPoint("replaceObjectAtIndex:withObject:") { receiver, cmd, index, object in
+        guard let original = replaceObjectAtIndex.original(for: receiver) else { return }
+        let count = Messaging.sendUInt(receiver, Selectors.count)
+        if object != nil && index < count { return original(receiver, cmd, index, object) }
+        if ContainerFailure.stop(receiver, cmd, replaceObjectAtIndex, index >= count ? M.orderedSetRange : M.invalidArgument,
+                                 hint: index >= count ? outOfRangeHint : nilHint, reason: {
+            index >= count ? M.orderedSetIndex(index, count: count, method: "replaceObjectAtIndex:withObject:", cls: $0)
+                : M.nilArgument(addNil, cls: $0, method: "replaceObjectAtIndex:withObject:")
+        }) { return }
+        original(receiver, cmd, index, object)
+    }
+
+    /// `o[i] = x`: legal for i == count (appends).
+    static let setObjectAtIndexedSubscript: HookPoint<ContainerIMP.VoidWithObjectIndex> = HookPoint("setObject:atIndexedSubscript:") { receiver, cmd, object, index in
+        guard let original = setObjectAtIndexedSubscript.original(for: receiver) else { return }
+        let count = Messaging.sendUInt(receiver, Selectors.count)
+        if object != nil && index <= count { return original(receiver, cmd, object, index) }
+        if ContainerFailure.stop(receiver, cmd, setObjectAtIndexedSubscript, index > count ? M.orderedSetRange : M.invalidArgument,
+                                 hint: index > count ? "assign at an index from 0 to count" : nilHint, reason: {
+            index > count ? M.orderedSetIndex(index, count: count, method: "setObject:atIndexedSubscript:", cls: $0)
+                : M.nilArgument(addNil, cls: $0, method: "setObject:atIndexedSubscript:")
+        }) { return }
+        original(receiver, cmd, object, index)
+    }
+
+    /// Foundation names the first index that is out of range.
+    static let exchangeObjects: HookPoint<ContainerIMP.VoidWithIndexIndex> = HookPoint("exchangeObjectAtIndex:withObjectAtIndex:") { receiver, cmd, first, second in
+        guard let original = exchangeObjects.original(for: receiver) else { return }
+        let count = Messaging.sendUInt(receiver, Selectors.count)
+        if first < count && second < count { return original(receiver, cmd, first, second) }
+        if ContainerFailure.stop(receiver, cmd, exchangeObjects, M.range, hint: outOfRangeHint, reason: {
+            #if canImport(Darwin)
+            M.orderedSetIndex(first >= count ? first : second, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:", cls: $0)
+            #else
+            M.index(first >= count ? first : second, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:", cls: $0)
+            #endif
+        }) { return }
+        original(receiver, cmd, first, second)
+    }
+}
