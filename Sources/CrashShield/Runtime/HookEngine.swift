@@ -70,7 +70,9 @@ public final class HookEngine: @unchecked Sendable {
     private let lock = Lock()
     private var hooks: [Key: Hook] = [:]
 
-    public init() {}
+    public init() {
+        csr_hot_selectors_prepare()   // hot replacements read these selectors without lazy initialisation
+    }
 
     /// Installs `point` on `cls` (on its metaclass for a class-method point).
     ///

@@ -17,12 +17,13 @@ public class AnyHookPoint: @unchecked Sendable {
     public let handlesReentry: Bool
     let originals: OriginalTable
 
-    init(selector: ObjCSelector, kind: MethodKind, replacement: CSRIMP, handlesReentry: Bool) {
+    init(selector: ObjCSelector, kind: MethodKind, replacement: CSRIMP, handlesReentry: Bool,
+         table: UnsafeMutablePointer<CSRHookTable>?) {
         self.selector = selector
         self.kind = kind
         self.replacement = replacement
         self.handlesReentry = handlesReentry
-        self.originals = OriginalTable(selector: selector.pointer)
+        self.originals = OriginalTable(selector: selector.pointer, storage: table)
     }
 
     /// Address of the replacement, used to find the caller's frame in a call stack.
@@ -40,13 +41,15 @@ public final class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
     ///   - selector: the selector to replace, e.g. "objectAtIndex:".
     ///   - kind: instance or class method.
     ///   - handlesReentry: see `AnyHookPoint.handlesReentry`; leave false unless the replacement tracks re-entry.
+    ///   - hotTable: for the hottest methods only, a statically allocated table (`csr_hot_table(...)`) that the
+    ///     replacement reads with `HookPoint.original(in:for:)`, without touching this object.
     ///   - replacement: a `@convention(c)` function taking the receiver and `_cmd` first.
     public init(_ selector: ObjCSelector, kind: MethodKind = .instance, handlesReentry: Bool = false,
-                replacement: Signature) {
+                hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, replacement: Signature) {
         precondition(MemoryLayout<Signature>.size == MemoryLayout<CSRIMP>.size,
                      "HookPoint needs a @convention(c) function type")
         super.init(selector: selector, kind: kind, replacement: unsafeBitCast(replacement, to: CSRIMP.self),
-                   handlesReentry: handlesReentry)
+                   handlesReentry: handlesReentry, table: hotTable)
     }
 
     /// Hot path: the implementation the receiver's class had before the hook. nil only if the receiver's class never
@@ -54,6 +57,18 @@ public final class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
     @inline(__always)
     public func original(for receiver: CSRObject?) -> Signature? {
         let imp = originals.original(forClass: UInt(bitPattern: csr_object_getClass(receiver)))
+        return imp == 0 ? nil : unsafeBitCast(imp, to: Signature.self)
+    }
+
+    /// Hot path for a point with a static table: the original for the receiver's class, read straight from `table`
+    /// (no lazy global, no object access). Falls back to the point itself on a miss.
+    @inline(__always)
+    public static func original(in table: UnsafeMutablePointer<CSRHookTable>, for receiver: CSRObject?,
+                                point: @autoclosure () -> HookPoint<Signature>) -> Signature? {
+        let cls = UInt(bitPattern: csr_object_getClass(receiver))
+        let found = csr_hook_table_find(table, cls)
+        if found != 0 { return unsafeBitCast(found, to: Signature.self) }
+        let imp = point().originals.originalThroughSuperclasses(cls)
         return imp == 0 ? nil : unsafeBitCast(imp, to: Signature.self)
     }
 }

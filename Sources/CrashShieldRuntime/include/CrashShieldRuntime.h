@@ -6,5 +6,6 @@
 #include "CSRException.h"
 #include "CSRCallStack.h"
 #include "CSRObjects.h"
+#include "CSRHookTable.h"
 #include "CrashShield.h"
 #endif

@@ -21,9 +21,13 @@ enum ArrayGuard {
 
     // MARK: Reads
 
-    static let objectAtIndex: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint("objectAtIndex:") { receiver, cmd, index in
-        guard let original = objectAtIndex.original(for: receiver) else { return nil }
-        let count = Messaging.sendUInt(receiver, Selectors.count)
+    /// The hottest read of all: reaches its original through a static table and a static selector.
+    static let objectAtIndex: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint(
+        "objectAtIndex:", hotTable: csr_hot_table(Int32(CSRHotArrayObjectAtIndex))
+    ) { receiver, cmd, index in
+        guard let original = HookPoint.original(in: csr_hot_table(Int32(CSRHotArrayObjectAtIndex)), for: receiver,
+                                                point: objectAtIndex) else { return nil }
+        let count = Messaging.sendUInt(receiver, csr_hot_selectors.count)
         if index < count { return original(receiver, cmd, index) }
         if GuardFailure.stop(.container, receiver, cmd, objectAtIndex, M.range, hint: outOfRangeHint, reason: {
             M.index(index, count: count, method: "objectAtIndex:", cls: $0)
@@ -31,9 +35,12 @@ enum ArrayGuard {
         return original(receiver, cmd, index)
     }
 
-    static let objectAtIndexedSubscript: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint("objectAtIndexedSubscript:") { receiver, cmd, index in
-        guard let original = objectAtIndexedSubscript.original(for: receiver) else { return nil }
-        let count = Messaging.sendUInt(receiver, Selectors.count)
+    static let objectAtIndexedSubscript: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint(
+        "objectAtIndexedSubscript:", hotTable: csr_hot_table(Int32(CSRHotArrayObjectAtIndexedSubscript))
+    ) { receiver, cmd, index in
+        guard let original = HookPoint.original(in: csr_hot_table(Int32(CSRHotArrayObjectAtIndexedSubscript)),
+                                                for: receiver, point: objectAtIndexedSubscript) else { return nil }
+        let count = Messaging.sendUInt(receiver, csr_hot_selectors.count)
         if index < count { return original(receiver, cmd, index) }
         if GuardFailure.stop(.container, receiver, cmd, objectAtIndexedSubscript, M.range, hint: outOfRangeHint, reason: {
             #if canImport(Darwin)
