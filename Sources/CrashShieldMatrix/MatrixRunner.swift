@@ -169,15 +169,3 @@ public struct MatrixRunner: Sendable {
                             stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
     }
 }
-
-/// A value behind a lock, for the runner's threads.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-}

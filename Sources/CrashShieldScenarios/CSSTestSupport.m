@@ -25,25 +25,6 @@
 @implementation CSSHookGrandchild
 @end
 
-void *css_test_new(const char *className) {
-    Class cls = objc_lookUpClass(className);
-    if (cls == Nil) return NULL;
-#if __has_feature(objc_arc)
-    return (__bridge_retained void *)[[cls alloc] init];
-#else
-    return (void *)[[cls alloc] init];
-#endif
-}
-
-void css_test_release(void *object) {
-#if __has_feature(objc_arc)
-    id released = (__bridge_transfer id)object;
-    released = nil;
-#else
-    [(id)object release];
-#endif
-}
-
 long css_test_value(void *object) { return [(__bridge CSSHookBase *)object value]; }
 
 long css_test_class_value(const char *className) { return [objc_lookUpClass(className) classValue]; }

@@ -33,13 +33,13 @@ final class HookEngineTests: XCTestCase {
     private var objects: [String: CSRObject] = [:]
 
     private func value(_ className: String) -> Int {
-        if objects[className] == nil { objects[className] = css_test_new(className) }
+        if objects[className] == nil { objects[className] = css_object_new(className) }
         return css_test_value(objects[className])
     }
 
     override func tearDown() {
         for hook in HookEngine.shared.activeHooks where hook.targetClass.name.hasPrefix("CSSHook") { hook.revert() }
-        objects.values.forEach { css_test_release($0) }
+        objects.values.forEach { css_object_release($0) }
         objects = [:]
         super.tearDown()
     }

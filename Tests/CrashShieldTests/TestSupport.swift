@@ -44,16 +44,3 @@ class ShieldTestCase: XCTestCase {
         super.tearDown()
     }
 }
-
-/// A value behind a lock, for test threads.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
-    }
-    var current: Value { withLock { $0 } }
-}

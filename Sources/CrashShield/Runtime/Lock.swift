@@ -23,17 +23,17 @@ final class Lock: @unchecked Sendable {
     }
 }
 
-/// A value guarded by a `Lock`.
-final class Locked<Value>: @unchecked Sendable {
+/// A value guarded by a lock: CrashShield's shared state, and handy for apps' tests of it.
+public final class Locked<Value>: @unchecked Sendable {
     private let lock = Lock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    public init(_ value: Value) { self.value = value }
 
     @inline(__always)
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         try lock.withLock { try body(&value) }
     }
 
-    var current: Value { withLock { $0 } }
+    public var current: Value { withLock { $0 } }
 }

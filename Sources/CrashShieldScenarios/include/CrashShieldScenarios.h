@@ -35,9 +35,6 @@ const char *css_valid_container_calls(void);
 
 // MARK: Test support (hook engine and guard tests). Objects are passed as raw pointers.
 
-/// A new instance (+1) of an Objective-C class by name; NULL for an unknown class.
-void *css_test_new(const char *className);
-void css_test_release(void *object);
 /// `[object value]` and `[cls classValue]` on the CSSHook test classes (base returns 1 and 10).
 long css_test_value(void *object);
 long css_test_class_value(const char *className);
