@@ -45,3 +45,20 @@ unsigned long css_test_storm_objectAtIndex(unsigned long count) {
     }
     return nils;
 }
+
+unsigned long css_test_mixed_calls(unsigned long count) {
+    unsigned long correct = 0;
+    @autoreleasepool {
+        NSArray *arrays[3] = {
+            [NSArray arrayWithObjects: @"a", @"b", nil],
+            [NSMutableArray arrayWithObjects: @"a", @"b", nil],
+            [[NSArray arrayWithObjects: @"z", @"a", @"b", nil] subarrayWithRange: NSMakeRange(1, 2)],
+        };
+        for (unsigned long i = 0; i < count; i++) {
+            NSArray *array = css_opaque(arrays[i % 3]);
+            if ([[array objectAtIndex: css_opaque_index(1)] isEqual: @"b"]) correct++;
+            @try { (void)[array objectAtIndex: css_opaque_index(5)]; } @catch (NSException *ignored) { }
+        }
+    }
+    return correct;
+}

@@ -99,6 +99,26 @@ final class ContainerGuardTests: ShieldTestCase {
         }
     }
 
+    func testStartAndStopWhileOtherThreadsCallThroughTheHooks() throws {
+        let calls: UInt = 60_000
+        let group = DispatchGroup()
+        let correct = Locked<UInt>(0)
+        for _ in 0..<3 {
+            DispatchQueue.global().async(group: group) {
+                let right = css_test_mixed_calls(calls)
+                correct.withLock { $0 += right }
+            }
+        }
+        for round in 0..<40 {
+            try CrashShield.start(Configuration(guards: .container))
+            if round % 2 == 0 { try CrashShield.setGuard(.container, enabled: false) }
+            CrashShield.stop()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 120), .success)
+        XCTAssertEqual(correct.current, 3 * calls, "every valid call returned the right object throughout")
+        XCTAssertTrue(HookEngine.shared.activeHooks.filter { $0.point.selector.name == "objectAtIndex:" }.isEmpty)
+    }
+
     func testStopRestoresEveryOriginalImplementation() throws {
         let arrays = try XCTUnwrap(ClassFamily("NSArray", "NSMutableArray"))
         let selectors: [ObjCSelector] = ["objectAtIndex:", "addObject:", "initWithObjects:count:", "removeObjectsInRange:"]

@@ -42,6 +42,9 @@ long css_test_class_value(const char *className);
 void *css_test_array(void);
 /// `[array objectAtIndex:index]` from an exported function, so a report's caller frame has a symbol to check.
 void *css_test_call_objectAtIndex(void *array, unsigned long index);
+/// Makes `count` calls alternating valid and out-of-range `objectAtIndex:` on several array classes, each inside
+/// @try (CrashShield may be on or off meanwhile); returns how many valid calls returned the right object.
+unsigned long css_test_mixed_calls(unsigned long count);
 /// Makes `count` out-of-range `objectAtIndex:` calls in a loop (a crash storm); returns how many got nil.
 unsigned long css_test_storm_objectAtIndex(unsigned long count);
 
