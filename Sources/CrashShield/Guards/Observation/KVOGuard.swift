@@ -22,9 +22,8 @@ import CrashShieldRuntime
 ///
 /// Valid observation is delivered as Foundation delivers it: the same change dictionaries (kind, new, old, indexes,
 /// prior), the observer's own context, the newest registration first (GNUstep's order), initial notifications at
-/// add time. Where GNUstep strays from Apple's documented behaviour the guard follows Apple: an observer gets only the
-/// values its options asked for (GNUstep sends the union of every observer's), an Initial-only registration gets its
-/// initial notification, and one observer may observe one key path with several contexts (GNUstep keeps the last).
+/// add time (Foundation's own). One difference, deliberate: one observer may observe one key path with several
+/// contexts and gets each (Apple's behaviour; GNUstep keeps only the last registration).
 final class KVOGuard: CrashGuard {
     static let category = GuardCategory.kvo
 
@@ -40,7 +39,9 @@ final class KVOGuard: CrashGuard {
         }
         try context.install(Self.addObserver, on: [object])
         try context.install(Self.removeObserver, on: [object])
-        if object.responds(to: Self.removeObserverContext.selector) {
+        if Self.addedContextRemoval {
+            // Added by an earlier start: it is the replacement itself (hooking it would call itself).
+        } else if object.responds(to: Self.removeObserverContext.selector) {
             try context.install(Self.removeObserverContext, on: [object])
         } else {
             // GNUstep 1.28 has no -removeObserver:forKeyPath:context:; the guard adds it (it stays after stop, and
@@ -214,4 +215,10 @@ final class KVOGuard: CrashGuard {
     static func hex(_ pointer: UnsafeMutableRawPointer?) -> String {
         pointer.map { "0x" + String(UInt(bitPattern: $0), radix: 16) } ?? "0x0"
     }
+}
+
+/// What the observation guards hold right now (for tests and diagnostics).
+public enum ObservationStatus {
+    /// Objects observed through the KVO guard's proxies.
+    public static var kvoObservedObjectCount: Int { KVOProxyRegistry.shared.observedCount }
 }

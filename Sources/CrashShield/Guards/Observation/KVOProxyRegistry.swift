@@ -5,9 +5,10 @@ import CrashShieldRuntime
 /// observed objects and the observers are watched through `DeallocWatcher` (GCC's libobjc has no weak references).
 ///
 /// A registration is keyed on (observed, observer, key path, context) and keeps its options. The proxy is registered
-/// with Foundation once per key path, with the union of the registrations' options (minus Initial, which the proxy
-/// synthesises per registration); each change is forwarded to every registration of that key path with only the
-/// values it asked for, prior notifications only to those that asked for them.
+/// with Foundation once per key path, with the union of the registrations' options; each change is forwarded to every
+/// registration of that key path (newest first, GNUstep's order), prior notifications only to those that asked for
+/// them; on Apple each gets only the values it asked for (GNUstep sends every observer the same dictionary). An
+/// initial notification Foundation sends while the proxy is registered with Initial goes to the new registration only.
 ///
 /// Locking: one lock for every table; nothing calls out (to observers, to Foundation's KVO, to the report pipeline)
 /// while holding it.
@@ -29,6 +30,9 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         var registrations: [Registration] = []
         /// Key path -> (an owned copy of the key path string, the options the proxy is registered with).
         var proxied: [String: (keyPath: UInt, options: UInt)] = [:]
+        /// Registrations being added with the Initial option, by thread: Foundation's initial notification to the
+        /// proxy during that add belongs to them alone.
+        var initialFor: [(thread: UInt64, id: Int)] = []
         init(proxy: CSRObject, className: String) { self.proxy = proxy; self.className = className }
     }
 
@@ -110,6 +114,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                 unusedCopy = nil
             }
             entry.proxied[keyPath] = (proxiedKeyPath, union)
+            if options & Options.initial != 0 { entry.initialFor.append((csr_thread_id(), registration.id)) }
             return .register(proxy: entry.proxy, keyPath: proxiedKeyPath, options: union, previous: previous?.options,
                              id: registration.id, initial: options & Options.initial != 0)
         }
@@ -119,33 +124,20 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             return .duplicate
         case let .register(proxy, keyPath, options, previous, id, initial):
             let keyPathObject = UnsafeMutableRawPointer(bitPattern: keyPath)
-            if previous != options {
+            if previous != options || initial {
                 #if canImport(Darwin)
                 // Apple keeps both registrations of one observer: replace the proxy's instead.
                 if previous != nil { csr_kvo_remove(object, proxy, keyPathObject) }
                 #endif
-                // GNUstep replaces the options of an observer registered again for the same key path.
-                csr_kvo_add(object, proxy, keyPathObject, options, nil)
+                // GNUstep replaces the options of an observer registered again for the same key path. With Initial,
+                // Foundation sends the initial notification now; `deliver` hands it to this registration only.
+                csr_kvo_add(object, proxy, keyPathObject, options | (initial ? Options.initial : 0), nil)
             }
-            if initial { sendInitial(object, registrationID: id) }
+            if initial {
+                lock.withLock { observed[objectAddress]?.initialFor.removeAll { $0.id == id } }
+            }
         }
         return .added
-    }
-
-    /// Foundation never sees the Initial option (the proxy is registered once per key path); the proxy sends the
-    /// initial notification to the new registration only, as Foundation would have.
-    private func sendInitial(_ object: CSRObject, registrationID: Int) {
-        let found: (Registration, UInt)? = lock.withLock {
-            guard let entry = observed[UInt(bitPattern: object)],
-                  let registration = entry.registrations.first(where: { $0.id == registrationID }),
-                  let proxied = entry.proxied[registration.keyPath] else { return nil }
-            return (registration, proxied.keyPath)
-        }
-        guard let (target, keyPathWord) = found, let keyPath = UnsafeMutableRawPointer(bitPattern: keyPathWord) else { return }
-        withAutoreleasePool {
-            let change = csr_kvo_initial_change(object, keyPath, target.options & Options.new != 0)
-            self.forward(target, keyPath: keyPath, object: object, change: change)
-        }
     }
 
     // MARK: Remove
@@ -195,8 +187,12 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     func deliver(proxy: CSRObject, keyPath: CSRObject, object: CSRObject, change: CSRObject, context: UnsafeMutableRawPointer?) {
         let name = KVOGuard.string(keyPath) ?? ""
         let isPrior = csr_kvo_change_is_prior(change)
+        let thread = csr_thread_id()
         let targets: [Registration] = lock.withLock {
             guard let entry = observed[UInt(bitPattern: object)], entry.proxy == proxy else { return [] }
+            if let pending = entry.initialFor.last(where: { $0.thread == thread }) {
+                return isPrior ? [] : entry.registrations.filter { $0.id == pending.id }
+            }
             // Foundation on GNUstep notifies the newest observer first; the proxy keeps that order.
             return entry.registrations.reversed().filter {
                 $0.keyPath == name && (!isPrior || $0.options & Options.prior != 0)
@@ -216,8 +212,14 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         if !csr_kvo_observer_handles(observer), KVOGuard.unhandledChange(observer: observer, keyPath: keyPath) {
             return
         }
+        #if canImport(Darwin)
+        // Apple gives each observer only the values it asked for; the proxy is registered with the union.
         let filtered = csr_kvo_change_filtered(change, target.options & Options.new != 0,
                                                target.options & Options.old != 0)
+        #else
+        // GNUstep gives every observer of a key path the same dictionary, whatever its options: so does the proxy.
+        let filtered = change
+        #endif
         csr_kvo_deliver(observer, keyPath, object, filtered, UnsafeMutableRawPointer(bitPattern: target.context))
     }
 
