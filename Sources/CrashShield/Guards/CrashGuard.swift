@@ -40,6 +40,7 @@ final class GuardContext {
 enum GuardRegistry {
     static let guards: [any CrashGuard.Type] = [
         ContainerGuard.self,
+        KVOGuard.self,
     ]
 
     static func guardType(for category: GuardCategory) -> (any CrashGuard.Type)? {

@@ -7,5 +7,6 @@
 #include "CSRCallStack.h"
 #include "CSRObjects.h"
 #include "CSRHookTable.h"
+#include "CSRObservation.h"
 #include "CrashShield.h"
 #endif

@@ -67,6 +67,27 @@ const char *css_kvo_observe(void *object);
 /// Removes the observer `css_kvo_observe` added.
 void css_kvo_unobserve(void *object);
 
+// MARK: Test support: key-value observing (CSSObservationScenarios.m). Objects are +1; release with
+// css_object_release.
+
+/// A CSSKVOModel (properties `level`, int, and `name`, object).
+void *css_kvo_model_new(void);
+/// An observer that appends "tag|keyPath|context|{change}" to the delivery log for every change it gets.
+void *css_kvo_recorder_new(long tag);
+/// An observer that does not implement -observeValueForKeyPath:ofObject:change:context:.
+void *css_kvo_forgetful_new(void);
+void css_kvo_add(void *model, void *observer, const char *keyPath, unsigned long options, unsigned long context);
+void css_kvo_remove(void *model, void *observer, const char *keyPath);
+void css_kvo_remove_context(void *model, void *observer, const char *keyPath, unsigned long context);
+void css_kvo_set_level(void *model, int level);
+void css_kvo_set_name(void *model, const char *name);
+/// Deliveries logged since the log was last taken.
+long css_kvo_deliveries(void);
+/// Copies the delivery log into `buffer` and clears it.
+void css_kvo_take_log(char *buffer, unsigned long size);
+/// Runs a valid observation sequence (every option, several observers and contexts); copies the log into `buffer`.
+void css_kvo_valid_sequence(char *buffer, unsigned long size);
+
 #ifdef __cplusplus
 }
 #endif

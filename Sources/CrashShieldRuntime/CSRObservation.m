@@ -1,0 +1,115 @@
+// CSRObservation.m: the Objective-C side of the KVO guard (see CSRObservation.h).
+#import <Foundation/Foundation.h>
+#include "CSRMemory.h"
+#include "CSRObservation.h"
+
+static CSRKVOHandler csr_kvo_handler;
+
+void csr_kvo_set_handler(CSRKVOHandler handler) {
+    __atomic_store_n(&csr_kvo_handler, handler, __ATOMIC_RELEASE);
+}
+
+/// The one real observer of an observed object: Foundation delivers every change to it; the guard forwards them.
+@interface CSRKVOProxy : NSObject
+@end
+
+@implementation CSRKVOProxy
+- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change
+                       context:(void *)context {
+    CSRKVOHandler handler = __atomic_load_n(&csr_kvo_handler, __ATOMIC_ACQUIRE);
+    if (handler) handler((CSR_BRIDGE CSRObject)self, (CSR_BRIDGE CSRObject)keyPath, (CSR_BRIDGE CSRObject)object,
+                         (CSR_BRIDGE CSRObject)change, context);
+}
+@end
+
+CSRObject csr_kvo_proxy_new(void) {
+#if __has_feature(objc_arc)
+    return (__bridge_retained CSRObject)[[CSRKVOProxy alloc] init];
+#else
+    return (CSRObject)[[CSRKVOProxy alloc] init];
+#endif
+}
+
+bool csr_kvo_is_proxy(CSRObject object) {
+    if (!object) return false;
+    Class cls = object_getClass((CSR_BRIDGE id)object);
+    Class proxy = [CSRKVOProxy class];
+    for (; cls; cls = class_getSuperclass(cls)) if (cls == proxy) return true;
+    return false;
+}
+
+CSRObject csr_object_copy_owned(CSRObject object) {
+    if (!object) return NULL;
+#if __has_feature(objc_arc)
+    return (__bridge_retained CSRObject)[(__bridge id)object copy];
+#else
+    return (CSRObject)[(id)object copy];
+#endif
+}
+
+void csr_object_release_owned(CSRObject object) {
+    if (!object) return;
+#if __has_feature(objc_arc)
+    id released = (__bridge_transfer id)object;
+    released = nil;
+#else
+    [(id)object release];
+#endif
+}
+
+void csr_kvo_add(CSRObject observed, CSRObject observer, CSRObject keyPath, unsigned long options, void *context) {
+    [(CSR_BRIDGE id)observed addObserver: (CSR_BRIDGE id)observer forKeyPath: (CSR_BRIDGE NSString *)keyPath
+                                 options: (NSKeyValueObservingOptions)options context: context];
+}
+
+void csr_kvo_remove(CSRObject observed, CSRObject observer, CSRObject keyPath) {
+    [(CSR_BRIDGE id)observed removeObserver: (CSR_BRIDGE id)observer forKeyPath: (CSR_BRIDGE NSString *)keyPath];
+}
+
+void csr_kvo_deliver(CSRObject observer, CSRObject keyPath, CSRObject object, CSRObject change, void *context) {
+    [(CSR_BRIDGE id)observer observeValueForKeyPath: (CSR_BRIDGE NSString *)keyPath ofObject: (CSR_BRIDGE id)object
+                                             change: (CSR_BRIDGE NSDictionary *)change context: context];
+}
+
+bool csr_kvo_observer_handles(CSRObject observer) {
+    if (!observer) return false;
+    SEL sel = @selector(observeValueForKeyPath:ofObject:change:context:);
+    IMP base = class_getMethodImplementation([NSObject class], sel);
+    IMP own = class_getMethodImplementation(object_getClass((CSR_BRIDGE id)observer), sel);
+    return own != base;
+}
+
+CSRObject csr_kvo_change_filtered(CSRObject change, bool keepNew, bool keepOld) {
+    NSDictionary *dictionary = (CSR_BRIDGE NSDictionary *)change;
+    if (!dictionary) return change;
+    bool dropNew = !keepNew && [dictionary objectForKey: NSKeyValueChangeNewKey] != nil;
+    bool dropOld = !keepOld && [dictionary objectForKey: NSKeyValueChangeOldKey] != nil;
+    if (!dropNew && !dropOld) return change;
+    NSMutableDictionary *copy = CSR_AUTORELEASE([dictionary mutableCopy]);
+    if (dropNew) [copy removeObjectForKey: NSKeyValueChangeNewKey];
+    if (dropOld) [copy removeObjectForKey: NSKeyValueChangeOldKey];
+    return (CSR_BRIDGE CSRObject)copy;
+}
+
+bool csr_kvo_change_is_prior(CSRObject change) {
+    NSDictionary *dictionary = (CSR_BRIDGE NSDictionary *)change;
+    return [[dictionary objectForKey: NSKeyValueChangeNotificationIsPriorKey] boolValue] ? true : false;
+}
+
+CSRObject csr_kvo_initial_change(CSRObject observed, CSRObject keyPath, bool withNew) {
+    NSMutableDictionary *change = [NSMutableDictionary dictionaryWithCapacity: 2];
+    [change setObject: [NSNumber numberWithUnsignedInteger: NSKeyValueChangeSetting] forKey: NSKeyValueChangeKindKey];
+    if (withNew) {
+        id value = [(CSR_BRIDGE id)observed valueForKeyPath: (CSR_BRIDGE NSString *)keyPath];
+        [change setObject: value ? value : [NSNull null] forKey: NSKeyValueChangeNewKey];
+    }
+    return (CSR_BRIDGE CSRObject)change;
+}
+
+void csr_object_does_not_recognize(CSRObject object, CSRSelector selector) {
+    [(CSR_BRIDGE id)object doesNotRecognizeSelector: (SEL)selector];
+}
+
+bool csr_object_responds(CSRObject object, CSRSelector selector) {
+    return object && [(CSR_BRIDGE id)object respondsToSelector: (SEL)selector] ? true : false;
+}

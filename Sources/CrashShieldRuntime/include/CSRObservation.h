@@ -1,0 +1,48 @@
+// CSRObservation.h: key-value observing plumbing that only Objective-C can do: the proxy object Foundation sees as
+// the observer, change dictionaries, and the messages KVO sends.
+#ifndef CSR_OBSERVATION_H
+#define CSR_OBSERVATION_H
+
+#include "CSRTypes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Called by every KVO proxy's `-observeValueForKeyPath:ofObject:change:context:`.
+typedef void (*CSRKVOHandler)(CSRObject proxy, CSRObject keyPath, CSRObject object, CSRObject change, void *context);
+/// Sets the handler proxies call (NULL: proxies ignore changes).
+void csr_kvo_set_handler(CSRKVOHandler handler);
+/// A new KVO proxy, owned by the caller (+1).
+CSRObject csr_kvo_proxy_new(void);
+/// YES when `object` is a KVO proxy.
+bool csr_kvo_is_proxy(CSRObject object);
+/// `[object copy]`, owned by the caller (+1); NULL for NULL.
+CSRObject csr_object_copy_owned(CSRObject object);
+/// Releases an object the caller owns (NULL is ignored).
+void csr_object_release_owned(CSRObject object);
+
+/// `[observed addObserver:observer forKeyPath:keyPath options:options context:context]` (a plain message send).
+void csr_kvo_add(CSRObject observed, CSRObject observer, CSRObject keyPath, unsigned long options, void *context);
+/// `[observed removeObserver:observer forKeyPath:keyPath]` (a plain message send).
+void csr_kvo_remove(CSRObject observed, CSRObject observer, CSRObject keyPath);
+/// `[observer observeValueForKeyPath:keyPath ofObject:object change:change context:context]`.
+void csr_kvo_deliver(CSRObject observer, CSRObject keyPath, CSRObject object, CSRObject change, void *context);
+/// YES when the observer's class overrides NSObject's `-observeValueForKeyPath:ofObject:change:context:`.
+bool csr_kvo_observer_handles(CSRObject observer);
+/// `change` without the new and/or old value (the same dictionary when nothing is removed; else autoreleased).
+CSRObject csr_kvo_change_filtered(CSRObject change, bool keepNew, bool keepOld);
+/// YES when `change` is a prior notification (NSKeyValueChangeNotificationIsPriorKey).
+bool csr_kvo_change_is_prior(CSRObject change);
+/// The change of an initial notification: kind Setting, and the current value when `withNew` (NSNull for nil).
+/// Autoreleased.
+CSRObject csr_kvo_initial_change(CSRObject observed, CSRObject keyPath, bool withNew);
+/// `[object doesNotRecognizeSelector:selector]` (raises).
+void csr_object_does_not_recognize(CSRObject object, CSRSelector selector);
+/// `[object respondsToSelector:selector]`.
+bool csr_object_responds(CSRObject object, CSRSelector selector);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,227 @@
+// CSSObservationScenarios.m: key-value observing, notification and timer code that crashes without CrashShield,
+// and the observation test support (recording observers, valid sequences for the differential tests).
+#import <Foundation/Foundation.h>
+#include <pthread.h>
+#include <string.h>
+#include "CSSFamilies.h"
+
+#if __has_feature(objc_arc)
+#define CSS_BRIDGE __bridge
+#define CSS_SUPER_DEALLOC() ((void)0)
+#define CSS_RELEASE(x) ((void)(x))
+#define CSS_AUTORELEASE(x) (x)
+#define CSS_POOL_BEGIN @autoreleasepool {
+#define CSS_POOL_END }
+#else
+#define CSS_BRIDGE
+#define CSS_SUPER_DEALLOC() [super dealloc]
+#define CSS_RELEASE(x) [(x) release]
+#define CSS_AUTORELEASE(x) [(x) autorelease]
+#define CSS_POOL_BEGIN { NSAutoreleasePool *css_pool = [[NSAutoreleasePool alloc] init];
+#define CSS_POOL_END CSS_RELEASE(css_pool); }
+#endif
+
+#if !defined(__APPLE__)
+/// GNUstep 1.28 does not declare (or implement) it; Apple does. CrashShield's KVO guard adds it.
+@interface NSObject (CSSContextRemoval)
+- (void)removeObserver:(NSObject *)observer forKeyPath:(NSString *)keyPath context:(void *)context;
+@end
+#endif
+
+// MARK: The delivery log (every recording observer appends one line per delivery)
+
+static pthread_mutex_t css_log_lock = PTHREAD_MUTEX_INITIALIZER;
+static NSMutableString *css_log;
+static long css_deliveries;
+
+static void css_log_append(NSString *line) {
+    pthread_mutex_lock(&css_log_lock);
+    if (!css_log) css_log = [[NSMutableString alloc] init];
+    [css_log appendString: line];
+    [css_log appendString: @"\n"];
+    css_deliveries++;
+    pthread_mutex_unlock(&css_log_lock);
+}
+
+/// A model with an int and an object property (KVO-compliant accessors).
+@interface CSSKVOModel : NSObject { int _level; id _name; }
+- (int)level;
+- (void)setLevel:(int)level;
+- (id)name;
+- (void)setName:(id)name;
+@end
+@implementation CSSKVOModel
+- (int)level { return _level; }
+- (void)setLevel:(int)level { _level = level; }
+- (id)name { return _name; }
+- (void)setName:(id)name {
+#if !__has_feature(objc_arc)
+    [name retain]; CSS_RELEASE(_name);
+#endif
+    _name = name;
+}
+- (void)dealloc {
+#if !__has_feature(objc_arc)
+    CSS_RELEASE(_name);
+#endif
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+/// Records every change it gets: "tag|keyPath|context|{change}".
+@interface CSSKVORecorder : NSObject { @public long _tag; }
+@end
+@implementation CSSKVORecorder
+- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change
+                       context:(void *)context {
+    css_log_append([NSString stringWithFormat: @"%ld|%@|%lu|%s", _tag, keyPath, (unsigned long)(uintptr_t)context,
+                                               css_dictionary_contents(change)]);
+}
+@end
+
+/// An observer as big as a screenful of state: its memory goes back to the system when it is freed, so a message
+/// sent to it afterwards crashes every time (SIGSEGV) instead of depending on what reused the memory.
+@interface CSSKVOLargeObserver : CSSKVORecorder { char _screen[512 * 1024]; }
+@end
+@implementation CSSKVOLargeObserver
+@end
+
+/// Forgot to implement -observeValueForKeyPath:ofObject:change:context:.
+@interface CSSKVOForgetfulObserver : NSObject
+@end
+@implementation CSSKVOForgetfulObserver
+@end
+
+static id css_recorder(long tag) {
+    CSSKVORecorder *recorder = [[CSSKVORecorder alloc] init];
+    recorder->_tag = tag;
+    return recorder;
+}
+
+// MARK: KVO scenarios
+
+static const char *kvoAddNilKeyPath(void) {
+    CSSKVOModel *model = css_opaque(CSS_AUTORELEASE([[CSSKVOModel alloc] init]));
+    id observer = css_opaque(css_recorder(1));
+    [model addObserver: observer forKeyPath: css_opaque(nil) options: NSKeyValueObservingOptionNew context: NULL];
+    css_deliveries = 0;
+    [model setLevel: 3];
+    long delivered = css_deliveries;
+    CSS_RELEASE(observer);
+    return css_format("delivered=%ld", delivered);
+}
+
+static const char *kvoAddEmptyKeyPath(void) {
+    CSSKVOModel *model = css_opaque(CSS_AUTORELEASE([[CSSKVOModel alloc] init]));
+    id observer = css_opaque(css_recorder(1));
+    [model addObserver: observer forKeyPath: css_opaque(@"") options: NSKeyValueObservingOptionNew context: NULL];
+    css_deliveries = 0;
+    [model setLevel: 3];
+    long delivered = css_deliveries;
+    CSS_RELEASE(observer);
+    return css_format("delivered=%ld", delivered);
+}
+
+static const char *kvoObserverDeallocated(void) {
+    CSSKVOModel *model = css_opaque(CSS_AUTORELEASE([[CSSKVOModel alloc] init]));
+    CSSKVOLargeObserver *observer = [[CSSKVOLargeObserver alloc] init];
+    [model addObserver: observer forKeyPath: @"level" options: NSKeyValueObservingOptionNew context: NULL];
+    CSS_RELEASE(observer);   // forgot removeObserver:forKeyPath: in its dealloc
+    css_deliveries = 0;
+    [model setLevel: 4];
+    return css_format("level=%d delivered=%ld", [model level], css_deliveries);
+}
+
+static const char *kvoObserverUnhandled(void) {
+    CSSKVOModel *model = css_opaque(CSS_AUTORELEASE([[CSSKVOModel alloc] init]));
+    id observer = [[CSSKVOForgetfulObserver alloc] init];
+    [model addObserver: observer forKeyPath: @"level" options: NSKeyValueObservingOptionNew context: NULL];
+    [model setLevel: 5];
+    [model removeObserver: observer forKeyPath: @"level"];
+    CSS_RELEASE(observer);
+    return css_format("level=%d", [model level]);
+}
+
+static const CSSScenario css_observation_table[] = {
+    { "kvo.addObserver.nilKeyPath", "kvo", "addObserver:forKeyPath:options:context:", "SIGSEGV", "delivered=0", 1, kvoAddNilKeyPath },
+    { "kvo.addObserver.emptyKeyPath", "kvo", "addObserver:forKeyPath:options:context:", "NSRangeException", "delivered=0", 1, kvoAddEmptyKeyPath },
+    { "kvo.observer.deallocatedWhileRegistered", "kvo", "observeValueForKeyPath:ofObject:change:context:", "SIGSEGV", "level=4 delivered=0", 1, kvoObserverDeallocated },
+    { "kvo.observer.doesNotImplementObserveValue", "kvo", "observeValueForKeyPath:ofObject:change:context:", "NSInvalidArgumentException", "level=5", 1, kvoObserverUnhandled },
+};
+
+const CSSScenario *css_observation_scenarios(int *count) {
+    *count = (int)(sizeof css_observation_table / sizeof css_observation_table[0]);
+    return css_observation_table;
+}
+
+// MARK: KVO test support
+
+void *css_kvo_model_new(void) { return (CSS_BRIDGE void *)[[CSSKVOModel alloc] init]; }
+void *css_kvo_recorder_new(long tag) { return (CSS_BRIDGE void *)css_recorder(tag); }
+void *css_kvo_forgetful_new(void) { return (CSS_BRIDGE void *)[[CSSKVOForgetfulObserver alloc] init]; }
+void css_kvo_add(void *model, void *observer, const char *keyPath, unsigned long options, unsigned long context) {
+    NSString *path = keyPath ? [NSString stringWithUTF8String: keyPath] : nil;
+    [(CSS_BRIDGE id)model addObserver: (CSS_BRIDGE id)observer forKeyPath: path options: options
+                              context: (void *)(uintptr_t)context];
+}
+void css_kvo_remove(void *model, void *observer, const char *keyPath) {
+    NSString *path = keyPath ? [NSString stringWithUTF8String: keyPath] : nil;
+    [(CSS_BRIDGE id)model removeObserver: (CSS_BRIDGE id)observer forKeyPath: path];
+}
+void css_kvo_remove_context(void *model, void *observer, const char *keyPath, unsigned long context) {
+    NSString *path = keyPath ? [NSString stringWithUTF8String: keyPath] : nil;
+    [(CSS_BRIDGE id)model removeObserver: (CSS_BRIDGE id)observer forKeyPath: path context: (void *)(uintptr_t)context];
+}
+void css_kvo_set_level(void *model, int level) { [(CSS_BRIDGE CSSKVOModel *)model setLevel: level]; }
+void css_kvo_set_name(void *model, const char *name) {
+    [(CSS_BRIDGE CSSKVOModel *)model setName: name ? [NSString stringWithUTF8String: name] : nil];
+}
+long css_kvo_deliveries(void) {
+    pthread_mutex_lock(&css_log_lock);
+    long n = css_deliveries;
+    pthread_mutex_unlock(&css_log_lock);
+    return n;
+}
+/// Copies the delivery log into `buffer` and clears it.
+void css_kvo_take_log(char *buffer, unsigned long size) {
+    pthread_mutex_lock(&css_log_lock);
+    const char *text = css_log ? [css_log UTF8String] : "";
+    strncpy(buffer, text, size - 1);
+    buffer[size - 1] = 0;
+    [css_log setString: @""];
+    css_deliveries = 0;
+    pthread_mutex_unlock(&css_log_lock);
+}
+
+/// Valid observation, every option: the log of what the observers got (the differential test).
+void css_kvo_valid_sequence(char *buffer, unsigned long size) {
+    CSS_POOL_BEGIN
+    char scratch[16];
+    css_kvo_take_log(scratch, sizeof scratch);
+    CSSKVOModel *model = [[CSSKVOModel alloc] init];
+    id a = css_recorder(1), b = css_recorder(2), c = css_recorder(3);
+    NSUInteger all = NSKeyValueObservingOptionNew | NSKeyValueObservingOptionOld;
+    [model addObserver: a forKeyPath: @"level" options: all context: (void *)11];
+    [model addObserver: b forKeyPath: @"level" options: all context: (void *)12];
+    [model setLevel: 1];
+    [model addObserver: c forKeyPath: @"level" options: all | NSKeyValueObservingOptionInitial context: (void *)13];
+    [model setLevel: 2];
+    [model removeObserver: b forKeyPath: @"level"];
+    [model setLevel: 3];
+    [model addObserver: a forKeyPath: @"name" options: NSKeyValueObservingOptionNew | NSKeyValueObservingOptionInitial
+               context: (void *)21];
+    [model setName: @"x"];
+    [model setName: nil];
+    [model addObserver: b forKeyPath: @"name" options: all | NSKeyValueObservingOptionPrior context: (void *)22];
+    [model setName: @"y"];
+    [model removeObserver: a forKeyPath: @"level"];
+    [model removeObserver: c forKeyPath: @"level"];
+    [model setLevel: 4];
+    [model removeObserver: a forKeyPath: @"name"];
+    [model removeObserver: b forKeyPath: @"name"];
+    [model setName: @"z"];
+    CSS_RELEASE(model);
+    CSS_RELEASE(a); CSS_RELEASE(b); CSS_RELEASE(c);
+    css_kvo_take_log(buffer, size);
+    CSS_POOL_END
+}

@@ -1,0 +1,288 @@
+import CrashShield
+import CrashShieldRuntime
+import CrashShieldScenarios
+import CrashShieldTesting
+import Foundation
+import XCTest
+
+/// The KVO guard in this process: every case is stopped and reported once, valid observation is delivered exactly
+/// as without the guard, several threads at once, and stop() hands registrations back to Foundation.
+private let new: UInt = 0x01, old: UInt = 0x02, initial: UInt = 0x04, prior: UInt = 0x08
+
+/// The observers' delivery log since the last call.
+private func takeLog() -> [String] {
+    var buffer = [CChar](repeating: 0, count: 1 << 16)
+    css_kvo_take_log(&buffer, UInt(buffer.count))
+    return String(cString: buffer).split(separator: "\n").map(String.init)
+}
+
+final class KVOGuardTests: ShieldTestCase {
+
+    private func validSequence() -> [String] {
+        var buffer = [CChar](repeating: 0, count: 1 << 16)
+        css_kvo_valid_sequence(&buffer, UInt(buffer.count))
+        return String(cString: buffer).split(separator: "\n").map(String.init)
+    }
+
+    /// Runs `body` with a model and `count` recorders (tags 1...count), all released afterwards.
+    private func withObjects(_ count: Int = 1, _ body: @escaping (UnsafeMutableRawPointer, [UnsafeMutableRawPointer]) -> Void) {
+        withAutoreleasePool {
+            _ = takeLog()
+            let model = css_kvo_model_new()!
+            let observers = (1...max(1, count)).map { css_kvo_recorder_new($0)! }
+            body(model, observers)
+            css_object_release(model)
+            observers.forEach { css_object_release($0) }
+        }
+    }
+
+    private func kvoReports(_ sink: InMemoryReportSink) -> [CrashReport] { sink.reports(in: .kvo) }
+
+    // MARK: Differential
+
+    func testValidObservationIsDeliveredExactlyAsWithoutTheGuard() throws {
+        let unguarded = validSequence()
+        XCTAssertGreaterThan(unguarded.count, 8, unguarded.joined(separator: "\n"))
+        try withShield(Configuration(guards: .kvo)) { sink in
+            XCTAssertEqual(validSequence(), unguarded)
+            XCTAssertEqual(kvoReports(sink).count, 0, "\(kvoReports(sink).map(\.reason))")
+            XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0, "every registration was removed")
+        }
+        XCTAssertEqual(validSequence(), unguarded, "after stop")
+    }
+
+    func testOptionsContextsAndOrder() throws {
+        try withShield(Configuration(guards: .kvo)) { _ in
+            withObjects(2) { model, observers in
+                css_kvo_set_level(model, 7)
+                css_kvo_add(model, observers[0], "level", new | old | initial | prior, 0x51)
+                XCTAssertEqual(takeLog(), ["1|level|81|{kind=1,new=7}"], "initial: the current value, at add time")
+                css_kvo_add(model, observers[1], "level", new, 0x52)
+                css_kvo_set_level(model, 8)
+                XCTAssertEqual(takeLog(), [
+                    "1|level|81|{kind=1,notificationIsPrior=1,old=7}",
+                    "2|level|82|{kind=1,new=8,old=7}",
+                    "1|level|81|{kind=1,new=8,old=7}",
+                ], "prior only to the observer that asked; newest first and one dictionary for all (as GNUstep)")
+                css_kvo_remove(model, observers[0], "level")
+                css_kvo_remove(model, observers[1], "level")
+                css_kvo_set_level(model, 9)
+                XCTAssertEqual(takeLog(), [])
+            }
+        }
+    }
+
+    func testOneObserverWithTwoContextsGetsBothAndRemovesByContext() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withObjects { model, observers in
+                css_kvo_add(model, observers[0], "level", new, 1)
+                css_kvo_add(model, observers[0], "level", new, 2)
+                css_kvo_set_level(model, 3)
+                XCTAssertEqual(takeLog(), ["1|level|2|{kind=1,new=3}", "1|level|1|{kind=1,new=3}"])
+                css_kvo_remove_context(model, observers[0], "level", 1)
+                css_kvo_set_level(model, 4)
+                XCTAssertEqual(takeLog(), ["1|level|2|{kind=1,new=4,old=3}"], "GNUstep sends old values to every observer")
+                css_kvo_remove_context(model, observers[0], "level", 2)
+                css_kvo_set_level(model, 5)
+                XCTAssertEqual(takeLog(), [])
+            }
+            XCTAssertEqual(kvoReports(sink).count, 0)
+        }
+    }
+
+    // MARK: Cases
+
+    func testRemovingAnObserverNeverAddedIsSkippedAndReported() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withObjects { model, observers in css_kvo_remove(model, observers[0], "level") }
+            let report = try XCTUnwrap(kvoReports(sink).first)
+            XCTAssertEqual(kvoReports(sink).count, 1)
+            XCTAssertEqual(report.selector, "removeObserver:forKeyPath:")
+            XCTAssertEqual(report.exceptionName, "NSRangeException")
+            XCTAssertTrue(report.reason.contains("because it is not registered as an observer"), report.reason)
+            XCTAssertEqual(report.className, "CSSKVOModel")
+        }
+    }
+
+    func testRemovingMoreOftenThanAddedReportsOnce() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withObjects { model, observers in
+                css_kvo_add(model, observers[0], "level", new, 0)
+                css_kvo_remove(model, observers[0], "level")
+                css_kvo_remove(model, observers[0], "level")
+                css_kvo_set_level(model, 1)
+                XCTAssertEqual(takeLog(), [])
+            }
+            XCTAssertEqual(kvoReports(sink).count, 1)
+        }
+    }
+
+    func testAddingTheSameRegistrationTwiceDeliversOnceAndReports() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withObjects { model, observers in
+                css_kvo_add(model, observers[0], "level", new, 5)
+                css_kvo_add(model, observers[0], "level", new, 5)
+                css_kvo_set_level(model, 1)
+                XCTAssertEqual(takeLog(), ["1|level|5|{kind=1,new=1}"])
+                css_kvo_remove(model, observers[0], "level")
+            }
+            XCTAssertEqual(kvoReports(sink).map(\.selector), ["addObserver:forKeyPath:options:context:"])
+            XCTAssertEqual(kvoReports(sink).count, 1, "the single removal balanced the single registration")
+        }
+    }
+
+    func testObservedObjectDeallocatedWithObserversIsCleanedUpAndReported() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withAutoreleasePool {
+                let observer = css_kvo_recorder_new(1)!
+                let model = css_kvo_model_new()!
+                css_kvo_add(model, observer, "level", new, 0)
+                css_object_release(model)
+                XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0)
+                // A new model (maybe at the same address) has no observer.
+                let next = css_kvo_model_new()!
+                css_kvo_set_level(next, 2)
+                XCTAssertEqual(takeLog(), [])
+                css_object_release(next)
+                css_object_release(observer)
+            }
+            let report = try XCTUnwrap(kvoReports(sink).first)
+            XCTAssertEqual(kvoReports(sink).count, 1)
+            XCTAssertEqual(report.selector, "dealloc")
+            XCTAssertEqual(report.className, "CSSKVOModel")
+        }
+    }
+
+    func testObserverDeallocatedWhileRegisteredIsNeverMessaged() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withAutoreleasePool {
+                let model = css_kvo_model_new()!
+                let observer = css_kvo_recorder_new(1)!
+                let survivor = css_kvo_recorder_new(2)!
+                css_kvo_add(model, observer, "level", new, 0)
+                css_kvo_add(model, survivor, "level", new, 0)
+                css_object_release(observer)
+                css_kvo_set_level(model, 3)
+                XCTAssertEqual(takeLog(), ["2|level|0|{kind=1,new=3}"], "only the live observer")
+                css_kvo_remove(model, survivor, "level")
+                css_object_release(survivor)
+                css_object_release(model)
+            }
+            let report = try XCTUnwrap(kvoReports(sink).first)
+            XCTAssertEqual(kvoReports(sink).count, 1)
+            XCTAssertEqual(report.className, "CSSKVORecorder")
+            XCTAssertEqual(report.selector, "observeValueForKeyPath:ofObject:change:context:")
+        }
+    }
+
+    func testObserverWithoutObserveValueIsSkippedAndReported() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withAutoreleasePool {
+                let model = css_kvo_model_new()!
+                let forgetful = css_kvo_forgetful_new()!
+                css_kvo_add(model, forgetful, "level", new, 0)
+                XCTAssertNil(catchingObjCException { css_kvo_set_level(model, 1) })
+                css_kvo_remove(model, forgetful, "level")
+                css_object_release(forgetful)
+                css_object_release(model)
+            }
+            XCTAssertEqual(kvoReports(sink).map(\.className), ["CSSKVOForgetfulObserver"])
+        }
+    }
+
+    func testDebugModeLetsTheUnhandledChangeRaiseAfterReporting() throws {
+        try withShield(Configuration(guards: .kvo, mode: .debug)) { sink in
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool {
+                let model = css_kvo_model_new()!
+                let forgetful = css_kvo_forgetful_new()!
+                css_kvo_add(model, forgetful, "level", new, 0)
+                raised = catchingObjCException { css_kvo_set_level(model, 1) }
+                css_kvo_remove(model, forgetful, "level")
+                css_object_release(forgetful)
+                css_object_release(model)
+            }
+            XCTAssertEqual(raised?.name, "NSInvalidArgumentException")
+            XCTAssertEqual(kvoReports(sink).first?.reason, raised?.reason)
+            XCTAssertEqual(kvoReports(sink).first?.action, .failedLoudly)
+        }
+    }
+
+    func testNilAndEmptyKeyPaths() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withObjects { model, observers in
+                css_kvo_add(model, observers[0], nil, new, 0)
+                css_kvo_add(model, observers[0], "", new, 0)
+                css_kvo_remove(model, observers[0], nil)
+                css_kvo_remove(model, observers[0], "")
+                css_kvo_set_level(model, 1)
+                XCTAssertEqual(takeLog(), [])
+            }
+            // One call site per hook: the two bad adds share a report, as do the two bad removes.
+            XCTAssertEqual(kvoReports(sink).map(\.selector).sorted(),
+                           ["addObserver:forKeyPath:options:context:", "removeObserver:forKeyPath:"])
+        }
+    }
+
+    func testRemoveWithAContextThatDoesNotMatchIsSkippedAndReported() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withObjects { model, observers in
+                css_kvo_add(model, observers[0], "level", new, 1)
+                XCTAssertNil(catchingObjCException { css_kvo_remove_context(model, observers[0], "level", 2) })
+                css_kvo_set_level(model, 1)
+                XCTAssertEqual(takeLog(), ["1|level|1|{kind=1,new=1}"], "the registration stays")
+                css_kvo_remove_context(model, observers[0], "level", 1)
+            }
+            XCTAssertEqual(kvoReports(sink).map(\.selector), ["removeObserver:forKeyPath:context:"])
+        }
+    }
+
+    // MARK: Lifecycle and threads
+
+    func testStopHandsRegistrationsBackToFoundation() throws {
+        withAutoreleasePool {
+            let model = css_kvo_model_new()!
+            let observer = css_kvo_recorder_new(1)!
+            withShield(Configuration(guards: .kvo)) { _ in
+                css_kvo_add(model, observer, "level", new, 9)
+            }
+            XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0)
+            css_kvo_set_level(model, 4)
+            XCTAssertEqual(takeLog(), ["1|level|9|{kind=1,new=4}"], "Foundation delivers directly now")
+            css_kvo_remove(model, observer, "level")
+            css_kvo_set_level(model, 5)
+            XCTAssertEqual(takeLog(), [])
+            #if !canImport(Darwin)
+            XCTAssertEqual(catchingObjCException { css_kvo_remove_context(model, observer, "level", 9) }?.name,
+                           "NSInvalidArgumentException", "after stop GNUstep's missing method fails as before")
+            #endif
+            css_object_release(observer)
+            css_object_release(model)
+        }
+    }
+
+    func testConcurrentAddChangeRemove() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            let threads = 4, rounds = 200
+            let models = (0..<threads).map { _ in UInt(bitPattern: css_kvo_model_new()!) }
+            DispatchQueue.concurrentPerform(iterations: threads) { index in
+                withAutoreleasePool {
+                    for round in 0..<rounds {
+                        let model = UnsafeMutableRawPointer(bitPattern: models[(index + round) % threads])!
+                        let observer = css_kvo_recorder_new(index)!
+                        css_kvo_add(model, observer, "level", 0x01, UInt(index))
+                        css_kvo_set_level(model, Int32(round))
+                        css_kvo_remove(model, observer, "level")
+                        if round % 3 == 0 { css_kvo_add(model, observer, "level", 0x01, 0) }   // dies registered
+                        css_object_release(observer)
+                    }
+                }
+            }
+            models.forEach { css_object_release(UnsafeMutableRawPointer(bitPattern: $0)) }
+            XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0)
+            XCTAssertTrue(kvoReports(sink).allSatisfy { $0.reason.contains("deallocated while still observing") },
+                          "\(kvoReports(sink).map(\.reason))")
+            _ = takeLog()
+        }
+    }
+}
