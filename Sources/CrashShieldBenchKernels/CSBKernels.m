@@ -64,11 +64,41 @@ static double addObject(unsigned long iterations) {
     return ns;
 }
 
+static double substringWithRange(unsigned long iterations) {
+    double ns;
+    @autoreleasepool {
+        NSString *string = csb_opaque([NSString stringWithUTF8String: "benchmark string"]);
+        uintptr_t sink = 0;
+        double start = csb_now();
+        for (unsigned long i = 0; i < iterations; i++) {
+            @autoreleasepool { sink ^= (uintptr_t)[string substringWithRange: NSMakeRange(i & 7, 4)]; }
+        }
+        ns = (csb_now() - start) / (double)iterations;
+        csb_opaque((id)(void *)sink == nil ? nil : string);
+    }
+    return ns;
+}
+
+static double characterAtIndex(unsigned long iterations) {
+    double ns;
+    @autoreleasepool {
+        NSString *string = csb_opaque([NSString stringWithUTF8String: "benchmark string"]);
+        unsigned long sink = 0;
+        double start = csb_now();
+        for (unsigned long i = 0; i < iterations; i++) sink += [string characterAtIndex: i & 15];
+        ns = (csb_now() - start) / (double)iterations;
+        csb_opaque(sink == 0 ? nil : string);
+    }
+    return ns;
+}
+
 static const CSBBenchmark csb_table[] = {
     { "objectAtIndex:", objectAtIndex },
     { "objectForKey:", objectForKey },
     { "setObject:forKey:", setObjectForKey },
     { "addObject:", addObject },
+    { "substringWithRange:", substringWithRange },
+    { "characterAtIndex:", characterAtIndex },
 };
 
 const CSBBenchmark *csb_benchmarks(int *count) {

@@ -109,15 +109,32 @@ static void csr_string_samples(CSRClassSet *set, Class family, BOOL mutable) {
     csr_add(set, [family string]);
     csr_add(set, CSR_AUTORELEASE([[family alloc] initWithBytes: "bytes" length: 5 encoding: NSASCIIStringEncoding]));
     csr_add(set, CSR_AUTORELEASE([[family alloc] initWithBytes: "u\0t\0" length: 4 encoding: NSUTF16LittleEndianStringEncoding]));
+    // The strings an attributed string hands out (GNUstep: a wrapper, and a tracker that edits the attributed string).
+    NSMutableAttributedString *attributed = CSR_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"text"]);
+    csr_add(set, [attributed string]);
     if (mutable) {
         csr_add(set, [NSMutableString stringWithCapacity: 4]);
         csr_add(set, CSR_AUTORELEASE([@"x" mutableCopy]));
+        csr_add(set, [attributed mutableString]);
     }
 }
 
 static void csr_attributed_string_samples(CSRClassSet *set, Class family) {
     csr_add_placeholder(set, family);
     csr_add(set, CSR_AUTORELEASE([[family alloc] initWithString: @"text"]));
+}
+
+CSRClass csr_cluster_placeholder_class(const char *family) {
+    Class cls = family ? objc_lookUpClass(family) : Nil;
+    if (cls == Nil) return NULL;
+    Class result = Nil;
+    @autoreleasepool {
+        id placeholder = [cls alloc];
+        result = object_getClass(placeholder);
+        id object = [placeholder init];
+        CSR_RELEASE(object);
+    }
+    return (CSR_BRIDGE CSRClass)result;
 }
 
 int csr_cluster_sample_classes(const char *family, CSRClass *out, int max) {

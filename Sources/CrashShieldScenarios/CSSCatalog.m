@@ -10,6 +10,8 @@ static const CSSFamily css_families[] = {
     css_dictionary_scenarios,
     css_set_scenarios,
     css_observation_scenarios,
+    css_string_scenarios,
+    css_kvc_scenarios,
 };
 
 const CSSScenario *css_scenarios(int *count) {

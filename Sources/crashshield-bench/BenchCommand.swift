@@ -22,12 +22,12 @@ struct BenchCommand: ParsableCommand {
         for (_, kernel) in kernels { _ = kernel(iterations / 4) }  // warm up caches and dispatch tables
         for _ in 0..<runs {
             for (name, kernel) in kernels { unguarded[name, default: []].append(kernel(iterations)) }
-            try CrashShield.start(Configuration(guards: .container))
+            try CrashShield.start(Configuration(guards: [.container, .string]))
             for (name, kernel) in kernels { guarded[name, default: []].append(kernel(iterations)) }
             CrashShield.stop()
         }
         for _ in 0..<runs { for (name, kernel) in kernels { stopped[name, default: []].append(kernel(iterations)) } }
-        print("benchmark (median of \(runs) runs x \(iterations) calls; container guard)")
+        print("benchmark (median of \(runs) runs x \(iterations) calls; container and string guards)")
         print("call".padding(toLength: 20, withPad: " ", startingAt: 0) + "  unguarded ns  guarded ns   ratio  after stop")
         for (name, _) in kernels {
             let u = median(unguarded[name]!), g = median(guarded[name]!), s = median(stopped[name]!)

@@ -41,6 +41,8 @@ enum GuardRegistry {
     static let guards: [any CrashGuard.Type] = [
         ContainerGuard.self,
         KVOGuard.self,
+        StringGuard.self,
+        KVCGuard.self,
     ]
 
     static func guardType(for category: GuardCategory) -> (any CrashGuard.Type)? {

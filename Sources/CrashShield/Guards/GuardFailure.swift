@@ -2,16 +2,19 @@ import CrashShieldRuntime
 
 /// The failure path every hook-based guard takes when its precondition check failed.
 enum GuardFailure {
-    /// Reports a stopped call. true: recover (return a safe value, skip the mutation); false: call the original
+    /// Reports a stopped call. `callerBeyondSystem`: the hooked method is only reached through Foundation (KVC's
+    /// undefined-key fallbacks), so the call site, and the debug-mode decision, is the first app frame above the
+    /// direct caller. true: recover (return a safe value, skip the mutation); false: call the original
     /// (guard off, class excluded, hook reverted in place, or debug mode for a call from the app's own code).
     @inline(never)
     static func stop(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
                      _ exception: String, hint: String, details: [String: String] = [:],
-                     reason: (String) -> String) -> Bool {
+                     callerBeyondSystem: Bool = false, reason: (String) -> String) -> Bool {
         guard point.isActive(for: receiver) else { return false }
         return Interception.shouldRecover(category, receiver: receiver, selector: cmd, exception: exception,
                                           reason: { reason(className(receiver)) }, hint: hint, details: details,
-                                          implementation: point.replacementAddress)
+                                          implementation: point.replacementAddress,
+                                          callerBeyondSystem: callerBeyondSystem)
     }
 
     /// Class name of a receiver (the class itself for a class object).

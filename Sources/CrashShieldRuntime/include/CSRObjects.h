@@ -22,6 +22,10 @@ void csr_with_autorelease_pool(void (*body)(void *context), void *context);
 /// (placeholders included) and returns how many. 0 for an unknown family.
 int csr_cluster_sample_classes(const char *family, CSRClass *out, int max);
 
+/// The class `[family alloc]` hands out (a placeholder that `-init...` replaces, or the concrete class itself); the
+/// `-init...` methods of a class cluster run there. NULL for an unknown family.
+CSRClass csr_cluster_placeholder_class(const char *family);
+
 #ifdef __cplusplus
 }
 #endif

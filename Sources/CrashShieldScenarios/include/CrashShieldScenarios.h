@@ -32,6 +32,15 @@ const CSSScenario *css_scenarios(int *count);
 
 /// Valid calls (the differential test): a text describing every result, identical with and without CrashShield.
 const char *css_valid_container_calls(void);
+/// Valid NSString, NSMutableString and attributed-string calls (legal edge cases included), as one text.
+const char *css_valid_string_calls(void);
+/// Valid key-value coding calls (dictionaries, classes that handle undefined keys themselves), as one text.
+const char *css_valid_kvc_calls(void);
+/// `[lenient valueForKey:key]` on a class that overrides valueForUndefinedKey: (answers "lenient:<key>").
+const char *css_kvc_lenient_value(const char *key);
+/// `[strict valueForKey:key]` on a class whose valueForUndefinedKey: override knows "alias" and calls super for
+/// every other key (NSObject's exception, which the guard leaves to that class).
+const char *css_kvc_strict_override_value(const char *key);
 
 // MARK: Test support (hook engine and guard tests). Objects are passed as raw pointers.
 

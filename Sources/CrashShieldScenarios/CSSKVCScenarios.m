@@ -1,0 +1,173 @@
+// CSSKVCScenarios.m: key-value coding calls that crash without CrashShield.
+#import <Foundation/Foundation.h>
+#include "CSSFamilies.h"
+
+#if __has_feature(objc_arc)
+#define CSS_KVC_AUTORELEASE(x) (x)
+#define CSS_KVC_RETAIN(x) (x)
+#define CSS_KVC_RELEASE(x) ((void)0)
+#else
+#define CSS_KVC_AUTORELEASE(x) [(x) autorelease]
+#define CSS_KVC_RETAIN(x) [(x) retain]
+#define CSS_KVC_RELEASE(x) [(x) release]
+#endif
+
+/// An app model: an object property and a scalar one, with accessors (KVC finds them by name).
+@interface CSSKVCPerson : NSObject {
+    NSString *name;
+    int age;
+}
+- (NSString *)name;
+- (void)setName:(NSString *)value;
+- (int)age;
+- (void)setAge:(int)value;
+@end
+
+@implementation CSSKVCPerson
+- (NSString *)name { return name; }
+- (void)setName:(NSString *)value { id old = name; name = CSS_KVC_RETAIN(value); CSS_KVC_RELEASE(old); }
+- (int)age { return age; }
+- (void)setAge:(int)value { age = value; }
+#if !__has_feature(objc_arc)
+- (void)dealloc { [name release]; [super dealloc]; }
+#endif
+@end
+
+/// A class that handles undefined keys itself: its answers must survive the guard.
+@interface CSSKVCLenient : NSObject {
+    NSString *lastKey;
+}
+@end
+
+@implementation CSSKVCLenient
+- (id)valueForUndefinedKey:(NSString *)key { return [NSString stringWithFormat: @"lenient:%@", key]; }
+- (void)setValue:(id)value forUndefinedKey:(NSString *)key {
+    id old = lastKey;
+    lastKey = CSS_KVC_RETAIN(key);
+    CSS_KVC_RELEASE(old);
+}
+- (void)setNilValueForKey:(NSString *)key { [self setValue: @"nil" forUndefinedKey: key]; }
+- (NSString *)lastKey { return lastKey; }
+#if !__has_feature(objc_arc)
+- (void)dealloc { [lastKey release]; [super dealloc]; }
+#endif
+@end
+
+/// Overrides valueForUndefinedKey: and calls super for keys it does not know: it asked for NSObject's exception.
+@interface CSSKVCStrictOverride : CSSKVCPerson
+@end
+
+@implementation CSSKVCStrictOverride
+- (id)valueForUndefinedKey:(NSString *)key {
+    if ([key isEqual: @"alias"]) return @"known";
+    return [super valueForUndefinedKey: key];
+}
+@end
+
+static CSSKVCPerson *ann(void) {
+    CSSKVCPerson *person = CSS_KVC_AUTORELEASE([[CSSKVCPerson alloc] init]);
+    [person setName: @"Ann"];
+    [person setAge: 30];
+    return css_opaque(person);
+}
+
+static const char *describePerson(CSSKVCPerson *person) {
+    return css_format("%s,%d", [[person name] UTF8String], [person age]);
+}
+
+static NSString *nilKey(void) { return css_opaque(nil); }
+
+static const char *setUndefinedKey(void) { CSSKVCPerson *p = ann(); [p setValue: @"x" forKey: @"nickname"]; return describePerson(p); }
+static const char *valueUndefinedKey(void) { return css_describe([ann() valueForKey: @"nickname"]); }
+static const char *setKeyPathUndefined(void) { CSSKVCPerson *p = ann(); [p setValue: @"x" forKeyPath: @"nickname.first"]; return describePerson(p); }
+static const char *valueKeyPathUndefined(void) { return css_describe([ann() valueForKeyPath: @"nickname.first"]); }
+static const char *setNilKey(void) { CSSKVCPerson *p = ann(); [p setValue: @"x" forKey: nilKey()]; return describePerson(p); }
+static const char *valueNilKey(void) { return css_describe([ann() valueForKey: nilKey()]); }
+static const char *valueKeyPathNilKey(void) { return css_describe([ann() valueForKeyPath: nilKey()]); }
+static const char *setNilScalar(void) { CSSKVCPerson *p = ann(); [p setValue: css_opaque(nil) forKey: @"age"]; return describePerson(p); }
+static const char *setNilScalarKeyPath(void) { CSSKVCPerson *p = ann(); [p setValue: css_opaque(nil) forKeyPath: @"age"]; return describePerson(p); }
+static const char *setValuesUnknownKeys(void) {
+    CSSKVCPerson *p = ann();
+    id keys[3] = { @"name", @"age", @"nickname" };
+    id values[3] = { @"Bob", [NSNumber numberWithInt: 41], @"Bobby" };
+    // A JSON object with a field the model lacks: the known keys are set, the unknown one is reported.
+    [p setValuesForKeysWithDictionary: [NSDictionary dictionaryWithObjects: values forKeys: keys count: 3]];
+    return describePerson(p);
+}
+static const char *dictionaryWithValuesUnknownKey(void) {
+    NSDictionary *values = [ann() dictionaryWithValuesForKeys: [NSArray arrayWithObjects: @"name", @"nickname", nil]];
+    return css_dictionary_contents(values);
+}
+
+static const CSSScenario css_kvc_table[] = {
+    { "kvc.setValueForKey.undefinedKey", "kvc", "setValue:forUndefinedKey:", "NSUnknownKeyException", "Ann,30", 1, setUndefinedKey },
+    { "kvc.valueForKey.undefinedKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "nil", 1, valueUndefinedKey },
+    { "kvc.setValueForKeyPath.undefinedKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "Ann,30", 1, setKeyPathUndefined },
+    { "kvc.valueForKeyPath.undefinedKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "nil", 1, valueKeyPathUndefined },
+    { "kvc.setValueForKey.nilKey", "kvc", "setValue:forUndefinedKey:", "NSUnknownKeyException", "Ann,30", 1, setNilKey },
+    { "kvc.valueForKey.nilKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "nil", 1, valueNilKey },
+    { "kvc.valueForKeyPath.nilKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "nil", 1, valueKeyPathNilKey },
+    { "kvc.setValueForKey.nilScalar", "kvc", "setNilValueForKey:", "NSInvalidArgumentException", "Ann,30", 1, setNilScalar },
+    { "kvc.setValueForKeyPath.nilScalar", "kvc", "setNilValueForKey:", "NSInvalidArgumentException", "Ann,30", 1, setNilScalarKeyPath },
+    { "kvc.setValuesForKeys.unknownKey", "kvc", "setValue:forUndefinedKey:", "NSUnknownKeyException", "Bob,41", 1, setValuesUnknownKeys },
+    { "kvc.dictionaryWithValuesForKeys.unknownKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "{name=Ann,nickname=<null>}", 1, dictionaryWithValuesUnknownKey },
+};
+
+const CSSScenario *css_kvc_scenarios(int *count) {
+    *count = (int)(sizeof css_kvc_table / sizeof css_kvc_table[0]);
+    return css_kvc_table;
+}
+
+// MARK: Valid KVC calls (the differential test)
+
+static void line(NSMutableString *log, const char *label, id value) {
+    [log appendFormat: @"%s=%@\n", label, value ? [value description] : @"nil"];
+}
+
+const char *css_valid_kvc_calls(void) {
+    NSMutableString *log = [NSMutableString string];
+    CSSKVCPerson *p = ann();
+    line(log, "valueForKey:name", [p valueForKey: @"name"]);
+    line(log, "valueForKey:age", [p valueForKey: @"age"]);
+    [p setValue: @"Cy" forKey: @"name"];
+    [p setValue: [NSNumber numberWithInt: 7] forKey: @"age"];
+    [p setValue: css_opaque(nil) forKey: @"name"];                       // nil for an object property: legal
+    line(log, "after sets", [NSString stringWithUTF8String: describePerson(p)]);
+    id keys[2] = { @"name", @"age" };
+    id values[2] = { @"Di", [NSNull null] };
+    [p setValue: [NSNumber numberWithInt: 9] forKey: @"age"];
+    [p setValuesForKeysWithDictionary: [NSDictionary dictionaryWithObjects: values forKeys: keys count: 1]];
+    line(log, "setValuesForKeysWithDictionary", [NSString stringWithUTF8String: describePerson(p)]);
+    line(log, "valueForKeyPath:name.length", [p valueForKeyPath: @"name.length"]);
+    [p setName: nil];
+    line(log, "valueForKeyPath:through nil", [p valueForKeyPath: @"name.whatever"]);   // nil along the path: nil
+    // Dictionaries: valueForKey: is objectForKey:, setValue:nil forKey: removes.
+    NSMutableDictionary *d = [NSMutableDictionary dictionary];
+    [d setValue: @"v" forKey: @"k"];
+    [d setValue: @"w" forKey: @"gone"];
+    line(log, "dictionary valueForKey:", [d valueForKey: @"k"]);
+    line(log, "dictionary valueForKey:missing", [d valueForKey: @"missing"]);
+    line(log, "dictionary valueForKey:nil", [d valueForKey: nilKey()]);
+    [d setValue: css_opaque(nil) forKey: @"gone"];
+    line(log, "dictionary after setValue:nil", [NSString stringWithUTF8String: css_dictionary_contents(d)]);
+    line(log, "dictionary valueForKeyPath:", [[NSDictionary dictionaryWithObject: d forKey: @"inner"] valueForKeyPath: @"inner.k"]);
+    line(log, "immutable dictionary valueForKey:", [[NSDictionary dictionaryWithObject: @"x" forKey: @"y"] valueForKey: @"y"]);
+    line(log, "array valueForKey:", [[NSArray arrayWithObjects: ann(), ann(), nil] valueForKey: @"name"]);
+    // A class that handles undefined keys itself keeps its behaviour.
+    CSSKVCLenient *lenient = CSS_KVC_AUTORELEASE([[CSSKVCLenient alloc] init]);
+    line(log, "lenient valueForKey:", [lenient valueForKey: @"anything"]);
+    [lenient setValue: @"v" forKey: @"unknown"];
+    line(log, "lenient setValue:forKey:", [lenient lastKey]);
+    line(log, "strict override known", [CSS_KVC_AUTORELEASE([[CSSKVCStrictOverride alloc] init]) valueForKey: @"alias"]);
+    return [log UTF8String];
+}
+
+const char *css_kvc_lenient_value(const char *key) {
+    CSSKVCLenient *lenient = CSS_KVC_AUTORELEASE([[CSSKVCLenient alloc] init]);
+    return css_describe([lenient valueForKey: [NSString stringWithUTF8String: key]]);
+}
+
+const char *css_kvc_strict_override_value(const char *key) {
+    CSSKVCStrictOverride *strict = CSS_KVC_AUTORELEASE([[CSSKVCStrictOverride alloc] init]);
+    return css_describe([strict valueForKey: [NSString stringWithUTF8String: key]]);
+}

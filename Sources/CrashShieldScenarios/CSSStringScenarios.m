@@ -1,0 +1,204 @@
+// CSSStringScenarios.m: NSString, NSMutableString and attributed-string calls that crash without CrashShield.
+#import <Foundation/Foundation.h>
+#include <stdint.h>
+#include "CSSFamilies.h"
+
+#if __has_feature(objc_arc)
+#define CSS_STR_AUTORELEASE(x) (x)
+#else
+#define CSS_STR_AUTORELEASE(x) [(x) autorelease]
+#endif
+
+/// A string built at run time (GSCInlineString here, __NSCFString or a tagged pointer on iOS).
+static NSString *hello(void) { return css_opaque([NSString stringWithUTF8String: "hello"]); }
+/// A compile-time constant string (NSConstantString here, __NSCFConstantString on iOS).
+static NSString *constantHello(void) { return css_opaque(@"hello"); }
+static NSMutableString *mutableHello(void) { return css_opaque([NSMutableString stringWithString: @"hello"]); }
+static NSAttributedString *attributedHello(void) {
+    return css_opaque(CSS_STR_AUTORELEASE([[NSAttributedString alloc] initWithString: @"hello"]));
+}
+static NSMutableAttributedString *mutableAttributedHello(void) {
+    return css_opaque(CSS_STR_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"hello"]));
+}
+static const char *bracketed(NSString *string) { return string ? css_format("[%s]", [string UTF8String]) : "nil"; }
+static const char *nullCString(void) { return (const char *)(uintptr_t)css_opaque_index(0); }
+
+static const char *substringFromPastEnd(void) { return bracketed([hello() substringFromIndex: css_opaque_index(6)]); }
+static const char *substringToPastEnd(void) { return bracketed([hello() substringToIndex: css_opaque_index(9)]); }
+static const char *substringWithRangePastEnd(void) { return bracketed([hello() substringWithRange: NSMakeRange(4, 2)]); }
+static const char *constantSubstringWithRangePastEnd(void) { return bracketed([constantHello() substringWithRange: NSMakeRange(3, 9)]); }
+static const char *substringWithRangeNotFound(void) { return bracketed([hello() substringWithRange: NSMakeRange(NSNotFound, 0)]); }
+static const char *mutableSubstringWithRangePastEnd(void) { return bracketed([mutableHello() substringWithRange: NSMakeRange(5, 1)]); }
+static const char *characterPastEnd(void) { return css_format("%u", (unsigned)[hello() characterAtIndex: css_opaque_index(5)]); }
+static const char *constantCharacterPastEnd(void) { return css_format("%u", (unsigned)[constantHello() characterAtIndex: css_opaque_index(5)]); }
+static const char *mutableCharacterPastEnd(void) { return css_format("%u", (unsigned)[mutableHello() characterAtIndex: css_opaque_index(7)]); }
+static const char *rangeOfNil(void) {
+    NSRange range = [hello() rangeOfString: css_opaque(nil)];
+    return css_format("{%lu, %lu}", (unsigned long)range.location, (unsigned long)range.length);
+}
+static const char *hasPrefixNil(void) { return [hello() hasPrefix: css_opaque(nil)] ? "YES" : "NO"; }
+static const char *hasSuffixNil(void) { return [constantHello() hasSuffix: css_opaque(nil)] ? "YES" : "NO"; }
+static const char *stringWithStringNil(void) { return bracketed([NSString stringWithString: css_opaque(nil)]); }
+static const char *mutableStringWithStringNil(void) {
+    NSMutableString *m = [NSMutableString stringWithString: css_opaque(nil)];
+    [m appendString: @"ok"];   // the empty string the caller gets is mutable, as asked
+    return bracketed(m);
+}
+static const char *initWithStringNil(void) { return bracketed(CSS_STR_AUTORELEASE([[NSString alloc] initWithString: css_opaque(nil)])); }
+static const char *mutableInitWithStringNil(void) { return bracketed(CSS_STR_AUTORELEASE([[NSMutableString alloc] initWithString: css_opaque(nil)])); }
+static const char *stringWithUTF8Null(void) { return bracketed([NSString stringWithUTF8String: nullCString()]); }
+static const char *initWithUTF8Null(void) { return bracketed(CSS_STR_AUTORELEASE([[NSString alloc] initWithUTF8String: nullCString()])); }
+static const char *mutableInitWithUTF8Null(void) { return bracketed(CSS_STR_AUTORELEASE([[NSMutableString alloc] initWithUTF8String: nullCString()])); }
+
+static const char *insertPastEnd(void) { NSMutableString *m = mutableHello(); [m insertString: @"x" atIndex: css_opaque_index(6)]; return bracketed(m); }
+static const char *deletePastEnd(void) { NSMutableString *m = mutableHello(); [m deleteCharactersInRange: NSMakeRange(3, 9)]; return bracketed(m); }
+static const char *replacePastEnd(void) { NSMutableString *m = mutableHello(); [m replaceCharactersInRange: NSMakeRange(4, 2) withString: @"x"]; return bracketed(m); }
+static const char *trackerDeletePastEnd(void) {
+    NSMutableAttributedString *a = mutableAttributedHello();
+    [[a mutableString] deleteCharactersInRange: NSMakeRange(3, 9)];   // edits the attributed string through its string
+    return bracketed([a string]);
+}
+static const char *trackerCharacterPastEnd(void) {
+    return css_format("%u", (unsigned)[[mutableAttributedHello() mutableString] characterAtIndex: css_opaque_index(5)]);
+}
+
+static const char *attributedSubstringPastEnd(void) {
+    return bracketed([[attributedHello() attributedSubstringFromRange: NSMakeRange(3, 9)] string]);
+}
+static const char *attributesPastEnd(void) {
+    NSRange effective = NSMakeRange(1, 1);
+    NSDictionary *attributes = [attributedHello() attributesAtIndex: css_opaque_index(9) effectiveRange: &effective];
+    return css_format("%s count=%lu", effective.location == NSNotFound ? "notFound" : "set", (unsigned long)[attributes count]);
+}
+static const char *mutableAttributesPastEnd(void) {
+    NSDictionary *attributes = [mutableAttributedHello() attributesAtIndex: css_opaque_index(6) effectiveRange: NULL];
+    return css_format("count=%lu", (unsigned long)[attributes count]);
+}
+static const char *attributePastEnd(void) {
+    return css_describe([attributedHello() attribute: @"color" atIndex: css_opaque_index(9) effectiveRange: NULL]);
+}
+static const char *attributedInitNil(void) {
+    return bracketed([CSS_STR_AUTORELEASE([[NSAttributedString alloc] initWithString: css_opaque(nil)]) string]);
+}
+static const char *mutableAttributedInitNil(void) {
+    return bracketed([CSS_STR_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: css_opaque(nil)]) string]);
+}
+static const char *attributedReplacePastEnd(void) {
+    NSMutableAttributedString *a = mutableAttributedHello();
+    [a replaceCharactersInRange: NSMakeRange(3, 9) withString: @"x"];
+    return bracketed([a string]);
+}
+static const char *attributedDeletePastEnd(void) {
+    NSMutableAttributedString *a = mutableAttributedHello();
+    [a deleteCharactersInRange: NSMakeRange(6, 0)];
+    return bracketed([a string]);
+}
+
+static const CSSScenario css_string_table[] = {
+    { "string.substringFromIndex.pastEnd", "string", "substringFromIndex:", "NSRangeException", "[]", 1, substringFromPastEnd },
+    { "string.substringToIndex.pastEnd", "string", "substringToIndex:", "NSRangeException", "[]", 1, substringToPastEnd },
+    { "string.substringWithRange.pastEnd", "string", "substringWithRange:", "NSRangeException", "[]", 1, substringWithRangePastEnd },
+    { "string.substringWithRange.constant", "string", "substringWithRange:", "NSRangeException", "[]", 1, constantSubstringWithRangePastEnd },
+    { "string.substringWithRange.notFound", "string", "substringWithRange:", "NSRangeException", "[]", 1, substringWithRangeNotFound },
+    { "mutableString.substringWithRange.pastEnd", "string", "substringWithRange:", "NSRangeException", "[]", 1, mutableSubstringWithRangePastEnd },
+    { "string.characterAtIndex.pastEnd", "string", "characterAtIndex:", "NSRangeException", "0", 1, characterPastEnd },
+#if defined(__APPLE__)
+    { "string.characterAtIndex.constant", "string", "characterAtIndex:", "NSRangeException", "0", 1, constantCharacterPastEnd },
+#else
+    { "string.characterAtIndex.constant", "string", "characterAtIndex:", "NSInvalidArgumentException", "0", 1, constantCharacterPastEnd },
+#endif
+    { "mutableString.characterAtIndex.pastEnd", "string", "characterAtIndex:", "NSRangeException", "0", 1, mutableCharacterPastEnd },
+    { "string.rangeOfString.nil", "string", "rangeOfString:", "NSInvalidArgumentException", "{9223372036854775807, 0}", 1, rangeOfNil },
+    { "string.hasPrefix.nil", "string", "hasPrefix:", "NSInvalidArgumentException", "NO", 1, hasPrefixNil },
+    { "string.hasSuffix.nil", "string", "hasSuffix:", "NSInvalidArgumentException", "NO", 1, hasSuffixNil },
+    { "string.stringWithString.nil", "string", "stringWithString:", "NSInvalidArgumentException", "[]", 1, stringWithStringNil },
+    { "mutableString.stringWithString.nil", "string", "stringWithString:", "NSInvalidArgumentException", "[ok]", 1, mutableStringWithStringNil },
+    { "string.initWithString.nil", "string", "initWithString:", "NSInvalidArgumentException", "[]", 1, initWithStringNil },
+    { "mutableString.initWithString.nil", "string", "initWithString:", "NSInvalidArgumentException", "[]", 1, mutableInitWithStringNil },
+    { "string.stringWithUTF8String.null", "string", "stringWithUTF8String:", "NSInvalidArgumentException", "[]", 1, stringWithUTF8Null },
+    { "string.initWithUTF8String.null", "string", "initWithUTF8String:", "NSInvalidArgumentException", "[]", 1, initWithUTF8Null },
+    { "mutableString.initWithUTF8String.null", "string", "initWithUTF8String:", "NSInvalidArgumentException", "[]", 1, mutableInitWithUTF8Null },
+    { "mutableString.insertString.pastEnd", "string", "insertString:atIndex:", "NSRangeException", "[hello]", 1, insertPastEnd },
+    { "mutableString.deleteCharactersInRange.pastEnd", "string", "deleteCharactersInRange:", "NSRangeException", "[hello]", 1, deletePastEnd },
+    { "mutableString.replaceCharactersInRange.pastEnd", "string", "replaceCharactersInRange:withString:", "NSRangeException", "[hello]", 1, replacePastEnd },
+    { "attributedMutableString.deleteCharactersInRange.pastEnd", "string", "deleteCharactersInRange:", "NSRangeException", "[hello]", 1, trackerDeletePastEnd },
+    { "attributedMutableString.characterAtIndex.pastEnd", "string", "characterAtIndex:", "NSRangeException", "0", 1, trackerCharacterPastEnd },
+    { "attributedString.attributedSubstringFromRange.pastEnd", "string", "attributedSubstringFromRange:", "NSRangeException", "[]", 1, attributedSubstringPastEnd },
+    { "attributedString.attributesAtIndex.pastEnd", "string", "attributesAtIndex:effectiveRange:", "NSRangeException", "notFound count=0", 1, attributesPastEnd },
+    { "mutableAttributedString.attributesAtIndex.pastEnd", "string", "attributesAtIndex:effectiveRange:", "NSRangeException", "count=0", 1, mutableAttributesPastEnd },
+    { "attributedString.attributeAtIndex.pastEnd", "string", "attribute:atIndex:effectiveRange:", "NSRangeException", "nil", 1, attributePastEnd },
+    { "attributedString.initWithString.nil", "string", "initWithString:", "NSInvalidArgumentException", "[]", 1, attributedInitNil },
+    { "mutableAttributedString.initWithString.nil", "string", "initWithString:", "NSInvalidArgumentException", "[]", 1, mutableAttributedInitNil },
+    { "mutableAttributedString.replaceCharactersInRange.pastEnd", "string", "replaceCharactersInRange:withString:", "NSRangeException", "[hello]", 1, attributedReplacePastEnd },
+    { "mutableAttributedString.deleteCharactersInRange.pastEnd", "string", "deleteCharactersInRange:", "NSRangeException", "[hello]", 1, attributedDeletePastEnd },
+};
+
+const CSSScenario *css_string_scenarios(int *count) {
+    *count = (int)(sizeof css_string_table / sizeof css_string_table[0]);
+    return css_string_table;
+}
+
+// MARK: Valid string calls (the differential test)
+
+static void line(NSMutableString *log, const char *label, id value) {
+    [log appendFormat: @"%s=%@\n", label, value ? [value description] : @"nil"];
+}
+static NSNumber *number(unsigned long value) { return [NSNumber numberWithUnsignedLong: value]; }
+
+const char *css_valid_string_calls(void) {
+    NSMutableString *log = [NSMutableString string];
+    NSString *samples[4] = { hello(), constantHello(), mutableHello(), css_opaque([NSString stringWithUTF8String: "h\xc3\xa9llo"]) };
+    for (int i = 0; i < 4; i++) {
+        NSString *s = samples[i];
+        [log appendFormat: @"-- sample %d\n", i];
+        line(log, "substringFromIndex:length", [s substringFromIndex: 5]);                    // legal: empty
+        line(log, "substringFromIndex:1", [s substringFromIndex: 1]);
+        line(log, "substringToIndex:length", [s substringToIndex: 5]);
+        line(log, "substringWithRange:{length,0}", [s substringWithRange: NSMakeRange(5, 0)]);  // legal at the end
+        line(log, "substringWithRange:{1,3}", [s substringWithRange: NSMakeRange(1, 3)]);
+        line(log, "characterAtIndex:last", number([s characterAtIndex: 4]));
+        line(log, "rangeOfString:", NSStringFromRange([s rangeOfString: @"ll"]));
+        line(log, "rangeOfString:empty", NSStringFromRange([s rangeOfString: @""]));
+        line(log, "hasPrefix:", number([s hasPrefix: @"he"]));
+        line(log, "hasSuffix:", number([s hasSuffix: @"lo"]));
+        line(log, "stringByAppendingString:nil", [s stringByAppendingString: css_opaque(nil)]);   // legal on GNUstep
+    }
+    line(log, "stringWithString:", [NSString stringWithString: @"copy"]);
+    line(log, "initWithString:", CSS_STR_AUTORELEASE([[NSString alloc] initWithString: @"init"]));
+    line(log, "mutable initWithString:", CSS_STR_AUTORELEASE([[NSMutableString alloc] initWithString: @"minit"]));
+    line(log, "stringWithUTF8String:", [NSString stringWithUTF8String: "utf8"]);
+    line(log, "initWithUTF8String:invalid", CSS_STR_AUTORELEASE([[NSString alloc] initWithUTF8String: "\xff\xfe"]));   // nil, legal
+    NSMutableString *m = mutableHello();
+    [m insertString: @"<" atIndex: 0];
+    [m insertString: @">" atIndex: [m length]];                       // legal: appends
+    [m deleteCharactersInRange: NSMakeRange([m length], 0)];          // legal: empty range at the end
+    [m deleteCharactersInRange: NSMakeRange(1, 1)];
+    [m replaceCharactersInRange: NSMakeRange(0, 1) withString: @"["];
+    [m replaceCharactersInRange: NSMakeRange([m length], 0) withString: @"]"];
+#if !defined(__APPLE__)
+    // Legal on GNUstep (Apple raises for these): nil strings that GNUstep ignores or treats as empty.
+    [m appendString: css_opaque(nil)];
+    [m insertString: css_opaque(nil) atIndex: 0];
+    [m replaceCharactersInRange: NSMakeRange(1, 1) withString: css_opaque(nil)];   // deletes
+#endif
+    line(log, "mutableString.mutations", m);
+    NSMutableAttributedString *a = mutableAttributedHello();
+    line(log, "attributedSubstringFromRange:{length,0}", [[a attributedSubstringFromRange: NSMakeRange(5, 0)] string]);
+    line(log, "attributedSubstringFromRange:{1,2}", [[a attributedSubstringFromRange: NSMakeRange(1, 2)] string]);
+    NSRange effective = NSMakeRange(0, 0);
+    line(log, "attributesAtIndex:", number([[a attributesAtIndex: 4 effectiveRange: &effective] count]));
+    line(log, "effectiveRange", NSStringFromRange(effective));
+#if !defined(__APPLE__)
+    line(log, "attributesAtIndex:length", number([[a attributesAtIndex: 5 effectiveRange: NULL] count]));   // legal on GNUstep
+    line(log, "attribute:atIndex:length", [a attribute: @"k" atIndex: 5 effectiveRange: NULL]);
+#endif
+    [a addAttribute: @"k" value: @"v" range: NSMakeRange(1, 2)];
+    line(log, "attribute:atIndex:", [a attribute: @"k" atIndex: 1 effectiveRange: NULL]);
+    [a replaceCharactersInRange: NSMakeRange(5, 0) withString: @"!"];
+    [a deleteCharactersInRange: NSMakeRange(0, 1)];
+    [[a mutableString] insertString: @"<" atIndex: 0];
+    [[a mutableString] deleteCharactersInRange: NSMakeRange([a length], 0)];
+    line(log, "mutableAttributedString.mutations", [a string]);
+    line(log, "tracker characterAtIndex:", number([[a mutableString] characterAtIndex: 0]));
+    return [log UTF8String];
+}

@@ -1,0 +1,89 @@
+import CrashShield
+import CrashShieldRuntime
+import CrashShieldScenarios
+import CrashShieldTesting
+import XCTest
+
+/// One catalog scenario, readable from Swift.
+struct CatalogScenario {
+    let name: String
+    let category: String
+    let selector: String
+    let exception: String
+    let expectedResult: String
+    let expectedReports: Int
+    let run: @convention(c) () -> UnsafePointer<CChar>?
+
+    /// Every scenario whose category is `category`.
+    static func all(category: String) -> [CatalogScenario] {
+        var count: Int32 = 0
+        guard let table = css_scenarios(&count) else { return [] }
+        return (0..<Int(count)).map { index in
+            let entry = table[index]
+            return CatalogScenario(name: String(cString: entry.name), category: String(cString: entry.category),
+                                   selector: String(cString: entry.selector), exception: String(cString: entry.exception),
+                                   expectedResult: String(cString: entry.expectedResult),
+                                   expectedReports: Int(entry.expectedReports), run: entry.run)
+        }.filter { $0.category == category }
+    }
+
+    static func named(_ name: String) -> CatalogScenario? {
+        var count: Int32 = 0
+        guard let table = css_scenarios(&count) else { return nil }
+        for index in 0..<Int(count) where String(cString: table[index].name) == name {
+            return all(category: String(cString: table[index].category)).first { $0.name == name }
+        }
+        return nil
+    }
+
+    /// Runs the bad call in this process (inside a pool); returns what the caller got.
+    func perform() -> String {
+        var result = ""
+        withAutoreleasePool { result = run().map { String(cString: $0) } ?? "nil" }
+        return result
+    }
+}
+
+extension XCTestCase {
+    /// Runs each scenario under `guards` in release mode, in this process: the caller gets the catalog's safe value,
+    /// and exactly the expected reports, naming the catalog's selector and exception.
+    func assertScenariosRecover(_ scenarios: [CatalogScenario], guards: GuardCategory,
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertFalse(scenarios.isEmpty, file: file, line: line)
+        for scenario in scenarios {
+            try withShield(Configuration(guards: guards)) { sink in
+                XCTAssertEqual(scenario.perform(), scenario.expectedResult, scenario.name, file: file, line: line)
+                XCTAssertEqual(sink.reports.count, scenario.expectedReports,
+                               "\(scenario.name): \(sink.reports.map(\.method))", file: file, line: line)
+                guard let report = sink.reports.first else { return }
+                XCTAssertEqual(report.category, scenario.category, scenario.name, file: file, line: line)
+                XCTAssertEqual(report.selector, scenario.selector, scenario.name, file: file, line: line)
+                XCTAssertEqual(report.exceptionName, scenario.exception, scenario.name, file: file, line: line)
+                XCTAssertEqual(report.action, .recovered, scenario.name, file: file, line: line)
+                XCTAssertFalse(report.reason.isEmpty, scenario.name, file: file, line: line)
+            }
+        }
+    }
+
+    /// Debug mode: the report comes first, then the call fails exactly as Foundation does (same exception, same reason).
+    func assertDebugModeFailsLikeFoundation(_ scenario: CatalogScenario, guards: GuardCategory,
+                                            file: StaticString = #filePath, line: UInt = #line) throws {
+        var unguarded: (name: String, reason: String)?
+        withAutoreleasePool { unguarded = catchingObjCException { _ = scenario.run() } }
+        XCTAssertEqual(unguarded?.name, scenario.exception, "without CrashShield: \(scenario.name)", file: file, line: line)
+        try withShield(Configuration(guards: guards, mode: .debug)) { sink in
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
+            XCTAssertEqual(raised?.name, scenario.exception, scenario.name, file: file, line: line)
+            XCTAssertEqual(sink.reports.count, 1, scenario.name, file: file, line: line)
+            XCTAssertEqual(sink.reports.first?.action, .failedLoudly, scenario.name, file: file, line: line)
+            XCTAssertEqual(sink.reports.first?.reason, raised?.reason, "the report names what Foundation raised",
+                           file: file, line: line)
+        }
+    }
+
+    /// Implementations of `selectors` in `classes`, to compare before start and after stop.
+    func implementations(of selectors: [ObjCSelector], in classes: [ObjCClass]) -> [Int] {
+        classes.flatMap { cls in selectors.map { unsafeBitCast(csr_class_methodImplementation(cls.pointer, $0.pointer), to: Int.self) } }
+    }
+}

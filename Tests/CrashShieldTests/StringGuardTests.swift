@@ -1,0 +1,100 @@
+import CrashShield
+import CrashShieldRuntime
+import CrashShieldScenarios
+import CrashShieldTesting
+import XCTest
+
+/// The string guard in this process: safe values and one report per bad call (every string class the catalog
+/// covers: run-time, constant, mutable, attributed strings and their trackers), debug mode, legal edge cases unchanged,
+/// and a clean stop.
+final class StringGuardTests: ShieldTestCase {
+    private func validCallsText() -> String {
+        var text = ""
+        withAutoreleasePool { text = String(cString: css_valid_string_calls()) }
+        return text
+    }
+
+    func testValidCallsGiveIdenticalResultsGuardedAndUnguarded() throws {
+        let unguarded = validCallsText()
+        XCTAssertTrue(unguarded.contains("mutableAttributedString.mutations="), unguarded)
+        try withShield { sink in
+            XCTAssertEqual(validCallsText(), unguarded)
+            XCTAssertEqual(sink.reports.count, 0, "valid calls must not report: \(sink.reports.map(\.method))")
+        }
+        XCTAssertEqual(validCallsText(), unguarded)
+    }
+
+    func testEveryStringScenarioRecoversWithOneReport() throws {
+        try assertScenariosRecover(CatalogScenario.all(category: "string"), guards: .string)
+    }
+
+    func testReasonsNameWhatGNUstepChecks() throws {
+        #if !canImport(Darwin)
+        let expected = [
+            "string.substringFromIndex.pastEnd": "in substringWithRange:, range { 6, 18446744073709551615 } extends beyond size (5)",
+            "string.characterAtIndex.constant": "-characterAtIndex: index out of range",
+            "mutableString.insertString.pastEnd": "in replaceCharactersInRange:withString:, range { 6, 0 } extends beyond size (5)",
+        ]
+        for (name, reason) in expected {
+            let scenario = try XCTUnwrap(CatalogScenario.named(name))
+            try withShield(Configuration(guards: .string)) { sink in
+                _ = scenario.perform()
+                XCTAssertEqual(sink.reports.first?.reason, reason, name)
+            }
+        }
+        #endif
+    }
+
+    func testDebugModeReportsThenFailsLikeFoundation() throws {
+        for name in ["string.characterAtIndex.pastEnd", "string.substringWithRange.constant", "mutableString.deleteCharactersInRange.pastEnd",
+                     "string.initWithString.nil", "attributedString.attributesAtIndex.pastEnd"] {
+            try assertDebugModeFailsLikeFoundation(try XCTUnwrap(CatalogScenario.named(name)), guards: .string)
+        }
+    }
+
+    func testDenyListedClassesBehaveAsWithoutCrashShield() throws {
+        let scenario = try XCTUnwrap(CatalogScenario.named("mutableString.insertString.pastEnd"))
+        try withShield(Configuration(guards: .string, excludedClassNames: ["NSMutableString"])) { sink in
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
+            XCTAssertEqual(raised?.name, "NSRangeException")
+            XCTAssertTrue(sink.reports.isEmpty)
+        }
+    }
+
+    func testStopRestoresEveryOriginalImplementation() throws {
+        let strings = try XCTUnwrap(ClassFamily("NSString", "NSMutableString"))
+        let attributed = try XCTUnwrap(ClassFamily("NSAttributedString", "NSMutableAttributedString"))
+        let selectors: [ObjCSelector] = ["substringWithRange:", "characterAtIndex:", "substringFromIndex:", "insertString:atIndex:",
+                                         "deleteCharactersInRange:", "replaceCharactersInRange:withString:", "initWithString:",
+                                         "attributesAtIndex:effectiveRange:"]
+        let classes = strings.members + attributed.members
+        let before = implementations(of: selectors, in: classes)
+        try CrashShield.start(Configuration(guards: .string))
+        XCTAssertNotEqual(implementations(of: selectors, in: classes), before)
+        CrashShield.stop()
+        XCTAssertEqual(implementations(of: selectors, in: classes), before, "nothing of CrashShield stays installed after stop")
+        XCTAssertTrue(HookEngine.shared.activeHooks.filter { selectors.contains($0.point.selector) }.isEmpty)
+        // And the original behaviour is back.
+        var raised: (name: String, reason: String)?
+        withAutoreleasePool { raised = catchingObjCException { _ = CatalogScenario.named("string.substringWithRange.constant")!.run() } }
+        XCTAssertEqual(raised?.name, "NSRangeException")
+    }
+
+    func testConcurrentReadsStayCorrect() throws {
+        let scenario = try XCTUnwrap(CatalogScenario.named("string.substringWithRange.pastEnd"))
+        try withShield(Configuration(guards: .string)) { sink in
+            let wrong = Locked(0)
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                for _ in 0..<50 {
+                    if scenario.perform() != "[]" { wrong.withLock { $0 += 1 } }
+                    if validCallsText().isEmpty { wrong.withLock { $0 += 1 } }
+                }
+            }
+            CrashShield.flush()
+            XCTAssertEqual(wrong.current, 0)
+            XCTAssertEqual(sink.reports.count, 1)
+            XCTAssertEqual(sink.reports.first?.occurrences, 400)
+        }
+    }
+}
