@@ -18,6 +18,8 @@ extern "C" {
 
 typedef struct CSRHookTable {
     long count;
+    /// Slot of the last class found (a hint, always < count once set): the usual receiver class hits it first.
+    long hint;
     CSRSelector selector;
     uintptr_t classes[CSR_HOOK_TABLE_CAPACITY];
     /// Slot that holds the real original: the slot itself, or the hooked ancestor's for an alias.
@@ -30,10 +32,16 @@ typedef struct CSRHookTable {
 
 /// Hot path: the original implementation for receivers of exactly `cls`, or 0 (no slot for `cls`, or its original
 /// must be asked of the superclass: see `csr_hook_table_resolve`).
-static inline uintptr_t csr_hook_table_find(const CSRHookTable *table, uintptr_t cls) {
+static inline uintptr_t csr_hook_table_find(CSRHookTable *table, uintptr_t cls) {
     long published = __atomic_load_n(&table->count, __ATOMIC_ACQUIRE);
+    long hint = __atomic_load_n(&table->hint, __ATOMIC_RELAXED);
+    if (hint < published && table->classes[hint] == cls) {
+        long owner = __atomic_load_n(&table->owners[hint], __ATOMIC_RELAXED);
+        return __atomic_load_n(&table->originals[owner], __ATOMIC_ACQUIRE);
+    }
     for (long index = 0; index < published; index++) {
         if (table->classes[index] == cls) {
+            __atomic_store_n(&table->hint, index, __ATOMIC_RELAXED);
             long owner = __atomic_load_n(&table->owners[index], __ATOMIC_RELAXED);
             return __atomic_load_n(&table->originals[owner], __ATOMIC_ACQUIRE);
         }
@@ -63,7 +71,9 @@ enum {
     CSRHotArrayObjectAtIndex = 0,
     CSRHotArrayObjectAtIndexedSubscript,
     CSRHotStringCharacterAtIndex,
+    CSRHotStringCharacterAtIndexBase,
     CSRHotStringSubstringWithRange,
+    CSRHotStringSubstringWithRangeBase,
     CSRHotTableCount
 };
 

@@ -116,21 +116,26 @@ enum StringReads {
 
     /// Two layers: GNUstep's NSString has a generic implementation (constant strings use it) under the concrete
     /// classes' own ones.
-    static let substringWithRange: HookPoint<ContainerIMP.ObjectWithRange> = HookPoint("substringWithRange:") { receiver, cmd, range in
-        substringWithRange(substringWithRange, receiver, cmd, range)
+    static let substringWithRange: HookPoint<ContainerIMP.ObjectWithRange> = HookPoint(
+        "substringWithRange:", hotTable: csr_hot_table(Int32(CSRHotStringSubstringWithRange))
+    ) { receiver, cmd, range in
+        substringWithRange(csr_hot_table(Int32(CSRHotStringSubstringWithRange)), substringWithRange, receiver, cmd, range)
     }
-    static let substringWithRangeBase: HookPoint<ContainerIMP.ObjectWithRange> = HookPoint("substringWithRange:") { receiver, cmd, range in
-        substringWithRange(substringWithRangeBase, receiver, cmd, range)
+    static let substringWithRangeBase: HookPoint<ContainerIMP.ObjectWithRange> = HookPoint(
+        "substringWithRange:", hotTable: csr_hot_table(Int32(CSRHotStringSubstringWithRangeBase))
+    ) { receiver, cmd, range in
+        substringWithRange(csr_hot_table(Int32(CSRHotStringSubstringWithRangeBase)), substringWithRangeBase, receiver, cmd, range)
     }
 
     /// Recovery: an empty string (the original with {0, 0}).
     @inline(__always)
-    static func substringWithRange(_ point: HookPoint<ContainerIMP.ObjectWithRange>, _ receiver: CSRObject?,
-                                   _ cmd: CSRSelector?, _ range: CSRRange) -> CSRObject? {
-        guard let original = point.original(for: receiver) else { return nil }
-        let length = Messaging.sendUInt(receiver, Selectors.length)
+    static func substringWithRange(_ table: UnsafeMutablePointer<CSRHookTable>,
+                                   _ point: @autoclosure () -> HookPoint<ContainerIMP.ObjectWithRange>,
+                                   _ receiver: CSRObject?, _ cmd: CSRSelector?, _ range: CSRRange) -> CSRObject? {
+        guard let original = HookPoint.original(in: table, for: receiver, point: point()) else { return nil }
+        let length = Messaging.sendUInt(receiver, csr_hot_selectors.length)
         if range.fits(in: length) { return original(receiver, cmd, range) }
-        return substringWithRangeFailed(point, receiver, cmd, range, length: length, original: original)
+        return substringWithRangeFailed(point(), receiver, cmd, range, length: length, original: original)
     }
 
     @inline(never)
@@ -143,20 +148,25 @@ enum StringReads {
         return original(receiver, cmd, range)
     }
 
-    static let characterAtIndex: HookPoint<StringIMP.CharacterAtIndex> = HookPoint("characterAtIndex:") { receiver, cmd, index in
-        characterAtIndex(characterAtIndex, receiver, cmd, index)
+    static let characterAtIndex: HookPoint<StringIMP.CharacterAtIndex> = HookPoint(
+        "characterAtIndex:", hotTable: csr_hot_table(Int32(CSRHotStringCharacterAtIndex))
+    ) { receiver, cmd, index in
+        characterAtIndex(csr_hot_table(Int32(CSRHotStringCharacterAtIndex)), characterAtIndex, receiver, cmd, index)
     }
-    static let characterAtIndexBase: HookPoint<StringIMP.CharacterAtIndex> = HookPoint("characterAtIndex:") { receiver, cmd, index in
-        characterAtIndex(characterAtIndexBase, receiver, cmd, index)
+    static let characterAtIndexBase: HookPoint<StringIMP.CharacterAtIndex> = HookPoint(
+        "characterAtIndex:", hotTable: csr_hot_table(Int32(CSRHotStringCharacterAtIndexBase))
+    ) { receiver, cmd, index in
+        characterAtIndex(csr_hot_table(Int32(CSRHotStringCharacterAtIndexBase)), characterAtIndexBase, receiver, cmd, index)
     }
 
     /// Recovery: 0.
     @inline(__always)
-    static func characterAtIndex(_ point: HookPoint<StringIMP.CharacterAtIndex>, _ receiver: CSRObject?,
-                                 _ cmd: CSRSelector?, _ index: UInt) -> UInt16 {
-        guard let original = point.original(for: receiver) else { return 0 }
-        if index < Messaging.sendUInt(receiver, Selectors.length) { return original(receiver, cmd, index) }
-        return characterAtIndexFailed(point, receiver, cmd, index, original: original)
+    static func characterAtIndex(_ table: UnsafeMutablePointer<CSRHookTable>,
+                                 _ point: @autoclosure () -> HookPoint<StringIMP.CharacterAtIndex>,
+                                 _ receiver: CSRObject?, _ cmd: CSRSelector?, _ index: UInt) -> UInt16 {
+        guard let original = HookPoint.original(in: table, for: receiver, point: point()) else { return 0 }
+        if index < Messaging.sendUInt(receiver, csr_hot_selectors.length) { return original(receiver, cmd, index) }
+        return characterAtIndexFailed(point(), receiver, cmd, index, original: original)
     }
 
     @inline(never)
