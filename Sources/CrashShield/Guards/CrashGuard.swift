@@ -40,6 +40,8 @@ final class GuardContext {
 enum GuardRegistry {
     static let guards: [any CrashGuard.Type] = [
         ContainerGuard.self,
+        UnrecognizedSelectorGuard.self,
+        NSNullGuard.self,
     ]
 
     static func guardType(for category: GuardCategory) -> (any CrashGuard.Type)? {

@@ -6,5 +6,6 @@
 #include "CSRException.h"
 #include "CSRCallStack.h"
 #include "CSRObjects.h"
+#include "CSRForwarding.h"
 #include "CrashShield.h"
 #endif
