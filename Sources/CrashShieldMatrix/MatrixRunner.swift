@@ -135,7 +135,7 @@ public struct MatrixRunner: Sendable {
     }
 
     /// `text` with every hexadecimal address (`0x[0-9a-f]+`) replaced by "0x?".
-    static func normalizingAddresses(_ text: String) -> String {
+    public static func normalizingAddresses(_ text: String) -> String {
         var result = ""
         var index = text.startIndex
         while index < text.endIndex {

@@ -23,6 +23,13 @@
 }
 @end
 
+/// A SEL as the opaque pointer Swift sees (a plain cast of SEL is deprecated).
+static CSRSelector csr_sel_opaque(SEL selector) {
+    CSRSelector result;
+    memcpy(&result, &selector, sizeof result);
+    return result;
+}
+
 const char *csr_sel_getTypes(CSRSelector selector) {
     if (selector == NULL) return NULL;
 #if defined(__APPLE__)
@@ -55,10 +62,7 @@ CSRObject csr_signature_for_selector(CSRSelector selector) {
 
 CSRSelector csr_invocation_getSelector(CSRObject invocation) {
     if (invocation == NULL) return NULL;
-    SEL selector = [(CSR_BRIDGE NSInvocation *)invocation selector];
-    CSRSelector result;
-    memcpy(&result, &selector, sizeof result);
-    return result;
+    return csr_sel_opaque([(CSR_BRIDGE NSInvocation *)invocation selector]);
 }
 
 size_t csr_invocation_returnLength(CSRObject invocation) {
@@ -85,7 +89,19 @@ static NSString *csr_replace(NSString *text, NSString *target, NSString *replace
     return [text stringByReplacingOccurrencesOfString: target withString: replacement];
 }
 
-void csr_unrecognized_reason(CSRObject receiver, CSRSelector selector, char *buffer, size_t size) {
+/// A typed selector of the same name the runtime would pick for an untyped one (GCC's libobjc: the only type
+/// registered for the name), or NULL.
+static SEL csr_typed_twin(SEL selector) {
+#if defined(__APPLE__)
+    return NULL;
+#else
+    if (selector == NULL) return NULL;
+    if (csr_sel_getTypes(selector) != NULL) return selector;
+    return sel_getTypedSelector(sel_getName(selector));
+#endif
+}
+
+void csr_unrecognized_reason(CSRObject receiver, CSRSelector selector, bool untypedFailure, char *buffer, size_t size) {
     if (size == 0) return;
     id object = (CSR_BRIDGE id)receiver;
     SEL sel = (SEL)selector;
@@ -97,10 +113,10 @@ void csr_unrecognized_reason(CSRObject receiver, CSRSelector selector, char *buf
     snprintf(buffer, size, "%c[%s %s]: unrecognized selector sent to %s %p", isClass ? '+' : '-', className, name,
              isClass ? "class" : "instance", (void *)receiver);
 #else
-    if (csr_sel_getTypes(selector) == NULL) {
-        // An untyped selector fails before any signature exists, in GNUstep's forwarding hook, worded like this
-        // ("instance" for a class object too). Not asked of the probe: answering the receiver's
-        // methodSignatureForSelector: registered a typed twin of the selector, which the probe would find.
+    if (!untypedFailure) sel = csr_typed_twin(sel);
+    if (untypedFailure || sel == NULL) {
+        // No type information: the message fails before any signature exists, in GNUstep's forwarding hook, worded
+        // like this ("instance" for a class object too).
         snprintf(buffer, size, "%c[%s %s]: unrecognized selector sent to instance %p", isClass ? '+' : '-',
                  className, name, (void *)receiver);
         return;
@@ -114,7 +130,7 @@ void csr_unrecognized_reason(CSRObject receiver, CSRSelector selector, char *buf
     id probe = isClass ? (id)[CSRForwardingProbe class] : (id)probeInstance;
     NSString *reason = nil;
     @autoreleasepool {
-        NSMethodSignature *signature = (CSR_BRIDGE NSMethodSignature *)csr_signature_for_selector(selector);
+        NSMethodSignature *signature = (CSR_BRIDGE NSMethodSignature *)csr_signature_for_selector(csr_sel_opaque(sel));
         if (signature != nil && sel != NULL) {
             @try {
                 NSInvocation *invocation = [NSInvocation invocationWithMethodSignature: signature];
@@ -143,16 +159,48 @@ void csr_unrecognized_reason(CSRObject receiver, CSRSelector selector, char *buf
 
 static __thread CSRObject csr_rememberedReceiver;
 static __thread CSRSelector csr_rememberedSelector;
+static __thread bool csr_rememberedUntyped;
 
 void csr_forwarding_remember(CSRObject receiver, CSRSelector selector) {
+    if (receiver == csr_rememberedReceiver && selector == csr_rememberedSelector) return;   // asked again
     csr_rememberedReceiver = receiver;
     csr_rememberedSelector = selector;
+    csr_rememberedUntyped = selector != NULL && csr_typed_twin((SEL)selector) == NULL;
 }
 
-CSRSelector csr_forwarding_recall(CSRObject receiver, CSRSelector selector) {
+CSRSelector csr_forwarding_recall(CSRObject receiver, CSRSelector selector, bool *untypedFailure) {
     if (receiver != NULL && receiver == csr_rememberedReceiver && csr_rememberedSelector != NULL && selector != NULL
         && strcmp(sel_getName((SEL)csr_rememberedSelector), sel_getName((SEL)selector)) == 0) {
+        if (untypedFailure) *untypedFailure = csr_rememberedUntyped;
         return csr_rememberedSelector;
     }
+    if (untypedFailure) *untypedFailure = selector != NULL && csr_typed_twin((SEL)selector) == NULL;
     return selector;
+}
+
+// MARK: Per-thread mark of a failing dispatch
+
+static __thread CSRObject csr_resolvingClass;
+static __thread bool csr_resolvingClassSide;
+static __thread CSRSelector csr_resolvingSelector;
+
+void csr_forwarding_markResolve(CSRObject cls, bool classSide, CSRSelector selector) {
+    csr_resolvingClass = cls;
+    csr_resolvingClassSide = classSide;
+    csr_resolvingSelector = selector;
+}
+
+bool csr_forwarding_isResolving(CSRObject receiver, CSRSelector selector) {
+    if (receiver == NULL || selector == NULL || csr_resolvingSelector == NULL) return false;
+    id object = (CSR_BRIDGE id)receiver;
+    BOOL isClass = class_isMetaClass(object_getClass(object));
+    CSRObject cls = isClass ? receiver : (CSR_BRIDGE CSRObject)object_getClass(object);
+    if (cls != csr_resolvingClass || (isClass ? true : false) != csr_resolvingClassSide) return false;
+    if (selector == csr_resolvingSelector) return true;
+    return strcmp(sel_getName((SEL)selector), sel_getName((SEL)csr_resolvingSelector)) == 0;
+}
+
+void csr_forwarding_clearResolve(void) {
+    csr_resolvingClass = NULL;
+    csr_resolvingSelector = NULL;
 }

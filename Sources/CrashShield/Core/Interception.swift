@@ -17,7 +17,8 @@ enum Interception {
     @inline(never)
     static func shouldRecover(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?,
                               exception: String, reason: () -> String, hint: String,
-                              details: [String: String] = [:], implementation: UnsafeRawPointer?) -> Bool {
+                              details: [String: String] = [:], implementation: UnsafeRawPointer?,
+                              throughForwarding: Bool = false) -> Bool {
         guard let session = Session.current.load(ordering: .acquiring), session.isEnabled(category) else { return false }
         let receiverClass = ObjCClass(of: receiver)
         let isClassMethod = receiverClass?.isMetaclass ?? false
@@ -27,7 +28,7 @@ enum Interception {
         let action = record(session: session, category: category, className: cls?.name ?? "nil",
                             classKey: UInt(bitPattern: cls?.pointer), selector: selectorName,
                             isClassMethod: isClassMethod, exception: exception, reason: reason, hint: hint,
-                            details: details, implementation: implementation)
+                            details: details, implementation: implementation, throughForwarding: throughForwarding)
         return action == .recovered
     }
 
@@ -48,12 +49,13 @@ enum Interception {
     private static func record(session: Session, category: GuardCategory, className: String, classKey: UInt,
                                selector: String, isClassMethod: Bool, exception: String, reason: () -> String,
                                hint: String, details: [String: String],
-                               implementation: UnsafeRawPointer?) -> CrashReport.Action {
+                               implementation: UnsafeRawPointer?, throughForwarding: Bool = false) -> CrashReport.Action {
         let configuration = session.configuration
         let site = ReportPipeline.SiteKey(category: category.rawValue, cls: classKey, selector: selector)
         return session.pipeline.record(site: site) {
             let (frames, callerIndex) = CallStack.capture(callerOf: implementation,
-                                                          maxDepth: configuration.limits.maxStackDepth)
+                                                          maxDepth: configuration.limits.maxStackDepth,
+                                                          throughForwarding: throughForwarding)
             let caller = callerIndex.flatMap { frames.indices.contains($0) ? frames[$0] : nil }
             let fromAppCode = caller.map { configuration.isAppImage($0.image) } ?? true
             let action: CrashReport.Action =

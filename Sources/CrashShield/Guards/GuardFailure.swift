@@ -7,11 +7,12 @@ enum GuardFailure {
     @inline(never)
     static func stop(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
                      _ exception: String, hint: String, details: [String: String] = [:],
-                     reason: (String) -> String) -> Bool {
+                     throughForwarding: Bool = false, reason: (String) -> String) -> Bool {
         guard point.isActive(for: receiver) else { return false }
         return Interception.shouldRecover(category, receiver: receiver, selector: cmd, exception: exception,
                                           reason: { reason(className(receiver)) }, hint: hint, details: details,
-                                          implementation: point.replacementAddress)
+                                          implementation: point.replacementAddress,
+                                          throughForwarding: throughForwarding)
     }
 
     /// Class name of a receiver (the class itself for a class object).

@@ -17,12 +17,21 @@ final class NSNullGuard: CrashGuard {
         guard let null = ObjCClass(named: "NSNull") else { return }
         try context.install(Self.signature, on: [null])
         try context.install(Self.forward, on: [null])
+        try context.install(Self.resolveInstance, on: [null])
+    }
+
+    /// As `UnrecognizedSelectorGuard.resolveInstance`, for NSNull (this guard may run alone).
+    static let resolveInstance: HookPoint<Forwarding.ResolveIMP> = HookPoint("resolveInstanceMethod:", kind: .class) { receiver, cmd, selector in
+        csr_forwarding_markResolve(receiver, false, selector)
+        return resolveInstance.original(for: receiver)?(receiver, cmd, selector) ?? 0
     }
 
     static let signature: HookPoint<Forwarding.SignatureIMP> = HookPoint("methodSignatureForSelector:") { receiver, cmd, selector in
         guard let original = signature.original(for: receiver) else { return nil }
         if let answer = original(receiver, cmd, selector) { return answer }
-        guard let selector, isNullMessage(receiver, selector, signature) else { return nil }
+        guard let selector, csr_forwarding_isResolving(receiver, selector), isNullMessage(receiver, selector, signature) else {
+            return nil
+        }
         csr_forwarding_remember(receiver, selector)
         return csr_signature_for_selector(selector)
     }

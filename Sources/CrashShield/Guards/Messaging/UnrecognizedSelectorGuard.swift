@@ -6,7 +6,9 @@ import CrashShieldRuntime
 /// How: the one forwarding step both runtimes share. When a message has no method, GNUstep (and Apple's runtime)
 /// asks the receiver for `methodSignatureForSelector:`, then sends it `forwardInvocation:`. NSObject's two methods
 /// are hooked, instance and class side:
-/// - `methodSignatureForSelector:` answers as before; only when it has no answer, for a protected receiver whose
+/// - `methodSignatureForSelector:` answers as before; only when it has no answer, inside a failing dispatch (the
+///   runtime sent `+resolveInstanceMethod:`/`+resolveClassMethod:` for this class and selector on this thread just
+///   before; code that asks `methodSignatureForSelector:` itself still gets nil), for a protected receiver whose
 ///   class really has no method for the selector, it returns the signature the selector's own type information
 ///   describes (GCC's libobjc carries typed selectors: clang emits them at call sites). An untyped selector (from
 ///   `NSSelectorFromString`, `performSelector:`) gets an object-returning signature, as `performSelector:` calls it.
@@ -31,6 +33,8 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         try context.install(Self.instanceForward, on: [root])
         try context.install(Self.classSignature, on: [root])
         try context.install(Self.classForward, on: [root])
+        try context.install(Self.resolveInstance, on: [root])
+        try context.install(Self.resolveClass, on: [root])
     }
 
     func uninstall() { Self.scope.clear() }
@@ -50,11 +54,24 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         forward(classForward, receiver, cmd, invocation)
     }
 
+    /// The runtime resolves a message with no method right before it forwards it: remember which (see
+    /// `csr_forwarding_markResolve`).
+    static let resolveInstance: HookPoint<Forwarding.ResolveIMP> = HookPoint("resolveInstanceMethod:", kind: .class) { receiver, cmd, selector in
+        csr_forwarding_markResolve(receiver, false, selector)
+        return resolveInstance.original(for: receiver)?(receiver, cmd, selector) ?? 0
+    }
+    static let resolveClass: HookPoint<Forwarding.ResolveIMP> = HookPoint("resolveClassMethod:", kind: .class) { receiver, cmd, selector in
+        csr_forwarding_markResolve(receiver, true, selector)
+        return resolveClass.original(for: receiver)?(receiver, cmd, selector) ?? 0
+    }
+
     private static func signature(_ point: HookPoint<Forwarding.SignatureIMP>, _ receiver: CSRObject?,
                                   _ cmd: CSRSelector?, _ selector: CSRSelector?) -> CSRObject? {
         guard let original = point.original(for: receiver) else { return nil }
         if let answer = original(receiver, cmd, selector) { return answer }
-        guard let selector, isProtected(receiver, selector, point) else { return nil }
+        guard let selector, csr_forwarding_isResolving(receiver, selector), isProtected(receiver, selector, point) else {
+            return nil
+        }
         csr_forwarding_remember(receiver, selector)
         return csr_signature_for_selector(selector)
     }
@@ -120,6 +137,8 @@ final class ClassDecisions: @unchecked Sendable {
 enum Forwarding {
     typealias SignatureIMP = @convention(c) (CSRObject?, CSRSelector?, CSRSelector?) -> CSRObject?
     typealias ForwardIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> Void
+    /// `+resolveInstanceMethod:` / `+resolveClassMethod:` (BOOL is one byte).
+    typealias ResolveIMP = @convention(c) (CSRObject?, CSRSelector?, CSRSelector?) -> UInt8
 
     static let exception = "NSInvalidArgumentException"
 
@@ -128,14 +147,17 @@ enum Forwarding {
     static func stop(_ category: GuardCategory, _ receiver: CSRObject?, _ invocation: CSRObject?,
                      _ invoked: CSRSelector, _ point: AnyHookPoint, hint: String) {
         // The selector the message was really sent with (GNUstep may have retyped it after our signature answer).
-        let sent = csr_forwarding_recall(receiver, invoked)
+        var untypedFailure = false
+        let sent = csr_forwarding_recall(receiver, invoked, &untypedFailure)
+        csr_forwarding_clearResolve()
+        csr_forwarding_remember(nil, nil)
         let reason = { () -> String in
             var buffer = [CChar](repeating: 0, count: 1024)
-            csr_unrecognized_reason(receiver, sent, &buffer, buffer.count)
+            csr_unrecognized_reason(receiver, sent, untypedFailure, &buffer, buffer.count)
             return String(cString: buffer)
         }
         if GuardFailure.stop(category, receiver, sent, point, exception, hint: hint, details: details(invocation),
-                             reason: { _ in reason() }) {
+                             throughForwarding: true, reason: { _ in reason() }) {
             csr_invocation_setZeroReturn(invocation)
             return
         }
