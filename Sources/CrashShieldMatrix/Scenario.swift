@@ -8,6 +8,8 @@ public struct Scenario: Sendable, Equatable {
     public let exception: String
     public let expectedResult: String
     public let expectedReports: Int
+    /// The platform's message is undefined for this call (see the catalog): every check but the reason applies.
+    public let reasonIsUndefined: Bool
     let run: @convention(c) () -> UnsafePointer<CChar>?
 
     public static func == (lhs: Scenario, rhs: Scenario) -> Bool { lhs.name == rhs.name }
@@ -21,7 +23,7 @@ public struct Scenario: Sendable, Equatable {
             return Scenario(name: String(cString: raw.name), category: String(cString: raw.category),
                             selector: String(cString: raw.selector), exception: String(cString: raw.exception),
                             expectedResult: String(cString: raw.expectedResult), expectedReports: Int(raw.expectedReports),
-                            run: raw.run)
+                            reasonIsUndefined: raw.reasonIsUndefined, run: raw.run)
         }
     }()
 

@@ -12,6 +12,7 @@ static const CSSFamily css_families[] = {
     css_observation_scenarios,
     css_string_scenarios,
     css_kvc_scenarios,
+    css_messaging_scenarios,
 };
 
 const CSSScenario *css_scenarios(int *count) {

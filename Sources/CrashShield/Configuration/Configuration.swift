@@ -12,6 +12,11 @@ public struct Configuration: Sendable {
     /// Allow list for the guards that protect the app's own classes (unrecognized selectors, zombies): class-name
     /// prefixes. Empty means "classes defined in the app's own binaries".
     public var protectedClassPrefixes: [String]
+    /// Foundation classes the unrecognized-selector guard protects on top of the app's own classes: the types app
+    /// code commonly confuses (a number used as a string, an array used as a dictionary). A receiver of one of
+    /// these classes or of a subclass (class-cluster members included) is protected. NSNull is not listed: the
+    /// `nsNull` guard owns every message to NSNull.
+    public var unrecognizedSelectorFoundationClasses: [String]
     /// Where reports go.
     public var sinks: [any ReportSink]
     /// Bounds on report memory and time.
@@ -22,17 +27,23 @@ public struct Configuration: Sendable {
 
     public init(guards: GuardCategory = .productionSafe, mode: GuardMode = .release,
                 modeOverrides: [GuardCategory: GuardMode] = [:], excludedClassNames: Set<String> = [],
-                protectedClassPrefixes: [String] = [], sinks: [any ReportSink] = [],
+                protectedClassPrefixes: [String] = [],
+                unrecognizedSelectorFoundationClasses: [String] = Configuration.defaultUnrecognizedSelectorFoundationClasses,
+                sinks: [any ReportSink] = [],
                 limits: ReportLimits = ReportLimits(), isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage) {
         self.guards = guards
         self.mode = mode
         self.modeOverrides = modeOverrides
         self.excludedClassNames = excludedClassNames
         self.protectedClassPrefixes = protectedClassPrefixes
+        self.unrecognizedSelectorFoundationClasses = unrecognizedSelectorFoundationClasses
         self.sinks = sinks
         self.limits = limits
         self.isAppImage = isAppImage
     }
+
+    /// The default `unrecognizedSelectorFoundationClasses`.
+    public static let defaultUnrecognizedSelectorFoundationClasses = ["NSString", "NSNumber", "NSArray", "NSDictionary"]
 
     /// Release builds: production-safe guards, recover and report.
     public static var production: Configuration { Configuration() }
@@ -45,6 +56,9 @@ public struct Configuration: Sendable {
     /// Throws a clear error for anything CrashShield cannot honour.
     public func validate() throws {
         for name in excludedClassNames.sorted() where ObjCClass(named: name) == nil {
+            throw CrashShieldError.unknownClass(name)
+        }
+        for name in unrecognizedSelectorFoundationClasses where ObjCClass(named: name) == nil {
             throw CrashShieldError.unknownClass(name)
         }
         for (category, _) in modeOverrides where category.members.count != 1 {

@@ -18,7 +18,7 @@ enum Interception {
     static func shouldRecover(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?,
                               exception: String, reason: () -> String, hint: String,
                               details: [String: String] = [:], implementation: UnsafeRawPointer?,
-                              callerBeyondSystem: Bool = false) -> Bool {
+                              callSite: CallSite = .directCaller) -> Bool {
         guard let session = Session.current.load(ordering: .acquiring), session.isEnabled(category) else { return false }
         let receiverClass = ObjCClass(of: receiver)
         let isClassMethod = receiverClass?.isMetaclass ?? false
@@ -28,7 +28,7 @@ enum Interception {
         let action = record(session: session, category: category, className: cls?.name ?? "nil",
                             classKey: UInt(bitPattern: cls?.pointer), selector: selectorName,
                             isClassMethod: isClassMethod, exception: exception, reason: reason, hint: hint,
-                            details: details, implementation: implementation, callerBeyondSystem: callerBeyondSystem)
+                            details: details, implementation: implementation, callSite: callSite)
         return action == .recovered
     }
 
@@ -49,14 +49,14 @@ enum Interception {
     private static func record(session: Session, category: GuardCategory, className: String, classKey: UInt,
                                selector: String, isClassMethod: Bool, exception: String, reason: () -> String,
                                hint: String, details: [String: String],
-                               implementation: UnsafeRawPointer?, callerBeyondSystem: Bool = false) -> CrashReport.Action {
+                               implementation: UnsafeRawPointer?, callSite: CallSite = .directCaller) -> CrashReport.Action {
         let configuration = session.configuration
         let site = ReportPipeline.SiteKey(category: category.rawValue, cls: classKey, selector: selector)
         return session.pipeline.record(site: site) {
             var (frames, callerIndex) = CallStack.capture(callerOf: implementation,
-                                                          maxDepth: configuration.limits.maxStackDepth)
-            // A hook reached only through Foundation (KVC's fallbacks): the caller is the first app frame above.
-            if callerBeyondSystem, let direct = callerIndex, frames.indices.contains(direct),
+                                                          maxDepth: configuration.limits.maxStackDepth,
+                                                          throughForwarding: callSite == .pastForwarding)
+            if callSite == .firstAppFrame, let direct = callerIndex, frames.indices.contains(direct),
                !configuration.isAppImage(frames[direct].image),
                let app = frames[direct...].firstIndex(where: { configuration.isAppImage($0.image) }) {
                 callerIndex = app
@@ -66,9 +66,9 @@ enum Interception {
             let action: CrashReport.Action =
                 configuration.mode(for: category) == .debug && fromAppCode ? .failedLoudly : .recovered
             let now = Date()
-            let callSite = caller.map { "\(($0.image as NSString).lastPathComponent)+\($0.offsetInImage)" } ?? "?"
+            let callSiteText = caller.map { "\(($0.image as NSString).lastPathComponent)+\($0.offsetInImage)" } ?? "?"
             return CrashReport(
-                signature: Signature.make(category.name, className, selector, isClassMethod ? "+" : "-", callSite),
+                signature: Signature.make(category.name, className, selector, isClassMethod ? "+" : "-", callSiteText),
                 category: category.name, exceptionName: exception, reason: reason(), className: className,
                 selector: selector, isClassMethod: isClassMethod, hint: hint, action: action, details: details,
                 thread: CallStack.currentThread(), callStack: frames, callerFrameIndex: callerIndex,

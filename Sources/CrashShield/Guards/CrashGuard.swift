@@ -43,6 +43,8 @@ enum GuardRegistry {
         KVOGuard.self,
         StringGuard.self,
         KVCGuard.self,
+        UnrecognizedSelectorGuard.self,
+        NSNullGuard.self,
     ]
 
     static func guardType(for category: GuardCategory) -> (any CrashGuard.Type)? {

@@ -2,19 +2,18 @@ import CrashShieldRuntime
 
 /// The failure path every hook-based guard takes when its precondition check failed.
 enum GuardFailure {
-    /// Reports a stopped call. `callerBeyondSystem`: the hooked method is only reached through Foundation (KVC's
-    /// undefined-key fallbacks), so the call site, and the debug-mode decision, is the first app frame above the
-    /// direct caller. true: recover (return a safe value, skip the mutation); false: call the original
+    /// Reports a stopped call. `callSite`: where the bad call was made, relative to the replacement's direct caller
+    /// (it decides the report's signature and whether debug mode fails loudly). true: recover (return a safe value, skip the mutation); false: call the original
     /// (guard off, class excluded, hook reverted in place, or debug mode for a call from the app's own code).
     @inline(never)
     static func stop(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
                      _ exception: String, hint: String, details: [String: String] = [:],
-                     callerBeyondSystem: Bool = false, reason: (String) -> String) -> Bool {
+                     callSite: CallSite = .directCaller, reason: (String) -> String) -> Bool {
         guard point.isActive(for: receiver) else { return false }
         return Interception.shouldRecover(category, receiver: receiver, selector: cmd, exception: exception,
                                           reason: { reason(className(receiver)) }, hint: hint, details: details,
                                           implementation: point.replacementAddress,
-                                          callerBeyondSystem: callerBeyondSystem)
+                                          callSite: callSite)
     }
 
     /// Class name of a receiver (the class itself for a class object).
@@ -22,4 +21,16 @@ enum GuardFailure {
         guard let cls = ObjCClass(of: receiver) else { return "nil" }
         return cls.isMetaclass ? ObjCClass(receiver!).name : cls.name
     }
+}
+
+/// Where a stopped call was made, relative to the replacement's direct caller.
+enum CallSite: Sendable {
+    /// The replacement's caller made the bad call (a swizzled method called by the app).
+    case directCaller
+    /// The replacement is a forwarding method the runtime's trampoline calls (libffi on GNUstep, CoreFoundation's
+    /// `___forwarding___` on Apple): the call site is the frame that sent the message, past the trampoline.
+    case pastForwarding
+    /// The replacement is only reached through Foundation's own code (KVC's undefined-key fallbacks): the call site
+    /// is the first frame of the app's own code above.
+    case firstAppFrame
 }

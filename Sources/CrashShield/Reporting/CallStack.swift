@@ -6,11 +6,15 @@ enum CallStack {
     private static let implementationSpan: UInt = 16 * 1024
 
     /// The current thread's stack, innermost first, and the index of the caller of `implementation`.
-    static func capture(callerOf implementation: UnsafeRawPointer?, maxDepth: Int) -> (frames: [StackFrame], caller: Int?) {
+    /// `throughForwarding`: the replacement is a forwarding method (`forwardInvocation:`), which the runtime's
+    /// forwarding trampoline calls: the caller is the frame that sent the message, past the trampoline.
+    static func capture(callerOf implementation: UnsafeRawPointer?, maxDepth: Int,
+                        throughForwarding: Bool = false) -> (frames: [StackFrame], caller: Int?) {
         var raw = [UnsafeMutableRawPointer?](repeating: nil, count: maxDepth + 8)
         let count = Int(raw.withUnsafeMutableBufferPointer { csr_backtrace($0.baseAddress, Int32($0.count)) })
         let addresses = raw.prefix(count).map { UInt(bitPattern: $0) }
-        let caller = callerIndex(in: addresses, implementation: implementation)
+        var caller = callerIndex(in: addresses, implementation: implementation)
+        if throughForwarding, let first = caller { caller = senderIndex(in: addresses, after: first) }
         // Drop CrashShield's own frames above the replacement: the report starts at the replacement.
         let start = caller.map { max(0, $0 - 1) } ?? 0
         let kept = addresses[start...].prefix(maxDepth)
@@ -35,6 +39,24 @@ enum CallStack {
             if !name.contains("CrashShield") && !name.hasPrefix("csr_") && !name.contains("backtrace") { return index }
         }
         return nil
+    }
+
+    /// Frames of the forwarding trampoline: GNUstep's callback runs in a libffi closure; Apple's `___forwarding___`
+    /// and `_CF_forwarding_prep` live in CoreFoundation.
+    private static let trampolineImages = ["libffi", "CoreFoundation"]
+
+    /// The frame that sent a forwarded message: the one after the last trampoline frame within a few frames of
+    /// `first` (the forwarding method's caller); `first` when there is no trampoline.
+    static func senderIndex(in addresses: [UInt], after first: Int) -> Int {
+        var last: Int?
+        for index in first..<min(addresses.count, first + 8) {
+            var info = CSRImageInfo()
+            guard csr_image_info(UnsafeRawPointer(bitPattern: addresses[index]), &info), let path = info.imagePath else { continue }
+            let image = String(cString: path)
+            if trampolineImages.contains(where: { image.contains($0) }) { last = index }
+        }
+        guard let last, last + 1 < addresses.count else { return first }
+        return last + 1
     }
 
     static func frame(for address: UInt) -> StackFrame {

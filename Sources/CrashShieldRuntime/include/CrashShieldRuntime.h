@@ -8,5 +8,6 @@
 #include "CSRObjects.h"
 #include "CSRHookTable.h"
 #include "CSRObservation.h"
+#include "CSRForwarding.h"
 #include "CrashShield.h"
 #endif

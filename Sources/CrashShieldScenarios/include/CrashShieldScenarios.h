@@ -25,6 +25,9 @@ typedef struct CSSScenario {
     /// Runs the bad call inside an autorelease pool; returns a description of what the caller got
     /// (a static string or one that lives until the pool drains).
     const char *(*run)(void);
+    /// True when the platform's own message is undefined (GNUstep builds it from uninitialized memory): the matrix
+    /// then checks everything but the reason text. Omitted (false) in almost every row.
+    bool reasonIsUndefined;
 } CSSScenario;
 
 /// Every scenario, in catalog order.
@@ -41,6 +44,20 @@ const char *css_kvc_lenient_value(const char *key);
 /// `[strict valueForKey:key]` on a class whose valueForUndefinedKey: override knows "alias" and calls super for
 /// every other key (NSObject's exception, which the guard leaves to that class).
 const char *css_kvc_strict_override_value(const char *key);
+
+/// Valid messages to classes that handle forwarding themselves (forwardingTargetForSelector:, methodSignature +
+/// forwardInvocation:, an NSProxy, +resolveInstanceMethod:), respondsToSelector: and explicit
+/// methodSignatureForSelector: answers: a text identical with and without CrashShield. Call inside a pool.
+const char *css_valid_messaging_calls(void);
+/// Sends an unrecognized NSInteger-returning message `count` times; returns the sum of what the caller got.
+long css_messaging_repeat(unsigned long count);
+
+/// Valid messages to classes that handle forwarding themselves (forwardingTargetForSelector:, methodSignature +
+/// forwardInvocation:, an NSProxy, +resolveInstanceMethod:), respondsToSelector: and explicit
+/// methodSignatureForSelector: answers: a text identical with and without CrashShield. Call inside a pool.
+const char *css_valid_messaging_calls(void);
+/// Sends an unrecognized NSInteger-returning message `count` times; returns the sum of what the caller got.
+long css_messaging_repeat(unsigned long count);
 
 // MARK: Test support (hook engine and guard tests). Objects are passed as raw pointers.
 

@@ -52,7 +52,7 @@ final class KVCGuard: CrashGuard {
         guard let original = setValueForUndefinedKey.original(for: receiver) else { return }
         guard reachesNSObject(receiver, setValueForUndefinedKey) else { return original(receiver, cmd, value, key) }
         if GuardFailure.stop(.kvc, receiver, cmd, setValueForUndefinedKey, M.unknownKey,
-                             hint: key == nil ? M.nilKeyHint : M.undefinedKeyHint, details: details(key), callerBeyondSystem: true, reason: { _ in
+                             hint: key == nil ? M.nilKeyHint : M.undefinedKeyHint, details: details(key), callSite: .firstAppFrame, reason: { _ in
             M.setUndefined(receiver: receiver, key: key)
         }) { return }
         original(receiver, cmd, value, key)
@@ -63,7 +63,7 @@ final class KVCGuard: CrashGuard {
         guard let original = valueForUndefinedKey.original(for: receiver) else { return nil }
         guard reachesNSObject(receiver, valueForUndefinedKey) else { return original(receiver, cmd, key) }
         if GuardFailure.stop(.kvc, receiver, cmd, valueForUndefinedKey, M.unknownKey,
-                             hint: key == nil ? M.nilKeyHint : M.undefinedKeyHint, details: details(key), callerBeyondSystem: true, reason: { _ in
+                             hint: key == nil ? M.nilKeyHint : M.undefinedKeyHint, details: details(key), callSite: .firstAppFrame, reason: { _ in
             M.valueUndefined(receiver: receiver, key: key)
         }) { return nil }
         return original(receiver, cmd, key)
@@ -77,7 +77,7 @@ final class KVCGuard: CrashGuard {
         }
         if GuardFailure.stop(.kvc, receiver, cmd, setNilValueForKey, M.invalidArgument,
                              hint: "give scalar properties a number (NSNumber/NSValue), or override setNilValueForKey:",
-                             details: details(key), callerBeyondSystem: true, reason: { _ in
+                             details: details(key), callSite: .firstAppFrame, reason: { _ in
             M.nilValue(receiver: receiver, key: key)
         }) { return }
         original(receiver, cmd, key)
@@ -89,7 +89,7 @@ final class KVCGuard: CrashGuard {
         guard let original = setValueForNilKey.original(for: receiver) else { return }
         if key != nil { return original(receiver, cmd, value, key) }
         if GuardFailure.stop(.kvc, receiver, cmd, setValueForNilKey, M.invalidArgument, hint: M.nilKeyHint,
-                             details: details(key), callerBeyondSystem: true, reason: { cls in
+                             details: details(key), callSite: .firstAppFrame, reason: { cls in
             "*** -[\(cls) setValue:forKey:]: attempt to set a value for a nil key"
         }) { return }
         original(receiver, cmd, value, key)

@@ -1,0 +1,210 @@
+import CrashShieldRuntime
+
+/// Stops `unrecognized selector sent to instance/class` for the app's own classes and the Foundation classes app
+/// code commonly confuses (`Configuration.unrecognizedSelectorFoundationClasses`, `protectedClassPrefixes`).
+///
+/// How: the one forwarding step both runtimes share. When a message has no method, GNUstep (and Apple's runtime)
+/// asks the receiver for `methodSignatureForSelector:`, then sends it `forwardInvocation:`. NSObject's two methods
+/// are hooked, instance and class side:
+/// - `methodSignatureForSelector:` answers as before; only when it has no answer, inside a failing dispatch (the
+///   runtime sent `+resolveInstanceMethod:`/`+resolveClassMethod:` for this class and selector on this thread just
+///   before; code that asks `methodSignatureForSelector:` itself still gets nil), for a protected receiver whose
+///   class really has no method for the selector, it returns the signature the selector's own type information
+///   describes (GCC's libobjc carries typed selectors: clang emits them at call sites). An untyped selector (from
+///   `NSSelectorFromString`, `performSelector:`) gets an object-returning signature, as `performSelector:` calls it.
+/// - `forwardInvocation:`, for such a receiver, sets a zeroed return value of the signature's size (nil, 0, NO,
+///   0.0, a zeroed struct) and reports; in debug mode it raises exactly what the runtime would have raised.
+///
+/// Untouched, exactly as without CrashShield: NSNull (the `nsNull` guard owns it), NSProxy subclasses, deny-listed
+/// classes, classes outside the protected scope (system frameworks that probe selectors themselves), and every
+/// class that takes part in forwarding itself: it (or a superclass below NSObject) overrides
+/// `forwardingTargetForSelector:`, `methodSignatureForSelector:`, `forwardInvocation:`, `+resolveInstanceMethod:`
+/// or `+resolveClassMethod:`. No method is ever added to the receiver's class: `respondsToSelector:` keeps
+/// answering NO. The per-class decision is cached (cleared on install and uninstall).
+final class UnrecognizedSelectorGuard: CrashGuard {
+    static let category = GuardCategory.unrecognizedSelector
+
+    init() {}
+
+    func install(in context: GuardContext) throws {
+        Self.scope.clear()
+        guard let root = ObjCClass(named: "NSObject") else { return }
+        try context.install(Self.instanceSignature, on: [root])
+        try context.install(Self.instanceForward, on: [root])
+        try context.install(Self.classSignature, on: [root])
+        try context.install(Self.classForward, on: [root])
+        try context.install(Self.resolveInstance, on: [root])
+        try context.install(Self.resolveClass, on: [root])
+    }
+
+    func uninstall() { Self.scope.clear() }
+
+    // MARK: Hook points
+
+    static let instanceSignature: HookPoint<Forwarding.SignatureIMP> = HookPoint("methodSignatureForSelector:") { receiver, cmd, selector in
+        signature(instanceSignature, receiver, cmd, selector)
+    }
+    static let classSignature: HookPoint<Forwarding.SignatureIMP> = HookPoint("methodSignatureForSelector:", kind: .class) { receiver, cmd, selector in
+        signature(classSignature, receiver, cmd, selector)
+    }
+    static let instanceForward: HookPoint<Forwarding.ForwardIMP> = HookPoint("forwardInvocation:") { receiver, cmd, invocation in
+        forward(instanceForward, receiver, cmd, invocation)
+    }
+    static let classForward: HookPoint<Forwarding.ForwardIMP> = HookPoint("forwardInvocation:", kind: .class) { receiver, cmd, invocation in
+        forward(classForward, receiver, cmd, invocation)
+    }
+
+    /// The runtime resolves a message with no method right before it forwards it: remember which (see
+    /// `csr_forwarding_markResolve`).
+    static let resolveInstance: HookPoint<Forwarding.ResolveIMP> = HookPoint("resolveInstanceMethod:", kind: .class) { receiver, cmd, selector in
+        csr_forwarding_markResolve(receiver, false, selector)
+        return resolveInstance.original(for: receiver)?(receiver, cmd, selector) ?? 0
+    }
+    static let resolveClass: HookPoint<Forwarding.ResolveIMP> = HookPoint("resolveClassMethod:", kind: .class) { receiver, cmd, selector in
+        csr_forwarding_markResolve(receiver, true, selector)
+        return resolveClass.original(for: receiver)?(receiver, cmd, selector) ?? 0
+    }
+
+    private static func signature(_ point: HookPoint<Forwarding.SignatureIMP>, _ receiver: CSRObject?,
+                                  _ cmd: CSRSelector?, _ selector: CSRSelector?) -> CSRObject? {
+        guard let original = point.original(for: receiver) else { return nil }
+        if let answer = original(receiver, cmd, selector) { return answer }
+        guard let selector, csr_forwarding_isResolving(receiver, selector), isProtected(receiver, selector, point) else {
+            return nil
+        }
+        csr_forwarding_remember(receiver, selector)
+        return csr_signature_for_selector(selector)
+    }
+
+    private static func forward(_ point: HookPoint<Forwarding.ForwardIMP>, _ receiver: CSRObject?, _ cmd: CSRSelector?,
+                                _ invocation: CSRObject?) {
+        guard let original = point.original(for: receiver) else { return }
+        guard let invoked = csr_invocation_getSelector(invocation), isProtected(receiver, invoked, point) else {
+            return original(receiver, cmd, invocation)
+        }
+        Forwarding.stop(.unrecognizedSelector, receiver, invocation, invoked, point,
+                        hint: "the receiver is not the type the code expects: check its class (a wrong cast, a stale "
+                            + "delegate, JSON of another shape?) or implement the method")
+    }
+
+    // MARK: Scope
+
+    /// Whether a message `selector` to `receiver` that found no method is this guard's to stop. Cold path (only
+    /// messages that are about to fail get here), cached per class.
+    static func isProtected(_ receiver: CSRObject?, _ selector: CSRSelector, _ point: AnyHookPoint) -> Bool {
+        guard let receiver, let isa = ObjCClass(of: receiver),
+              let session = Session.current.load(ordering: .acquiring), session.isEnabled(category),
+              !isa.responds(to: ObjCSelector(selector)), point.isActive(for: receiver) else { return false }
+        return scope.decide(isa) { classIsProtected(isa, session: session) }
+    }
+
+    private static let scope = ClassDecisions()
+
+    private static func classIsProtected(_ isa: ObjCClass, session: Session) -> Bool {
+        let objectClass = isa.isMetaclass ? Forwarding.classOfMetaclass(isa) : isa
+        guard let objectClass else { return false }
+        if let null = ObjCClass(named: "NSNull"), objectClass.isKind(of: null) { return false }
+        if Forwarding.isProxy(objectClass) || session.isExcluded(objectClass) { return false }
+        if Forwarding.takesPartInForwarding(objectClass) { return false }
+        let configuration = session.configuration
+        if configuration.unrecognizedSelectorFoundationClasses.contains(where: { name in
+            ObjCClass(named: name).map { objectClass.isKind(of: $0) } ?? false
+        }) { return true }
+        let name = objectClass.name
+        if configuration.protectedClassPrefixes.contains(where: { name.hasPrefix($0) }) { return true }
+        guard let image = Forwarding.imagePath(of: objectClass) else { return false }
+        return configuration.isAppImage(image)
+    }
+}
+
+/// A per-class yes/no, computed once. Thread-safe.
+final class ClassDecisions: @unchecked Sendable {
+    private let lock = Lock()
+    private var decisions: [UInt: Bool] = [:]
+
+    func decide(_ cls: ObjCClass, _ compute: () -> Bool) -> Bool {
+        let key = UInt(bitPattern: cls.pointer)
+        if let known = lock.withLock({ decisions[key] }) { return known }
+        let decision = compute()   // outside the lock: it sends messages
+        lock.withLock { decisions[key] = decision }
+        return decision
+    }
+
+    func clear() { lock.withLock { decisions.removeAll() } }
+}
+
+/// What the messaging guards share: the hooked signatures, the forwarding checks and the failure path.
+enum Forwarding {
+    typealias SignatureIMP = @convention(c) (CSRObject?, CSRSelector?, CSRSelector?) -> CSRObject?
+    typealias ForwardIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> Void
+    /// `+resolveInstanceMethod:` / `+resolveClassMethod:` (BOOL is one byte).
+    typealias ResolveIMP = @convention(c) (CSRObject?, CSRSelector?, CSRSelector?) -> UInt8
+
+    static let exception = "NSInvalidArgumentException"
+
+    /// Reports a message nothing answers and recovers with a zeroed return value; in debug mode (a call from the
+    /// app's own code) raises exactly what the runtime would have raised.
+    static func stop(_ category: GuardCategory, _ receiver: CSRObject?, _ invocation: CSRObject?,
+                     _ invoked: CSRSelector, _ point: AnyHookPoint, hint: String) {
+        // The selector the message was really sent with (GNUstep may have retyped it after our signature answer).
+        var untypedFailure = false
+        let sent = csr_forwarding_recall(receiver, invoked, &untypedFailure)
+        csr_forwarding_clearResolve()
+        csr_forwarding_remember(nil, nil)
+        let reason = { () -> String in
+            var buffer = [CChar](repeating: 0, count: 1024)
+            csr_unrecognized_reason(receiver, sent, untypedFailure, &buffer, buffer.count)
+            return String(cString: buffer)
+        }
+        if GuardFailure.stop(category, receiver, sent, point, exception, hint: hint, details: details(invocation),
+                             callSite: .pastForwarding, reason: { _ in reason() }) {
+            csr_invocation_setZeroReturn(invocation)
+            return
+        }
+        csr_raise(exception, reason())
+    }
+
+    private static func details(_ invocation: CSRObject?) -> [String: String] {
+        ["returnSize": String(csr_invocation_returnLength(invocation))]
+    }
+
+    /// The class whose metaclass `meta` is.
+    static func classOfMetaclass(_ meta: ObjCClass) -> ObjCClass? {
+        // A metaclass and its class share the name; the registered class of that name is the one.
+        guard let cls = ObjCClass(named: meta.name), cls.metaclass == meta else { return nil }
+        return cls
+    }
+
+    static func isProxy(_ cls: ObjCClass) -> Bool {
+        guard let proxy = ObjCClass(named: "NSProxy") else { return false }
+        return cls.isKind(of: proxy)
+    }
+
+    private static let forwardingSelectors: [ObjCSelector] = [
+        "forwardingTargetForSelector:", "methodSignatureForSelector:", "forwardInvocation:",
+    ]
+    private static let resolvingSelectors: [ObjCSelector] = ["resolveInstanceMethod:", "resolveClassMethod:"]
+
+    /// Whether `cls` (or a superclass below NSObject) overrides one of the forwarding or dynamic-resolution methods,
+    /// instance or class side: its implementation differs from NSObject's (hooked or not, both sides compare the
+    /// current implementations).
+    static func takesPartInForwarding(_ cls: ObjCClass) -> Bool {
+        guard let root = ObjCClass(named: "NSObject"), cls.isKind(of: root) else { return true }
+        func differs(_ a: ObjCClass, _ b: ObjCClass, _ selector: ObjCSelector) -> Bool {
+            let mine = csr_class_methodImplementation(a.pointer, selector.pointer)
+            let roots = csr_class_methodImplementation(b.pointer, selector.pointer)
+            return mine.map { unsafeBitCast($0, to: UInt.self) } != roots.map { unsafeBitCast($0, to: UInt.self) }
+        }
+        for selector in forwardingSelectors {
+            if differs(cls, root, selector) || differs(cls.metaclass, root.metaclass, selector) { return true }
+        }
+        for selector in resolvingSelectors where differs(cls.metaclass, root.metaclass, selector) { return true }
+        return false
+    }
+
+    /// Image of the class, or of its nearest superclass with one (a class made at run time, e.g. by KVO, has none).
+    static func imagePath(of cls: ObjCClass) -> String? {
+        for ancestor in cls.lineage { if let path = ancestor.imagePath { return path } }
+        return nil
+    }
+}

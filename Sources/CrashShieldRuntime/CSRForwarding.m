@@ -1,0 +1,206 @@
+// CSRForwarding.m: method signatures, invocations and exact "unrecognized selector" messages (see CSRForwarding.h).
+#import <Foundation/Foundation.h>
+#include <objc/runtime.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "CSRForwarding.h"
+#include "CSRMemory.h"
+
+/// The object the exact failure message is taken from. It overrides `methodSignatureForSelector:` (calling super,
+/// so it answers exactly as NSObject does), which makes every CrashShield forwarding guard leave it alone: guards
+/// never protect a class that takes part in forwarding itself.
+@interface CSRForwardingProbe : NSObject
+@end
+
+@implementation CSRForwardingProbe
+- (NSMethodSignature *)methodSignatureForSelector:(SEL)selector {
+    return [super methodSignatureForSelector: selector];
+}
++ (NSMethodSignature *)methodSignatureForSelector:(SEL)selector {
+    return [super methodSignatureForSelector: selector];
+}
+@end
+
+/// A SEL as the opaque pointer Swift sees (a plain cast of SEL is deprecated).
+static CSRSelector csr_sel_opaque(SEL selector) {
+    CSRSelector result;
+    memcpy(&result, &selector, sizeof result);
+    return result;
+}
+
+const char *csr_sel_getTypes(CSRSelector selector) {
+    if (selector == NULL) return NULL;
+#if defined(__APPLE__)
+    return NULL;   // Apple's selectors carry no types
+#else
+    const char *types = sel_getTypeEncoding((SEL)selector);
+    return (types && *types) ? types : NULL;
+#endif
+}
+
+CSRObject csr_signature_for_selector(CSRSelector selector) {
+    if (selector == NULL) return NULL;
+    const char *types = csr_sel_getTypes(selector);
+    char fallback[256];
+    if (types == NULL) {
+        // An untyped selector: an object-returning method with an object per argument (what performSelector:,
+        // performSelector:withObject: and friends call it as).
+        const char *name = sel_getName((SEL)selector);
+        size_t used = (size_t)snprintf(fallback, sizeof fallback, "@@:");
+        for (const char *c = name; c && *c && used + 2 < sizeof fallback; c++) {
+            if (*c == ':') { fallback[used++] = '@'; fallback[used] = '\0'; }
+        }
+        types = fallback;
+    }
+    NSMethodSignature *signature = nil;
+    @try { signature = [NSMethodSignature signatureWithObjCTypes: types]; }
+    @catch (NSException *ignored) { signature = nil; }
+    return (CSR_BRIDGE CSRObject)signature;
+}
+
+CSRSelector csr_invocation_getSelector(CSRObject invocation) {
+    if (invocation == NULL) return NULL;
+    return csr_sel_opaque([(CSR_BRIDGE NSInvocation *)invocation selector]);
+}
+
+size_t csr_invocation_returnLength(CSRObject invocation) {
+    if (invocation == NULL) return 0;
+    NSMethodSignature *signature = [(CSR_BRIDGE NSInvocation *)invocation methodSignature];
+    const char *type = [signature methodReturnType];
+    if (type == NULL || *type == 'v') return 0;
+    return (size_t)[signature methodReturnLength];
+}
+
+void csr_invocation_setZeroReturn(CSRObject invocation) {
+    size_t length = csr_invocation_returnLength(invocation);
+    if (length == 0) return;
+    void *zero = calloc(1, length < 16 ? 16 : length);
+    if (zero == NULL) return;
+    [(CSR_BRIDGE NSInvocation *)invocation setReturnValue: zero];
+    free(zero);
+}
+
+// MARK: Exact messages
+
+static NSString *csr_replace(NSString *text, NSString *target, NSString *replacement) {
+    if (text == nil || [target length] == 0) return text;
+    return [text stringByReplacingOccurrencesOfString: target withString: replacement];
+}
+
+/// A typed selector of the same name the runtime would pick for an untyped one (GCC's libobjc: the only type
+/// registered for the name), or NULL.
+static SEL csr_typed_twin(SEL selector) {
+#if defined(__APPLE__)
+    return NULL;
+#else
+    if (selector == NULL) return NULL;
+    if (csr_sel_getTypes(selector) != NULL) return selector;
+    return sel_getTypedSelector(sel_getName(selector));
+#endif
+}
+
+void csr_unrecognized_reason(CSRObject receiver, CSRSelector selector, bool untypedFailure, char *buffer, size_t size) {
+    if (size == 0) return;
+    id object = (CSR_BRIDGE id)receiver;
+    SEL sel = (SEL)selector;
+    BOOL isClass = object != nil && class_isMetaClass(object_getClass(object));
+    const char *className = object == nil ? "nil"
+        : class_getName(isClass ? (Class)object : object_getClass(object));
+    const char *name = sel ? sel_getName(sel) : "(null)";
+#if defined(__APPLE__)
+    snprintf(buffer, size, "%c[%s %s]: unrecognized selector sent to %s %p", isClass ? '+' : '-', className, name,
+             isClass ? "class" : "instance", (void *)receiver);
+#else
+    if (!untypedFailure) sel = csr_typed_twin(sel);
+    if (untypedFailure || sel == NULL) {
+        // No type information: the message fails before any signature exists, in GNUstep's forwarding hook, worded
+        // like this ("instance" for a class object too).
+        snprintf(buffer, size, "%c[%s %s]: unrecognized selector sent to instance %p", isClass ? '+' : '-',
+                 className, name, (void *)receiver);
+        return;
+    }
+    // Send the same typed selector to the probe and let GNUstep word the failure.
+    static CSRForwardingProbe *probeInstance = nil;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    if (probeInstance == nil) probeInstance = [[CSRForwardingProbe alloc] init];   // kept for the process
+    pthread_mutex_unlock(&lock);
+    id probe = isClass ? (id)[CSRForwardingProbe class] : (id)probeInstance;
+    NSString *reason = nil;
+    @autoreleasepool {
+        NSMethodSignature *signature = (CSR_BRIDGE NSMethodSignature *)csr_signature_for_selector(csr_sel_opaque(sel));
+        if (signature != nil && sel != NULL) {
+            @try {
+                NSInvocation *invocation = [NSInvocation invocationWithMethodSignature: signature];
+                [invocation setSelector: sel];
+                [invocation invokeWithTarget: probe];
+            } @catch (NSException *exception) {
+                reason = CSR_RETAIN([exception reason]);
+            }
+        }
+        if (reason != nil) {
+            NSString *probeAddress = [NSString stringWithFormat: @"%p", (CSR_BRIDGE void *)probe];
+            NSString *receiverAddress = [NSString stringWithFormat: @"%p", (void *)receiver];
+            NSString *text = csr_replace(reason, probeAddress, receiverAddress);
+            text = csr_replace(text, @"CSRForwardingProbe", [NSString stringWithUTF8String: className]);
+            snprintf(buffer, size, "%s", [text UTF8String] ?: "");
+            CSR_RELEASE(reason);
+        } else {
+            snprintf(buffer, size, "%c[%s %s]: unrecognized selector sent to instance %p", isClass ? '+' : '-',
+                     className, name, (void *)receiver);
+        }
+    }
+#endif
+}
+
+// MARK: Per-thread memory of the sent selector
+
+static __thread CSRObject csr_rememberedReceiver;
+static __thread CSRSelector csr_rememberedSelector;
+static __thread bool csr_rememberedUntyped;
+
+void csr_forwarding_remember(CSRObject receiver, CSRSelector selector) {
+    if (receiver == csr_rememberedReceiver && selector == csr_rememberedSelector) return;   // asked again
+    csr_rememberedReceiver = receiver;
+    csr_rememberedSelector = selector;
+    csr_rememberedUntyped = selector != NULL && csr_typed_twin((SEL)selector) == NULL;
+}
+
+CSRSelector csr_forwarding_recall(CSRObject receiver, CSRSelector selector, bool *untypedFailure) {
+    if (receiver != NULL && receiver == csr_rememberedReceiver && csr_rememberedSelector != NULL && selector != NULL
+        && strcmp(sel_getName((SEL)csr_rememberedSelector), sel_getName((SEL)selector)) == 0) {
+        if (untypedFailure) *untypedFailure = csr_rememberedUntyped;
+        return csr_rememberedSelector;
+    }
+    if (untypedFailure) *untypedFailure = selector != NULL && csr_typed_twin((SEL)selector) == NULL;
+    return selector;
+}
+
+// MARK: Per-thread mark of a failing dispatch
+
+static __thread CSRObject csr_resolvingClass;
+static __thread bool csr_resolvingClassSide;
+static __thread CSRSelector csr_resolvingSelector;
+
+void csr_forwarding_markResolve(CSRObject cls, bool classSide, CSRSelector selector) {
+    csr_resolvingClass = cls;
+    csr_resolvingClassSide = classSide;
+    csr_resolvingSelector = selector;
+}
+
+bool csr_forwarding_isResolving(CSRObject receiver, CSRSelector selector) {
+    if (receiver == NULL || selector == NULL || csr_resolvingSelector == NULL) return false;
+    id object = (CSR_BRIDGE id)receiver;
+    BOOL isClass = class_isMetaClass(object_getClass(object));
+    CSRObject cls = isClass ? receiver : (CSR_BRIDGE CSRObject)object_getClass(object);
+    if (cls != csr_resolvingClass || (isClass ? true : false) != csr_resolvingClassSide) return false;
+    if (selector == csr_resolvingSelector) return true;
+    return strcmp(sel_getName((SEL)selector), sel_getName((SEL)csr_resolvingSelector)) == 0;
+}
+
+void csr_forwarding_clearResolve(void) {
+    csr_resolvingClass = NULL;
+    csr_resolvingSelector = NULL;
+}

@@ -1,0 +1,183 @@
+import CrashShield
+import CrashShieldMatrix
+import CrashShieldRuntime
+import CrashShieldScenarios
+import CrashShieldTesting
+import Foundation
+import XCTest
+
+/// The unrecognized-selector and NSNull guards in this process: zeroed return values of every kind, one report per
+/// bad message, exact reasons, modes, scope, deny list, classes that forward themselves, threads, stop().
+final class MessagingGuardTests: ShieldTestCase {
+    private let messaging: GuardCategory = [.unrecognizedSelector, .nsNull]
+    private static let validCalls = "target=FORWARDED,raised(Can not determine type information for -[CSSForwardingTargetObject length]) "
+                       + "invocation=INVOCATION,10 proxy=PROXY,5 dynamic=42 responds=0,0,0,0 signatures=nil,nil,nil description=<null>"
+
+    private var messagingScenarios: [Scenario] {
+        Scenario.all.filter { $0.category == "unrecognizedSelector" || $0.category == "nsNull" }
+    }
+
+    /// Runs a scenario; returns what the caller got, or the exception it raised.
+    private func run(_ name: String) throws -> (result: String?, raised: (name: String, reason: String)?) {
+        let scenario = try XCTUnwrap(Scenario.named(name), name)
+        var result: String?
+        var raised: (name: String, reason: String)?
+        withAutoreleasePool { raised = catchingObjCException { result = scenario.perform() } }
+        return (raised == nil ? result : nil, raised)
+    }
+
+    private func validCallsText() -> String {
+        var text = ""
+        withAutoreleasePool { text = String(cString: css_valid_messaging_calls()) }
+        return text
+    }
+
+    func testEveryReturnKindGetsAZeroedValueAndExactlyOneReport() throws {
+        XCTAssertGreaterThanOrEqual(messagingScenarios.count, 12)
+        for scenario in messagingScenarios {
+            try withShield(Configuration(guards: messaging)) { sink in
+                let (result, raised) = try run(scenario.name)
+                XCTAssertNil(raised.map { "\($0.name): \($0.reason)" }, scenario.name)
+                XCTAssertEqual(result, scenario.expectedResult, scenario.name)
+                XCTAssertEqual(sink.reports.count, 1, "\(scenario.name): \(sink.reports.map(\.method))")
+                let report = try XCTUnwrap(sink.reports.first)
+                XCTAssertEqual(report.category, scenario.category, scenario.name)
+                XCTAssertEqual(report.selector, scenario.selector, scenario.name)
+                XCTAssertEqual(report.exceptionName, "NSInvalidArgumentException", scenario.name)
+                XCTAssertEqual(report.action, .recovered, scenario.name)
+                XCTAssertEqual(report.isClassMethod, scenario.name.contains(".class."), scenario.name)
+                // The caller is the code that sent the message, past the runtime's forwarding trampoline.
+                let caller = try XCTUnwrap(report.callerFrame, scenario.name)
+                XCTAssertFalse(caller.image.contains("gnustep") || caller.image.contains("ffi"), "\(scenario.name): \(caller.image)")
+            }
+        }
+    }
+
+    func testReportReasonIsWhatTheRuntimeRaises() throws {
+        for scenario in messagingScenarios {
+            let unprotected = try run(scenario.name)
+            let raised = try XCTUnwrap(unprotected.raised, "\(scenario.name) must raise without CrashShield")
+            try withShield(Configuration(guards: messaging)) { sink in
+                _ = try run(scenario.name)
+                let report = try XCTUnwrap(sink.reports.first, scenario.name)
+                // The receiver is a new object each run: only its address may differ.
+                XCTAssertEqual(MatrixRunner.normalizingAddresses(report.reason),
+                               MatrixRunner.normalizingAddresses(raised.reason), scenario.name)
+            }
+        }
+    }
+
+    func testAddressNormalizationOnlyTouchesHexadecimalAddresses() {
+        XCTAssertEqual(MatrixRunner.normalizingAddresses("-[A b]: unrecognized selector sent to instance 0x55d1c0a3e8f0"),
+                       "-[A b]: unrecognized selector sent to instance 0x?")
+        XCTAssertEqual(MatrixRunner.normalizingAddresses("index 0 beyond bounds, 0x"), "index 0 beyond bounds, 0x")
+    }
+
+    func testDebugModeReportsThenRaisesExactlyTheOriginalException() throws {
+        for name in ["unrecognizedSelector.instance.integer", "unrecognizedSelector.performSelector.untyped", "nsNull.length"] {
+            let original = try XCTUnwrap(try run(name).raised, name)
+            try withShield(Configuration(guards: messaging, mode: .debug)) { sink in
+                let raised = try XCTUnwrap(try run(name).raised, "\(name) must fail in debug mode")
+                XCTAssertEqual(raised.name, original.name, name)
+                XCTAssertEqual(MatrixRunner.normalizingAddresses(raised.reason),
+                               MatrixRunner.normalizingAddresses(original.reason), name)
+                XCTAssertEqual(sink.reports.first?.action, .failedLoudly, "the report is delivered before the failure")
+                XCTAssertEqual(sink.reports.first?.reason, raised.reason, name)
+            }
+        }
+    }
+
+    func testClassesThatForwardThemselvesBehaveExactlyAsWithoutCrashShield() throws {
+        let unguarded = validCallsText()
+        // GNUstep itself cannot forward `length` through forwardingTargetForSelector: (it cannot tell the type):
+        // that failure must stay exactly the same with CrashShield.
+        XCTAssertEqual(unguarded, Self.validCalls)
+        withShield { sink in
+            XCTAssertEqual(validCallsText(), unguarded)
+            XCTAssertEqual(sink.reports.count, 0, "valid messages must not report: \(sink.reports.map(\.method))")
+        }
+        XCTAssertEqual(validCallsText(), unguarded)
+    }
+
+    func testNSNullIsOwnedByTheNSNullGuardAlone() throws {
+        try withShield(Configuration(guards: .all)) { sink in
+            XCTAssertEqual(try run("nsNull.objectForKey").result, "nil")
+            XCTAssertEqual(sink.reports.map(\.category), ["nsNull"])
+        }
+        // The unrecognized-selector guard never handles NSNull: with the NSNull guard off, NSNull fails as usual.
+        try withShield(Configuration(guards: .unrecognizedSelector)) { sink in
+            XCTAssertEqual(try run("nsNull.length").raised?.name, "NSInvalidArgumentException")
+            XCTAssertTrue(sink.reports.isEmpty)
+        }
+    }
+
+    func testClassesOutsideTheScopeAreUntouched() throws {
+        let systemOnly = Configuration(guards: .unrecognizedSelector, isAppImage: { _ in false })
+        try withShield(systemOnly) { sink in
+            XCTAssertEqual(try run("unrecognizedSelector.instance.object").raised?.name, "NSInvalidArgumentException")
+            XCTAssertTrue(sink.reports.isEmpty)
+        }
+        var byPrefix = systemOnly
+        byPrefix.protectedClassPrefixes = ["CSSMessaging"]
+        try withShield(byPrefix) { sink in
+            XCTAssertEqual(try run("unrecognizedSelector.instance.object").result, "nil")
+            XCTAssertEqual(sink.reports.count, 1)
+        }
+        var noFoundation = Configuration(guards: .unrecognizedSelector)
+        noFoundation.unrecognizedSelectorFoundationClasses = []
+        try withShield(noFoundation) { sink in
+            XCTAssertEqual(try run("unrecognizedSelector.foundation.numberAsString").raised?.name, "NSInvalidArgumentException")
+            XCTAssertTrue(sink.reports.isEmpty)
+        }
+    }
+
+    func testUnknownFoundationClassNameIsAConfigurationError() {
+        var configuration = Configuration(guards: .unrecognizedSelector)
+        configuration.unrecognizedSelectorFoundationClasses = ["NSNoSuchClass"]
+        XCTAssertThrowsError(try CrashShield.start(configuration))
+        XCTAssertTrue(CrashShield.activeGuards.isEmpty)
+    }
+
+    func testDenyListedClassesBehaveAsWithoutCrashShield() throws {
+        try withShield(Configuration(guards: messaging, excludedClassNames: ["CSSMessagingProfile", "NSNull"])) { sink in
+            XCTAssertEqual(try run("unrecognizedSelector.instance.range").raised?.name, "NSInvalidArgumentException")
+            XCTAssertEqual(try run("unrecognizedSelector.class.object").raised?.name, "NSInvalidArgumentException")
+            XCTAssertEqual(try run("nsNull.integerValue").raised?.name, "NSInvalidArgumentException")
+            XCTAssertTrue(sink.reports.isEmpty)
+        }
+    }
+
+    func testRepeatedAndConcurrentMessagesAreAllStoppedAndCounted() throws {
+        withShield(Configuration(guards: messaging)) { sink in
+            XCTAssertEqual(css_messaging_repeat(500), 0)
+            let sums = Locked<[Int]>([])
+            DispatchQueue.concurrentPerform(iterations: 4) { _ in
+                var sum = 0
+                withAutoreleasePool { sum = css_messaging_repeat(250) }
+                sums.withLock { $0.append(sum) }
+            }
+            XCTAssertEqual(sums.current, [0, 0, 0, 0])
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.map(\.selector), ["followerCount"], "one report for the call site")
+            XCTAssertEqual(sink.reports.last?.occurrences, 1500)
+        }
+    }
+
+    func testKillSwitchAndStopRestoreTheOriginalBehaviour() throws {
+        let forwardingSelectors: Set<String> = ["methodSignatureForSelector:", "forwardInvocation:",
+                                                "resolveInstanceMethod:", "resolveClassMethod:"]
+        try withShield(Configuration(guards: messaging)) { sink in
+            XCTAssertTrue(HookEngine.shared.activeHooks.contains { forwardingSelectors.contains($0.selector.name) })
+            XCTAssertTrue(try CrashShield.setGuard(.unrecognizedSelector, enabled: false))
+            XCTAssertEqual(try run("unrecognizedSelector.instance.double").raised?.name, "NSInvalidArgumentException")
+            XCTAssertEqual(try run("nsNull.length").result, "0", "the NSNull guard still runs")
+            XCTAssertTrue(try CrashShield.setGuard(.unrecognizedSelector, enabled: true))
+            XCTAssertEqual(try run("unrecognizedSelector.instance.double").result, "0.000")
+            XCTAssertEqual(sink.reports.count, 2)
+        }
+        XCTAssertFalse(HookEngine.shared.activeHooks.contains { forwardingSelectors.contains($0.selector.name) })
+        XCTAssertEqual(try run("unrecognizedSelector.instance.bool").raised?.name, "NSInvalidArgumentException")
+        XCTAssertEqual(try run("nsNull.objectForKey").raised?.name, "NSInvalidArgumentException")
+        XCTAssertEqual(validCallsText(), Self.validCalls)
+    }
+}
