@@ -135,7 +135,10 @@ bool csr_thread_isMain(void) {
 #if defined(__APPLE__)
     return pthread_main_np() != 0;
 #else
-    return getpid() == (pid_t)syscall(SYS_gettid);
+    // Two system calls the first time on each thread, then a thread-local read (main-thread guards ask per call).
+    static _Thread_local int state;   // 0 unknown, 1 main, 2 other
+    if (state == 0) state = getpid() == (pid_t)syscall(SYS_gettid) ? 1 : 2;
+    return state == 1;
 #endif
 }
 

@@ -9,6 +9,7 @@ static const CSSFamily css_families[] = {
     css_array_scenarios,
     css_dictionary_scenarios,
     css_set_scenarios,
+    css_lifetime_scenarios,
 };
 
 const CSSScenario *css_scenarios(int *count) {

@@ -40,6 +40,8 @@ final class GuardContext {
 enum GuardRegistry {
     static let guards: [any CrashGuard.Type] = [
         ContainerGuard.self,
+        ZombieGuard.self,
+        MainThreadGuard.self,
     ]
 
     static func guardType(for category: GuardCategory) -> (any CrashGuard.Type)? {

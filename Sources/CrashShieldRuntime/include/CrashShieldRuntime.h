@@ -6,5 +6,6 @@
 #include "CSRException.h"
 #include "CSRCallStack.h"
 #include "CSRObjects.h"
+#include "CSRLifetime.h"
 #include "CrashShield.h"
 #endif
