@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "CSRLifetime.h"
+#include "CSRRuntime.h"
 #include "CSRException.h"
 #include "CSRMemory.h"
 
@@ -19,6 +20,8 @@ static CSRZombieHandler csr_zombie_handler;
 
 void csr_zombie_set_handler(CSRZombieHandler handler) {
     __atomic_store_n(&csr_zombie_handler, handler, __ATOMIC_RELEASE);
+    // Give the zombie class its own dispatch table now (see csr_class_installDispatchTable).
+    csr_class_installDispatchTable(csr_zombie_class());
 }
 
 /// The one implementation of every zombie message. Declared without the message's arguments: it reads none, and a

@@ -239,6 +239,14 @@ const char *css_zombie_send_description(void *object) {
 long css_zombie_target_dealloc_count(void) { return __atomic_load_n(&css_zombie_target_deallocs, __ATOMIC_RELAXED); }
 long css_zombie_part_dealloc_count(void) { return __atomic_load_n(&css_zombie_part_deallocs, __ATOMIC_RELAXED); }
 
+unsigned long css_object_retain_count(void *object) {
+#if __has_feature(objc_arc)
+    return 0;
+#else
+    return (unsigned long)[(id)object retainCount];
+#endif
+}
+
 void *css_view_new(void) { return (CSS_BRIDGE_RETAINED void *)[[CSSView alloc] init]; }
 
 bool css_view_call_in_background(void *view, const char *selector, unsigned long times, char *exception, size_t size) {

@@ -79,6 +79,8 @@ const char *css_zombie_send_description(void *object);
 long css_zombie_target_dealloc_count(void);
 long css_zombie_part_dealloc_count(void);
 
+/// `[object retainCount]` (manual reference counting only; 0 under ARC).
+unsigned long css_object_retain_count(void *object);
 /// A new CSSView (+1; release with `css_object_release`): setNeedsLayout, setNeedsDisplay, setNeedsDisplayInRect:
 /// and layoutIfNeeded count the calls per thread kind and raise NSInternalInconsistencyException off the main thread.
 void *css_view_new(void);
