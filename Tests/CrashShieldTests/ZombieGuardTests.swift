@@ -22,7 +22,9 @@ final class ZombieGuardTests: ShieldTestCase {
     }
 
     func testMessageToAZombieIsReportedAndAnswersNil() throws {
-        try withShield(configuration()) { sink in
+        var options = ZombieOptions()
+        options.recordsDeallocationStack = true
+        try withShield(configuration(.release, options)) { sink in
             let targetDeallocs = css_zombie_target_dealloc_count(), partDeallocs = css_zombie_part_dealloc_count()
             let object = try target()
             XCTAssertEqual(css_zombie_send_value(object), 42)

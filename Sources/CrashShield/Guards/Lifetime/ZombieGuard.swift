@@ -19,7 +19,8 @@ import CrashShieldRuntime
 ///
 /// Cost: the root `-dealloc` (NSObject's) is the one place where freeing can be prevented without skipping any class's
 /// own cleanup, so it is hooked; an object of any other class pays one cached per-class lookup there (no lock). A
-/// protected object pays the zombie conversion, a lock and, if `recordsDeallocationStack`, a short stack capture.
+/// protected object pays the zombie conversion, the pool's lock and bookkeeping (and freeing the oldest zombie once
+/// the pool is full) and, if `recordsDeallocationStack`, a short stack capture.
 ///
 /// Safety rules: a zombie's memory is never read after it is freed for real (reports use the address and the pool's
 /// record only); objects of other classes never become zombies; a dealloc watcher hook that the zombie replacement
