@@ -92,13 +92,69 @@ static double characterAtIndex(unsigned long iterations) {
     return ns;
 }
 
+/// An app class (defined in the benchmark's own binary, so the zombie guard protects it).
+@interface CSBAppObject : NSObject {
+    long state[4];
+}
+@end
+@implementation CSBAppObject
+@end
+
+/// Stands in for UIView: its setNeedsLayout is configured main-thread-only by the benchmark.
+@interface CSBView : NSObject {
+@public
+    unsigned long layouts;
+}
+- (void)setNeedsLayout;
+@end
+@implementation CSBView
+- (void)setNeedsLayout { layouts++; }
+@end
+
+#if __has_feature(objc_arc)
+#define CSB_RELEASE(object) ((void)0)
+#else
+#define CSB_RELEASE(object) [(object) release]
+#endif
+
+static double appObjectAllocRelease(unsigned long iterations) {
+    double start = csb_now();
+    for (unsigned long i = 0; i < iterations; i++) {
+        CSBAppObject *object = [[CSBAppObject alloc] init];
+        CSB_RELEASE(csb_opaque(object));
+    }
+    return (csb_now() - start) / (double)iterations;
+}
+
+static double systemObjectAllocRelease(unsigned long iterations) {
+    double start = csb_now();
+    for (unsigned long i = 0; i < iterations; i++) {
+        NSObject *object = [[NSObject alloc] init];
+        CSB_RELEASE(csb_opaque(object));
+    }
+    return (csb_now() - start) / (double)iterations;
+}
+
+static double setNeedsLayoutOnMain(unsigned long iterations) {
+    CSBView *view = csb_opaque([[CSBView alloc] init]);
+    double start = csb_now();
+    for (unsigned long i = 0; i < iterations; i++) [view setNeedsLayout];
+    double ns = (csb_now() - start) / (double)iterations;
+    CSB_RELEASE(view);
+    return ns;
+}
+
 static const CSBBenchmark csb_table[] = {
-    { "objectAtIndex:", objectAtIndex },
-    { "objectForKey:", objectForKey },
-    { "setObject:forKey:", setObjectForKey },
-    { "addObject:", addObject },
-    { "substringWithRange:", substringWithRange },
-    { "characterAtIndex:", characterAtIndex },
+    { "objectAtIndex:", objectAtIndex, "container" },
+    { "objectForKey:", objectForKey, "container" },
+    { "setObject:forKey:", setObjectForKey, "container" },
+    { "addObject:", addObject, "container" },
+    { "substringWithRange:", substringWithRange, "string" },
+    { "characterAtIndex:", characterAtIndex, "string" },
+    { "alloc+release app", appObjectAllocRelease, "zombie" },
+    { "alloc+release app+st", appObjectAllocRelease, "zombie/stack" },
+    { "alloc+release NSObj", systemObjectAllocRelease, "zombie" },
+    { "setNeedsLayout main", setNeedsLayoutOnMain, "mainThreadUI" },
 };
 
 const CSBBenchmark *csb_benchmarks(int *count) {

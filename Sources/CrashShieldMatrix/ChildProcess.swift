@@ -16,7 +16,7 @@ public enum ChildProcess {
         let sink = InMemoryReportSink()
         if protected {
             do {
-                try CrashShield.start(Configuration(guards: .all, mode: .release, sinks: [sink]))
+                try CrashShield.start(Scenario.protectedConfiguration(sinks: [sink]))
             } catch {
                 print("START-FAILED \(error)")
                 return 70

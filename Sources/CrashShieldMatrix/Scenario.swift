@@ -1,3 +1,4 @@
+import CrashShield
 import CrashShieldScenarios
 
 /// A catalog scenario, as Swift sees it.
@@ -28,6 +29,17 @@ public struct Scenario: Sendable, Equatable {
     }()
 
     public static func named(_ name: String) -> Scenario? { all.first { $0.name == name } }
+
+    /// The configuration of a protected run: every guard, release mode; the catalog's stand-in for UIView (CSSView,
+    /// UIKit does not exist here) has its layout and display methods main-thread-only, as UIView has by default.
+    public static func protectedConfiguration(sinks: [any ReportSink]) -> Configuration {
+        var configuration = Configuration(guards: .all, mode: .release, sinks: sinks)
+        configuration.mainThreadOnlyMethods["CSSView"] = catalogViewMethods
+        return configuration
+    }
+
+    /// CSSView's main-thread-only methods.
+    public static let catalogViewMethods = ["setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded"]
 
     /// Runs the bad call; returns what the caller got. Call inside an autorelease pool.
     public func perform() -> String {

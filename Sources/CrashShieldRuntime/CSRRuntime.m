@@ -18,6 +18,20 @@
 extern void __objc_update_dispatch_table_for_class(Class cls);
 #endif
 
+#if !defined(__APPLE__)
+void csr_class_installDispatchTable(CSRClass cls) {
+    // GCC's libobjc: every class that was never messaged shares one "uninstalled" dispatch table, and
+    // method_setImplementation writes the new implementation into the owning class's table: into that shared one,
+    // so that every class not messaged yet would answer the selector with it. Looking up a selector nothing
+    // implements installs the class's own table (running +initialize, as the first message would).
+    static SEL never;
+    if (never == NULL) never = sel_registerName("_csr_installDispatchTable");
+    if (cls != NULL) (void)class_getMethodImplementation((Class)cls, never);
+}
+#else
+void csr_class_installDispatchTable(CSRClass cls) { (void)cls; }
+#endif
+
 CSRClass csr_class_lookup(const char *name) {
     if (name == NULL) return NULL;
     return (CSR_BRIDGE CSRClass)objc_lookUpClass(name);
@@ -118,6 +132,9 @@ CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP imp
     if (!cls || !selector || !implementation) return NULL;
     Method method = csr_ownMethod((CSR_BRIDGE Class)cls, (SEL)selector);
     if (method == NULL) return NULL;
+#if !defined(__APPLE__)
+    csr_class_installDispatchTable(cls);
+#endif
     IMP previous = method_setImplementation(method, (IMP)implementation);
 #if !defined(__APPLE__)
     __objc_update_dispatch_table_for_class((CSR_BRIDGE Class)cls);
@@ -135,7 +152,10 @@ bool csr_thread_isMain(void) {
 #if defined(__APPLE__)
     return pthread_main_np() != 0;
 #else
-    return getpid() == (pid_t)syscall(SYS_gettid);
+    // Two system calls the first time on each thread, then a thread-local read (main-thread guards ask per call).
+    static _Thread_local int state;   // 0 unknown, 1 main, 2 other
+    if (state == 0) state = getpid() == (pid_t)syscall(SYS_gettid) ? 1 : 2;
+    return state == 1;
 #endif
 }
 

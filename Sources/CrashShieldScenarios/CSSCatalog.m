@@ -13,6 +13,7 @@ static const CSSFamily css_families[] = {
     css_string_scenarios,
     css_kvc_scenarios,
     css_messaging_scenarios,
+    css_lifetime_scenarios,
 };
 
 const CSSScenario *css_scenarios(int *count) {

@@ -169,3 +169,30 @@ final class HookEngineTests: XCTestCase {
     }
 }
 
+
+extension HookEngineTests {
+    /// A hook left passing through under another library's hook is switched back on when installed again, instead of
+    /// being put into the chain a second time (the two copies would call each other forever).
+    func testReinstallingAHookThatPassesThroughUnderAnotherSwitchesItBackOn() throws {
+        let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
+        let ours = try HookEngine.shared.install(plusHundred, on: base)
+        let previous = csr_class_replaceOwnMethod(base.pointer, ObjCSelector("value").pointer, unsafeBitCast(foreignHook, to: CSRIMP.self))
+        foreignPrevious = unsafeBitCast(previous, to: (@convention(c) (CSRObject?, CSRSelector?) -> Int).self)
+        XCTAssertEqual(ours.revert(), .passingThrough)
+        let again = try HookEngine.shared.install(plusHundred, on: base)
+        XCTAssertTrue(again === ours)
+        XCTAssertEqual(again.state, .active)
+        XCTAssertEqual(css_test_value_of_new("CSSHookBase"), 1101, "foreign + ours + original, each once")
+        // Put the class back for the other tests.
+        _ = csr_class_replaceOwnMethod(base.pointer, ObjCSelector("value").pointer, ours.point.replacement)
+        XCTAssertEqual(ours.revert(), .reverted)
+        XCTAssertEqual(css_test_value_of_new("CSSHookBase"), 1)
+    }
+}
+
+/// `[[cls new] value]`, released afterwards.
+private func css_test_value_of_new(_ className: String) -> Int {
+    let object = css_object_new(className)
+    defer { css_object_release(object) }
+    return css_test_value(object)
+}

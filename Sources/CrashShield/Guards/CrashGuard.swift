@@ -45,6 +45,8 @@ enum GuardRegistry {
         KVCGuard.self,
         UnrecognizedSelectorGuard.self,
         NSNullGuard.self,
+        ZombieGuard.self,
+        MainThreadGuard.self,
     ]
 
     static func guardType(for category: GuardCategory) -> (any CrashGuard.Type)? {

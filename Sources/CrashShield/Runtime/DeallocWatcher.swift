@@ -174,8 +174,11 @@ final class DeallocWatcher: @unchecked Sendable {
         frame.pointee = saved
     }
 
+    /// Runs and forgets the cleanups registered for `receiver`; nothing when there are none (a second call for the
+    /// same object finds none). The zombie guard calls this when it keeps an object whose root `-dealloc` it replaces:
+    /// a watcher hook below its own in the chain would not run.
     @inline(__always)
-    private func runCleanups(_ receiver: CSRObject) {
+    func runCleanups(_ receiver: CSRObject) {
         guard watchedCount.load(ordering: .acquiring) > 0 else { return }
         let address = UInt(bitPattern: receiver)
         let registrations: [Registration]? = lock.withLock {

@@ -100,6 +100,14 @@ public final class HookEngine: @unchecked Sendable {
                 existing.state = .active
                 return existing
             }
+            if let existing = hooks[key], existing.state == .passingThrough {
+                // Another library hooked the method after us and still calls our replacement as its original: switch
+                // that one back on. Installing the replacement again on top would put it in the chain twice, and the
+                // two would call each other (both read the one original this table keeps for the class).
+                point.originals.setActive(true, cls: classWord)
+                existing.state = .active
+                return existing
+            }
             if !point.handlesReentry, let other = point.originals.nestedInstallation(for: target.pointer) {
                 throw HookError.nestedInstallation(class: target.name, selector: selectorName,
                                                    existing: ObjCClass(other).name)

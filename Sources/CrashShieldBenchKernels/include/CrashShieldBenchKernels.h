@@ -12,6 +12,9 @@ typedef double (*CSBKernel)(unsigned long iterations);
 typedef struct CSBBenchmark {
     const char *name;
     CSBKernel kernel;
+    /// The guard measured: a GuardCategory name ("container", "zombie", "mainThreadUI"), optionally with a variant
+    /// after a slash ("zombie/stack": with deallocation stacks).
+    const char *guard;
 } CSBBenchmark;
 
 /// Every kernel.

@@ -76,6 +76,9 @@ const char *csr_class_methodTypes(CSRClass cls, CSRSelector selector);
 /// Replaces the implementation of a method `cls` owns and makes every subclass see it (GCC's libobjc does not
 /// refresh inherited dispatch tables by itself). Returns the previous implementation, NULL if `cls` does not own it.
 CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation);
+/// Makes sure `cls` has its own dispatch table (GCC's libobjc shares one among classes never messaged; writing a
+/// method implementation into it would change them all). No-op on Apple platforms.
+void csr_class_installDispatchTable(CSRClass cls);
 /// Adds a method to `cls` (which must not own it yet); subclasses see it. NO if the runtime refused.
 bool csr_class_addMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation, const char *types);
 

@@ -9,5 +9,6 @@
 #include "CSRHookTable.h"
 #include "CSRObservation.h"
 #include "CSRForwarding.h"
+#include "CSRLifetime.h"
 #include "CrashShield.h"
 #endif

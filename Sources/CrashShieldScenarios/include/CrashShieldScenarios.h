@@ -3,6 +3,7 @@
 #define CRASH_SHIELD_SCENARIOS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -113,6 +114,33 @@ long css_kvo_deliveries(void);
 void css_kvo_take_log(char *buffer, unsigned long size);
 /// Runs a valid observation sequence (every option, several observers and contexts); copies the log into `buffer`.
 void css_kvo_valid_sequence(char *buffer, unsigned long size);
+// MARK: Test support: lifetime (zombies, main-thread-only views)
+
+/// `[object value]`, `[object release]`, `[object description]` sent from Objective-C app code (a CSSZombieTarget,
+/// made with `css_object_new("CSSZombieTarget")`; it owns a CSSZombiePart and answers value 42).
+long css_zombie_send_value(void *object);
+void css_zombie_send_release(void *object);
+const char *css_zombie_send_description(void *object);
+/// How many times -[CSSZombieTarget dealloc] and -[CSSZombiePart dealloc] ran.
+long css_zombie_target_dealloc_count(void);
+long css_zombie_part_dealloc_count(void);
+
+/// `[object retainCount]` (manual reference counting only; 0 under ARC).
+unsigned long css_object_retain_count(void *object);
+/// A new CSSView (+1; release with `css_object_release`): setNeedsLayout, setNeedsDisplay, setNeedsDisplayInRect:
+/// and layoutIfNeeded count the calls per thread kind and raise NSInternalInconsistencyException off the main thread.
+void *css_view_new(void);
+/// Calls `selector` on the view `times` times from one call site on a new thread, and waits for the thread. Returns
+/// whether the calls raised (the exception, "name: reason", is copied into `exception`).
+bool css_view_call_in_background(void *view, const char *selector, unsigned long times, char *exception, size_t size);
+/// Calls `selector` on the view from the current thread.
+void css_view_call_on_main(void *view, const char *selector);
+/// Calls that ran on the main thread (onMain) or elsewhere.
+long css_view_calls(void *view, bool onMain);
+/// The last rect setNeedsDisplayInRect: got, "{x,y,w,h}" (autoreleased).
+const char *css_view_last_rect(void *view);
+/// Runs the main run loop until the view ran `calls` calls on the main thread, or `seconds` passed.
+bool css_view_wait_for_main_calls(void *view, long calls, double seconds);
 
 #ifdef __cplusplus
 }

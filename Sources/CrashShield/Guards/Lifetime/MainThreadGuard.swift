@@ -1,0 +1,194 @@
+import Atomics
+import CrashShieldRuntime
+
+/// Stops main-thread-only UI methods called from another thread (`Configuration.mainThreadOnlyMethods`; on iOS,
+/// UIView's `setNeedsLayout`, `setNeedsDisplay`, `setNeedsDisplayInRect:`, `layoutIfNeeded`).
+///
+/// On the main thread a call goes straight to the original (one thread-local read). Off the main thread:
+/// - release mode: the call is reported and run later on the main thread, asynchronously, with its arguments kept
+///   alive until then (the receiver and an object argument are retained, a struct such as CGRect is copied);
+/// - debug mode: the call is reported, then fails at once with an NSInternalInconsistencyException that names the
+///   method and the thread.
+/// These calls tend to happen every frame: reports are aggregated per call site (one report, with a count).
+///
+/// Supported methods return void and take no argument, or one object, integer, BOOL, double or CGRect/NSRect;
+/// another signature is a configuration error. A class listed that does not exist is skipped.
+final class MainThreadGuard: CrashGuard {
+    static let category = GuardCategory.mainThreadUI
+
+    /// What UIKit raises when its layout engine is touched from a background thread.
+    static let exceptionName = "NSInternalInconsistencyException"
+    static let uikitReason = "Modifications to the layout engine must not be performed from a background thread "
+        + "after it has been accessed from the main thread."
+    static let hint = "call this on the main thread (DispatchQueue.main.async / performSelectorOnMainThread:)"
+
+    init() {}
+
+    func install(in context: GuardContext) throws {
+        for (className, selectors) in context.configuration.mainThreadOnlyMethods.sorted(by: { $0.key < $1.key }) {
+            guard let cls = ObjCClass(named: className) else { continue }   // UIKit is not everywhere
+            for name in selectors {
+                let selector = ObjCSelector(name)
+                guard let types = csr_class_methodTypes(cls.pointer, selector.pointer) else {
+                    throw CrashShieldError.invalidConfiguration("mainThreadOnlyMethods: \(className) has no method \(name)")
+                }
+                let shape = csr_call_shape(types)
+                guard shape >= 0 else {
+                    throw CrashShieldError.invalidConfiguration(
+                        "mainThreadOnlyMethods: -[\(className) \(name)] cannot run later on the main thread "
+                        + "(it returns a value or takes arguments other than one object, integer, double or rect)")
+                }
+                let point = MainThreadPoints.shared.point(for: name, shape: CSRCallShape(rawValue: UInt32(shape)))
+                try context.install(point, on: [cls])
+            }
+        }
+    }
+
+    // MARK: Replacements, one per argument shape (every point of a shape shares it)
+
+    typealias NoneIMP = @convention(c) (CSRObject?, CSRSelector?) -> Void
+    typealias ObjectIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> Void
+    typealias WordIMP = @convention(c) (CSRObject?, CSRSelector?, Int) -> Void
+    typealias DoubleIMP = @convention(c) (CSRObject?, CSRSelector?, Double) -> Void
+    typealias RectIMP = @convention(c) (CSRObject?, CSRSelector?, CSRRect) -> Void
+
+    static let noneReplacement: NoneIMP = { receiver, cmd in
+        guard let (point, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
+        if csr_thread_isMain() || offMain(receiver, cmd, point) == .callOriginal {
+            return unsafeBitCast(imp, to: NoneIMP.self)(receiver, cmd)
+        }
+        csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeNone, nil)
+    }
+
+    static let objectReplacement: ObjectIMP = { receiver, cmd, argument in
+        guard let (point, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
+        if csr_thread_isMain() || offMain(receiver, cmd, point) == .callOriginal {
+            return unsafeBitCast(imp, to: ObjectIMP.self)(receiver, cmd, argument)
+        }
+        var copy = argument
+        withUnsafePointer(to: &copy) { csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeObject, $0) }
+    }
+
+    static let wordReplacement: WordIMP = { receiver, cmd, argument in
+        guard let (point, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
+        if csr_thread_isMain() || offMain(receiver, cmd, point) == .callOriginal {
+            return unsafeBitCast(imp, to: WordIMP.self)(receiver, cmd, argument)
+        }
+        var copy = argument
+        withUnsafePointer(to: &copy) { csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeWord, $0) }
+    }
+
+    static let doubleReplacement: DoubleIMP = { receiver, cmd, argument in
+        guard let (point, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
+        if csr_thread_isMain() || offMain(receiver, cmd, point) == .callOriginal {
+            return unsafeBitCast(imp, to: DoubleIMP.self)(receiver, cmd, argument)
+        }
+        var copy = argument
+        withUnsafePointer(to: &copy) { csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeDouble, $0) }
+    }
+
+    static let rectReplacement: RectIMP = { receiver, cmd, argument in
+        guard let (point, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
+        if csr_thread_isMain() || offMain(receiver, cmd, point) == .callOriginal {
+            return unsafeBitCast(imp, to: RectIMP.self)(receiver, cmd, argument)
+        }
+        var copy = argument
+        withUnsafePointer(to: &copy) { csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeRect, $0) }
+    }
+
+    enum Decision { case callOriginal, runOnMain }
+
+    /// Cold path: a main-thread-only call on another thread. Reports it; in debug mode raises.
+    @inline(never)
+    static func offMain(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint) -> Decision {
+        let thread = CallStack.currentThread()
+        let threadText = "thread \(thread.id)" + (thread.name.isEmpty ? "" : " '\(thread.name)'")
+        let selectorName = cmd.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
+        let method = "-[\(GuardFailure.className(receiver)) \(selectorName)]"
+        if GuardFailure.stop(.mainThreadUI, receiver, cmd, point, exceptionName, hint: hint,
+                             details: ["method": method, "thread": threadText], reason: { _ in uikitReason }) {
+            return .runOnMain
+        }
+        // Not recovered. Debug mode with the guard on and the class protected: fail at once, loudly.
+        if let session = Session.current.load(ordering: .acquiring), session.isEnabled(.mainThreadUI),
+           session.configuration.mode(for: .mainThreadUI) == .debug, point.isActive(for: receiver),
+           let cls = ObjCClass(of: receiver), !session.isExcluded(cls) {
+            csr_raise(exceptionName, "\(method) must be called on the main thread only; called on \(threadText). "
+                      + uikitReason)
+        }
+        return .callOriginal
+    }
+}
+
+/// Every main-thread hook point ever made (one per selector), kept for the life of the process so that a call in
+/// flight never finds its point gone. The replacements find their point by `_cmd` without a lock.
+final class MainThreadPoints: @unchecked Sendable {
+    static let shared = MainThreadPoints()
+    private static let capacity = 128
+
+    /// Selector pointer of each entry (a selector may get more than one entry: GCC's libobjc has typed selectors).
+    private let selectors = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
+    private let points = UnsafeMutablePointer<Unmanaged<AnyHookPoint>>.allocate(capacity: capacity)
+    private let count = ManagedAtomic<Int>(0)
+    private let lock = Lock()
+    private var byName: [String: AnyHookPoint] = [:]
+
+    /// The point for `name` (made on first use).
+    func point(for name: String, shape: CSRCallShape) -> AnyHookPoint {
+        lock.withLock {
+            if let existing = byName[name] { return existing }
+            let selector = ObjCSelector(name)
+            let point: AnyHookPoint
+            switch shape {
+            case CSRCallShapeObject: point = HookPoint(selector, replacement: MainThreadGuard.objectReplacement)
+            case CSRCallShapeWord: point = HookPoint(selector, replacement: MainThreadGuard.wordReplacement)
+            case CSRCallShapeDouble: point = HookPoint(selector, replacement: MainThreadGuard.doubleReplacement)
+            case CSRCallShapeRect: point = HookPoint(selector, replacement: MainThreadGuard.rectReplacement)
+            default: point = HookPoint(selector, replacement: MainThreadGuard.noneReplacement)
+            }
+            byName[name] = point
+            append(UInt(bitPattern: selector.pointer), point)
+            return point
+        }
+    }
+
+    /// Under the lock.
+    private func append(_ selector: UInt, _ point: AnyHookPoint) {
+        let published = count.load(ordering: .relaxed)
+        guard published < Self.capacity else { return }
+        selectors[published] = selector
+        points[published] = Unmanaged.passRetained(point)
+        count.store(published + 1, ordering: .releasing)
+    }
+
+    /// Hot path: the point `cmd` belongs to, and the original implementation for the receiver's class.
+    @inline(__always)
+    func resolve(_ receiver: CSRObject?, _ cmd: CSRSelector?) -> (AnyHookPoint, UInt)? {
+        let word = UInt(bitPattern: cmd)
+        let published = count.load(ordering: .acquiring)
+        var index = 0
+        while index < published {
+            if selectors[index] == word { return original(points[index].takeUnretainedValue(), receiver) }
+            index += 1
+        }
+        return resolveSlowly(receiver, cmd)
+    }
+
+    @inline(__always)
+    private func original(_ point: AnyHookPoint, _ receiver: CSRObject?) -> (AnyHookPoint, UInt)? {
+        let imp = point.originals.original(forClass: UInt(bitPattern: csr_object_getClass(receiver)))
+        return imp == 0 ? nil : (point, imp)
+    }
+
+    /// A selector pointer not seen yet (another typed selector of the same name): match by name, remember it.
+    @inline(never)
+    private func resolveSlowly(_ receiver: CSRObject?, _ cmd: CSRSelector?) -> (AnyHookPoint, UInt)? {
+        guard let cmd else { return nil }
+        let point: AnyHookPoint? = lock.withLock {
+            guard let found = byName[String(cString: csr_sel_getName(cmd))] else { return nil }
+            append(UInt(bitPattern: cmd), found)
+            return found
+        }
+        return point.flatMap { original($0, receiver) }
+    }
+}

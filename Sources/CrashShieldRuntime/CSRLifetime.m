@@ -1,0 +1,266 @@
+// CSRLifetime.m: zombies and main-thread calls (see CSRLifetime.h).
+#import <Foundation/Foundation.h>
+#include <objc/runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "CSRLifetime.h"
+#include "CSRRuntime.h"
+#include "CSRException.h"
+#include "CSRMemory.h"
+
+#if defined(__APPLE__)
+#include <dispatch/dispatch.h>
+#include <dlfcn.h>
+#endif
+
+// MARK: Zombies
+
+static CSRZombieHandler csr_zombie_handler;
+
+void csr_zombie_set_handler(CSRZombieHandler handler) {
+    __atomic_store_n(&csr_zombie_handler, handler, __ATOMIC_RELEASE);
+    // Give the zombie class its own dispatch table now (see csr_class_installDispatchTable).
+    csr_class_installDispatchTable(csr_zombie_class());
+}
+
+/// The one implementation of every zombie message. Declared without the message's arguments: it reads none, and a
+/// callee that ignores arguments is correct under every calling convention. Answers nil / 0 (integer registers);
+/// a floating-point or struct answer is unspecified.
+static void *csr_zombie_message(void *self, SEL _cmd) {
+    CSRZombieHandler handler = __atomic_load_n(&csr_zombie_handler, __ATOMIC_ACQUIRE);
+    char reason[512];
+    reason[0] = 0;
+    if (handler != NULL && handler(self, (CSRSelector)(void *)_cmd, reason, sizeof reason)) return NULL;
+    if (reason[0] == 0) {
+        snprintf(reason, sizeof reason, "*** -[? %s]: message sent to deallocated instance %p",
+                 sel_getName(_cmd), self);
+    }
+    csr_raise("NSInternalInconsistencyException", reason);
+}
+
+const void *csr_zombie_message_address(void) { return (const void *)(uintptr_t)&csr_zombie_message; }
+
+/// The zombie class: a root class (no NSObject behaviour at all) whose instances have no methods. The first time
+/// a selector reaches a zombie, the runtime asks +resolveInstanceMethod:, which adds the zombie implementation
+/// for it; from then on that selector dispatches straight to it.
+__attribute__((objc_root_class))
+@interface CSRZombie {
+    Class isa;
+}
+@end
+
+@implementation CSRZombie
++ (void)initialize {}
++ (BOOL)resolveInstanceMethod:(SEL)selector {
+    const char *types = NULL;
+#if !defined(__APPLE__)
+    types = sel_getTypeEncoding(selector);
+#endif
+    class_addMethod((Class)self, selector, (IMP)csr_zombie_message, types ? types : "@@:");
+    return YES;
+}
++ (BOOL)resolveClassMethod:(SEL)selector { return NO; }
+@end
+
+/// What a zombie becomes just before it is freed for real: an ordinary class, so that freeing it runs no code
+/// of the object's original class and no zombie message.
+@interface CSRZombieCorpse : NSObject
+@end
+@implementation CSRZombieCorpse
+@end
+
+CSRClass csr_zombie_class(void) { return (CSR_BRIDGE CSRClass)objc_getClass("CSRZombie"); }
+
+#if defined(__APPLE__)
+/// objc_destructInstance, which ARC code may not name: C++/ARC ivars, associated objects, weak references.
+static void csr_destruct_instance(void *object) {
+    static void *(*destruct)(void *);
+    if (destruct == NULL) destruct = (void *(*)(void *))dlsym(RTLD_DEFAULT, "objc_destructInstance");
+    if (destruct != NULL) destruct(object);
+}
+#endif
+
+void csr_zombie_make(CSRObject object) {
+    if (object == NULL) return;
+    Class zombie = objc_getClass("CSRZombie");
+#if defined(__APPLE__)
+    csr_destruct_instance(object);
+    object_setClass((CSR_BRIDGE id)object, zombie);
+#else
+    // GCC's libobjc: C++ destructors (.cxx_destruct), when a class in the chain has them, as NSDeallocateObject
+    // would run them. No associated objects, no weak references.
+    Class cls = object_getClass((id)object);
+    static SEL destructSelector;
+    if (destructSelector == NULL) destructSelector = sel_registerName(".cxx_destruct");
+    if (class_getInstanceMethod(cls, destructSelector) != NULL) {
+        IMP previous = NULL;
+        for (Class c = cls; c != Nil; c = class_getSuperclass(c)) {
+            Method method = class_getInstanceMethod(c, destructSelector);
+            if (method == NULL) break;
+            IMP imp = method_getImplementation(method);
+            if (imp != previous) ((void (*)(id, SEL))imp)((id)object, destructSelector);
+            previous = imp;
+        }
+    }
+    *(Class *)object = zombie;
+#endif
+}
+
+void csr_zombie_free(CSRObject object) {
+    if (object == NULL) return;
+    Class corpse = objc_getClass("CSRZombieCorpse");
+#if defined(__APPLE__)
+    object_setClass((CSR_BRIDGE id)object, corpse);
+    free(object);   // objc_destructInstance ran when it became a zombie
+#else
+    *(Class *)object = corpse;
+    NSDeallocateObject((id)object);   // the root -dealloc's work, on a class without destructors
+#endif
+}
+
+// MARK: Main-thread calls
+
+static const char *csr_skip_qualifiers(const char *type) {
+    while (type && *type && strchr("rnNoORV", *type)) type++;
+    return type;
+}
+
+static int csr_call_shape_in_pool(const char *types);
+
+int csr_call_shape(const char *types) {
+    int shape;
+    @autoreleasepool { shape = csr_call_shape_in_pool(types); }
+    return shape;
+}
+
+static int csr_call_shape_in_pool(const char *types) {
+    if (types == NULL) return -1;
+    NSMethodSignature *signature = nil;
+    @try {
+        signature = [NSMethodSignature signatureWithObjCTypes: types];
+    } @catch (NSException *ignored) {
+        return -1;
+    }
+    if (signature == nil) return -1;
+    const char *result = csr_skip_qualifiers([signature methodReturnType]);
+    if (result == NULL || result[0] != 'v') return -1;
+    NSUInteger count = [signature numberOfArguments];
+    if (count == 2) return CSRCallShapeNone;
+    if (count != 3) return -1;
+    const char *argument = csr_skip_qualifiers([signature getArgumentTypeAtIndex: 2]);
+    if (argument == NULL) return -1;
+    switch (argument[0]) {
+    case '@': return CSRCallShapeObject;
+    case 'c': case 'C': case 's': case 'S': case 'i': case 'I': case 'l': case 'L': case 'q': case 'Q': case 'B':
+        return CSRCallShapeWord;
+    case 'd': return CSRCallShapeDouble;
+    case '{': {
+        NSUInteger size = 0, alignment = 0;
+        NSGetSizeAndAlignment(argument, &size, &alignment);
+        // CGRect / NSRect: four doubles (two nested pairs). Struct names are skipped, offsets end the scan.
+        if (size != 4 * sizeof(double)) return -1;
+        int doubles = 0, depth = 0;
+        for (const char *p = argument; *p; p++) {
+            if (*p == '{') {
+                const char *name_end = strchr(p, '=');
+                if (name_end == NULL) return -1;
+                p = name_end;
+                depth++;
+            } else if (*p == '}') {
+                if (--depth == 0) break;
+            } else if (*p == 'd') {
+                doubles++;
+            } else {
+                return -1;
+            }
+        }
+        return doubles == 4 ? CSRCallShapeRect : -1;
+    }
+    default: return -1;
+    }
+}
+
+/// One call waiting for the main thread.
+@interface CSRMainCall : NSObject {
+@public
+    id receiver;
+    SEL selector;
+    IMP implementation;
+    CSRCallShape shape;
+    id object;
+    long word;
+    double number;
+    CSRRect rect;
+}
+- (void)run;
+@end
+
+@implementation CSRMainCall
+- (void)run {
+    switch (shape) {
+    case CSRCallShapeNone: ((void (*)(id, SEL))implementation)(receiver, selector); break;
+    case CSRCallShapeObject: ((void (*)(id, SEL, id))implementation)(receiver, selector, object); break;
+    case CSRCallShapeWord: ((void (*)(id, SEL, long))implementation)(receiver, selector, word); break;
+    case CSRCallShapeDouble: ((void (*)(id, SEL, double))implementation)(receiver, selector, number); break;
+    case CSRCallShapeRect: ((void (*)(id, SEL, CSRRect))implementation)(receiver, selector, rect); break;
+    }
+}
+#if !__has_feature(objc_arc)
+- (void)dealloc {
+    [receiver release];
+    [object release];
+    [super dealloc];
+}
+#endif
+@end
+
+#if defined(__APPLE__)
+static void csr_main_call_run(void *context) {
+#if __has_feature(objc_arc)
+    CSRMainCall *call = (__bridge_transfer CSRMainCall *)context;
+    @autoreleasepool { [call run]; }
+#else
+    CSRMainCall *call = (CSRMainCall *)context;
+    @autoreleasepool { [call run]; }
+    [call release];
+#endif
+}
+#endif
+
+void csr_call_on_main(CSRObject receiver, CSRSelector selector, CSRIMP implementation, CSRCallShape shape,
+                      const void *argument) {
+    CSRMainCall *call = [[CSRMainCall alloc] init];
+    call->receiver = CSR_RETAIN((CSR_BRIDGE id)receiver);
+    call->selector = (SEL)selector;
+    call->implementation = (IMP)implementation;
+    call->shape = shape;
+    switch (shape) {
+    case CSRCallShapeObject: call->object = CSR_RETAIN(argument ? *(CSR_BRIDGE id *)argument : nil); break;
+    case CSRCallShapeWord: call->word = argument ? *(const long *)argument : 0; break;
+    case CSRCallShapeDouble: call->number = argument ? *(const double *)argument : 0; break;
+    case CSRCallShapeRect: if (argument) memcpy(&call->rect, argument, sizeof call->rect); break;
+    case CSRCallShapeNone: break;
+    }
+#if defined(__APPLE__) && __has_feature(objc_arc)
+    dispatch_async_f(dispatch_get_main_queue(), (__bridge_retained void *)call, csr_main_call_run);
+#elif defined(__APPLE__)
+    dispatch_async_f(dispatch_get_main_queue(), (void *)call, csr_main_call_run);   // released by the call
+#else
+    [call performSelectorOnMainThread: @selector(run) withObject: nil waitUntilDone: NO];
+    CSR_RELEASE(call);
+#endif
+}
+
+bool csr_run_loop_spin(double seconds, bool (*until)(void *context), void *context) {
+    NSDate *deadline = [NSDate dateWithTimeIntervalSinceNow: seconds];
+    bool done = until ? until(context) : false;
+    while (!done && [deadline timeIntervalSinceNow] > 0) {
+        @autoreleasepool {
+            [[NSRunLoop currentRunLoop] runMode: NSDefaultRunLoopMode
+                                     beforeDate: [NSDate dateWithTimeIntervalSinceNow: 0.01]];
+        }
+        done = until ? until(context) : false;
+    }
+    return done;
+}

@@ -1,0 +1,65 @@
+// CSRLifetime.h: what the lifetime guards need from Objective-C: a zombie class that catches every message, turning
+// an object into a zombie and freeing it for real, and running a call on the main thread later.
+#ifndef CSR_LIFETIME_H
+#define CSR_LIFETIME_H
+
+#include "CSRTypes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: Zombies
+
+/// Called for every message a zombie receives. Returns true to answer it with nil/0; false to fail loudly: then
+/// `reason` (filled by the handler) is raised as an NSInternalInconsistencyException.
+typedef bool (*CSRZombieHandler)(CSRObject zombie, CSRSelector selector, char *reason, size_t reasonSize);
+
+/// Installs the handler (NULL: every zombie message fails loudly).
+void csr_zombie_set_handler(CSRZombieHandler handler);
+/// The root class every zombie gets: it has no methods, so every message (retain, release, description, ...)
+/// resolves to one implementation that calls the handler.
+CSRClass csr_zombie_class(void);
+/// Start of that implementation (to find the caller's frame in a call stack).
+const void *csr_zombie_message_address(void);
+/// Destroys what the runtime keeps for `object` beyond its instance variables (C++/ARC ivars, associated objects,
+/// weak references: `objc_destructInstance` on Apple) and sets its class to the zombie class. The memory stays
+/// allocated. Call after every `-dealloc` body of its class chain ran, instead of the root `-dealloc`.
+void csr_zombie_make(CSRObject object);
+/// Frees a zombie's memory for real, as the root `-dealloc` would have. Sends no message to it.
+void csr_zombie_free(CSRObject object);
+
+// MARK: Main-thread calls
+
+/// How a method's arguments are kept until it runs on the main thread. Methods return void.
+typedef enum CSRCallShape {
+    CSRCallShapeNone = 0,    ///< no argument
+    CSRCallShapeObject = 1,  ///< one object argument (retained until the call)
+    CSRCallShapeWord = 2,    ///< one integer or BOOL argument (copied)
+    CSRCallShapeDouble = 3,  ///< one double argument (copied)
+    CSRCallShapeRect = 4,    ///< one CGRect / NSRect (four doubles, copied)
+} CSRCallShape;
+
+/// Same layout and calling convention as CGRect / NSRect.
+typedef struct CSRRect {
+    double x, y, width, height;
+} CSRRect;
+
+/// The shape of a method with type encoding `types`, or -1 when it cannot be run later (a return value, several
+/// arguments, an argument of another kind).
+int csr_call_shape(const char *types);
+
+/// Runs `implementation` on `receiver` with `argument` (a pointer to the argument's bytes; NULL for none) on the
+/// main thread, asynchronously. The receiver and an object argument are retained until then; other arguments are
+/// copied now. Apple: the main dispatch queue; GNUstep: the main thread's run loop (which must run).
+void csr_call_on_main(CSRObject receiver, CSRSelector selector, CSRIMP implementation, CSRCallShape shape,
+                      const void *argument);
+
+/// Runs the current thread's run loop until `until(context)` answers true or `seconds` passed (for tests and
+/// command-line tools whose main thread does not run a run loop). Returns the last answer of `until`.
+bool csr_run_loop_spin(double seconds, bool (*until)(void *context), void *context);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,148 @@
+import XCTest
+@testable import CrashShield
+import CrashShieldMatrix
+import CrashShieldRuntime
+import CrashShieldScenarios
+import CrashShieldTesting
+
+/// Main-thread-only methods on CSSView (the catalog's stand-in for UIView: its methods raise what UIKit raises when
+/// called off the main thread, and count the calls per thread kind).
+final class MainThreadGuardTests: ShieldTestCase {
+    private func configuration(_ mode: GuardMode = .release) -> Configuration {
+        var configuration = Configuration(guards: .mainThreadUI, mode: mode)
+        configuration.mainThreadOnlyMethods["CSSView"] = Scenario.catalogViewMethods
+        return configuration
+    }
+
+    private func view(file: StaticString = #filePath, line: UInt = #line) throws -> CSRObject {
+        try XCTUnwrap(css_view_new(), file: file, line: line)
+    }
+
+    /// Calls `selector` from a background thread; returns the exception it raised there, if any.
+    private func callInBackground(_ view: CSRObject, _ selector: String, times: UInt = 1) -> String? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let raised = css_view_call_in_background(view, selector, times, &buffer, buffer.count)
+        return raised ? String(cString: buffer) : nil
+    }
+
+    func testOffMainCallRunsLaterOnTheMainThreadAndIsReported() throws {
+        try withShield(configuration()) { sink in
+            let view = try view()
+            defer { css_object_release(view) }
+            XCTAssertNil(callInBackground(view, "setNeedsLayout"), "the call does not raise on the background thread")
+            XCTAssertTrue(css_view_wait_for_main_calls(view, 1, 5), "the call ran once the main run loop ran")
+            XCTAssertEqual(css_view_calls(view, false), 0, "it never ran on the background thread")
+            CrashShield.flush()
+            let report = try XCTUnwrap(sink.reports(in: .mainThreadUI).first)
+            XCTAssertEqual(sink.reports.count, 1)
+            XCTAssertEqual(report.className, "CSSView")
+            XCTAssertEqual(report.selector, "setNeedsLayout")
+            XCTAssertEqual(report.exceptionName, "NSInternalInconsistencyException")
+            XCTAssertEqual(report.reason, MainThreadGuard.uikitReason)
+            XCTAssertEqual(report.details["method"], "-[CSSView setNeedsLayout]")
+            XCTAssertNotNil(report.details["thread"])
+            XCTAssertFalse(report.thread.isMain)
+            XCTAssertEqual(report.action, .recovered)
+            XCTAssertNotNil(report.callerFrame)
+        }
+    }
+
+    func testArgumentsAreKeptUntilTheCallRuns() throws {
+        try withShield(configuration()) { _ in
+            let view = try view()
+            defer { css_object_release(view) }
+            XCTAssertNil(callInBackground(view, "setNeedsDisplayInRect:"))
+            XCTAssertTrue(css_view_wait_for_main_calls(view, 1, 5))
+            XCTAssertEqual(String(cString: css_view_last_rect(view)), "{1,2,3,4}", "the rect was copied")
+        }
+        // The receiver is retained until then.
+        try withShield(configuration()) { _ in
+            let view = try view()
+            defer { css_object_release(view) }
+            XCTAssertEqual(css_object_retain_count(view), 1)
+            XCTAssertNil(callInBackground(view, "setNeedsDisplay"))
+            XCTAssertEqual(css_object_retain_count(view), 2, "the pending call keeps the view alive")
+            XCTAssertTrue(css_view_wait_for_main_calls(view, 1, 5))
+            XCTAssertTrue(css_view_wait_for_main_calls(view, 2, 0.1) == false)
+            XCTAssertEqual(css_object_retain_count(view), 1, "and lets it go once it ran")
+        }
+    }
+
+    func testCallsOnTheMainThreadAreUnchanged() throws {
+        func run() throws -> [Int] {
+            let view = try view()
+            defer { css_object_release(view) }
+            for selector in Scenario.catalogViewMethods { css_view_call_on_main(view, selector) }
+            return [css_view_calls(view, true), css_view_calls(view, false)]
+        }
+        let unguarded = try run()
+        var guarded: [Int] = []
+        try withShield(configuration()) { sink in
+            guarded = try run()
+            XCTAssertTrue(sink.reports.isEmpty)
+        }
+        XCTAssertEqual(guarded, unguarded)
+        XCTAssertEqual(guarded, [4, 0])
+    }
+
+    func testDebugModeFailsAtOnceNamingMethodAndThread() throws {
+        try withShield(configuration(.debug)) { sink in
+            let view = try view()
+            defer { css_object_release(view) }
+            let raised = try XCTUnwrap(callInBackground(view, "layoutIfNeeded"))
+            XCTAssertTrue(raised.hasPrefix("NSInternalInconsistencyException: -[CSSView layoutIfNeeded] must be called on the main thread only; called on thread "), raised)
+            XCTAssertEqual(css_view_calls(view, false), 0, "the original did not run")
+            XCTAssertFalse(css_view_wait_for_main_calls(view, 1, 0.2), "nor was it sent to the main thread")
+            XCTAssertEqual(sink.reports(in: .mainThreadUI).first?.action, .failedLoudly)
+        }
+    }
+
+    func testEveryFrameCallsAreAggregatedPerCallSite() throws {
+        try withShield(configuration()) { sink in
+            let view = try view()
+            defer { css_object_release(view) }
+            XCTAssertNil(callInBackground(view, "setNeedsLayout", times: 1000))
+            XCTAssertTrue(css_view_wait_for_main_calls(view, 1000, 20), "every call ran on the main thread")
+            CrashShield.flush()
+            let reports = sink.reports(in: .mainThreadUI)
+            XCTAssertEqual(reports.count, 1, "one report per call site")
+            XCTAssertEqual(reports.first?.occurrences, 1000)
+            XCTAssertLessThanOrEqual(sink.deliveryCount, 6, "deliveries at 1, 10, 100, 1000 and on flush")
+        }
+    }
+
+    func testStopRestoresEveryMethod() throws {
+        try withShield(configuration()) { _ in
+            XCTAssertEqual(HookEngine.shared.activeHooks.filter { $0.targetClass.name == "CSSView" }.count, 4)
+        }
+        XCTAssertTrue(HookEngine.shared.activeHooks.filter { $0.targetClass.name == "CSSView" }.isEmpty)
+        let view = try view()
+        defer { css_object_release(view) }
+        XCTAssertEqual(callInBackground(view, "setNeedsLayout"),
+                       "NSInternalInconsistencyException: " + MainThreadGuard.uikitReason, "unguarded again")
+    }
+
+    func testConfiguration() throws {
+        // Default: UIView, which does not exist here, is skipped.
+        try withShield(Configuration(guards: .mainThreadUI)) { _ in
+            XCTAssertTrue(CrashShield.activeGuards.contains(.mainThreadUI))
+        }
+        var returnsValue = Configuration(guards: .mainThreadUI)
+        returnsValue.mainThreadOnlyMethods = ["NSObject": ["description"]]
+        XCTAssertThrowsError(try CrashShield.start(returnsValue)) { error in
+            guard case .invalidConfiguration(let text) = error as? CrashShieldError else { return XCTFail("\(error)") }
+            XCTAssertTrue(text.contains("-[NSObject description]"), text)
+        }
+        XCTAssertFalse(CrashShield.isRunning)
+        var missing = Configuration(guards: .mainThreadUI)
+        missing.mainThreadOnlyMethods = ["CSSView": ["noSuchMethod"]]
+        XCTAssertThrowsError(try CrashShield.start(missing))
+        XCTAssertEqual(csr_call_shape("v16@0:8"), Int32(CSRCallShapeNone.rawValue))
+        XCTAssertEqual(csr_call_shape("v24@0:8@16"), Int32(CSRCallShapeObject.rawValue))
+        XCTAssertEqual(csr_call_shape("v20@0:8c16"), Int32(CSRCallShapeWord.rawValue))
+        XCTAssertEqual(csr_call_shape("v48@0:8{_NSRect={_NSPoint=dd}{_NSSize=dd}}16"), Int32(CSRCallShapeRect.rawValue))
+        XCTAssertEqual(csr_call_shape("v48@0:8{CGRect={CGPoint=dd}{CGSize=dd}}16"), Int32(CSRCallShapeRect.rawValue))
+        XCTAssertEqual(csr_call_shape("@16@0:8"), -1)
+        XCTAssertEqual(csr_call_shape("v32@0:8@16@24"), -1)
+    }
+}
