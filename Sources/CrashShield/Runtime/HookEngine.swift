@@ -71,7 +71,8 @@ public final class HookEngine: @unchecked Sendable {
     private var hooks: [Key: Hook] = [:]
 
     public init() {
-        csr_hot_selectors_prepare()   // hot replacements read these selectors without lazy initialisation
+        csr_runtime_prepare_for_hooks()   // GNU runtime: keep replaced dispatch tables alive for other threads
+        csr_hot_selectors_prepare()       // hot replacements read these selectors without lazy initialisation
     }
 
     /// Installs `point` on `cls` (on its metaclass for a class-method point).

@@ -82,6 +82,13 @@ void csr_class_installDispatchTable(CSRClass cls);
 /// Adds a method to `cls` (which must not own it yet); subclasses see it. NO if the runtime refused.
 bool csr_class_addMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation, const char *types);
 
+/// Prepares the runtime for method replacement while other threads send messages. Call once before the first hook.
+/// GCC's libobjc frees a class's old dispatch table at once when it believes the process is single-threaded, and it
+/// counts only threads it started itself: a message sent meanwhile from any other thread (libdispatch, pthreads)
+/// would read freed memory. This registers such threads (`objc_thread_add`), so replaced tables are kept instead
+/// (a few kilobytes per replaced table, for the life of the process). Nothing to do on Apple's runtime.
+void csr_runtime_prepare_for_hooks(void);
+
 // MARK: Threads
 
 bool csr_thread_isMain(void);
