@@ -10,6 +10,7 @@ static const CSSFamily css_families[] = {
     css_dictionary_scenarios,
     css_set_scenarios,
     css_observation_scenarios,
+    css_notification_scenarios,
 };
 
 const CSSScenario *css_scenarios(int *count) {

@@ -8,6 +8,7 @@ const CSSScenario *css_array_scenarios(int *count);
 const CSSScenario *css_dictionary_scenarios(int *count);
 const CSSScenario *css_set_scenarios(int *count);
 const CSSScenario *css_observation_scenarios(int *count);
+const CSSScenario *css_notification_scenarios(int *count);
 
 /// A description of `object` that lives until the current autorelease pool drains ("nil" for nil).
 const char *css_describe(id object);

@@ -41,6 +41,7 @@ enum GuardRegistry {
     static let guards: [any CrashGuard.Type] = [
         ContainerGuard.self,
         KVOGuard.self,
+        NotificationGuard.self,
     ]
 
     static func guardType(for category: GuardCategory) -> (any CrashGuard.Type)? {

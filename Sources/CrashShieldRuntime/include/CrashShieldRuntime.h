@@ -8,5 +8,6 @@
 #include "CSRObjects.h"
 #include "CSRHookTable.h"
 #include "CSRObservation.h"
+#include "CSRNotification.h"
 #include "CrashShield.h"
 #endif
