@@ -139,10 +139,11 @@ void csr_timer_set_handler(CSRTimerHandler handler) {
         }
         return;
     }
-    [timer invalidate];
+    // Report first: invalidating releases the proxy, which may be its last owner (self is gone afterwards).
     CSRTimerHandler handler = __atomic_load_n(&csr_timer_handler, __ATOMIC_ACQUIRE);
     if (report && handler) handler(CSRTimerEventTargetGone, (CSR_BRIDGE CSRObject)self, (CSR_BRIDGE CSRObject)timer,
                                    _targetClass, (CSRSelector)(void *)_selector);
+    [timer invalidate];
 }
 
 - (void)dealloc {

@@ -356,6 +356,7 @@ void *css_timer_owner_new(long tag, double interval) {
                                                               selector: @selector(tick:) userInfo: nil repeats: YES]);
     return (CSS_BRIDGE void *)owner;
 }
+void *css_timer_retain(void *timer) { return (CSS_BRIDGE void *)CSS_RETAIN((CSS_BRIDGE NSTimer *)timer); }
 bool css_timer_is_valid(void *timer) { return [(CSS_BRIDGE NSTimer *)timer isValid] ? true : false; }
 void css_timer_invalidate(void *timer) { [(CSS_BRIDGE NSTimer *)timer invalidate]; }
 unsigned long css_object_retain_count(void *object) { return [(CSS_BRIDGE id)object retainCount]; }
@@ -373,8 +374,9 @@ void css_timer_valid_sequence(char *buffer, unsigned long size) {
     [NSTimer scheduledTimerWithTimeInterval: 0.01 target: once selector: @selector(tick:) userInfo: @"one" repeats: NO];
     [NSTimer scheduledTimerWithTimeInterval: 0.06 target: thrice selector: @selector(tick:) userInfo: @"three"
                                     repeats: YES];
-    NSTimer *added = [NSTimer timerWithTimeInterval: 0.25 target: manual selector: @selector(tick:) userInfo: nil
-                                            repeats: YES];
+    // Kept (GNUstep's run loop holds the only reference to a scheduled timer and frees it once it is invalidated).
+    NSTimer *added = CSS_RETAIN([NSTimer timerWithTimeInterval: 0.25 target: manual selector: @selector(tick:)
+                                                      userInfo: nil repeats: YES]);
     [loop addTimer: added forMode: NSDefaultRunLoopMode];
     NSTimer *never = [[NSTimer alloc] initWithFireDate: [NSDate dateWithTimeIntervalSinceNow: 0.03] interval: 0.03
                                                 target: stopped selector: @selector(tick:) userInfo: @"never" repeats: YES];
@@ -383,7 +385,7 @@ void css_timer_valid_sequence(char *buffer, unsigned long size) {
     [loop runUntilDate: [NSDate dateWithTimeIntervalSinceNow: 0.7]];
     css_note_append([NSString stringWithFormat: @"valid:%d,%d,%d", [added isValid], [never isValid],
                                                 [never userInfo] == nil]);
-    CSS_RELEASE(never);
+    CSS_RELEASE(never); CSS_RELEASE(added);
     CSS_RELEASE(once); CSS_RELEASE(thrice); CSS_RELEASE(manual); CSS_RELEASE(stopped);
     css_note_take_log(buffer, size);
     CSS_POOL_END

@@ -42,6 +42,7 @@ enum GuardRegistry {
         ContainerGuard.self,
         KVOGuard.self,
         NotificationGuard.self,
+        TimerGuard.self,
     ]
 
     static func guardType(for category: GuardCategory) -> (any CrashGuard.Type)? {

@@ -132,6 +132,8 @@ long css_timer_target_fires(void *target);
 void *css_timer_schedule(double interval, void *target, const char *selector, const char *userInfo, bool repeats);
 /// An owner (+1) that keeps a repeating timer (-tick:) on itself and invalidates it in its own -dealloc.
 void *css_timer_owner_new(long tag, double interval);
+/// `[timer retain]` (+1): GNUstep frees a scheduled timer once it is invalidated unless someone else keeps it.
+void *css_timer_retain(void *timer);
 bool css_timer_is_valid(void *timer);
 void css_timer_invalidate(void *timer);
 unsigned long css_object_retain_count(void *object);

@@ -225,4 +225,6 @@ public enum ObservationStatus {
     public static var notificationObserverCount: Int { NotificationObserverRegistry.shared.observerCount }
     /// Trampolines registered for `CrashShield.observe` closures (one per center, name and object).
     public static var closureObservationGroupCount: Int { ClosureObservations.shared.groupCount }
+    /// Repeating timers whose target is held weakly by the timer guard and still alive.
+    public static var timerProxyCount: Int { TimerProxyRegistry.shared.liveProxyCount }
 }
