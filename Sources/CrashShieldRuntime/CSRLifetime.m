@@ -21,7 +21,7 @@ static CSRZombieHandler csr_zombie_handler;
 void csr_zombie_set_handler(CSRZombieHandler handler) {
     __atomic_store_n(&csr_zombie_handler, handler, __ATOMIC_RELEASE);
     // Give the zombie class its own dispatch table now (see csr_class_installDispatchTable).
-    csr_class_installDispatchTable(csr_zombie_class());
+    csr_class_installDispatchTable(csr_zombie_class(), NULL);
 }
 
 /// The one implementation of every zombie message. Declared without the message's arguments: it reads none, and a

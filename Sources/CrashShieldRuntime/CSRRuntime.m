@@ -61,17 +61,18 @@ static void csr_gnu_propagate(Class owner, SEL selector, IMP implementation) {
 #endif
 
 #if !defined(__APPLE__)
-void csr_class_installDispatchTable(CSRClass cls) {
+void csr_class_installDispatchTable(CSRClass cls, CSRSelector knownSelector) {
     // GCC's libobjc: every class that was never messaged shares one "uninstalled" dispatch table, and
     // method_setImplementation writes the new implementation into the owning class's table: into that shared one,
-    // so that every class not messaged yet would answer the selector with it. Looking up a selector nothing
-    // implements installs the class's own table (running +initialize, as the first message would).
+    // so that every class not messaged yet would answer the selector with it. A lookup installs the class's own
+    // table (running +initialize, as the first message would). Look up a selector the class answers: for a class
+    // whose +initialize is running on this thread, libobjc loops forever on a selector nothing implements.
     static SEL never;
     if (never == NULL) never = sel_registerName("_csr_installDispatchTable");
-    if (cls != NULL) (void)class_getMethodImplementation((Class)cls, never);
+    if (cls != NULL) (void)class_getMethodImplementation((Class)cls, knownSelector ? (SEL)knownSelector : never);
 }
 #else
-void csr_class_installDispatchTable(CSRClass cls) { (void)cls; }
+void csr_class_installDispatchTable(CSRClass cls, CSRSelector knownSelector) { (void)cls; (void)knownSelector; }
 #endif
 
 void csr_runtime_prepare_for_hooks(void) {
@@ -182,7 +183,7 @@ CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP imp
     Method method = csr_ownMethod((CSR_BRIDGE Class)cls, (SEL)selector);
     if (method == NULL) return NULL;
 #if !defined(__APPLE__)
-    csr_class_installDispatchTable(cls);
+    csr_class_installDispatchTable(cls, selector);
 #endif
     IMP previous = method_setImplementation(method, (IMP)implementation);
 #if !defined(__APPLE__)

@@ -14,6 +14,7 @@ static const CSSFamily css_families[] = {
     css_kvc_scenarios,
     css_messaging_scenarios,
     css_lifetime_scenarios,
+    css_notification_scenarios,
 };
 
 const CSSScenario *css_scenarios(int *count) {

@@ -12,6 +12,7 @@ const CSSScenario *css_string_scenarios(int *count);
 const CSSScenario *css_kvc_scenarios(int *count);
 const CSSScenario *css_messaging_scenarios(int *count);
 const CSSScenario *css_lifetime_scenarios(int *count);
+const CSSScenario *css_notification_scenarios(int *count);
 
 /// A description of `object` that lives until the current autorelease pool drains ("nil" for nil).
 const char *css_describe(id object);

@@ -47,6 +47,8 @@ enum GuardRegistry {
         NSNullGuard.self,
         ZombieGuard.self,
         MainThreadGuard.self,
+        NotificationGuard.self,
+        TimerGuard.self,
     ]
 
     static func guardType(for category: GuardCategory) -> (any CrashGuard.Type)? {

@@ -6,6 +6,14 @@ protocol DeallocObserver: AnyObject {
     /// `object` is being deallocated. Its memory is still valid (its class can be read), but it must not be retained.
     /// Called outside the watcher's lock, once per `watch` that was not undone by `unwatch`.
     func objectWillDeallocate(_ object: CSRObject)
+    /// The object's own `-dealloc` chain has returned: its memory is gone, only its address is left. Called once
+    /// after each `objectWillDeallocate` (default: nothing). Lets an observer tell what the object's own `-dealloc`
+    /// undid (e.g. an observer that removed itself) from what it left behind.
+    func objectDidDeallocate(_ address: UInt)
+}
+
+extension DeallocObserver {
+    func objectDidDeallocate(_ address: UInt) {}
 }
 
 /// Tells observers when watched objects are deallocated. The one place that hooks `-dealloc`.
@@ -31,7 +39,7 @@ final class DeallocWatcher: @unchecked Sendable {
         DeallocWatcher.shared.objectDeallocating(receiver, cmd)
     }
 
-    private struct Registration {
+    struct Registration {
         weak var observer: DeallocObserver?
         let id: ObjectIdentifier
     }
@@ -148,12 +156,18 @@ final class DeallocWatcher: @unchecked Sendable {
             return
         }
         guard let original = Self.deallocPoint.original(for: receiver) else { return }  // unreachable: leak, not crash
-        runCleanups(receiver)
+        let notified = runCleanups(receiver)
         // hookedClass 0: "the hooked class nearest the receiver's class", worked out only if the chain re-enters.
         frame.pointee = CSRDeallocFrame(object: receiver, hookedClass: nil)
         original(receiver, cmd)
         // The object is gone: only restore this thread's words, never look at it again.
         frame.pointee = saved
+        notifyDidDeallocate(notified, address: UInt(bitPattern: receiver))
+    }
+
+    /// Tells the observers `runCleanups` returned that the object's whole `-dealloc` chain has run.
+    func notifyDidDeallocate(_ registrations: [Registration]?, address: UInt) {
+        for registration in registrations ?? [] { registration.observer?.objectDidDeallocate(address) }
     }
 
     @inline(never)
@@ -178,17 +192,19 @@ final class DeallocWatcher: @unchecked Sendable {
     /// same object finds none). The zombie guard calls this when it keeps an object whose root `-dealloc` it replaces:
     /// a watcher hook below its own in the chain would not run.
     @inline(__always)
-    func runCleanups(_ receiver: CSRObject) {
-        guard watchedCount.load(ordering: .acquiring) > 0 else { return }
+    @discardableResult
+    func runCleanups(_ receiver: CSRObject) -> [Registration]? {
+        guard watchedCount.load(ordering: .acquiring) > 0 else { return nil }
         let address = UInt(bitPattern: receiver)
         let registrations: [Registration]? = lock.withLock {
             guard let found = watched.removeValue(forKey: address) else { return nil }
             watchedCount.wrappingDecrement(ordering: .releasing)
             return found
         }
-        guard let registrations else { return }
+        guard let registrations else { return nil }
         for registration in registrations {
             registration.observer?.objectWillDeallocate(receiver)
         }
+        return registrations
     }
 }

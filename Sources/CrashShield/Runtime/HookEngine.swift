@@ -85,6 +85,9 @@ public final class HookEngine: @unchecked Sendable {
         let selectorName = point.selector.name
         guard !Self.forbiddenSelectors.contains(selectorName) else { throw HookError.forbiddenSelector(selectorName) }
         let target = point.kind == .class ? cls.metaclass : cls
+        // Outside the lock: a class's first lookup runs its +initialize, which may send messages that reach other
+        // hooks, and those may install hooks themselves (a notification observer registered by +initialize).
+        csr_class_installDispatchTable(target.pointer, point.selector.pointer)
         return try lock.withLock {
             let key = Key(point: ObjectIdentifier(point), cls: target)
             if let existing = hooks[key], existing.state == .active { return existing }

@@ -77,8 +77,10 @@ const char *csr_class_methodTypes(CSRClass cls, CSRSelector selector);
 /// refresh inherited dispatch tables by itself). Returns the previous implementation, NULL if `cls` does not own it.
 CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation);
 /// Makes sure `cls` has its own dispatch table (GCC's libobjc shares one among classes never messaged; writing a
-/// method implementation into it would change them all). No-op on Apple platforms.
-void csr_class_installDispatchTable(CSRClass cls);
+/// method implementation into it would change them all). Runs +initialize like a first message: call it outside
+/// any lock. `knownSelector`: one the class answers (NULL: the class is known to route unknown selectors itself).
+/// No-op on Apple platforms.
+void csr_class_installDispatchTable(CSRClass cls, CSRSelector knownSelector);
 /// Adds a method to `cls` (which must not own it yet); subclasses see it. NO if the runtime refused.
 bool csr_class_addMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation, const char *types);
 

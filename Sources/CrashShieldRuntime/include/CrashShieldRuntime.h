@@ -10,5 +10,6 @@
 #include "CSRObservation.h"
 #include "CSRForwarding.h"
 #include "CSRLifetime.h"
+#include "CSRNotification.h"
 #include "CrashShield.h"
 #endif

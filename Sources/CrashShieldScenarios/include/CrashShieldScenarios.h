@@ -142,6 +142,57 @@ const char *css_view_last_rect(void *view);
 /// Runs the main run loop until the view ran `calls` calls on the main thread, or `seconds` passed.
 bool css_view_wait_for_main_calls(void *view, long calls, double seconds);
 
+// MARK: Test support: notifications and timers (CSSNotificationScenarios.m). Objects are raw pointers; "+1" ones
+// are released with css_object_release.
+
+/// Recording observers (+1): each delivery appends "tag|selector|name|object|{userInfo}|thread" to the log
+/// (selectors note: and other:). Large: freed memory goes back to the system. Tidy: removes itself from the default
+/// center in its -dealloc. Half tidy: removes only its "CSSNote.A" registration in its -dealloc.
+void *css_note_recorder_new(long tag);
+void *css_note_large_recorder_new(long tag);
+void *css_note_tidy_recorder_new(long tag);
+void *css_note_half_tidy_recorder_new(long tag);
+/// A private notification center (+1); the default center (not retained).
+void *css_note_center_new(void);
+void *css_note_default_center(void);
+void css_note_add(void *center, void *observer, const char *selector, const char *name, void *object);
+void css_note_remove(void *center, void *observer);
+void css_note_remove_named(void *center, void *observer, const char *name, void *object);
+/// Posts `name` with `object` and, when `key` is given, userInfo {key: value}.
+void css_note_post(void *center, const char *name, void *object, const char *key, const char *value);
+/// A new NSString (+1); a new dictionary {key: value} (+1); a value of a dictionary; a description.
+void *css_note_string_new(const char *text);
+void *css_note_dictionary_new(const char *key, const char *value);
+const char *css_note_dictionary_value(void *dictionary, const char *key);
+const char *css_note_describe(void *object);
+long css_note_deliveries_count(void);
+/// Copies the delivery log (notifications and timer fires) into `buffer` and clears it.
+void css_note_take_log(char *buffer, unsigned long size);
+/// Valid use of the default center and a private one: the delivery log (the differential test).
+void css_note_valid_sequence(char *buffer, unsigned long size);
+
+/// A thread named `name` that runs its run loop until `css_runloop_thread_stop` (+1; stop releases it).
+void *css_runloop_thread_start(const char *name);
+void css_runloop_thread_stop(void *thread);
+/// Runs the current thread's run loop for `seconds`.
+void css_runloop_run(double seconds);
+bool css_is_main_thread(void);
+
+/// A timer target (+1) whose -tick: appends "tag|tick:|userInfo|timer|valid|n" to the log; it invalidates the
+/// timer after `limit` fires (0: never).
+void *css_timer_target_new(long tag, long limit);
+long css_timer_target_fires(void *target);
+/// `scheduledTimerWithTimeInterval:target:selector:userInfo:repeats:` on the current run loop (not retained).
+void *css_timer_schedule(double interval, void *target, const char *selector, const char *userInfo, bool repeats);
+/// An owner (+1) that keeps a repeating timer (-tick:) on itself and invalidates it in its own -dealloc.
+void *css_timer_owner_new(long tag, double interval);
+/// `[timer retain]` (+1): GNUstep frees a scheduled timer once it is invalidated unless someone else keeps it.
+void *css_timer_retain(void *timer);
+bool css_timer_is_valid(void *timer);
+void css_timer_invalidate(void *timer);
+/// Valid timers on this thread's run loop, every creation form: the fire log (the differential test).
+void css_timer_valid_sequence(char *buffer, unsigned long size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -262,9 +262,10 @@ final class ZombiePool: @unchecked Sendable {
             stack = raw.prefix(count).dropFirst().map { UInt(bitPattern: $0) }
         }
         // Cleanups of a dealloc watcher hook that sits below this one in the chain (it would not run).
-        DeallocWatcher.shared.runCleanups(object)
+        let notified = DeallocWatcher.shared.runCleanups(object)
         csr_zombie_make(object)
         let address = UInt(bitPattern: object)
+        DeallocWatcher.shared.notifyDidDeallocate(notified, address: address)   // the dealloc chain has run
         lock.withLock {
             records[address] = Record(cls: cls, size: size, stack: stack)
             order.append(address)

@@ -221,4 +221,10 @@ final class KVOGuard: CrashGuard {
 public enum ObservationStatus {
     /// Objects observed through the KVO guard's proxies.
     public static var kvoObservedObjectCount: Int { KVOProxyRegistry.shared.observedCount }
+    /// Observers in the notification guard's ledger (registered while the guard was on, not removed yet).
+    public static var notificationObserverCount: Int { NotificationObserverRegistry.shared.observerCount }
+    /// Trampolines registered for `CrashShield.observe` closures (one per center, name and object).
+    public static var closureObservationGroupCount: Int { ClosureObservations.shared.groupCount }
+    /// Repeating timers whose target is held weakly by the timer guard and still alive.
+    public static var timerProxyCount: Int { TimerProxyRegistry.shared.liveProxyCount }
 }

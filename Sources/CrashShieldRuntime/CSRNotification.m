@@ -1,0 +1,187 @@
+// CSRNotification.m: the Objective-C side of the notification and timer guards (see CSRNotification.h).
+#import <Foundation/Foundation.h>
+#include <pthread.h>
+#include "CSRMemory.h"
+#include "CSRNotification.h"
+
+#if __has_feature(objc_arc)
+#define CSR_SUPER_DEALLOC() ((void)0)
+#else
+#define CSR_SUPER_DEALLOC() [super dealloc]
+#endif
+
+// MARK: Notification centers
+
+CSRObject csr_notification_default_center(void) {
+    return (CSR_BRIDGE CSRObject)[NSNotificationCenter defaultCenter];
+}
+
+void csr_notification_add(CSRObject center, CSRObject observer, CSRSelector selector, CSRObject name, CSRObject object) {
+    [(CSR_BRIDGE NSNotificationCenter *)center addObserver: (CSR_BRIDGE id)observer selector: (SEL)selector
+                                                      name: (CSR_BRIDGE NSString *)name object: (CSR_BRIDGE id)object];
+}
+
+void csr_notification_remove(CSRObject center, CSRObject observer, CSRObject name, CSRObject object) {
+    [(CSR_BRIDGE NSNotificationCenter *)center removeObserver: (CSR_BRIDGE id)observer
+                                                         name: (CSR_BRIDGE NSString *)name
+                                                       object: (CSR_BRIDGE id)object];
+}
+
+CSRObject csr_notification_name(CSRObject notification) {
+    return (CSR_BRIDGE CSRObject)[(CSR_BRIDGE NSNotification *)notification name];
+}
+
+CSRObject csr_notification_object(CSRObject notification) {
+    return (CSR_BRIDGE CSRObject)[(CSR_BRIDGE NSNotification *)notification object];
+}
+
+CSRObject csr_notification_userInfo(CSRObject notification) {
+    return (CSR_BRIDGE CSRObject)[(CSR_BRIDGE NSNotification *)notification userInfo];
+}
+
+void csr_notification_post(CSRObject center, CSRObject name, CSRObject object, CSRObject userInfo, CSRObject thread,
+                           bool waitUntilDone) {
+    NSNotificationCenter *target = (CSR_BRIDGE NSNotificationCenter *)center;
+    NSNotification *notification = [NSNotification notificationWithName: (CSR_BRIDGE NSString *)name
+                                                                  object: (CSR_BRIDGE id)object
+                                                                userInfo: (CSR_BRIDGE NSDictionary *)userInfo];
+    if (!thread) {
+        [target postNotification: notification];
+        return;
+    }
+    [target performSelector: @selector(postNotification:) onThread: (CSR_BRIDGE NSThread *)thread
+                 withObject: notification waitUntilDone: waitUntilDone ? YES : NO];
+}
+
+CSRObject csr_nsthread_main(void) { return (CSR_BRIDGE CSRObject)[NSThread mainThread]; }
+CSRObject csr_nsthread_current(void) { return (CSR_BRIDGE CSRObject)[NSThread currentThread]; }
+
+// MARK: Trampolines
+
+static CSRNotificationHandler csr_notification_handler;
+
+void csr_notification_set_handler(CSRNotificationHandler handler) {
+    __atomic_store_n(&csr_notification_handler, handler, __ATOMIC_RELEASE);
+}
+
+/// The observer behind closure-based observation: hands every notification to the Swift side.
+@interface CSRNotificationTrampoline : NSObject
+- (void)csr_receive:(NSNotification *)notification;
+@end
+
+@implementation CSRNotificationTrampoline
+- (void)csr_receive:(NSNotification *)notification {
+    CSRNotificationHandler handler = __atomic_load_n(&csr_notification_handler, __ATOMIC_ACQUIRE);
+    if (handler) handler((CSR_BRIDGE CSRObject)self, (CSR_BRIDGE CSRObject)notification);
+}
+@end
+
+CSRObject csr_notification_trampoline_new(void) {
+#if __has_feature(objc_arc)
+    return (__bridge_retained CSRObject)[[CSRNotificationTrampoline alloc] init];
+#else
+    return (CSRObject)[[CSRNotificationTrampoline alloc] init];
+#endif
+}
+
+CSRSelector csr_notification_trampoline_selector(void) {
+    SEL selector = @selector(csr_receive:);
+    return (CSRSelector)(void *)selector;
+}
+
+static bool csr_is_kind(CSRObject object, Class ancestor) {
+    if (!object) return false;
+    for (Class cls = object_getClass((CSR_BRIDGE id)object); cls; cls = class_getSuperclass(cls)) {
+        if (cls == ancestor) return true;
+    }
+    return false;
+}
+
+bool csr_notification_is_trampoline(CSRObject object) {
+    return csr_is_kind(object, [CSRNotificationTrampoline class]);
+}
+
+// MARK: Timers
+
+static CSRTimerHandler csr_timer_handler;
+/// Guards every proxy's target word: a fire takes the target (retained) under it, a dying target is dropped under it.
+static pthread_mutex_t csr_timer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void csr_timer_set_handler(CSRTimerHandler handler) {
+    __atomic_store_n(&csr_timer_handler, handler, __ATOMIC_RELEASE);
+}
+
+/// Stands between a timer and its target: the timer retains the proxy, the proxy does not retain the target.
+@interface CSRTimerProxy : NSObject {
+@public
+    __unsafe_unretained id _target;   // not retained; cleared when the target is deallocated
+    SEL _selector;
+    const char *_targetClass;
+    bool _reported;
+}
+- (void)csr_fire:(NSTimer *)timer;
+@end
+
+@implementation CSRTimerProxy
+- (void)csr_fire:(NSTimer *)timer {
+    pthread_mutex_lock(&csr_timer_lock);
+    id target = _target;
+    if (target) CSR_RETAIN(target);
+    bool report = !target && !_reported;
+    if (report) _reported = true;
+    pthread_mutex_unlock(&csr_timer_lock);
+    if (target) {
+        // What NSTimer's -fire sends its target (an exception goes to NSTimer's own handler, as before).
+        @try {
+            [target performSelector: _selector withObject: timer];
+        } @finally {
+            CSR_RELEASE(target);
+        }
+        return;
+    }
+    // Report first: invalidating releases the proxy, which may be its last owner (self is gone afterwards).
+    CSRTimerHandler handler = __atomic_load_n(&csr_timer_handler, __ATOMIC_ACQUIRE);
+    if (report && handler) handler(CSRTimerEventTargetGone, (CSR_BRIDGE CSRObject)self, (CSR_BRIDGE CSRObject)timer,
+                                   _targetClass, (CSRSelector)(void *)_selector);
+    [timer invalidate];
+}
+
+- (void)dealloc {
+    CSRTimerHandler handler = __atomic_load_n(&csr_timer_handler, __ATOMIC_ACQUIRE);
+    if (handler) handler(CSRTimerEventProxyDeallocating, (CSR_BRIDGE CSRObject)self, NULL, _targetClass,
+                         (CSRSelector)(void *)_selector);
+    CSR_SUPER_DEALLOC();
+}
+@end
+
+CSRObject csr_timer_proxy_new(CSRObject target, CSRSelector selector) {
+    CSRTimerProxy *proxy = [[CSRTimerProxy alloc] init];
+    proxy->_target = (CSR_BRIDGE id)target;
+    proxy->_selector = (SEL)selector;
+    // Class names live as long as their classes (for the whole process).
+    proxy->_targetClass = class_getName([(CSR_BRIDGE id)target class]);
+#if __has_feature(objc_arc)
+    return (__bridge_retained CSRObject)proxy;
+#else
+    return (CSRObject)proxy;
+#endif
+}
+
+CSRSelector csr_timer_proxy_selector(void) {
+    SEL selector = @selector(csr_fire:);
+    return (CSRSelector)(void *)selector;
+}
+
+void csr_timer_proxy_clear(CSRObject proxy) {
+    pthread_mutex_lock(&csr_timer_lock);
+    ((CSR_BRIDGE CSRTimerProxy *)proxy)->_target = nil;
+    pthread_mutex_unlock(&csr_timer_lock);
+}
+
+bool csr_timer_is_proxy(CSRObject object) { return csr_is_kind(object, [CSRTimerProxy class]); }
+
+void csr_timer_invalidate(CSRObject timer) { [(CSR_BRIDGE NSTimer *)timer invalidate]; }
+
+bool csr_object_is_class(CSRObject object) {
+    return object && class_isMetaClass(object_getClass((CSR_BRIDGE id)object)) ? true : false;
+}

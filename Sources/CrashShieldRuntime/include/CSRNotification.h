@@ -1,0 +1,72 @@
+// CSRNotification.h: notification and timer plumbing that only Objective-C can do: the message sends of
+// NSNotificationCenter and NSTimer, the trampoline observer behind closure-based observation, and the weak timer
+// proxy that stands between a repeating timer and its target.
+#ifndef CSR_NOTIFICATION_H
+#define CSR_NOTIFICATION_H
+
+#include "CSRTypes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: Notification centers
+
+/// `[NSNotificationCenter defaultCenter]`.
+CSRObject csr_notification_default_center(void);
+/// `[center addObserver:observer selector:selector name:name object:object]`.
+void csr_notification_add(CSRObject center, CSRObject observer, CSRSelector selector, CSRObject name, CSRObject object);
+/// `[center removeObserver:observer name:name object:object]`.
+void csr_notification_remove(CSRObject center, CSRObject observer, CSRObject name, CSRObject object);
+/// `[notification name]`, `[notification object]`, `[notification userInfo]` (not retained).
+CSRObject csr_notification_name(CSRObject notification);
+CSRObject csr_notification_object(CSRObject notification);
+CSRObject csr_notification_userInfo(CSRObject notification);
+/// Posts `[NSNotification notificationWithName:name object:object userInfo:userInfo]` through `center` on `thread`
+/// (`performSelector:onThread:withObject:waitUntilDone:`; the thread must run its run loop). NULL thread: posts now,
+/// on the calling thread.
+void csr_notification_post(CSRObject center, CSRObject name, CSRObject object, CSRObject userInfo, CSRObject thread,
+                           bool waitUntilDone);
+
+/// `[NSThread mainThread]`, `[NSThread currentThread]` (not retained).
+CSRObject csr_nsthread_main(void);
+CSRObject csr_nsthread_current(void);
+
+/// Called by every trampoline's `-csr_receive:` with the trampoline and the notification.
+typedef void (*CSRNotificationHandler)(CSRObject trampoline, CSRObject notification);
+void csr_notification_set_handler(CSRNotificationHandler handler);
+/// A new trampoline observer (selector `csr_notification_trampoline_selector()`), owned by the caller (+1).
+CSRObject csr_notification_trampoline_new(void);
+CSRSelector csr_notification_trampoline_selector(void);
+/// YES when `object` is a trampoline.
+bool csr_notification_is_trampoline(CSRObject object);
+
+// MARK: Timers
+
+/// Events a timer proxy reports.
+typedef enum CSRTimerEvent {
+    /// The proxy fired after its target was deallocated; it invalidated the timer. Reported once per proxy.
+    CSRTimerEventTargetGone = 0,
+    /// The proxy is being deallocated (its timer released it).
+    CSRTimerEventProxyDeallocating = 1,
+} CSRTimerEvent;
+typedef void (*CSRTimerHandler)(CSRTimerEvent event, CSRObject proxy, CSRObject timer, const char *targetClass,
+                                CSRSelector selector);
+void csr_timer_set_handler(CSRTimerHandler handler);
+/// A new proxy that forwards each fire to `target` (not retained) with `selector`, owned by the caller (+1).
+CSRObject csr_timer_proxy_new(CSRObject target, CSRSelector selector);
+/// The selector a timer must send to a proxy.
+CSRSelector csr_timer_proxy_selector(void);
+/// The target is being deallocated: the proxy drops it (it invalidates its timer at the next fire).
+void csr_timer_proxy_clear(CSRObject proxy);
+/// YES when `object` is a timer proxy.
+bool csr_timer_is_proxy(CSRObject object);
+/// `[timer invalidate]`.
+void csr_timer_invalidate(CSRObject timer);
+/// YES when `object` is a class (a class object, not an instance).
+bool csr_object_is_class(CSRObject object);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
