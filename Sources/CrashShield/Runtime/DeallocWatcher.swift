@@ -148,12 +148,62 @@ final class DeallocWatcher: @unchecked Sendable {
             return
         }
         guard let original = Self.deallocPoint.original(for: receiver) else { return }  // unreachable: leak, not crash
-        runCleanups(receiver)
+        if runCleanups(receiver), postponeIfHeld(receiver, cmd) { return }
         // hookedClass 0: "the hooked class nearest the receiver's class", worked out only if the chain re-enters.
         frame.pointee = CSRDeallocFrame(object: receiver, hookedClass: nil)
         original(receiver, cmd)
         // The object is gone: only restore this thread's words, never look at it again.
         frame.pointee = saved
+    }
+
+    // MARK: Postponed deallocation
+
+    /// Postponed deallocations: object address -> holds outstanding, whether the dying thread finished the cleanups
+    /// (then the last `releaseDeallocation` runs the original `-dealloc`) and the selector it was called with.
+    private struct Postponed { var holds = 0; var cleanupsDone = false; var cmd: UInt = 0 }
+    private var postponed: [UInt: Postponed] = [:]
+
+    /// Called by an observer inside its `objectWillDeallocate(object)` (on the dying thread): the memory of `object`
+    /// must not be freed yet. The original `-dealloc` runs at the matching `releaseDeallocation`, on the thread that
+    /// calls it (or at the end of the cleanups, on the dying thread, when every hold was released by then).
+    ///
+    /// The last resort of an observer that would otherwise have to wait for another thread that waits for this one
+    /// (see `KVOProxyRegistry`): the object's own `-dealloc` runs later and maybe on another thread.
+    func holdDeallocation(of object: CSRObject) {
+        lock.withLock { postponed[UInt(bitPattern: object), default: Postponed()].holds += 1 }
+    }
+
+    /// Undoes one `holdDeallocation`; the last one finishes the deallocation (runs the original `-dealloc`) when the
+    /// dying thread is done with its cleanups. Never call it with a lock held: it calls out.
+    func releaseDeallocation(of object: CSRObject) {
+        let address = UInt(bitPattern: object)
+        let finish: UInt? = lock.withLock {
+            guard var entry = postponed[address] else { return nil }
+            entry.holds -= 1
+            guard entry.holds <= 0 else { postponed[address] = entry; return nil }
+            postponed[address] = nil
+            return entry.cleanupsDone ? entry.cmd : nil
+        }
+        guard let finish else { return }
+        let frame = csr_thread_deallocFrame()!
+        let saved = frame.pointee
+        guard let original = Self.deallocPoint.original(for: object) else { return }
+        frame.pointee = CSRDeallocFrame(object: object, hookedClass: nil)
+        original(object, UnsafeRawPointer(bitPattern: finish))
+        frame.pointee = saved
+    }
+
+    /// At the end of the cleanups: true when an observer holds the deallocation (the original runs at its release).
+    @inline(never)
+    private func postponeIfHeld(_ receiver: CSRObject, _ cmd: CSRSelector?) -> Bool {
+        let address = UInt(bitPattern: receiver)
+        return lock.withLock {
+            guard var entry = postponed[address] else { return false }
+            entry.cleanupsDone = true
+            entry.cmd = UInt(bitPattern: cmd)
+            postponed[address] = entry
+            return true
+        }
     }
 
     @inline(never)
@@ -174,18 +224,20 @@ final class DeallocWatcher: @unchecked Sendable {
         frame.pointee = saved
     }
 
+    /// true when the object was watched (its observers were called).
     @inline(__always)
-    private func runCleanups(_ receiver: CSRObject) {
-        guard watchedCount.load(ordering: .acquiring) > 0 else { return }
+    private func runCleanups(_ receiver: CSRObject) -> Bool {
+        guard watchedCount.load(ordering: .acquiring) > 0 else { return false }
         let address = UInt(bitPattern: receiver)
         let registrations: [Registration]? = lock.withLock {
             guard let found = watched.removeValue(forKey: address) else { return nil }
             watchedCount.wrappingDecrement(ordering: .releasing)
             return found
         }
-        guard let registrations else { return }
+        guard let registrations else { return false }
         for registration in registrations {
             registration.observer?.objectWillDeallocate(receiver)
         }
+        return true
     }
 }

@@ -221,4 +221,7 @@ final class KVOGuard: CrashGuard {
 public enum ObservationStatus {
     /// Objects observed through the KVO guard's proxies.
     public static var kvoObservedObjectCount: Int { KVOProxyRegistry.shared.observedCount }
+    /// Observers whose deallocation waits for (or, to break a cycle of waits, is held by) a change being delivered to
+    /// them on another thread.
+    public static var kvoObserversBeingDeallocated: Int { KVOProxyRegistry.shared.dyingCount }
 }
