@@ -185,6 +185,7 @@ final class DeallocWatcher: @unchecked Sendable {
             return entry.cleanupsDone ? entry.cmd : nil
         }
         guard let finish else { return }
+        runLateCleanups(object)
         let frame = csr_thread_deallocFrame()!
         let saved = frame.pointee
         guard let original = Self.deallocPoint.original(for: object) else { return }
@@ -238,6 +239,24 @@ final class DeallocWatcher: @unchecked Sendable {
         for registration in registrations {
             registration.observer?.objectWillDeallocate(receiver)
         }
+        runLateCleanups(receiver)
         return true
+    }
+
+    /// A cleanup may wait for, or hold the deallocation until, a call to the object on another thread (the KVO
+    /// guard); that call may store something for the object again (a value, a registration). Those late entries are
+    /// cleaned up too, before the memory is freed, so that an object reusing the address never sees them.
+    @inline(never)
+    private func runLateCleanups(_ receiver: CSRObject) {
+        let address = UInt(bitPattern: receiver)
+        for _ in 0..<8 {   // bounded: an object storing into itself from its own cleanup forever would loop
+            let late: [Registration]? = lock.withLock {
+                guard let found = watched.removeValue(forKey: address) else { return nil }
+                watchedCount.wrappingDecrement(ordering: .releasing)
+                return found
+            }
+            guard let late else { return }
+            for registration in late { registration.observer?.objectWillDeallocate(receiver) }
+        }
     }
 }
