@@ -66,9 +66,21 @@ void csr_kvo_remove(CSRObject observed, CSRObject observer, CSRObject keyPath) {
     [(CSR_BRIDGE id)observed removeObserver: (CSR_BRIDGE id)observer forKeyPath: (CSR_BRIDGE NSString *)keyPath];
 }
 
-void csr_kvo_deliver(CSRObject observer, CSRObject keyPath, CSRObject object, CSRObject change, void *context) {
-    [(CSR_BRIDGE id)observer observeValueForKeyPath: (CSR_BRIDGE NSString *)keyPath ofObject: (CSR_BRIDGE id)object
-                                             change: (CSR_BRIDGE NSDictionary *)change context: context];
+void csr_kvo_deliver(CSRObject observer, CSRObject keyPath, CSRObject object, CSRObject change, void *context,
+                     CSRKVOUnwind onUnwind) {
+    if (!onUnwind) {
+        [(CSR_BRIDGE id)observer observeValueForKeyPath: (CSR_BRIDGE NSString *)keyPath ofObject: (CSR_BRIDGE id)object
+                                                 change: (CSR_BRIDGE NSDictionary *)change context: context];
+        return;
+    }
+    @try {
+        [(CSR_BRIDGE id)observer observeValueForKeyPath: (CSR_BRIDGE NSString *)keyPath ofObject: (CSR_BRIDGE id)object
+                                                 change: (CSR_BRIDGE NSDictionary *)change context: context];
+    } @catch (id exception) {
+        // The caller's bookkeeping (the observer is "in delivery") must not outlive the call; the exception goes on.
+        onUnwind(observer);
+        @throw exception;
+    }
 }
 
 bool csr_kvo_observer_handles(CSRObject observer) {

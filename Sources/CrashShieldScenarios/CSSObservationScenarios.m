@@ -3,6 +3,8 @@
 #import <Foundation/Foundation.h>
 #include <pthread.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/time.h>
 #include "CSSFamilies.h"
 
 #if __has_feature(objc_arc)
@@ -224,4 +226,109 @@ void css_kvo_valid_sequence(char *buffer, unsigned long size) {
     CSS_RELEASE(a); CSS_RELEASE(b); CSS_RELEASE(c);
     css_kvo_take_log(buffer, size);
     CSS_POOL_END
+}
+
+// MARK: Observers released while a change is being delivered to them
+
+static pthread_mutex_t css_probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t css_probe_changed = PTHREAD_COND_INITIALIZER;
+static bool css_probe_open;
+static long css_probe_entered;
+static char css_probe_log[4096];
+
+void css_kvo_probe_note(const char *event) {
+    pthread_mutex_lock(&css_probe_lock);
+    size_t used = strlen(css_probe_log);
+    snprintf(css_probe_log + used, sizeof css_probe_log - used, "%s\n", event);
+    pthread_mutex_unlock(&css_probe_lock);
+}
+
+static void css_probe_note_tag(const char *what, long tag) {
+    char event[64];
+    snprintf(event, sizeof event, "%s %ld", what, tag);
+    css_kvo_probe_note(event);
+}
+
+/// Large (see CSSKVOLargeObserver): a message to a freed probe crashes every time.
+@interface CSSKVOProbe : NSObject { @public long _tag; bool _blocks; id _victim; char _screen[512 * 1024]; }
+@end
+@implementation CSSKVOProbe
+- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change
+                       context:(void *)context {
+    long tag = _tag;   // self may be gone after the victim is released
+    css_probe_note_tag("enter", tag);
+    pthread_mutex_lock(&css_probe_lock);
+    css_probe_entered++;
+    pthread_cond_broadcast(&css_probe_changed);
+    while (_blocks && !css_probe_open) pthread_cond_wait(&css_probe_changed, &css_probe_lock);
+    pthread_mutex_unlock(&css_probe_lock);
+    id victim = _victim;
+    _victim = nil;
+#if !__has_feature(objc_arc)
+    CSS_RELEASE(victim);
+#else
+    victim = nil;
+#endif
+    css_probe_note_tag("return", tag);
+}
+- (void)dealloc {
+    css_probe_note_tag("dealloc", _tag);
+#if !__has_feature(objc_arc)
+    CSS_RELEASE(_victim);
+#endif
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+void *css_kvo_probe_new(long tag, bool blocks) {
+    CSSKVOProbe *probe = [[CSSKVOProbe alloc] init];
+    probe->_tag = tag;
+    probe->_blocks = blocks;
+    return (CSS_BRIDGE void *)probe;
+}
+
+void css_kvo_probe_set_victim(void *probe, void *victim) {
+    CSSKVOProbe *owner = (CSS_BRIDGE CSSKVOProbe *)probe;
+#if __has_feature(objc_arc)
+    owner->_victim = (__bridge id)victim;
+#else
+    owner->_victim = [(id)victim retain];
+#endif
+}
+
+void css_kvo_probe_reset(void) {
+    pthread_mutex_lock(&css_probe_lock);
+    css_probe_open = false;
+    css_probe_entered = 0;
+    css_probe_log[0] = 0;
+    pthread_mutex_unlock(&css_probe_lock);
+}
+
+bool css_kvo_probe_wait_entered(long count, double seconds) {
+    struct timeval now;
+    gettimeofday(&now, NULL);
+    double end = (double)now.tv_sec + (double)now.tv_usec / 1e6 + seconds;
+    struct timespec deadline = { (time_t)end, (long)((end - (double)(time_t)end) * 1e9) };
+    pthread_mutex_lock(&css_probe_lock);
+    int status = 0;
+    while (css_probe_entered < count && status == 0) {
+        status = pthread_cond_timedwait(&css_probe_changed, &css_probe_lock, &deadline);
+    }
+    bool reached = css_probe_entered >= count;
+    pthread_mutex_unlock(&css_probe_lock);
+    return reached;
+}
+
+void css_kvo_probe_open_gate(void) {
+    pthread_mutex_lock(&css_probe_lock);
+    css_probe_open = true;
+    pthread_cond_broadcast(&css_probe_changed);
+    pthread_mutex_unlock(&css_probe_lock);
+}
+
+void css_kvo_probe_events(char *buffer, unsigned long size) {
+    pthread_mutex_lock(&css_probe_lock);
+    strncpy(buffer, css_probe_log, size - 1);
+    buffer[size - 1] = 0;
+    pthread_mutex_unlock(&css_probe_lock);
 }

@@ -285,4 +285,133 @@ final class KVOGuardTests: ShieldTestCase {
             _ = takeLog()
         }
     }
+
+    // MARK: Observers released while a change is being delivered to them
+
+    /// Runs `body` on a new thread (in an autorelease pool); the semaphore is signalled when it returns.
+    private func spawn(_ body: @escaping () -> Void) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread { withAutoreleasePool { body() }; done.signal() }
+        thread.start()
+        return done
+    }
+
+    private func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        let end = Date().addingTimeInterval(seconds)
+        while !condition() {
+            if Date() > end { return false }
+            usleep(1000)
+        }
+        return true
+    }
+
+    private func probeEvents() -> [String] {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        css_kvo_probe_events(&buffer, UInt(buffer.count))
+        return String(cString: buffer).split(separator: "\n").map(String.init)
+    }
+
+    private func pointer(_ bits: UInt) -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: bits)! }
+
+    func testObserverReleasedDuringADeliveryOnAnotherThreadIsFreedOnlyAfterTheCallReturns() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            css_kvo_probe_reset()
+            defer { css_kvo_probe_open_gate() }   // never leave a thread blocked, even when an assertion fails
+            _ = takeLog()
+            // The probe observes two models; the witness observes the second. (GNUstep holds a model's KVO lock while
+            // it notifies: a second change of the first model would wait for the first one.)
+            let first = UInt(bitPattern: css_kvo_model_new()!), second = UInt(bitPattern: css_kvo_model_new()!)
+            let witness = css_kvo_recorder_new(2)!
+            let probe = UInt(bitPattern: css_kvo_probe_new(1, true)!)
+            css_kvo_add(pointer(first), pointer(probe), "level", new, 0)
+            css_kvo_add(pointer(second), witness, "level", new, 0)
+            css_kvo_add(pointer(second), pointer(probe), "level", new, 0)   // the newest: called first
+            let delivered = spawn { css_kvo_set_level(self.pointer(first), 1) }
+            XCTAssertTrue(css_kvo_probe_wait_entered(1, 10), "the change is in the probe's handler")
+            let released = spawn {
+                css_object_release(self.pointer(probe))   // the last reference
+                css_kvo_probe_note("released")
+            }
+            XCTAssertTrue(waitUntil(10) { ObservationStatus.kvoObserversBeingDeallocated == 1 },
+                          "the probe's dealloc waits for the call in flight")
+            let changed = spawn { css_kvo_set_level(self.pointer(second), 2) }
+            XCTAssertEqual(changed.wait(timeout: .now() + 10), .success, "a change meanwhile is delivered")
+            XCTAssertEqual(takeLog(), ["2|level|0|{kind=1,new=2}"], "to the other observer only")
+            XCTAssertEqual(released.wait(timeout: .now() + 0.3), .timedOut, "the release waits for the handler")
+            css_kvo_probe_open_gate()
+            XCTAssertEqual(released.wait(timeout: .now() + 10), .success)
+            XCTAssertEqual(delivered.wait(timeout: .now() + 10), .success)
+            let events = probeEvents()
+            XCTAssertEqual(events.filter { $0 == "enter 1" }.count, 1, "no later change reached the dying probe: \(events)")
+            XCTAssertTrue(events.contains("dealloc 1"), "\(events)")
+            XCTAssertLessThan(events.firstIndex(of: "return 1") ?? .max, events.firstIndex(of: "released") ?? -1,
+                              "freed only after its handler returned: \(events)")
+            XCTAssertEqual(ObservationStatus.kvoObserversBeingDeallocated, 0)
+            css_kvo_set_level(pointer(first), 3)
+            css_kvo_set_level(pointer(second), 3)
+            let after = takeLog()
+            XCTAssertEqual(after.count, 1, "\(after)")
+            XCTAssertTrue(after.first?.hasPrefix("2|level|0|{kind=1,new=3") == true, "only the witness: \(after)")
+            css_kvo_remove(pointer(second), witness, "level")
+            css_object_release(witness)
+            css_object_release(pointer(first))
+            css_object_release(pointer(second))
+            XCTAssertGreaterThan(kvoReports(sink).count, 0)
+            XCTAssertTrue(kvoReports(sink).allSatisfy { $0.reason.contains("deallocated while still observing") })
+        }
+    }
+
+    func testObserverReleasingItselfInItsOwnHandlerDoesNotWaitForItself() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            css_kvo_probe_reset()
+            let finished = spawn {
+                let model = css_kvo_model_new()!
+                let probe = css_kvo_probe_new(3, false)!
+                css_kvo_add(model, probe, "level", new, 0)
+                css_kvo_probe_set_victim(probe, probe)
+                css_object_release(probe)       // its reference to itself keeps it alive
+                css_kvo_set_level(model, 1)     // its handler drops that reference: it dies inside its own call
+                css_kvo_set_level(model, 2)     // reaches nobody
+                css_object_release(model)
+            }
+            XCTAssertEqual(finished.wait(timeout: .now() + 10), .success, "no deadlock")
+            XCTAssertEqual(probeEvents(), ["enter 3", "dealloc 3", "return 3"])
+            XCTAssertEqual(ObservationStatus.kvoObserversBeingDeallocated, 0)
+            XCTAssertEqual(kvoReports(sink).count, 1)
+        }
+    }
+
+    func testTwoObserversReleasingEachOtherDuringDeliveriesOnTwoThreadsDoNotDeadlock() throws {
+        try withShield(Configuration(guards: .kvo)) { sink in
+            for _ in 0..<5 {
+                css_kvo_probe_reset()
+                defer { css_kvo_probe_open_gate() }
+                let first = UInt(bitPattern: css_kvo_model_new()!), second = UInt(bitPattern: css_kvo_model_new()!)
+                let one = css_kvo_probe_new(1, true)!, two = css_kvo_probe_new(2, true)!
+                css_kvo_add(pointer(first), one, "level", new, 0)
+                css_kvo_add(pointer(second), two, "level", new, 0)
+                css_kvo_probe_set_victim(one, two)
+                css_kvo_probe_set_victim(two, one)
+                css_object_release(one)
+                css_object_release(two)   // each keeps the other alive
+                let a = spawn { css_kvo_set_level(self.pointer(first), 1) }
+                let b = spawn { css_kvo_set_level(self.pointer(second), 1) }
+                XCTAssertTrue(css_kvo_probe_wait_entered(2, 10))
+                // Each handler now releases the other probe, whose call is in flight on the other thread: one waits,
+                // the other would wait for it (a cycle): its probe's deallocation is held instead.
+                css_kvo_probe_open_gate()
+                XCTAssertEqual(a.wait(timeout: .now() + 10), .success, "no deadlock")
+                XCTAssertEqual(b.wait(timeout: .now() + 10), .success, "no deadlock")
+                let events = probeEvents()
+                XCTAssertTrue(events.contains("dealloc 1") && events.contains("dealloc 2"), "\(events)")
+                XCTAssertEqual(ObservationStatus.kvoObserversBeingDeallocated, 0)
+                css_kvo_set_level(pointer(first), 2)
+                css_kvo_set_level(pointer(second), 2)
+                XCTAssertEqual(probeEvents().filter { $0.hasPrefix("enter") }.count, 2, "nothing reaches them afterwards")
+                css_object_release(pointer(first))
+                css_object_release(pointer(second))
+            }
+            XCTAssertTrue(kvoReports(sink).allSatisfy { $0.reason.contains("deallocated while still observing") })
+        }
+    }
 }

@@ -157,6 +157,7 @@ final class DeallocWatcher: @unchecked Sendable {
         }
         guard let original = Self.deallocPoint.original(for: receiver) else { return }  // unreachable: leak, not crash
         let notified = runCleanups(receiver)
+        if notified != nil, postponeIfHeld(receiver, cmd, notified: notified) { return }
         // hookedClass 0: "the hooked class nearest the receiver's class", worked out only if the chain re-enters.
         frame.pointee = CSRDeallocFrame(object: receiver, hookedClass: nil)
         original(receiver, cmd)
@@ -168,6 +169,59 @@ final class DeallocWatcher: @unchecked Sendable {
     /// Tells the observers `runCleanups` returned that the object's whole `-dealloc` chain has run.
     func notifyDidDeallocate(_ registrations: [Registration]?, address: UInt) {
         for registration in registrations ?? [] { registration.observer?.objectDidDeallocate(address) }
+    }
+
+    // MARK: Postponed deallocation
+
+    /// Postponed deallocations: object address -> holds outstanding, whether the dying thread finished the cleanups
+    /// (then the last `releaseDeallocation` runs the original `-dealloc`) and the selector it was called with.
+    private struct Postponed { var holds = 0; var cleanupsDone = false; var cmd: UInt = 0; var notified: [Registration]? }
+    private var postponed: [UInt: Postponed] = [:]
+
+    /// Called by an observer inside its `objectWillDeallocate(object)` (on the dying thread): the memory of `object`
+    /// must not be freed yet. The original `-dealloc` runs at the matching `releaseDeallocation`, on the thread that
+    /// calls it (or at the end of the cleanups, on the dying thread, when every hold was released by then).
+    ///
+    /// The last resort of an observer that would otherwise have to wait for another thread that waits for this one
+    /// (see `KVOProxyRegistry`): the object's own `-dealloc` runs later and maybe on another thread.
+    func holdDeallocation(of object: CSRObject) {
+        lock.withLock { postponed[UInt(bitPattern: object), default: Postponed()].holds += 1 }
+    }
+
+    /// Undoes one `holdDeallocation`; the last one finishes the deallocation (runs the original `-dealloc`) when the
+    /// dying thread is done with its cleanups. Never call it with a lock held: it calls out.
+    func releaseDeallocation(of object: CSRObject) {
+        let address = UInt(bitPattern: object)
+        let finish: (cmd: UInt, notified: [Registration]?)? = lock.withLock {
+            guard var entry = postponed[address] else { return nil }
+            entry.holds -= 1
+            guard entry.holds <= 0 else { postponed[address] = entry; return nil }
+            postponed[address] = nil
+            return entry.cleanupsDone ? (entry.cmd, entry.notified) : nil
+        }
+        guard let finish else { return }
+        runLateCleanups(object)
+        let frame = csr_thread_deallocFrame()!
+        let saved = frame.pointee
+        guard let original = Self.deallocPoint.original(for: object) else { return }
+        frame.pointee = CSRDeallocFrame(object: object, hookedClass: nil)
+        original(object, UnsafeRawPointer(bitPattern: finish.cmd))
+        frame.pointee = saved
+        notifyDidDeallocate(finish.notified, address: address)
+    }
+
+    /// At the end of the cleanups: true when an observer holds the deallocation (the original runs at its release).
+    @inline(never)
+    private func postponeIfHeld(_ receiver: CSRObject, _ cmd: CSRSelector?, notified: [Registration]?) -> Bool {
+        let address = UInt(bitPattern: receiver)
+        return lock.withLock {
+            guard var entry = postponed[address] else { return false }
+            entry.cleanupsDone = true
+            entry.cmd = UInt(bitPattern: cmd)
+            entry.notified = notified
+            postponed[address] = entry
+            return true
+        }
     }
 
     @inline(never)
@@ -189,8 +243,8 @@ final class DeallocWatcher: @unchecked Sendable {
     }
 
     /// Runs and forgets the cleanups registered for `receiver`; nothing when there are none (a second call for the
-    /// same object finds none). The zombie guard calls this when it keeps an object whose root `-dealloc` it replaces:
-    /// a watcher hook below its own in the chain would not run.
+    /// same object finds none). Returns the registrations it ran (for `notifyDidDeallocate`). The zombie guard calls
+    /// this when it keeps an object whose root `-dealloc` it replaces: a watcher hook below its own would not run.
     @inline(__always)
     @discardableResult
     func runCleanups(_ receiver: CSRObject) -> [Registration]? {
@@ -205,6 +259,24 @@ final class DeallocWatcher: @unchecked Sendable {
         for registration in registrations {
             registration.observer?.objectWillDeallocate(receiver)
         }
+        runLateCleanups(receiver)
         return registrations
+    }
+
+    /// A cleanup may wait for, or hold the deallocation until, a call to the object on another thread (the KVO
+    /// guard); that call may store something for the object again (a value, a registration). Those late entries are
+    /// cleaned up too, before the memory is freed, so that an object reusing the address never sees them.
+    @inline(never)
+    private func runLateCleanups(_ receiver: CSRObject) {
+        let address = UInt(bitPattern: receiver)
+        for _ in 0..<8 {   // bounded: an object storing into itself from its own cleanup forever would loop
+            let late: [Registration]? = lock.withLock {
+                guard let found = watched.removeValue(forKey: address) else { return nil }
+                watchedCount.wrappingDecrement(ordering: .releasing)
+                return found
+            }
+            guard let late else { return }
+            for registration in late { registration.observer?.objectWillDeallocate(receiver) }
+        }
     }
 }

@@ -26,8 +26,12 @@ void csr_object_release_owned(CSRObject object);
 void csr_kvo_add(CSRObject observed, CSRObject observer, CSRObject keyPath, unsigned long options, void *context);
 /// `[observed removeObserver:observer forKeyPath:keyPath]` (a plain message send).
 void csr_kvo_remove(CSRObject observed, CSRObject observer, CSRObject keyPath);
-/// `[observer observeValueForKeyPath:keyPath ofObject:object change:change context:context]`.
-void csr_kvo_deliver(CSRObject observer, CSRObject keyPath, CSRObject object, CSRObject change, void *context);
+/// Called with the observer when an exception leaves its `-observeValueForKeyPath:ofObject:change:context:`.
+typedef void (*CSRKVOUnwind)(CSRObject observer);
+/// `[observer observeValueForKeyPath:keyPath ofObject:object change:change context:context]`. When that raises,
+/// `onUnwind(observer)` runs (if not NULL) before the exception goes on to the caller's handler.
+void csr_kvo_deliver(CSRObject observer, CSRObject keyPath, CSRObject object, CSRObject change, void *context,
+                     CSRKVOUnwind onUnwind);
 /// YES when the observer's class overrides NSObject's `-observeValueForKeyPath:ofObject:change:context:`.
 bool csr_kvo_observer_handles(CSRObject observer);
 /// `change` without the new and/or old value (the same dictionary when nothing is removed; else autoreleased).

@@ -193,6 +193,26 @@ void css_timer_invalidate(void *timer);
 /// Valid timers on this thread's run loop, every creation form: the fire log (the differential test).
 void css_timer_valid_sequence(char *buffer, unsigned long size);
 
+// MARK: Test support: observers released while a change is being delivered to them (CSSObservationScenarios.m)
+
+/// An observer (`-observeValueForKeyPath:...` logs "enter TAG"; when `blocks`, it then waits for
+/// `css_kvo_probe_open_gate`; then it releases its victim, if any, and logs "return TAG"). Its -dealloc logs
+/// "dealloc TAG". +1.
+void *css_kvo_probe_new(long tag, bool blocks);
+/// Gives the probe a reference to `victim` (retained), released by its handler (once). The victim may be the probe
+/// itself: the probe then releases itself inside its own handler.
+void css_kvo_probe_set_victim(void *probe, void *victim);
+/// Closes the gate, clears the event log and the count of handlers entered.
+void css_kvo_probe_reset(void);
+/// Waits until `count` handlers have been entered since the reset; false after `seconds`.
+bool css_kvo_probe_wait_entered(long count, double seconds);
+/// Lets every blocked handler (and every later one) go on.
+void css_kvo_probe_open_gate(void);
+/// Appends `event` to the probes' event log.
+void css_kvo_probe_note(const char *event);
+/// Copies the event log ("enter 1\nreturn 1\n...") into `buffer`.
+void css_kvo_probe_events(char *buffer, unsigned long size);
+
 #ifdef __cplusplus
 }
 #endif

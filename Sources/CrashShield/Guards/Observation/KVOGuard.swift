@@ -14,6 +14,7 @@ import CrashShieldRuntime
 /// | add the same registration twice | delivered once (Apple: twice) | delivered once, reported |
 /// | observed object deallocated with observers | nothing (Apple < iOS 11: exception) | cleaned up, reported |
 /// | observer deallocated while registered | message to freed memory (crash) | removed at its dealloc, reported |
+/// | observer released on one thread while a change is delivered to it on another | message to freed memory (crash) | its dealloc waits for the call (or, when its thread is itself inside a delivery, the memory is freed when the call returns); no later change reaches it |
 /// | observer without `observeValueForKeyPath:...` | NSInvalidArgumentException at the change | skipped, reported |
 /// | nil key path on add | SIGSEGV | skipped, reported |
 /// | empty key path on add | NSRangeException | skipped, reported |
@@ -227,4 +228,7 @@ public enum ObservationStatus {
     public static var closureObservationGroupCount: Int { ClosureObservations.shared.groupCount }
     /// Repeating timers whose target is held weakly by the timer guard and still alive.
     public static var timerProxyCount: Int { TimerProxyRegistry.shared.liveProxyCount }
+    /// Observers whose deallocation waits for (or, to break a cycle of waits, is held by) a change being delivered to
+    /// them on another thread.
+    public static var kvoObserversBeingDeallocated: Int { KVOProxyRegistry.shared.dyingCount }
 }

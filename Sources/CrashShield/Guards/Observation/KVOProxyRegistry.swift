@@ -10,8 +10,12 @@ import CrashShieldRuntime
 /// them; on Apple each gets only the values it asked for (GNUstep sends every observer the same dictionary). An
 /// initial notification Foundation sends while the proxy is registered with Initial goes to the new registration only.
 ///
+/// The proxy stays registered for a key path once registered, until the observed object is deallocated or the guard
+/// stops (see `remove`: GNUstep's removal is not thread-safe).
+///
 /// Locking: one lock for every table; nothing calls out (to observers, to Foundation's KVO, to the report pipeline)
-/// while holding it.
+/// while holding it. Observers are pinned while a change is delivered to them, and their dealloc waits for calls on
+/// other threads (see "Deliveries in flight").
 final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     static let shared = KVOProxyRegistry()
 
@@ -64,6 +68,9 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     }
 
     var observedCount: Int { lock.withLock { observed.count } }
+
+    /// Observers in their dealloc cleanup waiting for calls on other threads, or whose deallocation is held.
+    var dyingCount: Int { lock.withLock { dying.count } }
 
     // MARK: Add
 
@@ -146,29 +153,22 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     /// when `context` is nil. Returns false when there is none.
     func remove(observed object: CSRObject, observer: CSRObject, keyPath: String, context: UInt?) -> Bool {
         let objectAddress = UInt(bitPattern: object), observerAddress = UInt(bitPattern: observer)
-        let unproxy: (proxy: CSRObject, keyPath: UInt)?? = lock.withLock {
+        return lock.withLock {
             guard let entry = observed[objectAddress],
                   let index = entry.registrations.lastIndex(where: {
                       $0.observer == observerAddress && $0.keyPath == keyPath && (context == nil || $0.context == context)
-                  }) else { return .none }
+                  }) else { return false }
             entry.registrations.remove(at: index)
             forgetObserverIfDone(observerAddress, on: objectAddress, entry: entry)
-            return .some(dropKeyPathIfUnused(keyPath, entry: entry))
+            // The proxy stays registered with Foundation for the key path, even without registrations: it is
+            // unregistered only when the observed object is deallocated (or at stop). GNUstep's
+            // -removeObserver:forKeyPath: is not synchronised with -addObserver:... and changes on other threads
+            // (it drops the object's observation info, and swaps its class back, without the KVO lock): removing
+            // and re-adding the proxy while other threads observe or change the object corrupts GNUstep's state
+            // (an over-released object, found at a later autorelease pool drain). A change nobody observes costs one
+            // proxy call and a lookup.
+            return true
         }
-        guard let unproxy else { return false }
-        if let (proxy, keyPathObject) = unproxy {
-            let keyPath = UnsafeMutableRawPointer(bitPattern: keyPathObject)
-            csr_kvo_remove(object, proxy, keyPath)
-            csr_object_release_owned(keyPath)
-        }
-        return true
-    }
-
-    /// Under the lock: the proxy registration to undo when no registration uses `keyPath` any more.
-    private func dropKeyPathIfUnused(_ keyPath: String, entry: Observed) -> (proxy: CSRObject, keyPath: UInt)? {
-        guard !entry.registrations.contains(where: { $0.keyPath == keyPath }),
-              let proxied = entry.proxied.removeValue(forKey: keyPath) else { return nil }
-        return (entry.proxy, proxied.keyPath)
     }
 
     /// Under the lock.
@@ -177,7 +177,8 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         observers[observerAddress]?.remove(objectAddress)
         if observers[observerAddress]?.isEmpty == true {
             observers[observerAddress] = nil
-            if observed[observerAddress] == nil { watcher.unwatch(observerAddress, by: self) }
+            // Still watched while a call to it is in flight: its dealloc must wait for the call (`unpinLocked`).
+            if observed[observerAddress] == nil, !isPinned(observerAddress) { watcher.unwatch(observerAddress, by: self) }
         }
     }
 
@@ -198,12 +199,26 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                 $0.keyPath == name && (!isPrior || $0.options & Options.prior != 0)
             }
         }
+        // Each call to an observer is made with the observer pinned (see "Deliveries in flight"): its dealloc, on
+        // another thread, waits for the call to return. The unpin of one target and the pin of the next share a lock.
+        var pinned: UInt?
         for target in targets {
-            // Skip a registration removed (or whose observer died) while earlier ones were being notified.
-            let live = lock.withLock {
-                observed[UInt(bitPattern: object)]?.registrations.contains { $0.id == target.id } ?? false
+            let (go, finish): (Bool, UInt?) = lock.withLock {
+                let finish = pinned.flatMap { unpinLocked($0, thread: thread) }
+                pinned = nil
+                // Skip a registration removed (or whose observer died) while earlier ones were being notified.
+                guard dying.isEmpty || dying[target.observer] == nil,
+                      observed[UInt(bitPattern: object)]?.registrations.contains(where: { $0.id == target.id }) == true
+                else { return (false, finish) }
+                pins[Pin(observer: target.observer, thread: thread), default: 0] += 1
+                pinned = target.observer
+                return (true, finish)
             }
-            if live { forward(target, keyPath: keyPath, object: object, change: change) }
+            if let finish { finishHeldDeallocation(finish) }
+            if go { forward(target, keyPath: keyPath, object: object, change: change) }
+        }
+        if let pinned, let finish = lock.withLock({ unpinLocked(pinned, thread: thread) }) {
+            finishHeldDeallocation(finish)
         }
     }
 
@@ -220,20 +235,119 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         // GNUstep gives every observer of a key path the same dictionary, whatever its options: so does the proxy.
         let filtered = change
         #endif
-        csr_kvo_deliver(observer, keyPath, object, filtered, UnsafeMutableRawPointer(bitPattern: target.context))
+        // An exception out of the observer unwinds past `deliver`: its pin is dropped on the way.
+        csr_kvo_deliver(observer, keyPath, object, filtered, UnsafeMutableRawPointer(bitPattern: target.context)) { observer in
+            guard let observer else { return }
+            KVOProxyRegistry.shared.unpin(UInt(bitPattern: observer), thread: csr_thread_id())
+        }
+    }
+
+    // MARK: Deliveries in flight
+    //
+    // The proxy never retains observers (KVO does not), and GCC's libobjc has no weak references: an observer can be
+    // released on one thread while another thread is calling its observeValueForKeyPath:... So every call to an
+    // observer is made with the observer *pinned* (under the lock: `pins[(observer, thread)] += 1`, dropped after the
+    // call, also when an exception leaves it), and an observer's dealloc cleanup (`objectWillDeallocate`, which runs
+    // before its memory is freed), when another thread has it pinned:
+    //   1. marks it dying (`dying`): no delivery pins it any more;
+    //   2. when its own thread is in no delivery (holds no pin), waits on `settled` (the wait releases the lock) until
+    //      no other thread has it pinned. Pins of the dying thread itself are never waited for: the observer released
+    //      itself inside its own observeValue..., or a change was made from inside a dealloc; that call finishes as it
+    //      would without the guard;
+    //   3. otherwise (its own thread is inside a delivery), or when the wait lasts longer than `waitLimit`, it does not
+    //      wait: it holds the deallocation (`DeallocWatcher.holdDeallocation`), and the thread that drops the last
+    //      pin of another thread runs the original -dealloc (`finishHeldDeallocation`).
+    // Why no deadlock: only a thread holding no pin ever waits, and it waits only for pins; a pinned thread never
+    // waits (step 3), so no thread waits, through pins, for a waiting thread. GNUstep's KVO holds the observed
+    // object's lock while it notifies (so a pinned thread holds a KVO lock), which is why a thread inside a delivery
+    // must not wait either: it could hold the lock the other call needs. (And an observer's cleanup never calls
+    // Foundation: the proxies stay registered, see `remove`, so it needs no KVO lock.)
+    // The time limit covers locks the guard cannot see (an app lock held around the release that the other call
+    // needs): a late deallocation instead of a deadlock.
+    // Nothing calls out with the lock held; the lock order is registry lock -> DeallocWatcher's lock.
+
+    private struct Pin: Hashable { let observer: UInt; let thread: UInt64 }
+    /// Calls to observers in flight: (observer, calling thread) -> how many (nested deliveries on one thread).
+    private var pins: [Pin: Int] = [:]
+    /// Observers being deallocated: address -> the dying thread, and whether the deallocation is held (step 3).
+    private var dying: [UInt: (thread: UInt64, held: Bool)] = [:]
+    /// Broadcast when a call to a dying observer returns.
+    private let settled = Condition()
+    /// How long a dealloc waits for calls on other threads before it holds the deallocation instead (seconds).
+    static let waitLimit = 2.0
+
+    /// Drops a pin after an exception left the observer's handler.
+    func unpin(_ observer: UInt, thread: UInt64) {
+        if let finish = lock.withLock({ unpinLocked(observer, thread: thread) }) { finishHeldDeallocation(finish) }
+    }
+
+    /// Under the lock: drops one pin. Returns the observer whose held deallocation must now finish (outside the lock).
+    private func unpinLocked(_ observer: UInt, thread: UInt64) -> UInt? {
+        let key = Pin(observer: observer, thread: thread)
+        if let depth = pins[key], depth > 1 {
+            pins[key] = depth - 1
+        } else {
+            pins[key] = nil
+            // Removed while it was being called: the watch was kept for the call (`forgetObserverIfDone`).
+            if observers[observer] == nil, observed[observer] == nil, !isPinned(observer) {
+                watcher.unwatch(observer, by: self)
+            }
+        }
+        guard !dying.isEmpty, let death = dying[observer] else { return nil }
+        settled.broadcast()
+        guard death.held, !hasForeignPins(observer, except: death.thread) else { return nil }
+        dying[observer] = nil
+        return observer
+    }
+
+    /// Under the lock: whether some thread is calling `observer`.
+    private func isPinned(_ observer: UInt) -> Bool {
+        !pins.isEmpty && pins.keys.contains { $0.observer == observer }
+    }
+
+    /// Under the lock: whether a thread other than `thread` is calling `observer`.
+    private func hasForeignPins(_ observer: UInt, except thread: UInt64) -> Bool {
+        !pins.isEmpty && pins.keys.contains { $0.observer == observer && $0.thread != thread }
+    }
+
+    /// Under the lock, in the dealloc cleanup of `address` on `thread`, when other threads are calling it: steps 1-3.
+    /// Returns true when the deallocation is held. Leaves `dying[address]` set (the caller clears it unless held).
+    private func settleDeliveries(to address: UInt, object: CSRObject, thread: UInt64) -> Bool {
+        dying[address] = (thread, false)
+        let inDelivery = pins.keys.contains { $0.thread == thread }
+        let deadline = Deadline(after: Self.waitLimit)
+        while hasForeignPins(address, except: thread) {
+            if inDelivery || !lock.wait(settled, until: deadline) && hasForeignPins(address, except: thread) {
+                dying[address] = (thread, true)
+                watcher.holdDeallocation(of: object)
+                return true
+            }
+        }
+        return false
+    }
+
+    private func finishHeldDeallocation(_ address: UInt) {
+        guard let object = UnsafeMutableRawPointer(bitPattern: address) else { return }
+        watcher.releaseDeallocation(of: object)
     }
 
     // MARK: Deallocation
 
     func objectWillDeallocate(_ object: CSRObject) {
         let address = UInt(bitPattern: object)
-        // As an observer: drop its registrations everywhere, never message it again.
-        var lost: [(object: CSRObject, proxy: CSRObject, keyPath: UInt)] = []
+        // As an observer: drop its registrations everywhere, never message it again (the proxies stay registered
+        // with Foundation, see `remove`).
         var lostPaths: [String] = []
         var observerClass = ""
         // As an observed object: unregister the proxy, report leftover observers.
         var orphaned: Observed?
+        let thread = csr_thread_id()
         lock.withLock {
+            // First let calls to it on other threads return (no new one starts once it is dying).
+            // Held: the original -dealloc runs when the last call on another thread returns.
+            let held = hasForeignPins(address, except: thread)
+                && settleDeliveries(to: address, object: object, thread: thread)
+            defer { if !held { dying[address] = nil } }
             for objectAddress in observers.removeValue(forKey: address) ?? [] {
                 guard let entry = observed[objectAddress] else { continue }
                 let mine = entry.registrations.filter { $0.observer == address }
@@ -241,10 +355,6 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                 for registration in mine {
                     observerClass = registration.observerClass
                     lostPaths.append(registration.keyPath)
-                    if let drop = dropKeyPathIfUnused(registration.keyPath, entry: entry),
-                       let observedObject = UnsafeMutableRawPointer(bitPattern: objectAddress) {
-                        lost.append((observedObject, drop.proxy, drop.keyPath))
-                    }
                 }
             }
             orphaned = observed.removeValue(forKey: address)
@@ -253,15 +363,12 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                     observers[registration.observer]?.remove(address)
                     if observers[registration.observer]?.isEmpty == true {
                         observers[registration.observer] = nil
-                        if observed[registration.observer] == nil { watcher.unwatch(registration.observer, by: self) }
+                        if observed[registration.observer] == nil, !isPinned(registration.observer) {
+                            watcher.unwatch(registration.observer, by: self)
+                        }
                     }
                 }
             }
-        }
-        for item in lost {
-            let keyPath = UnsafeMutableRawPointer(bitPattern: item.keyPath)
-            csr_kvo_remove(item.object, item.proxy, keyPath)
-            csr_object_release_owned(keyPath)
         }
         if !lostPaths.isEmpty {
             KVOGuard.observerDied(className: observerClass, keyPaths: lostPaths)
