@@ -2,6 +2,7 @@
 #ifndef CSS_FAMILIES_H
 #define CSS_FAMILIES_H
 #import <Foundation/Foundation.h>
+#include <pthread.h>
 #include "CrashShieldScenarios.h"
 
 const CSSScenario *css_array_scenarios(int *count);
@@ -23,6 +24,19 @@ const char *css_set_contents(NSSet *set);
 const char *css_ordered_set_contents(NSOrderedSet *set);
 /// printf-style, autoreleased.
 const char *css_format(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/// A thread-safe log of deliveries (observations, notifications, timer fires): one line each, and a count.
+typedef struct CSSEventLog {
+    pthread_mutex_t lock;
+    NSMutableString *text;
+    long count;
+} CSSEventLog;
+#define CSS_EVENT_LOG_INITIALIZER { PTHREAD_MUTEX_INITIALIZER, nil, 0 }
+void css_event_log_append(CSSEventLog *log, NSString *line);
+long css_event_log_count(CSSEventLog *log);
+void css_event_log_reset_count(CSSEventLog *log);
+/// Copies the log into `buffer`, then clears it and its count.
+void css_event_log_take(CSSEventLog *log, char *buffer, unsigned long size);
 
 /// Hides a value from the optimizer so a scenario's bad call is really made.
 id css_opaque(id object);

@@ -27,18 +27,9 @@
 
 // MARK: The delivery log (every recording observer and timer target appends one line per delivery)
 
-static pthread_mutex_t css_note_lock = PTHREAD_MUTEX_INITIALIZER;
-static NSMutableString *css_note_log;
-static long css_note_deliveries;
+static CSSEventLog css_note_events = CSS_EVENT_LOG_INITIALIZER;
 
-static void css_note_append(NSString *line) {
-    pthread_mutex_lock(&css_note_lock);
-    if (!css_note_log) css_note_log = [[NSMutableString alloc] init];
-    [css_note_log appendString: line];
-    [css_note_log appendString: @"\n"];
-    css_note_deliveries++;
-    pthread_mutex_unlock(&css_note_lock);
-}
+static void css_note_append(NSString *line) { css_event_log_append(&css_note_events, line); }
 
 static const char *css_thread_label(void) {
     if ([NSThread isMainThread]) return "main";
@@ -106,9 +97,9 @@ static const char *noteObserverDeallocated(void) {
     id observer = css_note_recorder([CSSNoteLargeObserver class], 1);
     [center addObserver: observer selector: @selector(note:) name: @"CSSNote.Scenario" object: nil];
     CSS_RELEASE(observer);   // forgot removeObserver: in its dealloc
-    css_note_deliveries = 0;
+    css_event_log_reset_count(&css_note_events);
     [center postNotificationName: @"CSSNote.Scenario" object: nil];
-    return css_format("delivered=%ld", css_note_deliveries);
+    return css_format("delivered=%ld", css_event_log_count(&css_note_events));
 }
 
 static const char *noteMissingSelector(void) {
@@ -116,9 +107,9 @@ static const char *noteMissingSelector(void) {
     id observer = css_note_recorder([CSSNoteRecorder class], 1);
     [center addObserver: observer selector: css_opaque_selector(@selector(noteTypo:)) name: @"CSSNote.Scenario"
                  object: nil];
-    css_note_deliveries = 0;
+    css_event_log_reset_count(&css_note_events);
     [center postNotificationName: @"CSSNote.Scenario" object: nil];
-    long delivered = css_note_deliveries;
+    long delivered = css_event_log_count(&css_note_events);
     [center removeObserver: observer];
     CSS_RELEASE(observer);
     return css_format("delivered=%ld", delivered);
@@ -135,9 +126,9 @@ static const char *noteNullSelector(void) {
     NSNotificationCenter *center = [NSNotificationCenter defaultCenter];
     id observer = css_note_recorder([CSSNoteRecorder class], 1);
     [center addObserver: observer selector: css_opaque_selector(NULL) name: @"CSSNote.Scenario" object: nil];
-    css_note_deliveries = 0;
+    css_event_log_reset_count(&css_note_events);
     [center postNotificationName: @"CSSNote.Scenario" object: nil];
-    long delivered = css_note_deliveries;
+    long delivered = css_event_log_count(&css_note_events);
     [center removeObserver: observer];
     CSS_RELEASE(observer);
     return css_format("delivered=%ld", delivered);
@@ -207,22 +198,9 @@ const char *css_note_dictionary_value(void *dictionary, const char *key) {
 /// `[object description]` as UTF-8 (lives until the pool drains).
 const char *css_note_describe(void *object) { return css_describe((CSS_BRIDGE id)object); }
 
-long css_note_deliveries_count(void) {
-    pthread_mutex_lock(&css_note_lock);
-    long n = css_note_deliveries;
-    pthread_mutex_unlock(&css_note_lock);
-    return n;
-}
+long css_note_deliveries_count(void) { return css_event_log_count(&css_note_events); }
 /// Copies the delivery log into `buffer` and clears it.
-void css_note_take_log(char *buffer, unsigned long size) {
-    pthread_mutex_lock(&css_note_lock);
-    const char *text = css_note_log ? [css_note_log UTF8String] : "";
-    strncpy(buffer, text, size - 1);
-    buffer[size - 1] = 0;
-    [css_note_log setString: @""];
-    css_note_deliveries = 0;
-    pthread_mutex_unlock(&css_note_lock);
-}
+void css_note_take_log(char *buffer, unsigned long size) { css_event_log_take(&css_note_events, buffer, size); }
 
 /// Valid use of the default center and a private one: the log of what the observers got (the differential test).
 void css_note_valid_sequence(char *buffer, unsigned long size) {

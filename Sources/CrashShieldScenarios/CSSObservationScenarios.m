@@ -32,18 +32,9 @@
 
 // MARK: The delivery log (every recording observer appends one line per delivery)
 
-static pthread_mutex_t css_log_lock = PTHREAD_MUTEX_INITIALIZER;
-static NSMutableString *css_log;
-static long css_deliveries;
+static CSSEventLog css_kvo_events = CSS_EVENT_LOG_INITIALIZER;
 
-static void css_log_append(NSString *line) {
-    pthread_mutex_lock(&css_log_lock);
-    if (!css_log) css_log = [[NSMutableString alloc] init];
-    [css_log appendString: line];
-    [css_log appendString: @"\n"];
-    css_deliveries++;
-    pthread_mutex_unlock(&css_log_lock);
-}
+static void css_log_append(NSString *line) { css_event_log_append(&css_kvo_events, line); }
 
 /// A model with an int and an object property (KVO-compliant accessors).
 @interface CSSKVOModel : NSObject { int _level; id _name; }
@@ -106,9 +97,9 @@ static const char *kvoAddNilKeyPath(void) {
     CSSKVOModel *model = css_opaque(CSS_AUTORELEASE([[CSSKVOModel alloc] init]));
     id observer = css_opaque(css_recorder(1));
     [model addObserver: observer forKeyPath: css_opaque(nil) options: NSKeyValueObservingOptionNew context: NULL];
-    css_deliveries = 0;
+    css_event_log_reset_count(&css_kvo_events);
     [model setLevel: 3];
-    long delivered = css_deliveries;
+    long delivered = css_event_log_count(&css_kvo_events);
     CSS_RELEASE(observer);
     return css_format("delivered=%ld", delivered);
 }
@@ -117,9 +108,9 @@ static const char *kvoAddEmptyKeyPath(void) {
     CSSKVOModel *model = css_opaque(CSS_AUTORELEASE([[CSSKVOModel alloc] init]));
     id observer = css_opaque(css_recorder(1));
     [model addObserver: observer forKeyPath: css_opaque(@"") options: NSKeyValueObservingOptionNew context: NULL];
-    css_deliveries = 0;
+    css_event_log_reset_count(&css_kvo_events);
     [model setLevel: 3];
-    long delivered = css_deliveries;
+    long delivered = css_event_log_count(&css_kvo_events);
     CSS_RELEASE(observer);
     return css_format("delivered=%ld", delivered);
 }
@@ -129,9 +120,9 @@ static const char *kvoObserverDeallocated(void) {
     CSSKVOLargeObserver *observer = [[CSSKVOLargeObserver alloc] init];
     [model addObserver: observer forKeyPath: @"level" options: NSKeyValueObservingOptionNew context: NULL];
     CSS_RELEASE(observer);   // forgot removeObserver:forKeyPath: in its dealloc
-    css_deliveries = 0;
+    css_event_log_reset_count(&css_kvo_events);
     [model setLevel: 4];
-    return css_format("level=%d delivered=%ld", [model level], css_deliveries);
+    return css_format("level=%d delivered=%ld", [model level], css_event_log_count(&css_kvo_events));
 }
 
 static const char *kvoObserverUnhandled(void) {
@@ -178,22 +169,9 @@ void css_kvo_set_level(void *model, int level) { [(CSS_BRIDGE CSSKVOModel *)mode
 void css_kvo_set_name(void *model, const char *name) {
     [(CSS_BRIDGE CSSKVOModel *)model setName: name ? [NSString stringWithUTF8String: name] : nil];
 }
-long css_kvo_deliveries(void) {
-    pthread_mutex_lock(&css_log_lock);
-    long n = css_deliveries;
-    pthread_mutex_unlock(&css_log_lock);
-    return n;
-}
+long css_kvo_deliveries(void) { return css_event_log_count(&css_kvo_events); }
 /// Copies the delivery log into `buffer` and clears it.
-void css_kvo_take_log(char *buffer, unsigned long size) {
-    pthread_mutex_lock(&css_log_lock);
-    const char *text = css_log ? [css_log UTF8String] : "";
-    strncpy(buffer, text, size - 1);
-    buffer[size - 1] = 0;
-    [css_log setString: @""];
-    css_deliveries = 0;
-    pthread_mutex_unlock(&css_log_lock);
-}
+void css_kvo_take_log(char *buffer, unsigned long size) { css_event_log_take(&css_kvo_events, buffer, size); }
 
 /// Valid observation, every option: the log of what the observers got (the differential test).
 void css_kvo_valid_sequence(char *buffer, unsigned long size) {

@@ -1,6 +1,7 @@
 // CSSSupport.m: helpers shared by the scenario families.
 #import <Foundation/Foundation.h>
 #include <stdarg.h>
+#include <string.h>
 #include "CSSFamilies.h"
 
 const char *css_describe(id object) {
@@ -50,4 +51,36 @@ const char *css_set_contents(NSSet *set) {
 const char *css_ordered_set_contents(NSOrderedSet *set) {
     if (set == nil) return "nil";
     return css_format("(%s)", [[[set array] componentsJoinedByString: @","] UTF8String]);
+}
+
+void css_event_log_append(CSSEventLog *log, NSString *line) {
+    pthread_mutex_lock(&log->lock);
+    if (!log->text) log->text = [[NSMutableString alloc] init];
+    [log->text appendString: line];
+    [log->text appendString: @"\n"];
+    log->count++;
+    pthread_mutex_unlock(&log->lock);
+}
+
+long css_event_log_count(CSSEventLog *log) {
+    pthread_mutex_lock(&log->lock);
+    long count = log->count;
+    pthread_mutex_unlock(&log->lock);
+    return count;
+}
+
+void css_event_log_reset_count(CSSEventLog *log) {
+    pthread_mutex_lock(&log->lock);
+    log->count = 0;
+    pthread_mutex_unlock(&log->lock);
+}
+
+void css_event_log_take(CSSEventLog *log, char *buffer, unsigned long size) {
+    pthread_mutex_lock(&log->lock);
+    const char *text = log->text ? [log->text UTF8String] : "";
+    strncpy(buffer, text, size - 1);
+    buffer[size - 1] = 0;
+    [log->text setString: @""];
+    log->count = 0;
+    pthread_mutex_unlock(&log->lock);
 }
