@@ -15,7 +15,8 @@ enum AttributedStringGuard {
         for point in [attributedSubstringFromRange, attributesAtIndex, attributeAtIndex, initWithString] as [AnyHookPoint] {
             try context.install(point, onOwnersIn: attributed)
         }
-        for point in [replaceCharactersInRange, deleteCharactersInRange] as [AnyHookPoint] {
+        // The same replacement serves plain mutable strings (an unrelated class hierarchy: no nesting).
+        for point in [MutableStringGuard.replaceCharactersInRange, deleteCharactersInRange] as [AnyHookPoint] {
             try context.install(point, onOwnersIn: mutable)
         }
     }
@@ -86,17 +87,6 @@ enum AttributedStringGuard {
             M.nilInit("aString object passed to -[GSAttributedString initWithString:attributes:] is nil", cls: $0, method: "initWithString:")
         }) { return original(receiver, cmd, csr_string_create("")) }
         return original(receiver, cmd, string)
-    }
-
-    static let replaceCharactersInRange: HookPoint<ContainerIMP.VoidWithRangeObject> = HookPoint("replaceCharactersInRange:withString:") { receiver, cmd, range, string in
-        guard let original = replaceCharactersInRange.original(for: receiver) else { return }
-        let length = Messaging.sendUInt(receiver, Selectors.length)
-        if range.fits(in: length) { return original(receiver, cmd, range, string) }
-        if GuardFailure.stop(.string, receiver, cmd, replaceCharactersInRange, M.range, hint: rangeHint, reason: {
-            M.mutationRange(range.value, length: length, method: "replaceCharactersInRange:withString:",
-                            appleMethod: "replaceCharactersInRange:withString:", cls: $0)
-        }) { return }
-        original(receiver, cmd, range, string)
     }
 
     /// GNUstep checks in `replaceCharactersInRange:withString:`.
