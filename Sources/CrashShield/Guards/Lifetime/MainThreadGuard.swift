@@ -53,16 +53,16 @@ final class MainThreadGuard: CrashGuard {
     typealias RectIMP = @convention(c) (CSRObject?, CSRSelector?, CSRRect) -> Void
 
     static let noneReplacement: NoneIMP = { receiver, cmd in
-        guard let (point, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, point) == .callOriginal {
+        guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
+        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) == .callOriginal {
             return unsafeBitCast(imp, to: NoneIMP.self)(receiver, cmd)
         }
         csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeNone, nil)
     }
 
     static let objectReplacement: ObjectIMP = { receiver, cmd, argument in
-        guard let (point, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, point) == .callOriginal {
+        guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
+        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) == .callOriginal {
             return unsafeBitCast(imp, to: ObjectIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -70,8 +70,8 @@ final class MainThreadGuard: CrashGuard {
     }
 
     static let wordReplacement: WordIMP = { receiver, cmd, argument in
-        guard let (point, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, point) == .callOriginal {
+        guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
+        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) == .callOriginal {
             return unsafeBitCast(imp, to: WordIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -79,8 +79,8 @@ final class MainThreadGuard: CrashGuard {
     }
 
     static let doubleReplacement: DoubleIMP = { receiver, cmd, argument in
-        guard let (point, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, point) == .callOriginal {
+        guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
+        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) == .callOriginal {
             return unsafeBitCast(imp, to: DoubleIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -88,8 +88,8 @@ final class MainThreadGuard: CrashGuard {
     }
 
     static let rectReplacement: RectIMP = { receiver, cmd, argument in
-        guard let (point, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, point) == .callOriginal {
+        guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
+        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) == .callOriginal {
             return unsafeBitCast(imp, to: RectIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -129,6 +129,8 @@ final class MainThreadPoints: @unchecked Sendable {
     /// Selector pointer of each entry (a selector may get more than one entry: GCC's libobjc has typed selectors).
     private let selectors = UnsafeMutablePointer<UInt>.allocate(capacity: capacity)
     private let points = UnsafeMutablePointer<Unmanaged<AnyHookPoint>>.allocate(capacity: capacity)
+    /// Each entry's table of originals (the point's own), read on the hot path without touching the point object.
+    private let tables = UnsafeMutablePointer<UnsafeMutablePointer<CSRHookTable>>.allocate(capacity: capacity)
     private let count = ManagedAtomic<Int>(0)
     private let lock = Lock()
     private var byName: [String: AnyHookPoint] = [:]
@@ -158,37 +160,45 @@ final class MainThreadPoints: @unchecked Sendable {
         guard published < Self.capacity else { return }
         selectors[published] = selector
         points[published] = Unmanaged.passRetained(point)
+        tables[published] = point.originals.storage
         count.store(published + 1, ordering: .releasing)
     }
 
-    /// Hot path: the point `cmd` belongs to, and the original implementation for the receiver's class.
+    /// Hot path: the entry `cmd` belongs to, and the original implementation for the receiver's class. Reads only
+    /// words and the C table: no reference counting on the point object.
     @inline(__always)
-    func resolve(_ receiver: CSRObject?, _ cmd: CSRSelector?) -> (AnyHookPoint, UInt)? {
+    func resolve(_ receiver: CSRObject?, _ cmd: CSRSelector?) -> (slot: Int, imp: UInt)? {
         let word = UInt(bitPattern: cmd)
         let published = count.load(ordering: .acquiring)
         var index = 0
         while index < published {
-            if selectors[index] == word { return original(points[index].takeUnretainedValue(), receiver) }
+            if selectors[index] == word { return original(index, receiver) }
             index += 1
         }
         return resolveSlowly(receiver, cmd)
     }
 
+    /// The point of an entry (cold path: a call off the main thread).
+    func point(at slot: Int) -> AnyHookPoint { points[slot].takeUnretainedValue() }
+
     @inline(__always)
-    private func original(_ point: AnyHookPoint, _ receiver: CSRObject?) -> (AnyHookPoint, UInt)? {
-        let imp = point.originals.original(forClass: UInt(bitPattern: csr_object_getClass(receiver)))
-        return imp == 0 ? nil : (point, imp)
+    private func original(_ slot: Int, _ receiver: CSRObject?) -> (slot: Int, imp: UInt)? {
+        let cls = UInt(bitPattern: csr_object_getClass(receiver))
+        var imp = csr_hook_table_find(tables[slot], cls)
+        if imp == 0 { imp = point(at: slot).originals.originalThroughSuperclasses(cls) }
+        return imp == 0 ? nil : (slot, imp)
     }
 
     /// A selector pointer not seen yet (another typed selector of the same name): match by name, remember it.
     @inline(never)
-    private func resolveSlowly(_ receiver: CSRObject?, _ cmd: CSRSelector?) -> (AnyHookPoint, UInt)? {
+    private func resolveSlowly(_ receiver: CSRObject?, _ cmd: CSRSelector?) -> (slot: Int, imp: UInt)? {
         guard let cmd else { return nil }
-        let point: AnyHookPoint? = lock.withLock {
+        let slot: Int? = lock.withLock {
             guard let found = byName[String(cString: csr_sel_getName(cmd))] else { return nil }
             append(UInt(bitPattern: cmd), found)
-            return found
+            let published = count.load(ordering: .acquiring)
+            return (0..<published).last { points[$0].takeUnretainedValue() === found }
         }
-        return point.flatMap { original($0, receiver) }
+        return slot.flatMap { original($0, receiver) }
     }
 }
