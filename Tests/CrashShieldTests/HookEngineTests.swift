@@ -19,6 +19,11 @@ private let plusHundredOnChild: HookPoint<@convention(c) (CSRObject?, CSRSelecto
     let original = plusHundredOnChild.original(for: receiver)?(receiver, cmd) ?? -1000
     return plusHundredOnChild.isActive(for: receiver) ? original + 100 : original
 }
+/// Installed only on classes made at run time (each a direct subclass of CSSHookBase, so never nested).
+private let plusHundredOnRuntimeClasses: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") { receiver, cmd in
+    let original = plusHundredOnRuntimeClasses.original(for: receiver)?(receiver, cmd) ?? -1000
+    return plusHundredOnRuntimeClasses.isActive(for: receiver) ? original + 100 : original
+}
 /// Class-method replacement: `+classValue` times 2.
 private let timesTwo: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> =
     HookPoint("classValue", kind: .class) { receiver, cmd in (timesTwo.original(for: receiver)?(receiver, cmd) ?? -1000) * 2 }
@@ -117,6 +122,36 @@ final class HookEngineTests: XCTestCase {
         XCTAssertEqual(value("CSSHookBase"), 101)
         XCTAssertEqual(ours.revert(), .reverted)
         XCTAssertEqual(value("CSSHookBase"), 1)
+    }
+
+    func testAddingOverridesWhileAnotherThreadCallsThroughThem() throws {
+        // Each round: a new subclass of CSSHookBase (it only inherits -value), an instance messaged in a loop by a
+        // worker thread, and an override of -value added to the subclass meanwhile.
+        for round in 0..<40 {
+            let name = "CSSHookRuntime\(round)"
+            XCTAssertTrue(css_make_subclass("CSSHookBase", name))
+            let cls = try XCTUnwrap(ObjCClass(named: name))
+            let object = UInt(bitPattern: try XCTUnwrap(css_object_new(name)))
+            let running = Locked(true), wrong = Locked(0), done = DispatchSemaphore(value: 0)
+            Thread {
+                let receiver = UnsafeMutableRawPointer(bitPattern: object)
+                while running.current {
+                    let value = css_test_value(receiver)
+                    if value != 1 && value != 101 { wrong.withLock { $0 += 1 } }
+                }
+                done.signal()
+            }.start()
+            usleep(3000)
+            let hook = try HookEngine.shared.install(plusHundredOnRuntimeClasses, on: cls)
+            XCTAssertEqual(hook.origin, .addedOverride)
+            XCTAssertEqual(css_test_value(UnsafeMutableRawPointer(bitPattern: object)), 101)
+            usleep(3000)
+            running.withLock { $0 = false }
+            done.wait()
+            XCTAssertEqual(wrong.current, 0, "round \(round): a call saw neither the original nor the hook")
+            hook.revert()
+            css_object_release(UnsafeMutableRawPointer(bitPattern: object))
+        }
     }
 
     func testClassMethods() throws {
