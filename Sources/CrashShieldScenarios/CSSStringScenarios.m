@@ -94,6 +94,37 @@ static const char *attributedDeletePastEnd(void) {
     return bracketed([a string]);
 }
 
+/// The attributed string's text and how many attributes its first character has ("hello attributes=0").
+static const char *textAndAttributes(NSAttributedString *a) {
+    return css_format("%s attributes=%lu", [[a string] UTF8String],
+                      (unsigned long)[[a attributesAtIndex: 0 effectiveRange: NULL] count]);
+}
+static const char *addAttributePastEnd(void) {
+    NSMutableAttributedString *a = mutableAttributedHello();
+    [a addAttribute: @"color" value: @"red" range: NSMakeRange(3, 9)];
+    return textAndAttributes(a);
+}
+static const char *addAttributeNilValue(void) {
+    NSMutableAttributedString *a = mutableAttributedHello();
+    [a addAttribute: @"color" value: css_opaque(nil) range: NSMakeRange(0, 2)];
+    return textAndAttributes(a);
+}
+static const char *addAttributesPastEnd(void) {
+    NSMutableAttributedString *a = mutableAttributedHello();
+    [a addAttributes: [NSDictionary dictionaryWithObject: @"red" forKey: @"color"] range: NSMakeRange(2, 9)];
+    return textAndAttributes(a);
+}
+static const char *setAttributesPastEnd(void) {
+    NSMutableAttributedString *a = mutableAttributedHello();
+    [a setAttributes: [NSDictionary dictionaryWithObject: @"red" forKey: @"color"] range: NSMakeRange(4, 9)];
+    return textAndAttributes(a);
+}
+static const char *removeAttributePastEnd(void) {
+    NSMutableAttributedString *a = mutableAttributedHello();
+    [a removeAttribute: @"color" range: NSMakeRange(2, 9)];
+    return textAndAttributes(a);
+}
+
 static const CSSScenario css_string_table[] = {
     { "string.substringFromIndex.pastEnd", "string", "substringFromIndex:", "NSRangeException", "[]", 1, substringFromPastEnd },
     { "string.substringToIndex.pastEnd", "string", "substringToIndex:", "NSRangeException", "[]", 1, substringToPastEnd },
@@ -131,6 +162,11 @@ static const CSSScenario css_string_table[] = {
     { "mutableAttributedString.initWithString.nil", "string", "initWithString:", "NSInvalidArgumentException", "[]", 1, mutableAttributedInitNil },
     { "mutableAttributedString.replaceCharactersInRange.pastEnd", "string", "replaceCharactersInRange:withString:", "NSRangeException", "[hello]", 1, attributedReplacePastEnd },
     { "mutableAttributedString.deleteCharactersInRange.pastEnd", "string", "deleteCharactersInRange:", "NSRangeException", "[hello]", 1, attributedDeletePastEnd },
+    { "mutableAttributedString.addAttribute.pastEnd", "string", "addAttribute:value:range:", "NSRangeException", "hello attributes=0", 1, addAttributePastEnd },
+    { "mutableAttributedString.addAttribute.nilValue", "string", "addAttribute:value:range:", "NSInvalidArgumentException", "hello attributes=0", 1, addAttributeNilValue },
+    { "mutableAttributedString.addAttributes.pastEnd", "string", "addAttributes:range:", "NSRangeException", "hello attributes=0", 1, addAttributesPastEnd },
+    { "mutableAttributedString.setAttributes.pastEnd", "string", "setAttributes:range:", "NSRangeException", "hello attributes=0", 1, setAttributesPastEnd },
+    { "mutableAttributedString.removeAttribute.pastEnd", "string", "removeAttribute:range:", "NSRangeException", "hello attributes=0", 1, removeAttributePastEnd },
 };
 
 const CSSScenario *css_string_scenarios(int *count) {
@@ -194,6 +230,15 @@ const char *css_valid_string_calls(void) {
 #endif
     [a addAttribute: @"k" value: @"v" range: NSMakeRange(1, 2)];
     line(log, "attribute:atIndex:", [a attribute: @"k" atIndex: 1 effectiveRange: NULL]);
+    NSDictionary *more = [NSDictionary dictionaryWithObject: @"w" forKey: @"j"];
+    [a addAttributes: more range: NSMakeRange(0, 5)];
+    [a addAttribute: @"k" value: @"end" range: NSMakeRange(5, 0)];          // legal: an empty range at the end
+    [a setAttributes: more range: NSMakeRange(3, 2)];
+    [a removeAttribute: @"j" range: NSMakeRange(4, 1)];
+    [a removeAttribute: @"j" range: NSMakeRange(5, 0)];                       // legal
+    line(log, "attributes after mutations", number([[a attributesAtIndex: 1 effectiveRange: NULL] count]));
+    line(log, "attributes at 3", number([[a attributesAtIndex: 3 effectiveRange: NULL] count]));
+    line(log, "attributes at 4", number([[a attributesAtIndex: 4 effectiveRange: NULL] count]));
     [a replaceCharactersInRange: NSMakeRange(5, 0) withString: @"!"];
     [a deleteCharactersInRange: NSMakeRange(0, 1)];
     [[a mutableString] insertString: @"<" atIndex: 0];

@@ -19,6 +19,54 @@ enum AttributedStringGuard {
         for point in [MutableStringGuard.replaceCharactersInRange, deleteCharactersInRange] as [AnyHookPoint] {
             try context.install(point, onOwnersIn: mutable)
         }
+        for point in [addAttribute, addAttributes, setAttributes, removeAttribute] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: mutable)
+        }
+    }
+
+    // MARK: Attribute mutations (skipped when invalid)
+
+    /// Also a nil value, which would reach the attribute dictionary.
+    static let addAttribute: HookPoint<StringIMP.VoidWithObjectObjectRange> = HookPoint("addAttribute:value:range:") { receiver, cmd, name, value, range in
+        guard let original = addAttribute.original(for: receiver) else { return }
+        let length = Messaging.sendUInt(receiver, Selectors.length)
+        let fits = range.fits(in: length)
+        if fits && value != nil { return original(receiver, cmd, name, value, range) }
+        if GuardFailure.stop(.string, receiver, cmd, addAttribute, fits ? M.invalidArgument : M.range,
+                             hint: fits ? "check the attribute value for nil" : rangeHint, reason: { cls in
+            fits ? M.nilAttributeValue(name: String(describing: name, limit: 256), cls: cls)
+                : M.mutationRange(range.value, length: length, method: "addAttribute:value:range:",
+                                  appleMethod: "addAttribute:value:range:", cls: cls)
+        }) { return }
+        original(receiver, cmd, name, value, range)
+    }
+
+    static let addAttributes: HookPoint<StringIMP.VoidWithObjectRange> = HookPoint("addAttributes:range:") { receiver, cmd, attributes, range in
+        rangeChecked(addAttributes, receiver, cmd, attributes, range) { M.addAttributesRange(range.value, length: $1, cls: $0) }
+    }
+
+    static let setAttributes: HookPoint<StringIMP.VoidWithObjectRange> = HookPoint("setAttributes:range:") { receiver, cmd, attributes, range in
+        rangeChecked(setAttributes, receiver, cmd, attributes, range) {
+            M.mutationRange(range.value, length: $1, method: "setAttributes:range:", appleMethod: "setAttributes:range:", cls: $0)
+        }
+    }
+
+    static let removeAttribute: HookPoint<StringIMP.VoidWithObjectRange> = HookPoint("removeAttribute:range:") { receiver, cmd, name, range in
+        rangeChecked(removeAttribute, receiver, cmd, name, range) {
+            M.mutationRange(range.value, length: $1, method: "removeAttribute:range:", appleMethod: "removeAttribute:range:", cls: $0)
+        }
+    }
+
+    /// An attribute mutation taking (object, range): checks the range, skips the call when it does not fit.
+    @inline(__always)
+    private static func rangeChecked(_ point: HookPoint<StringIMP.VoidWithObjectRange>, _ receiver: CSRObject?,
+                                     _ cmd: CSRSelector?, _ argument: CSRObject?, _ range: CSRRange,
+                                     reason: (String, UInt) -> String) {
+        guard let original = point.original(for: receiver) else { return }
+        let length = Messaging.sendUInt(receiver, Selectors.length)
+        if range.fits(in: length) { return original(receiver, cmd, argument, range) }
+        if GuardFailure.stop(.string, receiver, cmd, point, M.range, hint: rangeHint, reason: { reason($0, length) }) { return }
+        original(receiver, cmd, argument, range)
     }
 
     /// The last index `attributesAtIndex:` accepts is below this.

@@ -60,6 +60,8 @@ enum StringIMP {
     typealias ObjectWithCString = @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CChar>?) -> CSRObject?
     typealias AttributesAtIndex = @convention(c) (CSRObject?, CSRSelector?, UInt, UnsafeMutablePointer<CSRRange>?) -> CSRObject?
     typealias AttributeAtIndex = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, UnsafeMutablePointer<CSRRange>?) -> CSRObject?
+    typealias VoidWithObjectRange = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRRange) -> Void
+    typealias VoidWithObjectObjectRange = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, CSRRange) -> Void
 }
 
 /// NSString reads and constructors (every concrete string class, mutable ones included).

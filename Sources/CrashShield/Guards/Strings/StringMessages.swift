@@ -47,6 +47,24 @@ enum StringMessages {
         #endif
     }
 
+    /// A nil attribute value (`addAttribute:value:range:`); GNUstep raises from the attribute dictionary.
+    static func nilAttributeValue(name: String, cls: String) -> String {
+        #if canImport(Darwin)
+        return "*** -[\(cls) addAttribute:value:range:]: nil value"
+        #else
+        return "Tried to add nil value for key '\(name)' to dictionary"
+        #endif
+    }
+
+    /// `addAttributes:range:` past the end: GNUstep names the method it checks in, and its own class.
+    static func addAttributesRange(_ value: CSRRangeValue, length: UInt, cls: String) -> String {
+        #if canImport(Darwin)
+        return "*** -[\(cls) addAttributes:range:]: Range or index out of bounds"
+        #else
+        return "RangeError in method -addAttribute:value:range: in class NSMutableAttributedString"
+        #endif
+    }
+
     /// A nil search string (`rangeOfString:`, `hasPrefix:`, `hasSuffix:`).
     static func nilSearch(method: String, cls: String) -> String {
         #if canImport(Darwin)
