@@ -40,13 +40,62 @@ const char *csr_sel_getTypes(CSRSelector selector) {
 #endif
 }
 
+/// The return type of an encoding, without qualifiers (r, n, N, o, O, R, V).
+static char csr_return_type(const char *types) {
+    while (*types && strchr("rnNoORV", *types)) types++;
+    return *types;
+}
+
+/// The type encoding of the methods named like `selector` that some class implements (instance or class side), when
+/// they all agree on the return type: a message nothing answers was usually meant for one of them (a JSON number
+/// used as a string, `length` sent to an NSNumber). NULL when no class has one, or when they disagree. Scans every
+/// class once per name (the failure path only) and remembers the answer.
+static const char *csr_types_from_implementations(SEL selector) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static NSMutableDictionary *known = nil;   // name -> encoding, or NSNull: kept for the process
+    NSString *name = [NSString stringWithUTF8String: sel_getName(selector)];
+    pthread_mutex_lock(&lock);
+    if (known == nil) known = [[NSMutableDictionary alloc] init];
+    id cached = [known objectForKey: name];
+    pthread_mutex_unlock(&lock);
+    if (cached != nil) return cached == [NSNull null] ? NULL : [(NSString *)cached UTF8String];
+
+    const char *found = NULL;
+    BOOL agree = YES;
+    int count = objc_getClassList(NULL, 0);
+    Class *classes = (Class *)malloc(sizeof(Class) * (size_t)(count > 0 ? count : 1));
+    count = objc_getClassList(classes, count);
+    for (int i = 0; i < count && agree; i++) {
+        for (int side = 0; side < 2 && agree; side++) {
+            Class cls = side == 0 ? classes[i] : object_getClass((id)classes[i]);
+            unsigned int methodCount = 0;
+            Method *methods = class_copyMethodList(cls, &methodCount);
+            for (unsigned int m = 0; m < methodCount; m++) {
+                if (!sel_isEqual(method_getName(methods[m]), selector)) continue;
+                const char *types = method_getTypeEncoding(methods[m]);
+                if (types == NULL || *types == 0) continue;
+                if (found == NULL) found = types;
+                else if (csr_return_type(found) != csr_return_type(types)) agree = NO;
+            }
+            free(methods);
+        }
+    }
+    free(classes);
+    id answer = (agree && found != NULL) ? (id)[NSString stringWithUTF8String: found] : (id)[NSNull null];
+    pthread_mutex_lock(&lock);
+    [known setObject: answer forKey: name];
+    pthread_mutex_unlock(&lock);
+    return answer == [NSNull null] ? NULL : [(NSString *)answer UTF8String];
+}
+
 CSRObject csr_signature_for_selector(CSRSelector selector) {
     if (selector == NULL) return NULL;
     const char *types = csr_sel_getTypes(selector);
+    if (types == NULL) types = csr_types_from_implementations((SEL)selector);
     char fallback[256];
     if (types == NULL) {
-        // An untyped selector: an object-returning method with an object per argument (what performSelector:,
-        // performSelector:withObject: and friends call it as).
+        // An untyped selector no class implements: an object-returning method with an object per argument (what
+        // performSelector:, performSelector:withObject: and friends call it as).
         const char *name = sel_getName((SEL)selector);
         size_t used = (size_t)snprintf(fallback, sizeof fallback, "@@:");
         for (const char *c = name; c && *c && used + 2 < sizeof fallback; c++) {

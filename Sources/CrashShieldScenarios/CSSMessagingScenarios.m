@@ -4,6 +4,9 @@
 #import <Foundation/Foundation.h>
 #include "CSSFamilies.h"
 #include <objc/runtime.h>
+#if !defined(__APPLE__)
+#include <objc/message.h>
+#endif
 #include <string.h>
 
 /// A struct returned in memory (larger than two registers), to prove the zeroed return reaches the caller.
@@ -57,6 +60,26 @@ static const char *classMethod(void) { return css_describe([css_opaque([CSSMessa
 static const char *performUntypedSelector(void) {
     return css_describe([profile() performSelector: NSSelectorFromString(@"refreshToken")]);
 }
+/// An app class that does implement a frame-returning method: an untyped message of that name sent to another class
+/// must be answered with this method's types (a struct returned in memory), not an object-returning guess, which
+/// would take the hidden result pointer for the receiver.
+@interface CSSMessagingShape : NSObject
+- (CSSFrame)boundingFrame;
+@end
+@implementation CSSMessagingShape
+- (CSSFrame)boundingFrame { CSSFrame frame = { 1, 2, 3, 4 }; return frame; }
+@end
+
+/// A selector without type information (built from a string, as JSON-mapping code does), a frame read back.
+static const char *untypedStructReturn(void) {
+    CSSMessagingProfile *target = profile();
+    SEL selector = sel_registerName("boundingFrame");
+    CSSFrame (*send)(id, SEL) = (CSSFrame (*)(id, SEL))objc_msg_lookup(target, selector);
+    CSSFrame frame = { 9, 9, 9, 9 };
+    frame = send(target, selector);
+    return css_format("{%g,%g,%g,%g}", frame.x, frame.y, frame.width, frame.height);
+}
+
 static const char *numberUsedAsString(void) {
     id value = css_opaque([NSNumber numberWithInt: 42]);   // a JSON number where the code expects a string
     return css_format("%lu", (unsigned long)[value length]);
@@ -75,6 +98,7 @@ static const CSSScenario css_messaging_table[] = {
     { "unrecognizedSelector.instance.largeStruct", "unrecognizedSelector", "avatarFrame", "NSInvalidArgumentException", "0,0,0,0", 1, instanceReturningLargeStruct },
     { "unrecognizedSelector.class.object", "unrecognizedSelector", "sharedProfile", "NSInvalidArgumentException", "nil", 1, classMethod },
     { "unrecognizedSelector.performSelector.untyped", "unrecognizedSelector", "refreshToken", "NSInvalidArgumentException", "nil", 1, performUntypedSelector },
+    { "unrecognizedSelector.untyped.structInMemory", "unrecognizedSelector", "boundingFrame", "NSInvalidArgumentException", "{0,0,0,0}", 1, untypedStructReturn },
     { "unrecognizedSelector.foundation.numberAsString", "unrecognizedSelector", "length", "NSInvalidArgumentException", "0", 1, numberUsedAsString },
     { "nsNull.length", "nsNull", "length", "NSInvalidArgumentException", "0", 1, nullLength },
     { "nsNull.integerValue", "nsNull", "integerValue", "NSInvalidArgumentException", "0", 1, nullIntegerValue },
