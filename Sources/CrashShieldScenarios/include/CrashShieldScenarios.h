@@ -53,12 +53,6 @@ const char *css_valid_messaging_calls(void);
 /// Sends an unrecognized NSInteger-returning message `count` times; returns the sum of what the caller got.
 long css_messaging_repeat(unsigned long count);
 
-/// Valid messages to classes that handle forwarding themselves (forwardingTargetForSelector:, methodSignature +
-/// forwardInvocation:, an NSProxy, +resolveInstanceMethod:), respondsToSelector: and explicit
-/// methodSignatureForSelector: answers: a text identical with and without CrashShield. Call inside a pool.
-const char *css_valid_messaging_calls(void);
-/// Sends an unrecognized NSInteger-returning message `count` times; returns the sum of what the caller got.
-long css_messaging_repeat(unsigned long count);
 
 // MARK: Test support (hook engine and guard tests). Objects are passed as raw pointers.
 
