@@ -111,8 +111,17 @@ public enum Messaging {
 
 /// Selectors the guards send on hot paths, registered once.
 public enum Selectors {
-    public static let count = csr_sel_register("count")
-    public static let length = csr_sel_register("length")
+    /// The same registrations the hottest replacements read (`csr_hot_selectors`), made on first use.
+    @inline(__always)
+    public static var count: CSRSelector? { prepared().count }
+    @inline(__always)
+    public static var length: CSRSelector? { prepared().length }
+
+    @inline(__always)
+    private static func prepared() -> CSRHotSelectors {
+        if csr_hot_selectors.length == nil { csr_hot_selectors_prepare() }
+        return csr_hot_selectors
+    }
 }
 
 extension String {
