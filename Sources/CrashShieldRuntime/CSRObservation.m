@@ -108,16 +108,6 @@ bool csr_kvo_change_is_prior(CSRObject change) {
     return [[dictionary objectForKey: NSKeyValueChangeNotificationIsPriorKey] boolValue] ? true : false;
 }
 
-CSRObject csr_kvo_initial_change(CSRObject observed, CSRObject keyPath, bool withNew) {
-    NSMutableDictionary *change = [NSMutableDictionary dictionaryWithCapacity: 2];
-    [change setObject: [NSNumber numberWithUnsignedInteger: NSKeyValueChangeSetting] forKey: NSKeyValueChangeKindKey];
-    if (withNew) {
-        id value = [(CSR_BRIDGE id)observed valueForKeyPath: (CSR_BRIDGE NSString *)keyPath];
-        [change setObject: value ? value : [NSNull null] forKey: NSKeyValueChangeNewKey];
-    }
-    return (CSR_BRIDGE CSRObject)change;
-}
-
 void csr_object_does_not_recognize(CSRObject object, CSRSelector selector) {
     [(CSR_BRIDGE id)object doesNotRecognizeSelector: (SEL)selector];
 }

@@ -38,9 +38,6 @@ bool csr_kvo_observer_handles(CSRObject observer);
 CSRObject csr_kvo_change_filtered(CSRObject change, bool keepNew, bool keepOld);
 /// YES when `change` is a prior notification (NSKeyValueChangeNotificationIsPriorKey).
 bool csr_kvo_change_is_prior(CSRObject change);
-/// The change of an initial notification: kind Setting, and the current value when `withNew` (NSNull for nil).
-/// Autoreleased.
-CSRObject csr_kvo_initial_change(CSRObject observed, CSRObject keyPath, bool withNew);
 /// `[object doesNotRecognizeSelector:selector]` (raises).
 void csr_object_does_not_recognize(CSRObject object, CSRSelector selector);
 /// `[object respondsToSelector:selector]`.
