@@ -20,6 +20,12 @@ long csr_hook_table_slot(const CSRHookTable *table, CSRClass cls) {
     return -1;
 }
 
+long csr_hook_table_index(const CSRHookTable *table, uintptr_t cls) {
+    long published = __atomic_load_n(&table->count, __ATOMIC_ACQUIRE);
+    for (long index = 0; index < published; index++) if (table->classes[index] == cls) return index;
+    return -1;
+}
+
 uintptr_t csr_hook_table_resolve(const CSRHookTable *table, long slot) {
     uintptr_t fixed = __atomic_load_n(&table->originals[slot], __ATOMIC_ACQUIRE);
     if (fixed != 0) return fixed;

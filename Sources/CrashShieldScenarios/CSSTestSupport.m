@@ -62,3 +62,38 @@ unsigned long css_test_mixed_calls(unsigned long count) {
     }
     return correct;
 }
+
+// MARK: Indexed classes for the hot-read trampolines (one trampoline per installed class)
+
+/// Three distinct implementations of objectAtIndex:, so a test sees which one a call reached: implementation k
+/// answers k * 100 + index, and raises NSRangeException from index 3 on (whatever `count` says).
+#define CSS_INDEXED_IMPLEMENTATION(K)                                                                           \
+    static id css_indexed_object_##K(id self, SEL _cmd, NSUInteger index) {                                     \
+        if (index >= 3) [NSException raise: NSRangeException format: @"index %lu beyond bounds [0 .. 2]", (unsigned long)index]; \
+        return [NSNumber numberWithUnsignedLong: K * 100 + index];                                              \
+    }
+CSS_INDEXED_IMPLEMENTATION(0)
+CSS_INDEXED_IMPLEMENTATION(1)
+CSS_INDEXED_IMPLEMENTATION(2)
+
+static NSUInteger css_indexed_count_3(id self, SEL _cmd) { return 3; }
+static NSUInteger css_indexed_count_10(id self, SEL _cmd) { return 10; }
+
+bool css_make_indexed_class(const char *name, int implementation, bool countsTen) {
+    if (objc_lookUpClass(name) != Nil) return true;
+    IMP implementations[3] = { (IMP)css_indexed_object_0, (IMP)css_indexed_object_1, (IMP)css_indexed_object_2 };
+    if (implementation < 0 || implementation > 2) return false;
+    Class cls = objc_allocateClassPair([NSObject class], name, 0);
+    if (cls == Nil) return false;
+    const char *objectTypes = method_getTypeEncoding(class_getInstanceMethod([NSArray class], @selector(objectAtIndex:)));
+    const char *countTypes = method_getTypeEncoding(class_getInstanceMethod([NSArray class], @selector(count)));
+    class_addMethod(cls, @selector(objectAtIndex:), implementations[implementation], objectTypes);
+    class_addMethod(cls, @selector(count), countsTen ? (IMP)css_indexed_count_10 : (IMP)css_indexed_count_3, countTypes);
+    objc_registerClassPair(cls);
+    return true;
+}
+
+long css_indexed_value(void *object, unsigned long index) {
+    NSNumber *value = [(__bridge id)object objectAtIndex: index];
+    return value == nil ? -1 : (long)[value unsignedLongValue];
+}

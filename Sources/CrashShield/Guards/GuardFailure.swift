@@ -3,16 +3,19 @@ import CrashShieldRuntime
 /// The failure path every hook-based guard takes when its precondition check failed.
 enum GuardFailure {
     /// Reports a stopped call. `callSite`: where the bad call was made, relative to the replacement's direct caller
-    /// (it decides the report's signature and whether debug mode fails loudly). true: recover (return a safe value, skip the mutation); false: call the original
-    /// (guard off, class excluded, hook reverted in place, or debug mode for a call from the app's own code).
+    /// (it decides the report's signature and whether debug mode fails loudly). `implementation`: the replacement
+    /// that stopped the call, when not the point's own (a hot-read trampoline of one slot). true: recover (return a
+    /// safe value, skip the mutation); false: call the original (guard off, class excluded, hook reverted in place,
+    /// or debug mode for a call from the app's own code).
     @inline(never)
     static func stop(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
                      _ exception: String, hint: String, details: [String: String] = [:],
-                     callSite: CallSite = .directCaller, reason: (String) -> String) -> Bool {
+                     callSite: CallSite = .directCaller, implementation: UnsafeRawPointer? = nil,
+                     reason: (String) -> String) -> Bool {
         guard point.isActive(for: receiver) else { return false }
         return Interception.shouldRecover(category, receiver: receiver, selector: cmd, exception: exception,
                                           reason: { reason(className(receiver)) }, hint: hint, details: details,
-                                          implementation: point.replacementAddress,
+                                          implementation: implementation ?? point.replacementAddress,
                                           callSite: callSite)
     }
 

@@ -23,13 +23,17 @@ public final class Hook: @unchecked Sendable, CustomStringConvertible {
     public let point: AnyHookPoint
     public let origin: Origin
     public internal(set) var state: State
+    /// What was put into the class: the point's replacement (or its trampoline for the class's slot).
+    public let replacement: CSRIMP
     /// The implementation the class had before (nil for an added override: the superclass answers).
     let previous: CSRIMP?
     unowned let engine: HookEngine
 
-    init(targetClass: ObjCClass, point: AnyHookPoint, origin: Origin, previous: CSRIMP?, engine: HookEngine) {
+    init(targetClass: ObjCClass, point: AnyHookPoint, replacement: CSRIMP, origin: Origin, previous: CSRIMP?,
+         engine: HookEngine) {
         self.targetClass = targetClass
         self.point = point
+        self.replacement = replacement
         self.origin = origin
         self.previous = previous
         self.state = .active
@@ -96,9 +100,8 @@ public final class HookEngine: @unchecked Sendable {
             guard let current = csr_class_methodImplementation(target.pointer, sel) else {
                 throw HookError.methodNotFound(class: cls.name, selector: selectorName)
             }
-            let replacementWord = UInt(bitPattern: unsafeBitCast(point.replacement, to: Int.self))
             let currentWord = UInt(bitPattern: unsafeBitCast(current, to: Int.self))
-            if let existing = hooks[key], currentWord == replacementWord {
+            if let existing = hooks[key], currentWord == UInt(bitPattern: unsafeBitCast(existing.replacement, to: Int.self)) {
                 // Reverted in place earlier and still ours: switch it back on.
                 point.originals.setActive(true, cls: classWord)
                 existing.state = .active
@@ -122,12 +125,14 @@ public final class HookEngine: @unchecked Sendable {
                 guard point.originals.register(cls: classWord, original: currentWord) else {
                     throw HookError.tooManyClasses(selector: selectorName, limit: OriginalTable.capacity)
                 }
-                guard let previous = csr_class_replaceOwnMethod(target.pointer, sel, point.replacement) else {
+                let replacement = point.replacement(forSlot: point.originals.ownSlot(forClass: classWord))
+                guard let previous = csr_class_replaceOwnMethod(target.pointer, sel, replacement) else {
                     throw HookError.runtimeRefused(class: cls.name, selector: selectorName)
                 }
                 let previousWord = UInt(bitPattern: unsafeBitCast(previous, to: Int.self))
                 if previousWord != currentWord { _ = point.originals.register(cls: classWord, original: previousWord) }
-                hook = Hook(targetClass: target, point: point, origin: .replacedOwnMethod, previous: previous, engine: self)
+                hook = Hook(targetClass: target, point: point, replacement: replacement, origin: .replacedOwnMethod,
+                            previous: previous, engine: self)
             } else {
                 guard let types = csr_class_methodTypes(target.pointer, sel) else {
                     throw HookError.methodNotFound(class: cls.name, selector: selectorName)
@@ -135,11 +140,13 @@ public final class HookEngine: @unchecked Sendable {
                 guard point.originals.register(cls: classWord, original: 0) else {
                     throw HookError.tooManyClasses(selector: selectorName, limit: OriginalTable.capacity)
                 }
-                guard csr_class_addMethod(target.pointer, sel, point.replacement, types) else {
+                let replacement = point.replacement(forSlot: point.originals.ownSlot(forClass: classWord))
+                guard csr_class_addMethod(target.pointer, sel, replacement, types) else {
                     point.originals.setActive(false, cls: classWord)
                     throw HookError.runtimeRefused(class: cls.name, selector: selectorName)
                 }
-                hook = Hook(targetClass: target, point: point, origin: .addedOverride, previous: nil, engine: self)
+                hook = Hook(targetClass: target, point: point, replacement: replacement, origin: .addedOverride,
+                            previous: nil, engine: self)
             }
             hooks[key] = hook
             return hook
@@ -159,7 +166,7 @@ public final class HookEngine: @unchecked Sendable {
             let target = hook.targetClass
             let classWord = UInt(bitPattern: target.pointer)
             let current = csr_class_methodImplementation(target.pointer, hook.selector.pointer)
-            let stillOurs = current.map { unsafeBitCast($0, to: Int.self) } == unsafeBitCast(hook.point.replacement, to: Int.self)
+            let stillOurs = current.map { unsafeBitCast($0, to: Int.self) } == unsafeBitCast(hook.replacement, to: Int.self)
             if hook.origin == .replacedOwnMethod, stillOurs, let previous = hook.previous {
                 _ = csr_class_replaceOwnMethod(target.pointer, hook.selector.pointer, previous)
                 hook.point.originals.setActive(false, cls: classWord)

@@ -24,7 +24,17 @@ public class AnyHookPoint: @unchecked Sendable {
         self.replacement = replacement
         self.handlesReentry = handlesReentry
         self.originals = OriginalTable(selector: selector.pointer, storage: table)
+        originals.storage.pointee.owner = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
     }
+
+    /// The hook point that owns `table` (cold paths of the C trampolines).
+    static func owner(of table: UnsafeMutablePointer<CSRHookTable>) -> AnyHookPoint? {
+        table.pointee.owner.map { Unmanaged<AnyHookPoint>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// The replacement to install on the class whose original sits in `slot` of this point's table. The point's one
+    /// replacement, except for hot reads (a trampoline per slot).
+    func replacement(forSlot slot: Int) -> CSRIMP { replacement }
 
     /// Address of the replacement, used to find the caller's frame in a call stack.
     public var replacementAddress: UnsafeRawPointer { unsafeBitCast(replacement, to: UnsafeRawPointer.self) }
@@ -36,7 +46,7 @@ public class AnyHookPoint: @unchecked Sendable {
 }
 
 /// A hook point whose replacement has the `@convention(c)` type `Signature` (receiver, `_cmd`, arguments...).
-public final class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
+public class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
     /// - Parameters:
     ///   - selector: the selector to replace, e.g. "objectAtIndex:".
     ///   - kind: instance or class method.

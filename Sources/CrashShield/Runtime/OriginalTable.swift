@@ -58,6 +58,9 @@ final class OriginalTable: @unchecked Sendable {
         return (csr_hook_table_class(storage, owner), csr_hook_table_resolve(storage, owner))
     }
 
+    /// The slot of exactly `cls` (not an alias's owner); -1 if `cls` has none.
+    func ownSlot(forClass cls: UInt) -> Int { csr_hook_table_index(storage, cls) }
+
     /// Whether the hook reached by a receiver of class `cls` is active (cold path).
     func isActive(forClass cls: UInt) -> Bool { csr_hook_table_is_active(storage, slot(forClass: cls)) }
 

@@ -21,6 +21,9 @@ typedef struct CSRHookTable {
     /// Slot of the last class found (a hint, always < count once set): the usual receiver class hits it first.
     long hint;
     CSRSelector selector;
+    /// The hook point that owns the table (unretained; hook points live as long as the process). Read only on cold
+    /// paths, by the hot-read trampolines (CSRHotReads.h) handing a miss or a failure back to Swift.
+    const void *owner;
     uintptr_t classes[CSR_HOOK_TABLE_CAPACITY];
     /// Slot that holds the real original: the slot itself, or the hooked ancestor's for an alias.
     long owners[CSR_HOOK_TABLE_CAPACITY];
@@ -51,6 +54,8 @@ static inline uintptr_t csr_hook_table_find(CSRHookTable *table, uintptr_t cls) 
 
 /// The slot of `cls` itself or of its nearest hooked ancestor (following aliases to their owner); -1 if none.
 long csr_hook_table_slot(const CSRHookTable *table, CSRClass cls);
+/// The slot of exactly `cls`; -1 if none.
+long csr_hook_table_index(const CSRHookTable *table, uintptr_t cls);
 /// The original of a slot, asking the superclass of the slot's class when the hook added an override.
 uintptr_t csr_hook_table_resolve(const CSRHookTable *table, long slot);
 /// Adds an alias slot for `cls` pointing at `owner` (a subclass that reaches an ancestor's hook), if room is left.

@@ -7,6 +7,7 @@
 #include "CSRCallStack.h"
 #include "CSRObjects.h"
 #include "CSRHookTable.h"
+#include "CSRHotReads.h"
 #include "CSRObservation.h"
 #include "CSRForwarding.h"
 #include "CSRLifetime.h"

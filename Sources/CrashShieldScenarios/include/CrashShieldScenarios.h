@@ -82,6 +82,11 @@ void css_object_release(void *object);
 long css_dealloc_count(const char *className);
 /// Creates and registers `name` as a subclass of `superclassName` at run time, as KVO does. true if it exists now.
 bool css_make_subclass(const char *superclassName, const char *name);
+/// Creates an NSObject subclass `name` that answers `count` (3, or 10 when `countsTen`) and `objectAtIndex:` with
+/// implementation 0, 1 or 2: implementation k returns k * 100 + index and raises NSRangeException from index 3 on.
+bool css_make_indexed_class(const char *name, int implementation, bool countsTen);
+/// `[object objectAtIndex:index]` of an indexed object as a number; -1 for nil.
+long css_indexed_value(void *object, unsigned long index);
 /// Adds a key-value observer for "level" to a CSSObservedObject or CSSObservedLateObject (KVO swaps its class for
 /// a subclass made at run time) and changes the value once. Returns the object's class name afterwards.
 const char *css_kvo_observe(void *object);

@@ -21,20 +21,14 @@ enum ArrayGuard {
 
     // MARK: Reads
 
-    /// The hottest read of all: reaches its original through a static table and a static selector.
-    static let objectAtIndex: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint(
-        "objectAtIndex:", hotTable: csr_hot_table(Int32(CSRHotArrayObjectAtIndex))
-    ) { receiver, cmd, index in
-        guard let original = HookPoint.original(in: csr_hot_table(Int32(CSRHotArrayObjectAtIndex)), for: receiver,
-                                                point: objectAtIndex) else { return nil }
-        let count = Messaging.sendUInt(receiver, csr_hot_selectors.count)
-        if index < count { return original(receiver, cmd, index) }
-        if GuardFailure.stop(.container, receiver, cmd, objectAtIndex, M.range, hint: outOfRangeHint, reason: {
-            M.index(index, count: count, method: "objectAtIndex:", cls: $0)
-        }) { return nil }
-        return original(receiver, cmd, index)
-    }
+    /// The hottest read of all: C trampolines (CSRHotReads.h) call the original under `@try`, and its own range
+    /// exception is reported. Recovery: nil.
+    static let objectAtIndex = HotReadHookPoint<ContainerIMP.ObjectAtIndex>(
+        "objectAtIndex:", hotTable: Int32(CSRHotArrayObjectAtIndex), category: .container, hint: outOfRangeHint
+    ) { receiver, index in index < Messaging.sendUInt(receiver, csr_hot_selectors.count) }
 
+    /// Checked first (not caught): GNUstep's implementation sends `objectAtIndex:`, whose trampoline would otherwise
+    /// catch the failure and report it under the wrong selector.
     static let objectAtIndexedSubscript: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint(
         "objectAtIndexedSubscript:", hotTable: csr_hot_table(Int32(CSRHotArrayObjectAtIndexedSubscript))
     ) { receiver, cmd, index in

@@ -11,9 +11,10 @@ import CrashShieldRuntime
 ///   {NSNotFound, 0};
 /// - an invalid mutation is skipped entirely: the string is left exactly as it was;
 /// - a constructor given a nil string or a NULL C string builds an empty string (of the class asked for).
-/// Preconditions are checked before the original runs (no @try on the hot path) and are never stricter than
-/// Foundation's: a range {length, 0} at the end, an insert at index length, and whatever else the platform's
-/// Foundation accepts (on GNUstep: `appendString:nil`, `insertString:nil atIndex:0`, `replaceCharactersInRange:r
+/// Preconditions are checked before the original runs, except for `characterAtIndex:` (the hottest read: the
+/// original runs under `@try` in a C trampoline and its own exception is caught, see `HotReadHookPoint`), and are
+/// never stricter than Foundation's: a range {length, 0} at the end, an insert at index length, and whatever else
+/// the platform's Foundation accepts (on GNUstep: `appendString:nil`, `insertString:nil atIndex:0`, `replaceCharactersInRange:r
 /// withString:nil`, `attributesAtIndex:length`) reach Foundation unchanged.
 final class StringGuard: CrashGuard {
     static let category = GuardCategory.string
@@ -150,43 +151,18 @@ enum StringReads {
         return original(receiver, cmd, range)
     }
 
-    static let characterAtIndex: HookPoint<StringIMP.CharacterAtIndex> = HookPoint(
-        "characterAtIndex:", hotTable: csr_hot_table(Int32(CSRHotStringCharacterAtIndex))
-    ) { receiver, cmd, index in
-        characterAtIndex(csr_hot_table(Int32(CSRHotStringCharacterAtIndex)), characterAtIndex, receiver, cmd, index)
-    }
-    static let characterAtIndexBase: HookPoint<StringIMP.CharacterAtIndex> = HookPoint(
-        "characterAtIndex:", hotTable: csr_hot_table(Int32(CSRHotStringCharacterAtIndexBase))
-    ) { receiver, cmd, index in
-        characterAtIndex(csr_hot_table(Int32(CSRHotStringCharacterAtIndexBase)), characterAtIndexBase, receiver, cmd, index)
-    }
-
+    /// Two layers, as `substringWithRange:`. C trampolines (CSRHotReads.h): the original runs under `@try` and its
+    /// own exception is reported (GNUstep's constant strings raise an invalid-argument one, the others a range one).
     /// Recovery: 0.
-    @inline(__always)
-    static func characterAtIndex(_ table: UnsafeMutablePointer<CSRHookTable>,
-                                 _ point: @autoclosure () -> HookPoint<StringIMP.CharacterAtIndex>,
-                                 _ receiver: CSRObject?, _ cmd: CSRSelector?, _ index: UInt) -> UInt16 {
-        guard let original = HookPoint.original(in: table, for: receiver, point: point()) else { return 0 }
-        if index < Messaging.sendUInt(receiver, csr_hot_selectors.length) { return original(receiver, cmd, index) }
-        return characterAtIndexFailed(point(), receiver, cmd, index, original: original)
+    static let characterAtIndex = HotReadHookPoint<StringIMP.CharacterAtIndex>(
+        "characterAtIndex:", hotTable: Int32(CSRHotStringCharacterAtIndex), category: .string, hint: rangeHint,
+        precondition: indexWithinLength)
+    static let characterAtIndexBase = HotReadHookPoint<StringIMP.CharacterAtIndex>(
+        "characterAtIndex:", hotTable: Int32(CSRHotStringCharacterAtIndexBase), category: .string, hint: rangeHint,
+        precondition: indexWithinLength)
+    private static func indexWithinLength(_ receiver: CSRObject?, _ index: UInt) -> Bool {
+        index < Messaging.sendUInt(receiver, csr_hot_selectors.length)
     }
-
-    @inline(never)
-    static func characterAtIndexFailed(_ point: HookPoint<StringIMP.CharacterAtIndex>, _ receiver: CSRObject?,
-                                       _ cmd: CSRSelector?, _ index: UInt, original: StringIMP.CharacterAtIndex) -> UInt16 {
-        let failure = M.characterIndex(constant: isConstantString(receiver))
-        if GuardFailure.stop(.string, receiver, cmd, point, failure.exception, hint: rangeHint, reason: failure.reason) {
-            return 0
-        }
-        return original(receiver, cmd, index)
-    }
-
-    /// GNUstep's compile-time constant strings raise their own exception for a bad index.
-    static func isConstantString(_ receiver: CSRObject?) -> Bool {
-        guard let constant = constantStringClass, let cls = ObjCClass(of: receiver) else { return false }
-        return cls.isKind(of: constant)
-    }
-    private static let constantStringClass = ObjCClass(named: "NSConstantString")
 
     /// Recovery: {NSNotFound, 0}.
     static let rangeOfString: HookPoint<StringIMP.RangeWithObject> = HookPoint("rangeOfString:") { receiver, cmd, search in

@@ -28,16 +28,6 @@ enum StringMessages {
         #endif
     }
 
-    /// `characterAtIndex:` past the end. GNUstep: constant strings raise an invalid-argument exception.
-    static func characterIndex(constant: Bool) -> (exception: String, reason: (String) -> String) {
-        #if canImport(Darwin)
-        return (range, { "*** -[\($0) characterAtIndex:]: Range or index out of bounds" })
-        #else
-        return constant ? (invalidArgument, { _ in "-characterAtIndex: index out of range" })
-            : (range, { _ in "Invalid index." })
-        #endif
-    }
-
     /// A mutation at an index or range past the end (`method` as GNUstep names it: the inner method for inserts).
     static func mutationRange(_ value: CSRRangeValue, length: UInt, method: String, appleMethod: String, cls: String) -> String {
         #if canImport(Darwin)

@@ -1,0 +1,112 @@
+// CSRHotReads.m: the hot-read trampolines (see CSRHotReads.h). Mechanics only; every decision is Swift's.
+#import <Foundation/Foundation.h>
+#include "CSRHotReads.h"
+#include "CSRRuntime.h"
+
+static CSRHotReadHandlers csr_hot_read_handlers;
+
+void csr_hot_reads_set_handlers(CSRHotReadHandlers handlers) {
+    __atomic_store_n(&csr_hot_read_handlers.resolve, handlers.resolve, __ATOMIC_RELEASE);
+    __atomic_store_n(&csr_hot_read_handlers.failed, handlers.failed, __ATOMIC_RELEASE);
+}
+
+/// Generic trampoline's miss: Swift resolves through the superclasses (and records an alias slot).
+__attribute__((noinline, cold))
+static uintptr_t csr_hot_read_resolve(CSRHookTable *table, CSRObject receiver) {
+    uintptr_t (*resolve)(CSRHookTable *, CSRObject) = __atomic_load_n(&csr_hot_read_handlers.resolve, __ATOMIC_ACQUIRE);
+    return resolve ? resolve(table, receiver) : 0;
+}
+
+/// Returns only when Swift chose to recover; otherwise the exception continues, unchanged, to the caller.
+__attribute__((noinline, cold))
+static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoline, CSRObject receiver,
+                                            uintptr_t argument, id exception) {
+    bool (*failed)(CSRHookTable *, CSRIMP, CSRObject, uintptr_t, CSRObject) =
+        __atomic_load_n(&csr_hot_read_handlers.failed, __ATOMIC_ACQUIRE);
+    if (failed && failed(table, trampoline, receiver, argument, (CSR_BRIDGE CSRObject)exception)) return;
+    @throw exception;
+}
+
+/// Calls `original` under @try; a throw goes to Swift. Kept small: the frame is the whole cost of a valid call.
+#define CSR_HOT_READ_CALL(TABLE, SELF_NAME, RETURN, ARGUMENT)                                                   \
+    @try {                                                                                                      \
+        return ((RETURN (*)(CSRObject, CSRSelector, ARGUMENT))original)(receiver, cmd, argument);               \
+    } @catch (id exception) {                                                                                   \
+        csr_hot_read_recover_or_rethrow(&csr_hot_tables[TABLE], (CSRIMP)SELF_NAME, receiver, (uintptr_t)argument, \
+                                        exception);                                                             \
+    }                                                                                                           \
+    return (RETURN)0;
+
+/// The generic trampoline of a table: looks the receiver's class up.
+#define CSR_HOT_READ_GENERIC(NAME, TABLE, RETURN, ARGUMENT)                                                     \
+    static RETURN NAME(CSRObject receiver, CSRSelector cmd, ARGUMENT argument) {                                \
+        CSRHookTable *table = &csr_hot_tables[TABLE];                                                           \
+        uintptr_t original = csr_hook_table_find(table, (uintptr_t)csr_object_getClass(receiver));              \
+        if (original == 0) original = csr_hot_read_resolve(table, receiver);                                    \
+        if (original == 0) return (RETURN)0;                                                                    \
+        CSR_HOT_READ_CALL(TABLE, NAME, RETURN, ARGUMENT)                                                        \
+    }
+
+/// The trampoline of one slot. `originals[SLOT]` is 0 when the hook added an override to a class that only
+/// inherited the method: then the superclass's current implementation is the original (found out of line, so that
+/// the common path keeps its frame small).
+#define CSR_HOT_READ_SLOT(NAME, TABLE, RETURN, ARGUMENT, SLOT)                                                  \
+    static RETURN NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, ARGUMENT argument) {                       \
+        uintptr_t original = __atomic_load_n(&csr_hot_tables[TABLE].originals[SLOT], __ATOMIC_ACQUIRE);         \
+        if (__builtin_expect(original == 0, 0)) return NAME##_inherited(receiver, cmd, argument, SLOT);         \
+        CSR_HOT_READ_CALL(TABLE, NAME##_##SLOT, RETURN, ARGUMENT)                                               \
+    }
+
+/// A slot trampoline's path when its class only inherited the method.
+#define CSR_HOT_READ_INHERITED(NAME, TABLE, RETURN, ARGUMENT)                                                   \
+    __attribute__((noinline))                                                                                   \
+    static RETURN NAME##_inherited(CSRObject receiver, CSRSelector cmd, ARGUMENT argument, long slot) {         \
+        uintptr_t original = csr_hook_table_resolve(&csr_hot_tables[TABLE], slot);                              \
+        if (original == 0) return (RETURN)0;                                                                    \
+        CSR_HOT_READ_CALL(TABLE, NAME##_inherited, RETURN, ARGUMENT)                                            \
+    }
+
+#define CSR_SLOTS(X, ...)                                                                                       \
+    X(__VA_ARGS__, 0) X(__VA_ARGS__, 1) X(__VA_ARGS__, 2) X(__VA_ARGS__, 3) X(__VA_ARGS__, 4) X(__VA_ARGS__, 5) \
+    X(__VA_ARGS__, 6) X(__VA_ARGS__, 7) X(__VA_ARGS__, 8) X(__VA_ARGS__, 9) X(__VA_ARGS__, 10)                  \
+    X(__VA_ARGS__, 11) X(__VA_ARGS__, 12) X(__VA_ARGS__, 13) X(__VA_ARGS__, 14) X(__VA_ARGS__, 15)              \
+    X(__VA_ARGS__, 16) X(__VA_ARGS__, 17) X(__VA_ARGS__, 18) X(__VA_ARGS__, 19) X(__VA_ARGS__, 20)              \
+    X(__VA_ARGS__, 21) X(__VA_ARGS__, 22) X(__VA_ARGS__, 23) X(__VA_ARGS__, 24) X(__VA_ARGS__, 25)              \
+    X(__VA_ARGS__, 26) X(__VA_ARGS__, 27) X(__VA_ARGS__, 28) X(__VA_ARGS__, 29) X(__VA_ARGS__, 30)              \
+    X(__VA_ARGS__, 31)
+#define CSR_POOL_ENTRY(NAME, SLOT) (CSRIMP)NAME##_##SLOT,
+
+/// Everything one hot table needs: its generic trampoline, its pool and the pool's table of addresses.
+#define CSR_HOT_READ_TABLE(NAME, TABLE, RETURN, ARGUMENT)                                                       \
+    CSR_HOT_READ_GENERIC(NAME, TABLE, RETURN, ARGUMENT)                                                         \
+    CSR_HOT_READ_INHERITED(NAME, TABLE, RETURN, ARGUMENT)                                                       \
+    CSR_SLOTS(CSR_HOT_READ_SLOT, NAME, TABLE, RETURN, ARGUMENT)                                                 \
+    static const CSRIMP NAME##_pool[CSR_HOT_READ_POOL_SIZE] = { CSR_SLOTS(CSR_POOL_ENTRY, NAME) };
+
+CSR_HOT_READ_TABLE(csr_hot_character_at_index, CSRHotStringCharacterAtIndex, uint16_t, unsigned long)
+CSR_HOT_READ_TABLE(csr_hot_character_at_index_base, CSRHotStringCharacterAtIndexBase, uint16_t, unsigned long)
+CSR_HOT_READ_TABLE(csr_hot_object_at_index, CSRHotArrayObjectAtIndex, CSRObject, unsigned long)
+
+CSRIMP csr_hot_read_trampoline(int which, long slot) {
+    const CSRIMP *pool;
+    CSRIMP generic;
+    switch (which) {
+        case CSRHotStringCharacterAtIndex:
+            pool = csr_hot_character_at_index_pool; generic = (CSRIMP)csr_hot_character_at_index; break;
+        case CSRHotStringCharacterAtIndexBase:
+            pool = csr_hot_character_at_index_base_pool; generic = (CSRIMP)csr_hot_character_at_index_base; break;
+        case CSRHotArrayObjectAtIndex:
+            pool = csr_hot_object_at_index_pool; generic = (CSRIMP)csr_hot_object_at_index; break;
+        default:
+            return NULL;
+    }
+    return slot >= 0 && slot < CSR_HOT_READ_POOL_SIZE ? pool[slot] : generic;
+}
+
+bool csr_exception_describe(CSRObject object, CSRExceptionInfo *info) {
+    id exception = (CSR_BRIDGE id)object;
+    if (![exception isKindOfClass: [NSException class]]) return false;
+    snprintf(info->name, sizeof info->name, "%s", [[exception name] UTF8String] ?: "");
+    snprintf(info->reason, sizeof info->reason, "%s", [[exception reason] UTF8String] ?: "");
+    return true;
+}

@@ -1,0 +1,95 @@
+@testable import CrashShield
+import CrashShieldRuntime
+import CrashShieldScenarios
+import XCTest
+
+/// The hot-read trampolines (CSRHotReads.h) behind `objectAtIndex:` and `characterAtIndex:`: every installed class
+/// reaches its own original through its slot's trampoline (and past the pool, through the generic one), subclasses
+/// reach their ancestor's, and an exception the original raises for a valid argument is not the guard's business.
+final class HotReadTests: ShieldTestCase {
+    private let poolSize = Int(CSR_HOT_READ_POOL_SIZE)
+
+    /// Makes `count` indexed classes (implementation i % 3) and a subclass of each that only inherits.
+    private func makeIndexedClasses(prefix: String, count: Int, countsTen: Bool = false) throws -> [(name: String, implementation: Int)] {
+        var classes: [(String, Int)] = []
+        for index in 0..<count {
+            let name = "\(prefix)\(index)"
+            XCTAssertTrue(css_make_indexed_class(name, Int32(index % 3), countsTen))
+            XCTAssertTrue(css_make_subclass(name, name + "Child"))
+            classes += [(name, index % 3), (name + "Child", index % 3)]
+        }
+        return classes
+    }
+
+    private func value(of className: String, at index: UInt) -> Int {
+        let object = css_object_new(className)
+        defer { css_object_release(object) }
+        var result = 0
+        withAutoreleasePool { result = css_indexed_value(object, index) }
+        return result
+    }
+
+    func testEveryClassReachesItsOwnOriginalThroughThePoolAndPastIt() throws {
+        // More classes than the pool has trampolines: the last ones get the generic, looked-up trampoline.
+        let classes = try makeIndexedClasses(prefix: "CSSHotIndexed", count: poolSize + 4)
+        try withShield(Configuration(guards: .container)) { sink in
+            var hooks: [Hook] = []
+            for (name, _) in classes where !name.hasSuffix("Child") {
+                hooks.append(try HookEngine.shared.install(ArrayGuard.objectAtIndex, onClassNamed: name))
+            }
+            defer { hooks.forEach { $0.revert() } }
+            let trampolines = Set(hooks.map { UInt(bitPattern: unsafeBitCast($0.replacement, to: Int.self)) })
+            XCTAssertGreaterThan(trampolines.count, poolSize / 2, "classes get trampolines of their own slots")
+            XCTAssertTrue(trampolines.contains(UInt(bitPattern: unsafeBitCast(ArrayGuard.objectAtIndex.replacement, to: Int.self))),
+                          "past the pool, the generic trampoline")
+
+            for (name, implementation) in classes {
+                XCTAssertEqual(value(of: name, at: 1), implementation * 100 + 1, name)
+                XCTAssertEqual(value(of: name, at: 2), implementation * 100 + 2, name)
+                XCTAssertEqual(value(of: name, at: 5), -1, "\(name): out of range answers nil")
+            }
+            CrashShield.flush()
+            XCTAssertEqual(Set(sink.reports.map(\.className)), Set(classes.map(\.name)), "one report per receiver class")
+            XCTAssertEqual(sink.reports.count, classes.count)
+            for report in sink.reports {
+                XCTAssertEqual(report.exceptionName, "NSRangeException")
+                XCTAssertEqual(report.reason, "index 5 beyond bounds [0 .. 2]", "the original's own exception")
+                XCTAssertEqual(report.selector, "objectAtIndex:")
+                XCTAssertEqual(report.occurrences, 1)
+            }
+        }
+        // Reverted: the original raises again.
+        let raised = catchingObjCException { _ = self.value(of: "CSSHotIndexed0", at: 5) }
+        XCTAssertEqual(raised?.name, "NSRangeException")
+    }
+
+    func testAnExceptionForAValidIndexPropagatesUnreported() throws {
+        // count says 10, the implementation raises from 3 on: index 5 is valid by the receiver's own count.
+        let classes = try makeIndexedClasses(prefix: "CSSHotLying", count: 1, countsTen: true)
+        try withShield(Configuration(guards: .container)) { sink in
+            let hook = try HookEngine.shared.install(ArrayGuard.objectAtIndex, onClassNamed: classes[0].name)
+            defer { hook.revert() }
+            XCTAssertEqual(value(of: classes[0].name, at: 2), 2)
+            for (name, _) in classes {
+                let raised = catchingObjCException { _ = self.value(of: name, at: 5) }
+                XCTAssertEqual(raised?.name, "NSRangeException", name)
+                XCTAssertEqual(raised?.reason, "index 5 beyond bounds [0 .. 2]", name)
+            }
+            CrashShield.flush()
+            XCTAssertTrue(sink.reports.isEmpty, "not a precondition failure: \(sink.reports.map(\.reason))")
+        }
+    }
+
+    func testDebugModeRethrowsTheOriginalException() throws {
+        let classes = try makeIndexedClasses(prefix: "CSSHotDebug", count: 1)
+        try withShield(Configuration(guards: .container, mode: .debug, isAppImage: { _ in true })) { sink in
+            let hook = try HookEngine.shared.install(ArrayGuard.objectAtIndex, onClassNamed: classes[0].name)
+            defer { hook.revert() }
+            let raised = catchingObjCException { _ = self.value(of: classes[0].name, at: 7) }
+            XCTAssertEqual(raised?.name, "NSRangeException")
+            XCTAssertEqual(raised?.reason, "index 7 beyond bounds [0 .. 2]")
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.map(\.action), [.failedLoudly])
+        }
+    }
+}
