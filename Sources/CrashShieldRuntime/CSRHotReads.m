@@ -1,6 +1,7 @@
 // CSRHotReads.m: the hot-read trampolines (see CSRHotReads.h). Mechanics only; every decision is Swift's.
 #import <Foundation/Foundation.h>
 #include "CSRHotReads.h"
+#include <unwind.h>
 #include "CSRRuntime.h"
 
 static CSRHotReadHandlers csr_hot_read_handlers;
@@ -17,10 +18,15 @@ static uintptr_t csr_hot_read_resolve(CSRHookTable *table, CSRObject receiver) {
     return resolve ? resolve(table, receiver) : 0;
 }
 
-/// Returns only when Swift chose to recover; otherwise the exception continues, unchanged, to the caller.
+static bool csr_hot_read_has_outer_frame(CSRHookTable *table);
+
+/// Returns only when Swift chose to recover; otherwise the exception continues, unchanged, to the caller. A
+/// trampoline of the same selector further up the stack (GNUstep's attributed-string tracker asks its string, which
+/// asks its own) lets the outermost one decide: that is the call the app made, and it is reported once.
 __attribute__((noinline, cold))
 static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoline, CSRObject receiver,
                                             uintptr_t argument, id exception) {
+    if (csr_hot_read_has_outer_frame(table)) @throw exception;
     bool (*failed)(CSRHookTable *, CSRIMP, CSRObject, uintptr_t, CSRObject) =
         __atomic_load_n(&csr_hot_read_handlers.failed, __ATOMIC_ACQUIRE);
     if (failed && failed(table, trampoline, receiver, argument, (CSR_BRIDGE CSRObject)exception)) return;
@@ -87,6 +93,16 @@ CSR_HOT_READ_TABLE(csr_hot_character_at_index, CSRHotStringCharacterAtIndex, uin
 CSR_HOT_READ_TABLE(csr_hot_character_at_index_base, CSRHotStringCharacterAtIndexBase, uint16_t, unsigned long)
 CSR_HOT_READ_TABLE(csr_hot_object_at_index, CSRHotArrayObjectAtIndex, CSRObject, unsigned long)
 
+/// The out-of-line path of a table's slot trampolines (for the nesting check).
+static CSRIMP csr_hot_read_inherited(int which) {
+    switch (which) {
+        case CSRHotStringCharacterAtIndex: return (CSRIMP)csr_hot_character_at_index_inherited;
+        case CSRHotStringCharacterAtIndexBase: return (CSRIMP)csr_hot_character_at_index_base_inherited;
+        case CSRHotArrayObjectAtIndex: return (CSRIMP)csr_hot_object_at_index_inherited;
+        default: return NULL;
+    }
+}
+
 CSRIMP csr_hot_read_trampoline(int which, long slot) {
     const CSRIMP *pool;
     CSRIMP generic;
@@ -101,6 +117,54 @@ CSRIMP csr_hot_read_trampoline(int which, long slot) {
             return NULL;
     }
     return slot >= 0 && slot < CSR_HOT_READ_POOL_SIZE ? pool[slot] : generic;
+}
+
+// MARK: Nesting: which frames on the stack are trampolines (cold path only)
+
+static const int csr_hot_read_tables[] = {
+    CSRHotStringCharacterAtIndex, CSRHotStringCharacterAtIndexBase, CSRHotArrayObjectAtIndex,
+};
+
+/// The hot table whose trampoline starts at `function`, or -1; `inherited`: it is the table's out-of-line path.
+static int csr_hot_read_table_of(uintptr_t function, bool *inherited) {
+    for (size_t t = 0; t < sizeof csr_hot_read_tables / sizeof *csr_hot_read_tables; t++) {
+        int which = csr_hot_read_tables[t];
+        *inherited = (uintptr_t)csr_hot_read_inherited(which) == function;
+        if (*inherited) return which;
+        for (long slot = -1; slot < CSR_HOT_READ_POOL_SIZE; slot++) {
+            if ((uintptr_t)csr_hot_read_trampoline(which, slot) == function) return which;
+        }
+    }
+    return -1;
+}
+
+typedef struct CSRFrameSearch {
+    CSRSelector selector;
+    /// Calls of the selector through a trampoline seen so far, innermost first.
+    int calls;
+    /// Frames left to look at: nested calls sit a few frames apart, and every frame costs the unwinder a lookup.
+    int framesLeft;
+    /// The previous frame was a table's out-of-line path: its slot trampoline's frame (if the call was not a tail
+    /// call) belongs to the same call.
+    int inheritedTable;
+} CSRFrameSearch;
+
+static _Unwind_Reason_Code csr_hot_read_visit_frame(struct _Unwind_Context *context, void *argument) {
+    CSRFrameSearch *search = (CSRFrameSearch *)argument;
+    if (search->framesLeft-- == 0) return _URC_END_OF_STACK;
+    bool inherited = false;
+    int which = csr_hot_read_table_of((uintptr_t)_Unwind_GetRegionStart(context), &inherited);
+    bool sameCall = which >= 0 && !inherited && which == search->inheritedTable;
+    search->inheritedTable = inherited ? which : -1;
+    if (which < 0 || sameCall || csr_hot_tables[which].selector != search->selector) return _URC_NO_REASON;
+    // The first call is the trampoline asking; a second is an outer call of the same selector.
+    return ++search->calls == 2 ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+static bool csr_hot_read_has_outer_frame(CSRHookTable *table) {
+    CSRFrameSearch search = { table->selector, 0, 8, -1 };
+    _Unwind_Backtrace(csr_hot_read_visit_frame, &search);
+    return search.calls >= 2;
 }
 
 bool csr_exception_describe(CSRObject object, CSRExceptionInfo *info) {

@@ -63,6 +63,21 @@ final class HotReadTests: ShieldTestCase {
         XCTAssertEqual(raised?.name, "NSRangeException")
     }
 
+    func testAClassThatOnlyInheritsTheMethodCallsItsSuperclassImplementation() throws {
+        let classes = try makeIndexedClasses(prefix: "CSSHotInheriting", count: 1)
+        let child = classes[1].name
+        try withShield(Configuration(guards: .container)) { sink in
+            let hook = try HookEngine.shared.install(ArrayGuard.objectAtIndex, onClassNamed: child)
+            defer { hook.revert() }
+            XCTAssertEqual(hook.origin, .addedOverride)
+            XCTAssertEqual(value(of: child, at: 2), 2, "the superclass's implementation answers")
+            XCTAssertEqual(value(of: child, at: 4), -1)
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.map(\.className), [child])
+            XCTAssertEqual(sink.reports.first?.reason, "index 4 beyond bounds [0 .. 2]")
+        }
+    }
+
     func testAnExceptionForAValidIndexPropagatesUnreported() throws {
         // count says 10, the implementation raises from 3 on: index 5 is valid by the receiver's own count.
         let classes = try makeIndexedClasses(prefix: "CSSHotLying", count: 1, countsTen: true)
@@ -90,6 +105,15 @@ final class HotReadTests: ShieldTestCase {
             XCTAssertEqual(raised?.reason, "index 7 beyond bounds [0 .. 2]")
             CrashShield.flush()
             XCTAssertEqual(sink.reports.map(\.action), [.failedLoudly])
+        }
+    }
+
+    func testDebugModeFailsLikeFoundationForEveryHotReadScenario() throws {
+        let scenarios = CatalogScenario.all(category: "string") + CatalogScenario.all(category: "container")
+        let hot = scenarios.filter { ["characterAtIndex:", "objectAtIndex:"].contains($0.selector) }
+        XCTAssertGreaterThanOrEqual(hot.count, 6)
+        for scenario in hot {
+            try assertDebugModeFailsLikeFoundation(scenario, guards: [.string, .container])
         }
     }
 }
