@@ -19,7 +19,7 @@ static double objectAtIndex(unsigned long iterations) {
         double start = csb_now();
         for (unsigned long i = 0; i < iterations; i++) sink ^= (uintptr_t)[array objectAtIndex: i & 7];
         ns = (csb_now() - start) / (double)iterations;
-        csb_opaque((id)(void *)sink == nil ? nil : array);
+        csb_opaque((__bridge id)(void *)sink == nil ? nil : array);
     }
     return ns;
 }
@@ -33,7 +33,7 @@ static double objectForKey(unsigned long iterations) {
         double start = csb_now();
         for (unsigned long i = 0; i < iterations; i++) sink ^= (uintptr_t)[dictionary objectForKey: keys[i & 3]];
         ns = (csb_now() - start) / (double)iterations;
-        csb_opaque((id)(void *)sink == nil ? nil : dictionary);
+        csb_opaque((__bridge id)(void *)sink == nil ? nil : dictionary);
     }
     return ns;
 }
@@ -74,7 +74,7 @@ static double substringWithRange(unsigned long iterations) {
             @autoreleasepool { sink ^= (uintptr_t)[string substringWithRange: NSMakeRange(i & 7, 4)]; }
         }
         ns = (csb_now() - start) / (double)iterations;
-        csb_opaque((id)(void *)sink == nil ? nil : string);
+        csb_opaque((__bridge id)(void *)sink == nil ? nil : string);
     }
     return ns;
 }

@@ -90,7 +90,7 @@ void csr_zombie_make(CSRObject object) {
 #else
     // GCC's libobjc: C++ destructors (.cxx_destruct), when a class in the chain has them, as NSDeallocateObject
     // would run them. No associated objects, no weak references.
-    Class cls = object_getClass((id)object);
+    Class cls = object_getClass((CSR_BRIDGE id)object);
     static SEL destructSelector;
     if (destructSelector == NULL) destructSelector = sel_registerName(".cxx_destruct");
     if (class_getInstanceMethod(cls, destructSelector) != NULL) {
@@ -99,7 +99,7 @@ void csr_zombie_make(CSRObject object) {
             Method method = class_getInstanceMethod(c, destructSelector);
             if (method == NULL) break;
             IMP imp = method_getImplementation(method);
-            if (imp != previous) ((void (*)(id, SEL))imp)((id)object, destructSelector);
+            if (imp != previous) ((void (*)(id, SEL))imp)((CSR_BRIDGE id)object, destructSelector);
             previous = imp;
         }
     }
@@ -115,7 +115,7 @@ void csr_zombie_free(CSRObject object) {
     free(object);   // objc_destructInstance ran when it became a zombie
 #else
     *(Class *)object = corpse;
-    NSDeallocateObject((id)object);   // the root -dealloc's work, on a class without destructors
+    NSDeallocateObject((CSR_BRIDGE id)object);   // the root -dealloc's work, on a class without destructors
 #endif
 }
 
@@ -236,7 +236,9 @@ void csr_call_on_main(CSRObject receiver, CSRSelector selector, CSRIMP implement
     call->implementation = (IMP)implementation;
     call->shape = shape;
     switch (shape) {
-    case CSRCallShapeObject: call->object = CSR_RETAIN(argument ? *(CSR_BRIDGE id *)argument : nil); break;
+    case CSRCallShapeObject:
+        call->object = CSR_RETAIN(argument ? *(__unsafe_unretained id const *)argument : nil);
+        break;
     case CSRCallShapeWord: call->word = argument ? *(const long *)argument : 0; break;
     case CSRCallShapeDouble: call->number = argument ? *(const double *)argument : 0; break;
     case CSRCallShapeRect: if (argument) memcpy(&call->rect, argument, sizeof call->rect); break;

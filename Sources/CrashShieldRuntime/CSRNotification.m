@@ -126,14 +126,17 @@ void csr_timer_set_handler(CSRTimerHandler handler) {
 - (void)csr_fire:(NSTimer *)timer {
     pthread_mutex_lock(&csr_timer_lock);
     id target = _target;
-    if (target) CSR_RETAIN(target);
+    if (target) (void)CSR_RETAIN(target);
     bool report = !target && !_reported;
     if (report) _reported = true;
     pthread_mutex_unlock(&csr_timer_lock);
     if (target) {
         // What NSTimer's -fire sends its target (an exception goes to NSTimer's own handler, as before).
         @try {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Warc-performSelector-leaks"   // a timer's action returns void: nothing to leak
             [target performSelector: _selector withObject: timer];
+#pragma clang diagnostic pop
         } @finally {
             CSR_RELEASE(target);
         }

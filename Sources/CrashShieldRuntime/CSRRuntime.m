@@ -29,7 +29,9 @@ extern objc_mutex_t __objc_runtime_mutex;
 /// GCC's libobjc ABI (module-abi-8): a selector starts with its dispatch index; a class's dispatch table is the
 /// ninth word of the class structure. Stable since GCC 4.6.
 static size_t csr_gnu_selector_index(SEL selector) { return (size_t)*(void *const *)(const void *)selector; }
-static struct sarray **csr_gnu_dispatch_table(Class cls) { return (struct sarray **)((void **)(void *)cls + 8); }
+static struct sarray **csr_gnu_dispatch_table(Class cls) {
+    return (struct sarray **)((void **)(CSR_BRIDGE void *)cls + 8);
+}
 
 /// Makes every class below `owner` that inherits `selector` from it answer with `implementation`, by updating the
 /// entry of each installed dispatch table in place. Rebuilding the tables instead (libobjc's
@@ -45,11 +47,12 @@ static void csr_gnu_propagate(Class owner, SEL selector, IMP implementation) {
     objc_mutex_lock(__objc_runtime_mutex);
     for (int i = 0; i < count; i++) {
         Class cls = meta ? object_getClass((id)classes[i]) : classes[i];
-        if (cls == owner || cls == Nil || !csr_class_isKindOf((CSRClass)cls, (CSRClass)owner)) continue;
+        if (cls == owner || cls == Nil) continue;
+        if (!csr_class_isKindOf((CSR_BRIDGE CSRClass)cls, (CSR_BRIDGE CSRClass)owner)) continue;
         // Only classes whose nearest implementation is the owner's.
         Class nearest = cls;
         while (nearest != owner && csr_ownMethod(nearest, selector) == NULL) {
-            nearest = (Class)csr_class_getSuperclass((CSRClass)nearest);
+            nearest = (CSR_BRIDGE Class)csr_class_getSuperclass((CSR_BRIDGE CSRClass)nearest);
         }
         if (nearest != owner) continue;
         struct sarray *table = *csr_gnu_dispatch_table(cls);
@@ -69,7 +72,8 @@ void csr_class_installDispatchTable(CSRClass cls, CSRSelector knownSelector) {
     // whose +initialize is running on this thread, libobjc loops forever on a selector nothing implements.
     static SEL never;
     if (never == NULL) never = sel_registerName("_csr_installDispatchTable");
-    if (cls != NULL) (void)class_getMethodImplementation((Class)cls, knownSelector ? (SEL)knownSelector : never);
+    if (cls == NULL) return;
+    (void)class_getMethodImplementation((CSR_BRIDGE Class)cls, knownSelector ? (SEL)knownSelector : never);
 }
 #else
 void csr_class_installDispatchTable(CSRClass cls, CSRSelector knownSelector) { (void)cls; (void)knownSelector; }
@@ -93,10 +97,10 @@ CSRClass csr_class_getSuperclass(CSRClass cls) {
     if (cls == NULL) return NULL;
 #if !defined(__APPLE__)
     // GCC's libobjc answers Nil for a metaclass's superclass; derive it from the class's own superclass.
-    if (class_isMetaClass((Class)cls)) {
-        Class instanceClass = objc_lookUpClass(class_getName((Class)cls));
+    if (class_isMetaClass((CSR_BRIDGE Class)cls)) {
+        Class instanceClass = objc_lookUpClass(class_getName((CSR_BRIDGE Class)cls));
         Class superclass = instanceClass ? class_getSuperclass(instanceClass) : Nil;
-        return superclass ? (CSRClass)object_getClass((id)superclass) : NULL;
+        return superclass ? (CSR_BRIDGE CSRClass)object_getClass((id)superclass) : NULL;
     }
 #endif
     return (CSR_BRIDGE CSRClass)class_getSuperclass((CSR_BRIDGE Class)cls);
@@ -129,11 +133,7 @@ const char *csr_class_imagePath(CSRClass cls) {
 }
 
 int csr_class_list(CSRClass *out, int max) {
-#if defined(__APPLE__)
     return objc_getClassList((__unsafe_unretained Class *)(void *)out, max);
-#else
-    return objc_getClassList((Class *)out, max);
-#endif
 }
 
 CSRSelector csr_sel_register(const char *name) { return (CSRSelector)(void *)sel_registerName(name); }
@@ -187,7 +187,7 @@ CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP imp
 #endif
     IMP previous = method_setImplementation(method, (IMP)implementation);
 #if !defined(__APPLE__)
-    csr_gnu_propagate((Class)cls, (SEL)selector, (IMP)implementation);
+    csr_gnu_propagate((CSR_BRIDGE Class)cls, (SEL)selector, (IMP)implementation);
 #endif
     return (CSRIMP)previous;
 }

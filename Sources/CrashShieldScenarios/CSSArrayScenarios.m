@@ -15,7 +15,7 @@ static const char *objectsAtIndexesPastEnd(void) {
     return css_describe([two() objectsAtIndexes: [NSIndexSet indexSetWithIndex: 7]]);
 }
 static const char *getObjectsPastEnd(void) {
-    id buffer[4] = { @"untouched", @"untouched", @"untouched", @"untouched" };
+    __unsafe_unretained id buffer[4] = { @"untouched", @"untouched", @"untouched", @"untouched" };
     [two() getObjects: buffer range: NSMakeRange(1, 3)];
     return css_describe(buffer[0]);
 }

@@ -110,7 +110,7 @@ const char *css_valid_container_calls(void) {
     add(log, "subarray.emptyAtEnd", [a subarrayWithRange: NSMakeRange(3, 0)]);
     add(log, "objectsAtIndexes", [a objectsAtIndexes: [NSIndexSet indexSetWithIndexesInRange: NSMakeRange(1, 2)]]);
     add(log, "objectsAtIndexes.empty", [a objectsAtIndexes: [NSIndexSet indexSet]]);
-    id buffer[3] = { nil, nil, nil };
+    __unsafe_unretained id buffer[3] = { nil, nil, nil };
     [a getObjects: buffer range: NSMakeRange(1, 2)];
     add(log, "getObjects", buffer[1]);
     id items[2] = { @"x", @"y" };

@@ -35,8 +35,10 @@ static inline CSRClass csr_object_getClass(CSRObject object) {
 static inline CSRIMP csr_msg_lookup(CSRObject receiver, CSRSelector selector) {
 #if defined(__APPLE__)
     return (CSRIMP)class_getMethodImplementation(object_getClass((CSR_BRIDGE id)receiver), (SEL)selector);
+#elif defined(__OBJC__)
+    return (CSRIMP)objc_msg_lookup((CSR_BRIDGE id)receiver, (SEL)selector);
 #else
-    return (CSRIMP)objc_msg_lookup((void *)receiver, (void *)selector);
+    return (CSRIMP)objc_msg_lookup(receiver, selector);
 #endif
 }
 
