@@ -156,7 +156,9 @@ static _Unwind_Reason_Code csr_hot_read_visit_frame(struct _Unwind_Context *cont
     int which = csr_hot_read_table_of((uintptr_t)_Unwind_GetRegionStart(context), &inherited);
     bool sameCall = which >= 0 && !inherited && which == search->inheritedTable;
     search->inheritedTable = inherited ? which : -1;
-    if (which < 0 || sameCall || csr_hot_tables[which].selector != search->selector) return _URC_NO_REASON;
+    if (which < 0 || sameCall || !sel_isEqual((SEL)csr_hot_tables[which].selector, (SEL)search->selector)) {
+        return _URC_NO_REASON;
+    }
     // The first call is the trampoline asking; a second is an outer call of the same selector.
     return ++search->calls == 2 ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
