@@ -1,12 +1,17 @@
 // CSRHotReads.m: the hot-read trampolines (see CSRHotReads.h). Mechanics only; every decision is Swift's.
 #import <Foundation/Foundation.h>
 #include "CSRHotReads.h"
+#include <pthread.h>
 #include <unwind.h>
 #include "CSRRuntime.h"
 
 static CSRHotReadHandlers csr_hot_read_handlers;
 
+static void csr_trampolines_index(void);
+
 void csr_hot_reads_set_handlers(CSRHotReadHandlers handlers) {
+    static pthread_once_t indexed = PTHREAD_ONCE_INIT;
+    pthread_once(&indexed, csr_trampolines_index);
     __atomic_store_n(&csr_hot_read_handlers.resolve, handlers.resolve, __ATOMIC_RELEASE);
     __atomic_store_n(&csr_hot_read_handlers.failed, handlers.failed, __ATOMIC_RELEASE);
 }
@@ -124,16 +129,44 @@ CSRIMP csr_hot_read_trampoline(int which, long slot) {
 static const int csr_hot_read_tables[] = {
     CSRHotStringCharacterAtIndex, CSRHotStringCharacterAtIndexBase, CSRHotArrayObjectAtIndex,
 };
+#define CSR_HOT_READ_TABLES (sizeof csr_hot_read_tables / sizeof *csr_hot_read_tables)
+
+/// Every trampoline's start address, with its table and kind; built once by `csr_hot_reads_set_handlers`.
+typedef struct CSRTrampolineEntry {
+    uintptr_t start;
+    int table;
+    bool inherited;
+} CSRTrampolineEntry;
+
+static CSRTrampolineEntry csr_trampolines[CSR_HOT_READ_TABLES * (CSR_HOT_READ_POOL_SIZE + 2)];
+static size_t csr_trampoline_count;
+static uintptr_t csr_trampoline_lowest = UINTPTR_MAX, csr_trampoline_highest;
+
+static void csr_trampoline_add(CSRIMP function, int table, bool inherited) {
+    uintptr_t start = (uintptr_t)function;
+    csr_trampolines[csr_trampoline_count++] = (CSRTrampolineEntry){ start, table, inherited };
+    if (start < csr_trampoline_lowest) csr_trampoline_lowest = start;
+    if (start > csr_trampoline_highest) csr_trampoline_highest = start;
+}
+
+static void csr_trampolines_index(void) {
+    for (size_t t = 0; t < CSR_HOT_READ_TABLES; t++) {
+        int which = csr_hot_read_tables[t];
+        csr_trampoline_add(csr_hot_read_inherited(which), which, true);
+        for (long slot = -1; slot < CSR_HOT_READ_POOL_SIZE; slot++) {
+            csr_trampoline_add(csr_hot_read_trampoline(which, slot), which, false);
+        }
+    }
+}
 
 /// The hot table whose trampoline starts at `function`, or -1; `inherited`: it is the table's out-of-line path.
 static int csr_hot_read_table_of(uintptr_t function, bool *inherited) {
-    for (size_t t = 0; t < sizeof csr_hot_read_tables / sizeof *csr_hot_read_tables; t++) {
-        int which = csr_hot_read_tables[t];
-        *inherited = (uintptr_t)csr_hot_read_inherited(which) == function;
-        if (*inherited) return which;
-        for (long slot = -1; slot < CSR_HOT_READ_POOL_SIZE; slot++) {
-            if ((uintptr_t)csr_hot_read_trampoline(which, slot) == function) return which;
-        }
+    *inherited = false;
+    if (function < csr_trampoline_lowest || function > csr_trampoline_highest) return -1;
+    for (size_t index = 0; index < csr_trampoline_count; index++) {
+        if (csr_trampolines[index].start != function) continue;
+        *inherited = csr_trampolines[index].inherited;
+        return csr_trampolines[index].table;
     }
     return -1;
 }
