@@ -42,6 +42,8 @@ public final class Hook: @unchecked Sendable, CustomStringConvertible {
 
     public var selector: ObjCSelector { point.selector }
 
+    var replacementWord: UInt { UInt(bitPattern: unsafeBitCast(replacement, to: Int.self)) }
+
     /// Restores the original behaviour. Idempotent; never clobbers a hook another library installed after this one.
     @discardableResult
     public func revert() -> State { engine.revert(self) }
@@ -101,7 +103,7 @@ public final class HookEngine: @unchecked Sendable {
                 throw HookError.methodNotFound(class: cls.name, selector: selectorName)
             }
             let currentWord = UInt(bitPattern: unsafeBitCast(current, to: Int.self))
-            if let existing = hooks[key], currentWord == UInt(bitPattern: unsafeBitCast(existing.replacement, to: Int.self)) {
+            if let existing = hooks[key], currentWord == existing.replacementWord {
                 // Reverted in place earlier and still ours: switch it back on.
                 point.originals.setActive(true, cls: classWord)
                 existing.state = .active
@@ -166,7 +168,7 @@ public final class HookEngine: @unchecked Sendable {
             let target = hook.targetClass
             let classWord = UInt(bitPattern: target.pointer)
             let current = csr_class_methodImplementation(target.pointer, hook.selector.pointer)
-            let stillOurs = current.map { unsafeBitCast($0, to: Int.self) } == unsafeBitCast(hook.replacement, to: Int.self)
+            let stillOurs = current.map { UInt(bitPattern: unsafeBitCast($0, to: Int.self)) } == hook.replacementWord
             if hook.origin == .replacedOwnMethod, stillOurs, let previous = hook.previous {
                 _ = csr_class_replaceOwnMethod(target.pointer, hook.selector.pointer, previous)
                 hook.point.originals.setActive(false, cls: classWord)
