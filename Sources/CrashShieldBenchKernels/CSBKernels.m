@@ -11,18 +11,26 @@ static double csb_now(void) {
 
 static id csb_opaque(id object) { __asm__ volatile("" : : "r"(object) : "memory"); return object; }
 
-static double objectAtIndex(unsigned long iterations) {
+/// `[array objectAtIndex: i]` (`subscript` false) or `array[i]` (true: what the subscript syntax compiles to).
+static double arrayRead(unsigned long iterations, bool subscript) {
     double ns;
     @autoreleasepool {
         NSArray *array = csb_opaque([NSArray arrayWithObjects: @"a", @"b", @"c", @"d", @"e", @"f", @"g", @"h", nil]);
         uintptr_t sink = 0;
         double start = csb_now();
-        for (unsigned long i = 0; i < iterations; i++) sink ^= (uintptr_t)[array objectAtIndex: i & 7];
+        if (subscript) {
+            for (unsigned long i = 0; i < iterations; i++) sink ^= (uintptr_t)[array objectAtIndexedSubscript: i & 7];
+        } else {
+            for (unsigned long i = 0; i < iterations; i++) sink ^= (uintptr_t)[array objectAtIndex: i & 7];
+        }
         ns = (csb_now() - start) / (double)iterations;
         csb_opaque((__bridge id)(void *)sink == nil ? nil : array);
     }
     return ns;
 }
+
+static double objectAtIndex(unsigned long iterations) { return arrayRead(iterations, false); }
+static double objectAtIndexedSubscript(unsigned long iterations) { return arrayRead(iterations, true); }
 
 static double objectForKey(unsigned long iterations) {
     double ns;
@@ -146,6 +154,7 @@ static double setNeedsLayoutOnMain(unsigned long iterations) {
 
 static const CSBBenchmark csb_table[] = {
     { "objectAtIndex:", objectAtIndex, "container" },
+    { "array[i]", objectAtIndexedSubscript, "container" },
     { "objectForKey:", objectForKey, "container" },
     { "setObject:forKey:", setObjectForKey, "container" },
     { "addObject:", addObject, "container" },

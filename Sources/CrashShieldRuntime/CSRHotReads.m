@@ -26,8 +26,9 @@ static uintptr_t csr_hot_read_resolve(CSRHookTable *table, CSRObject receiver) {
 static bool csr_hot_read_has_outer_frame(CSRHookTable *table);
 
 /// Returns only when Swift chose to recover; otherwise the exception continues, unchanged, to the caller. A
-/// trampoline of the same selector further up the stack (GNUstep's attributed-string tracker asks its string, which
-/// asks its own) lets the outermost one decide: that is the call the app made, and it is reported once.
+/// trampoline of the same family further up the stack (GNUstep's attributed-string tracker asks its string, which
+/// asks its own; `array[i]` sends `objectAtIndex:`) lets the outermost one decide: that is the call the app made, and
+/// it is reported once.
 __attribute__((noinline, cold))
 static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoline, CSRObject receiver,
                                             uintptr_t argument, id exception) {
@@ -97,6 +98,7 @@ static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoli
 CSR_HOT_READ_TABLE(csr_hot_character_at_index, CSRHotStringCharacterAtIndex, uint16_t, unsigned long)
 CSR_HOT_READ_TABLE(csr_hot_character_at_index_base, CSRHotStringCharacterAtIndexBase, uint16_t, unsigned long)
 CSR_HOT_READ_TABLE(csr_hot_object_at_index, CSRHotArrayObjectAtIndex, CSRObject, unsigned long)
+CSR_HOT_READ_TABLE(csr_hot_object_at_indexed_subscript, CSRHotArrayObjectAtIndexedSubscript, CSRObject, unsigned long)
 
 /// The out-of-line path of a table's slot trampolines (for the nesting check).
 static CSRIMP csr_hot_read_inherited(int which) {
@@ -104,6 +106,7 @@ static CSRIMP csr_hot_read_inherited(int which) {
         case CSRHotStringCharacterAtIndex: return (CSRIMP)csr_hot_character_at_index_inherited;
         case CSRHotStringCharacterAtIndexBase: return (CSRIMP)csr_hot_character_at_index_base_inherited;
         case CSRHotArrayObjectAtIndex: return (CSRIMP)csr_hot_object_at_index_inherited;
+        case CSRHotArrayObjectAtIndexedSubscript: return (CSRIMP)csr_hot_object_at_indexed_subscript_inherited;
         default: return NULL;
     }
 }
@@ -118,6 +121,10 @@ CSRIMP csr_hot_read_trampoline(int which, long slot) {
             pool = csr_hot_character_at_index_base_pool; generic = (CSRIMP)csr_hot_character_at_index_base; break;
         case CSRHotArrayObjectAtIndex:
             pool = csr_hot_object_at_index_pool; generic = (CSRIMP)csr_hot_object_at_index; break;
+        case CSRHotArrayObjectAtIndexedSubscript:
+            pool = csr_hot_object_at_indexed_subscript_pool;
+            generic = (CSRIMP)csr_hot_object_at_indexed_subscript;
+            break;
         default:
             return NULL;
     }
@@ -128,7 +135,17 @@ CSRIMP csr_hot_read_trampoline(int which, long slot) {
 
 static const int csr_hot_read_tables[] = {
     CSRHotStringCharacterAtIndex, CSRHotStringCharacterAtIndexBase, CSRHotArrayObjectAtIndex,
+    CSRHotArrayObjectAtIndexedSubscript,
 };
+
+/// Tables whose selectors one implementation may answer by sending the other (GNUstep's NSArray answers `array[i]`
+/// with `objectAtIndex:`; the tracker's `characterAtIndex:` asks its string's): one family each.
+static int csr_hot_read_family(int which) {
+    switch (which) {
+        case CSRHotArrayObjectAtIndex: case CSRHotArrayObjectAtIndexedSubscript: return 1;
+        default: return 2;
+    }
+}
 #define CSR_HOT_READ_TABLES (sizeof csr_hot_read_tables / sizeof *csr_hot_read_tables)
 
 /// Every trampoline's start address, with its table and kind; built once by `csr_hot_reads_set_handlers`.
@@ -172,7 +189,7 @@ static int csr_hot_read_table_of(uintptr_t function, bool *inherited) {
 }
 
 typedef struct CSRFrameSearch {
-    CSRSelector selector;
+    int family;
     /// Calls of the selector through a trampoline seen so far, innermost first.
     int calls;
     /// Frames left to look at: nested calls sit a few frames apart, and every frame costs the unwinder a lookup.
@@ -189,15 +206,13 @@ static _Unwind_Reason_Code csr_hot_read_visit_frame(struct _Unwind_Context *cont
     int which = csr_hot_read_table_of((uintptr_t)_Unwind_GetRegionStart(context), &inherited);
     bool sameCall = which >= 0 && !inherited && which == search->inheritedTable;
     search->inheritedTable = inherited ? which : -1;
-    if (which < 0 || sameCall || !sel_isEqual((SEL)csr_hot_tables[which].selector, (SEL)search->selector)) {
-        return _URC_NO_REASON;
-    }
-    // The first call is the trampoline asking; a second is an outer call of the same selector.
+    if (which < 0 || sameCall || csr_hot_read_family(which) != search->family) return _URC_NO_REASON;
+    // The first call is the trampoline asking; a second is an outer call of the same family.
     return ++search->calls == 2 ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
 
 static bool csr_hot_read_has_outer_frame(CSRHookTable *table) {
-    CSRFrameSearch search = { table->selector, 0, 8, -1 };
+    CSRFrameSearch search = { csr_hot_read_family((int)(table - csr_hot_tables)), 0, 8, -1 };
     _Unwind_Backtrace(csr_hot_read_visit_frame, &search);
     return search.calls >= 2;
 }

@@ -1,4 +1,5 @@
-// CSRHotReads.h: C trampolines for the hottest read-only methods (`characterAtIndex:`, `objectAtIndex:`).
+// CSRHotReads.h: C trampolines for the hottest read-only methods (`characterAtIndex:`, `objectAtIndex:`,
+// `objectAtIndexedSubscript:`).
 //
 // A guard that asks the receiver its length before every call pays a second message send, which more than doubles
 // the cost of a 3 ns read. These replacements instead call the original inside `@try` (free unless something is
@@ -36,7 +37,7 @@ typedef struct CSRHotReadHandlers {
 void csr_hot_reads_set_handlers(CSRHotReadHandlers handlers);
 
 /// The trampoline to install for slot `slot` of hot table `which` (CSRHotStringCharacterAtIndex,
-/// CSRHotStringCharacterAtIndexBase or CSRHotArrayObjectAtIndex): the slot's own while the pool lasts, the generic
+/// CSRHotStringCharacterAtIndexBase, CSRHotArrayObjectAtIndex or CSRHotArrayObjectAtIndexedSubscript): the slot's own while the pool lasts, the generic
 /// one otherwise (also for `slot` < 0). NULL for a table without trampolines.
 CSRIMP csr_hot_read_trampoline(int which, long slot);
 

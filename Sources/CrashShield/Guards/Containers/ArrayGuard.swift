@@ -27,24 +27,12 @@ enum ArrayGuard {
         "objectAtIndex:", hotTable: Int32(CSRHotArrayObjectAtIndex), category: .container, hint: outOfRangeHint
     ) { receiver, index in index < Messaging.sendUInt(receiver, csr_hot_selectors.count) }
 
-    /// Checked first (not caught): GNUstep's implementation sends `objectAtIndex:`, whose trampoline would otherwise
-    /// catch the failure and report it under the wrong selector.
-    static let objectAtIndexedSubscript: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint(
-        "objectAtIndexedSubscript:", hotTable: csr_hot_table(Int32(CSRHotArrayObjectAtIndexedSubscript))
-    ) { receiver, cmd, index in
-        guard let original = HookPoint.original(in: csr_hot_table(Int32(CSRHotArrayObjectAtIndexedSubscript)),
-                                                for: receiver, point: objectAtIndexedSubscript) else { return nil }
-        let count = Messaging.sendUInt(receiver, csr_hot_selectors.count)
-        if index < count { return original(receiver, cmd, index) }
-        if GuardFailure.stop(.container, receiver, cmd, objectAtIndexedSubscript, M.range, hint: outOfRangeHint, reason: {
-            #if canImport(Darwin)
-            M.index(index, count: count, method: "objectAtIndexedSubscript:", cls: $0)
-            #else
-            M.index(index, count: count, method: "objectAtIndex:", cls: $0)   // GNUstep forwards to objectAtIndex:
-            #endif
-        }) { return nil }
-        return original(receiver, cmd, index)
-    }
+    /// `array[i]`, caught as `objectAtIndex:`. GNUstep's implementation sends `objectAtIndex:`, whose trampoline
+    /// leaves the failure to this outer one (same family), so the report names the call the app made.
+    static let objectAtIndexedSubscript = HotReadHookPoint<ContainerIMP.ObjectAtIndex>(
+        "objectAtIndexedSubscript:", hotTable: Int32(CSRHotArrayObjectAtIndexedSubscript), category: .container,
+        hint: outOfRangeHint
+    ) { receiver, index in index < Messaging.sendUInt(receiver, csr_hot_selectors.count) }
 
     /// Recovery: an empty array (autoreleased, from the original with an empty range).
     static let subarrayWithRange: HookPoint<ContainerIMP.ObjectWithRange> = HookPoint("subarrayWithRange:") { receiver, cmd, range in
