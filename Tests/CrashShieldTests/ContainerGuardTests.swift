@@ -53,6 +53,16 @@ final class ContainerGuardTests: ShieldTestCase {
         }
     }
 
+    /// Also where GNUstep's implementation calls other guarded methods (`insertObjects:atIndexes:` calls
+    /// `insertObject:atIndex:`) or the app calls a convenience constructor: one report, and the failure is loud.
+    func testDebugModeFailsLikeFoundationOnceForEveryScenario() throws {
+        let scenarios = CatalogScenario.all(category: "container")
+        XCTAssertGreaterThan(scenarios.count, 50)
+        for scenario in scenarios {
+            try assertDebugModeFailsLikeFoundation(scenario, guards: .container)
+        }
+    }
+
     func testDebugModeRecoversForCallsFromSystemCode() throws {
         // A call whose caller lives in a system image (here: every image counts as a system image).
         try withShield(Configuration(guards: .container, mode: .debug, isAppImage: { _ in false })) { sink in

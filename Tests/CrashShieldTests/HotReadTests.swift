@@ -110,7 +110,7 @@ final class HotReadTests: ShieldTestCase {
 
     func testDebugModeFailsLikeFoundationForEveryHotReadScenario() throws {
         let scenarios = CatalogScenario.all(category: "string") + CatalogScenario.all(category: "container")
-        let hot = scenarios.filter { ["characterAtIndex:", "objectAtIndex:"].contains($0.selector) }
+        let hot = scenarios.filter { ["characterAtIndex:", "objectAtIndex:", "objectAtIndexedSubscript:"].contains($0.selector) }
         XCTAssertGreaterThanOrEqual(hot.count, 6)
         for scenario in hot {
             try assertDebugModeFailsLikeFoundation(scenario, guards: [.string, .container])

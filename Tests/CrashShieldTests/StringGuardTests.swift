@@ -45,10 +45,13 @@ final class StringGuardTests: ShieldTestCase {
         #endif
     }
 
-    func testDebugModeReportsThenFailsLikeFoundation() throws {
-        for name in ["string.characterAtIndex.pastEnd", "string.substringWithRange.constant", "mutableString.deleteCharactersInRange.pastEnd",
-                     "string.initWithString.nil", "attributedString.attributesAtIndex.pastEnd"] {
-            try assertDebugModeFailsLikeFoundation(try XCTUnwrap(CatalogScenario.named(name)), guards: .string)
+    /// Also where GNUstep's implementation calls other guarded methods (`substringFromIndex:` calls
+    /// `substringWithRange:`, the tracker's edits call the attributed string's): one report, and the failure is loud.
+    func testDebugModeReportsThenFailsLikeFoundationForEveryScenario() throws {
+        let scenarios = CatalogScenario.all(category: "string")
+        XCTAssertGreaterThan(scenarios.count, 30)
+        for scenario in scenarios {
+            try assertDebugModeFailsLikeFoundation(scenario, guards: .string)
         }
     }
 

@@ -19,17 +19,37 @@ enum Interception {
                               exception: String, reason: () -> String, hint: String,
                               details: [String: String] = [:], implementation: UnsafeRawPointer?,
                               callSite: CallSite = .directCaller) -> Bool {
-        guard let session = Session.current.load(ordering: .acquiring), session.isEnabled(category) else { return false }
+        decide(category, receiver: receiver, selector: selector, exception: exception, reason: reason, hint: hint,
+               details: details, implementation: implementation, callSite: callSite) == .recover
+    }
+
+    /// What to do with a stopped call.
+    enum Decision {
+        /// Release mode (or a system caller): return a safe value or skip the mutation; reported.
+        case recover
+        /// Debug mode, the app's own call: fail as Foundation would; reported first.
+        case failLoudly
+        /// Not CrashShield's business (guard off, class excluded): behave exactly as the original; not reported.
+        case passThrough
+    }
+
+    /// `shouldRecover`, telling a loud failure apart from a pass-through.
+    @inline(never)
+    static func decide(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?,
+                       exception: String, reason: () -> String, hint: String,
+                       details: [String: String] = [:], implementation: UnsafeRawPointer?,
+                       callSite: CallSite = .directCaller) -> Decision {
+        guard let session = Session.current.load(ordering: .acquiring), session.isEnabled(category) else { return .passThrough }
         let receiverClass = ObjCClass(of: receiver)
         let isClassMethod = receiverClass?.isMetaclass ?? false
         let cls: ObjCClass? = isClassMethod ? receiver.map(ObjCClass.init) : receiverClass
-        if let cls, session.isExcluded(cls) { return false }
+        if let cls, session.isExcluded(cls) { return .passThrough }
         let selectorName = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let action = record(session: session, category: category, className: cls?.name ?? "nil",
                             classKey: UInt(bitPattern: cls?.pointer), selector: selectorName,
                             isClassMethod: isClassMethod, exception: exception, reason: reason, hint: hint,
                             details: details, implementation: implementation, callSite: callSite)
-        return action == .recovered
+        return action == .recovered ? .recover : .failLoudly
     }
 
     /// Reports an incident that is not a method call on a receiver (an observer that died, a timer whose target
@@ -60,6 +80,9 @@ enum Interception {
                !configuration.isAppImage(frames[direct].image),
                let app = frames[direct...].firstIndex(where: { configuration.isAppImage($0.image) }) {
                 callerIndex = app
+            }
+            if callSite == .directCaller, let direct = callerIndex {
+                callerIndex = CallStack.pastFoundationConveniences(frames, from: direct)
             }
             let caller = callerIndex.flatMap { frames.indices.contains($0) ? frames[$0] : nil }
             let fromAppCode = caller.map { configuration.isAppImage($0.image) } ?? true

@@ -19,6 +19,24 @@ enum GuardFailure {
                                           callSite: callSite)
     }
 
+    /// `stop`, for a guard whose original would raise `exception`: in debug mode, for the app's own call, raises
+    /// Foundation's exception (name and reason as reported) right here instead of returning false. The original is
+    /// never reached, so guards on the methods it calls cannot stop the same failure again (GNUstep's
+    /// `insertObjects:atIndexes:` calls `insertObject:atIndex:`, ...): one report, and the failure is loud.
+    @inline(never)
+    static func stopOrRaise(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
+                            _ exception: String, hint: String, details: [String: String] = [:],
+                            reason: (String) -> String) -> Bool {
+        guard point.isActive(for: receiver) else { return false }
+        switch Interception.decide(category, receiver: receiver, selector: cmd, exception: exception,
+                                   reason: { reason(className(receiver)) }, hint: hint, details: details,
+                                   implementation: point.replacementAddress) {
+        case .recover: return true
+        case .passThrough: return false
+        case .failLoudly: csr_raise(exception, reason(className(receiver)))
+        }
+    }
+
     /// Class name of a receiver (the class itself for a class object).
     static func className(_ receiver: CSRObject?) -> String {
         guard let cls = ObjCClass(of: receiver) else { return "nil" }

@@ -41,6 +41,35 @@ enum CallStack {
         return nil
     }
 
+    /// The frame that called into Foundation when `direct` (a replacement's caller) is Foundation's own code a few
+    /// frames deep: `+[NSArray arrayWithObjects:count:]` calling the hooked `-initWithObjects:count:`, NSString's
+    /// `-substringFromIndex:` calling `-substringWithRange:`. The app made that call, so it is the call site (and
+    /// decides whether debug mode fails loudly). `direct` itself when it is not Foundation's, or when Foundation's
+    /// frames go on for longer than a convenience method would (a run loop, a notification delivery).
+    static func pastFoundationConveniences(_ frames: [StackFrame], from direct: Int, maxFrames: Int = 4) -> Int {
+        var index = direct
+        while frames.indices.contains(index), foundationImages.contains(frames[index].image) {
+            index += 1
+            if index - direct > maxFrames { return direct }
+        }
+        return frames.indices.contains(index) ? index : direct
+    }
+
+    /// The images that define Foundation's value classes (libgnustep-base here; Foundation and CoreFoundation on
+    /// Apple platforms), found from the classes themselves.
+    static let foundationImages: Set<String> = {
+        var images = Set<String>()
+        for name in ["NSString", "NSArray", "NSDictionary", "NSSet", "NSAttributedString", "NSNumber",
+                     "NSOrderedSet"] {
+            guard let cls = ObjCClass(named: name) else { continue }
+            var info = CSRImageInfo()
+            if csr_image_info(UnsafeRawPointer(cls.pointer), &info), let path = info.imagePath {
+                images.insert(String(cString: path))
+            }
+        }
+        return images.filter { !AppImages.isAppImage($0) }
+    }()
+
     /// Frames of the forwarding trampoline: GNUstep's callback runs in a libffi closure; Apple's `___forwarding___`
     /// and `_CF_forwarding_prep` live in CoreFoundation.
     private static let trampolineImages = ["libffi", "CoreFoundation"]

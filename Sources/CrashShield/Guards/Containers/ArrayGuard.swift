@@ -39,7 +39,7 @@ enum ArrayGuard {
         guard let original = subarrayWithRange.original(for: receiver) else { return nil }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if range.fits(in: count) { return original(receiver, cmd, range) }
-        if GuardFailure.stop(.container, receiver, cmd, subarrayWithRange, M.range, hint: "clamp the range to count", reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, subarrayWithRange, M.range, hint: "clamp the range to count", reason: {
             M.range(range.value, count: count, method: "subarrayWithRange:", cls: $0)
         }) { return original(receiver, cmd, CSRRange(location: 0, length: 0)) }
         return original(receiver, cmd, range)
@@ -51,7 +51,7 @@ enum ArrayGuard {
         let count = Messaging.sendUInt(receiver, Selectors.count)
         let last = indexes.map { Messaging.sendUInt($0, ContainerSelectors.lastIndex) }
         if let last, last == UInt(Int.max) || last < count { return original(receiver, cmd, indexes) }  // NSNotFound: empty set
-        if GuardFailure.stop(.container, receiver, cmd, objectsAtIndexes, indexes == nil ? M.invalidArgument : M.range,
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, objectsAtIndexes, indexes == nil ? M.invalidArgument : M.range,
                                  hint: "check the index set against count (and for nil)", reason: { cls in
             guard let last else { return M.plain("index set cannot be nil", cls: cls, method: "objectsAtIndexes:", apple: "index set cannot be nil") }
             #if canImport(Darwin)
@@ -68,7 +68,7 @@ enum ArrayGuard {
         guard let original = getObjectsRange.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if range.fits(in: count) { return original(receiver, cmd, buffer, range) }
-        if GuardFailure.stop(.container, receiver, cmd, getObjectsRange, M.range, hint: "clamp the range to count", reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, getObjectsRange, M.range, hint: "clamp the range to count", reason: {
             M.range(range.value, count: count, method: "getObjects:range:", cls: $0)
         }) { return }
         original(receiver, cmd, buffer, range)
@@ -81,7 +81,7 @@ enum ArrayGuard {
     static let initWithObjectsCount: HookPoint<ContainerIMP.InitWithObjectsCount> = HookPoint("initWithObjects:count:") { receiver, cmd, objects, count in
         guard let original = initWithObjectsCount.original(for: receiver) else { return nil }
         guard let slot = ContainerFailure.firstNil(objects, count: count) else { return original(receiver, cmd, objects, count) }
-        if GuardFailure.stop(.container, receiver, cmd, initWithObjectsCount, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, initWithObjectsCount, M.invalidArgument, hint: nilHint, reason: {
             M.nilInInit("Tried to init array with nil object", cls: $0, method: "initWithObjects:count:", slot: slot)
         }) {
             return ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, keptCount in
@@ -95,7 +95,7 @@ enum ArrayGuard {
     static let arrayByAddingObject: HookPoint<ContainerIMP.ObjectWithObject> = HookPoint("arrayByAddingObject:") { receiver, cmd, object in
         guard let original = arrayByAddingObject.original(for: receiver) else { return nil }
         if object != nil { return original(receiver, cmd, object) }
-        if GuardFailure.stop(.container, receiver, cmd, arrayByAddingObject, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, arrayByAddingObject, M.invalidArgument, hint: nilHint, reason: {
             M.nilArgument("Attempt to add nil to an array", cls: $0, method: "arrayByAddingObject:")
         }) { return Messaging.sendObject(receiver, ArraySelectors.copyAutoreleased) }
         return original(receiver, cmd, object)
@@ -106,7 +106,7 @@ enum ArrayGuard {
     static let addObject: HookPoint<ContainerIMP.VoidWithObject> = HookPoint("addObject:") { receiver, cmd, object in
         guard let original = addObject.original(for: receiver) else { return }
         if object != nil { return original(receiver, cmd, object) }
-        if GuardFailure.stop(.container, receiver, cmd, addObject, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, addObject, M.invalidArgument, hint: nilHint, reason: {
             M.nilArgument("Tried to add nil to array", cls: $0, method: "insertObject:atIndex:")
         }) { return }
         original(receiver, cmd, object)
@@ -116,7 +116,7 @@ enum ArrayGuard {
         guard let original = insertObjectAtIndex.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index <= count { return original(receiver, cmd, object, index) }
-        if GuardFailure.stop(.container, receiver, cmd, insertObjectAtIndex, object == nil ? M.invalidArgument : M.range,
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, insertObjectAtIndex, object == nil ? M.invalidArgument : M.range,
                                  hint: object == nil ? nilHint : "insert at an index from 0 to count", reason: {
             object == nil ? M.nilArgument("Tried to insert nil to array", cls: $0, method: "insertObject:atIndex:")
                 : M.index(index, count: count, method: "insertObject:atIndex:", cls: $0)
@@ -128,7 +128,7 @@ enum ArrayGuard {
         guard let original = removeObjectAtIndex.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if index < count { return original(receiver, cmd, index) }
-        if GuardFailure.stop(.container, receiver, cmd, removeObjectAtIndex, M.range, hint: outOfRangeHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, removeObjectAtIndex, M.range, hint: outOfRangeHint, reason: {
             M.index(index, count: count, method: "removeObjectAtIndex:", cls: $0)
         }) { return }
         original(receiver, cmd, index)
@@ -138,7 +138,7 @@ enum ArrayGuard {
         guard let original = replaceObjectAtIndex.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index < count { return original(receiver, cmd, index, object) }
-        if GuardFailure.stop(.container, receiver, cmd, replaceObjectAtIndex, index >= count ? M.range : M.invalidArgument,
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, replaceObjectAtIndex, index >= count ? M.range : M.invalidArgument,
                                  hint: index >= count ? outOfRangeHint : nilHint, reason: {
             index >= count ? M.index(index, count: count, method: "replaceObjectAtIndex:withObject:", cls: $0)
                 : M.nilArgument("Tried to replace object in array with nil", cls: $0, method: "replaceObjectAtIndex:withObject:")
@@ -150,7 +150,7 @@ enum ArrayGuard {
         guard let original = removeObjectsInRange.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if range.fits(in: count) { return original(receiver, cmd, range) }
-        if GuardFailure.stop(.container, receiver, cmd, removeObjectsInRange, M.range, hint: "clamp the range to count", reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, removeObjectsInRange, M.range, hint: "clamp the range to count", reason: {
             M.range(range.value, count: count, method: "removeObjectsInRange:", cls: $0)
         }) { return }
         original(receiver, cmd, range)
@@ -160,7 +160,7 @@ enum ArrayGuard {
         guard let original = exchangeObjects.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if first < count && second < count { return original(receiver, cmd, first, second) }
-        if GuardFailure.stop(.container, receiver, cmd, exchangeObjects, M.range, hint: outOfRangeHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, exchangeObjects, M.range, hint: outOfRangeHint, reason: {
             M.index(second >= count ? second : first, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:", cls: $0)
         }) { return }
         original(receiver, cmd, first, second)
@@ -171,7 +171,7 @@ enum ArrayGuard {
         guard let original = setObjectAtIndexedSubscript.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index <= count { return original(receiver, cmd, object, index) }
-        if GuardFailure.stop(.container, receiver, cmd, setObjectAtIndexedSubscript, index > count ? M.range : M.invalidArgument,
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, setObjectAtIndexedSubscript, index > count ? M.range : M.invalidArgument,
                                  hint: index > count ? "assign at an index from 0 to count" : nilHint, reason: { cls in
             #if canImport(Darwin)
             return index > count ? M.index(index, count: count, method: "setObject:atIndexedSubscript:", cls: cls)
@@ -194,7 +194,7 @@ enum ArrayGuard {
         if objects != nil, let last, last == UInt(Int.max) || last < count + adding {
             return original(receiver, cmd, objects, indexes)
         }
-        if GuardFailure.stop(.container, receiver, cmd, insertObjectsAtIndexes, last == nil || objects == nil ? M.invalidArgument : M.range,
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, insertObjectsAtIndexes, last == nil || objects == nil ? M.invalidArgument : M.range,
                                  hint: "insert at indexes within the array's new bounds", reason: {
             M.index(lastIndex, count: count, method: "insertObject:atIndex:", cls: $0)
         }) { return }
@@ -206,7 +206,7 @@ enum ArrayGuard {
         let count = Messaging.sendUInt(receiver, Selectors.count)
         let last = indexes.map { Messaging.sendUInt($0, ContainerSelectors.lastIndex) }
         if let last, last == UInt(Int.max) || last < count { return original(receiver, cmd, indexes) }
-        if GuardFailure.stop(.container, receiver, cmd, removeObjectsAtIndexes, last == nil ? M.invalidArgument : M.range,
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, removeObjectsAtIndexes, last == nil ? M.invalidArgument : M.range,
                                  hint: "check the index set against count", reason: {
             M.index(last ?? 0, count: count, method: "removeObjectAtIndex:", cls: $0)
         }) { return }
@@ -217,7 +217,7 @@ enum ArrayGuard {
         guard let original = replaceObjectsInRange.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if range.fits(in: count) { return original(receiver, cmd, range, objects) }
-        if GuardFailure.stop(.container, receiver, cmd, replaceObjectsInRange, M.range, hint: "clamp the range to count", reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, replaceObjectsInRange, M.range, hint: "clamp the range to count", reason: {
             M.plain("Replacing objects beyond end of array.", cls: $0, method: "replaceObjectsInRange:withObjectsFromArray:",
                     apple: "range {\(range.location), \(range.length)} extends beyond bounds [0 .. \(count == 0 ? 0 : count - 1)]")
         }) { return }
@@ -227,7 +227,7 @@ enum ArrayGuard {
     static let removeLastObject: HookPoint<ContainerIMP.Void0> = HookPoint("removeLastObject") { receiver, cmd in
         guard let original = removeLastObject.original(for: receiver) else { return }
         if Messaging.sendUInt(receiver, Selectors.count) > 0 { return original(receiver, cmd) }
-        if GuardFailure.stop(.container, receiver, cmd, removeLastObject, M.range, hint: "check that the array is not empty", reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, removeLastObject, M.range, hint: "check that the array is not empty", reason: {
             M.plain("Trying to remove from an empty array.", cls: $0, method: "removeLastObject",
                     apple: "index 0 beyond bounds for empty array")
         }) { return }

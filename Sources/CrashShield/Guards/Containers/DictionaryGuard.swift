@@ -39,7 +39,7 @@ enum DictionaryGuard {
     static let initWithObjectsForKeysCount: HookPoint<ContainerIMP.InitWithObjectsKeysCount> = HookPoint("initWithObjects:forKeys:count:") { receiver, cmd, objects, keys, count in
         guard let original = initWithObjectsForKeysCount.original(for: receiver) else { return nil }
         guard let bad = firstNilPair(objects, keys, count: count) else { return original(receiver, cmd, objects, keys, count) }
-        if GuardFailure.stop(.container, receiver, cmd, initWithObjectsForKeysCount, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, initWithObjectsForKeysCount, M.invalidArgument, hint: nilHint, reason: {
             bad.isKey
                 ? M.nilInInit("Tried to init dictionary with nil key", cls: $0, method: "initWithObjects:forKeys:count:", slot: bad.slot, what: "key")
                 : M.nilInInit("Tried to init dictionary with nil value", cls: $0, method: "initWithObjects:forKeys:count:", slot: bad.slot)
@@ -59,7 +59,7 @@ enum DictionaryGuard {
         let objectCount = objects.map { Messaging.sendUInt($0, Selectors.count) } ?? 0
         let keyCount = keys.map { Messaging.sendUInt($0, Selectors.count) } ?? 0
         if objectCount == keyCount { return original(receiver, cmd, objects, keys) }
-        if GuardFailure.stop(.container, receiver, cmd, initWithObjectsForKeys, M.invalidArgument,
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, initWithObjectsForKeys, M.invalidArgument,
                                  hint: "pass as many keys as objects", reason: {
             M.plain("init with obj and key arrays of different sizes", cls: $0, method: "initWithObjects:forKeys:",
                     apple: "count of objects (\(objectCount)) differs from count of keys (\(keyCount))")
@@ -76,7 +76,7 @@ enum DictionaryGuard {
     static let setObjectForKey: HookPoint<ContainerIMP.VoidWithObjectObject> = HookPoint("setObject:forKey:") { receiver, cmd, object, key in
         guard let original = setObjectForKey.original(for: receiver) else { return }
         if object != nil && key != nil { return original(receiver, cmd, object, key) }
-        if GuardFailure.stop(.container, receiver, cmd, setObjectForKey, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, setObjectForKey, M.invalidArgument, hint: nilHint, reason: {
             key == nil
                 ? M.nilArgument("Tried to add nil key to dictionary", cls: $0, method: "setObject:forKey:", apple: "key cannot be nil")
                 : M.nilArgument("Tried to add nil value for key '\(String(describing: key, limit: 4096))' to dictionary", cls: $0,
@@ -94,7 +94,7 @@ enum DictionaryGuard {
         #else
         if key != nil || object == nil { return original(receiver, cmd, object, key) }
         #endif
-        if GuardFailure.stop(.container, receiver, cmd, setObjectForKeyedSubscript, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, setObjectForKeyedSubscript, M.invalidArgument, hint: nilHint, reason: {
             M.nilArgument("Tried to add nil key to dictionary", cls: $0, method: "setObject:forKeyedSubscript:", apple: "key cannot be nil")
         }) { return }
         original(receiver, cmd, object, key)

@@ -34,7 +34,7 @@ enum OrderedSetGuard {
     static let initWithObjectsCount: HookPoint<ContainerIMP.InitWithObjectsCount> = HookPoint("initWithObjects:count:") { receiver, cmd, objects, count in
         guard let original = initWithObjectsCount.original(for: receiver) else { return nil }
         guard let slot = ContainerFailure.firstNil(objects, count: count) else { return original(receiver, cmd, objects, count) }
-        if GuardFailure.stop(.container, receiver, cmd, initWithObjectsCount, M.invalidArgument, hint: nilHint, reason: { cls in
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, initWithObjectsCount, M.invalidArgument, hint: nilHint, reason: { cls in
             // GNUstep's mutable ordered set adds the objects one by one.
             let isMutable = mutableRoot.map { ObjCClass(of: receiver)?.isKind(of: $0) ?? false } ?? false
             return M.nilInInit(isMutable ? addNil : "Tried to init set with nil value", cls: cls, method: "initWithObjects:count:", slot: slot)
@@ -50,7 +50,7 @@ enum OrderedSetGuard {
         guard let original = objectAtIndex.original(for: receiver) else { return nil }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if index < count { return original(receiver, cmd, index) }
-        if GuardFailure.stop(.container, receiver, cmd, objectAtIndex, M.orderedSetRange, hint: outOfRangeHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, objectAtIndex, M.orderedSetRange, hint: outOfRangeHint, reason: {
             M.orderedSetIndex(index, count: count, method: "objectAtIndex:", cls: $0)
         }) { return nil }
         return original(receiver, cmd, index)
@@ -60,7 +60,7 @@ enum OrderedSetGuard {
         guard let original = objectAtIndexedSubscript.original(for: receiver) else { return nil }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if index < count { return original(receiver, cmd, index) }
-        if GuardFailure.stop(.container, receiver, cmd, objectAtIndexedSubscript, M.orderedSetRange, hint: outOfRangeHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, objectAtIndexedSubscript, M.orderedSetRange, hint: outOfRangeHint, reason: {
             M.orderedSetIndex(index, count: count, method: "objectAtIndexedSubscript:", cls: $0)
         }) { return nil }
         return original(receiver, cmd, index)
@@ -73,7 +73,7 @@ enum OrderedSetGuard {
         let count = Messaging.sendUInt(receiver, Selectors.count)
         let last = Messaging.sendUInt(indexes, ContainerSelectors.lastIndex)
         if last == UInt(Int.max) || last < count { return original(receiver, cmd, indexes) }  // NSNotFound: empty set
-        if GuardFailure.stop(.container, receiver, cmd, objectsAtIndexes, M.orderedSetRange, hint: "check the index set against count", reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, objectsAtIndexes, M.orderedSetRange, hint: "check the index set against count", reason: {
             M.orderedSetIndex(last, count: count, method: "objectsAtIndexes:", cls: $0)
         }) { return nil }
         return original(receiver, cmd, indexes)
@@ -84,7 +84,7 @@ enum OrderedSetGuard {
     static let addObject: HookPoint<ContainerIMP.VoidWithObject> = HookPoint("addObject:") { receiver, cmd, object in
         guard let original = addObject.original(for: receiver) else { return }
         if object != nil { return original(receiver, cmd, object) }
-        if GuardFailure.stop(.container, receiver, cmd, addObject, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, addObject, M.invalidArgument, hint: nilHint, reason: {
             M.nilArgument(addNil, cls: $0, method: "addObject:")
         }) { return }
         original(receiver, cmd, object)
@@ -97,14 +97,14 @@ enum OrderedSetGuard {
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index <= count { return original(receiver, cmd, object, index) }
         let pastEnd = index > count
-        if GuardFailure.stop(.container, receiver, cmd, insertObjectAtIndex, pastEnd ? M.range : M.invalidArgument,
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, insertObjectAtIndex, pastEnd ? M.range : M.invalidArgument,
                                  hint: pastEnd ? "insert at an index from 0 to count" : nilHint, reason: {
             pastEnd ? M.orderedSetIndex(index, count: count, method: "insertObject:atIndex:", cls: $0)
                 : M.nilArgument(addNil, cls: $0, method: "insertObject:atIndex:")
         }) { return }
         #else
         if object != nil { return original(receiver, cmd, object, index) }
-        if GuardFailure.stop(.container, receiver, cmd, insertObjectAtIndex, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, insertObjectAtIndex, M.invalidArgument, hint: nilHint, reason: {
             M.nilArgument(addNil, cls: $0, method: "insertObject:atIndex:")
         }) { return }
         #endif
@@ -115,7 +115,7 @@ enum OrderedSetGuard {
         guard let original = removeObjectAtIndex.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if index < count { return original(receiver, cmd, index) }
-        if GuardFailure.stop(.container, receiver, cmd, removeObjectAtIndex, M.orderedSetRange, hint: outOfRangeHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, removeObjectAtIndex, M.orderedSetRange, hint: outOfRangeHint, reason: {
             M.orderedSetIndex(index, count: count, method: "removeObjectAtIndex:", cls: $0)
         }) { return }
         original(receiver, cmd, index)
@@ -126,7 +126,7 @@ enum OrderedSetGuard {
         guard let original = replaceObjectAtIndex.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index < count { return original(receiver, cmd, index, object) }
-        if GuardFailure.stop(.container, receiver, cmd, replaceObjectAtIndex, index >= count ? M.orderedSetRange : M.invalidArgument,
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, replaceObjectAtIndex, index >= count ? M.orderedSetRange : M.invalidArgument,
                                  hint: index >= count ? outOfRangeHint : nilHint, reason: {
             index >= count ? M.orderedSetIndex(index, count: count, method: "replaceObjectAtIndex:withObject:", cls: $0)
                 : M.nilArgument(addNil, cls: $0, method: "replaceObjectAtIndex:withObject:")
@@ -139,7 +139,7 @@ enum OrderedSetGuard {
         guard let original = setObjectAtIndexedSubscript.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index <= count { return original(receiver, cmd, object, index) }
-        if GuardFailure.stop(.container, receiver, cmd, setObjectAtIndexedSubscript, index > count ? M.orderedSetRange : M.invalidArgument,
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, setObjectAtIndexedSubscript, index > count ? M.orderedSetRange : M.invalidArgument,
                                  hint: index > count ? "assign at an index from 0 to count" : nilHint, reason: {
             index > count ? M.orderedSetIndex(index, count: count, method: "setObject:atIndexedSubscript:", cls: $0)
                 : M.nilArgument(addNil, cls: $0, method: "setObject:atIndexedSubscript:")
@@ -152,7 +152,7 @@ enum OrderedSetGuard {
         guard let original = exchangeObjects.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if first < count && second < count { return original(receiver, cmd, first, second) }
-        if GuardFailure.stop(.container, receiver, cmd, exchangeObjects, M.range, hint: outOfRangeHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, exchangeObjects, M.range, hint: outOfRangeHint, reason: {
             #if canImport(Darwin)
             M.orderedSetIndex(first >= count ? first : second, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:", cls: $0)
             #else

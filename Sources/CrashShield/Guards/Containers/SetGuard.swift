@@ -24,7 +24,7 @@ enum SetGuard {
     static let initWithObjectsCount: HookPoint<ContainerIMP.InitWithObjectsCount> = HookPoint("initWithObjects:count:") { receiver, cmd, objects, count in
         guard let original = initWithObjectsCount.original(for: receiver) else { return nil }
         guard let slot = ContainerFailure.firstNil(objects, count: count) else { return original(receiver, cmd, objects, count) }
-        if GuardFailure.stop(.container, receiver, cmd, initWithObjectsCount, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, initWithObjectsCount, M.invalidArgument, hint: nilHint, reason: {
             M.nilInInit("Tried to init set with nil value", cls: $0, method: "initWithObjects:count:", slot: slot)
         }) {
             return ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, keptCount in
@@ -38,7 +38,7 @@ enum SetGuard {
     static let setByAddingObject: HookPoint<ContainerIMP.ObjectWithObject> = HookPoint("setByAddingObject:") { receiver, cmd, object in
         guard let original = setByAddingObject.original(for: receiver) else { return nil }
         if object != nil { return original(receiver, cmd, object) }
-        if GuardFailure.stop(.container, receiver, cmd, setByAddingObject, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, setByAddingObject, M.invalidArgument, hint: nilHint, reason: {
             M.nilArgument("Tried to add nil to set", cls: $0, method: "setByAddingObject:")
         }) {
             let sel = SetSelectors.setByAddingObjectsFromSet
@@ -50,7 +50,7 @@ enum SetGuard {
     static let addObject: HookPoint<ContainerIMP.VoidWithObject> = HookPoint("addObject:") { receiver, cmd, object in
         guard let original = addObject.original(for: receiver) else { return }
         if object != nil { return original(receiver, cmd, object) }
-        if GuardFailure.stop(.container, receiver, cmd, addObject, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, addObject, M.invalidArgument, hint: nilHint, reason: {
             M.nilArgument("Tried to add nil to set", cls: $0, method: "addObject:")
         }) { return }
         original(receiver, cmd, object)

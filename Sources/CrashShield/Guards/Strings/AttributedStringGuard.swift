@@ -32,7 +32,7 @@ enum AttributedStringGuard {
         let length = Messaging.sendUInt(receiver, Selectors.length)
         let fits = range.fits(in: length)
         if fits && value != nil { return original(receiver, cmd, name, value, range) }
-        if GuardFailure.stop(.string, receiver, cmd, addAttribute, fits ? M.invalidArgument : M.range,
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, addAttribute, fits ? M.invalidArgument : M.range,
                              hint: fits ? "check the attribute value for nil" : rangeHint, reason: { cls in
             fits ? M.nilAttributeValue(name: String(describing: name, limit: 256), cls: cls)
                 : M.mutationRange(range.value, length: length, method: "addAttribute:value:range:",
@@ -65,7 +65,7 @@ enum AttributedStringGuard {
         guard let original = point.original(for: receiver) else { return }
         let length = Messaging.sendUInt(receiver, Selectors.length)
         if range.fits(in: length) { return original(receiver, cmd, argument, range) }
-        if GuardFailure.stop(.string, receiver, cmd, point, M.range, hint: rangeHint, reason: { reason($0, length) }) { return }
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, point, M.range, hint: rangeHint, reason: { reason($0, length) }) { return }
         original(receiver, cmd, argument, range)
     }
 
@@ -88,7 +88,7 @@ enum AttributedStringGuard {
         guard let original = attributedSubstringFromRange.original(for: receiver) else { return nil }
         let length = Messaging.sendUInt(receiver, Selectors.length)
         if range.fits(in: length) { return original(receiver, cmd, range) }
-        if GuardFailure.stop(.string, receiver, cmd, attributedSubstringFromRange, M.range, hint: rangeHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, attributedSubstringFromRange, M.range, hint: rangeHint, reason: {
             #if canImport(Darwin)
             "*** -[\($0) attributedSubstringFromRange:]: Range {\(range.location), \(range.length)} out of bounds; string length \(length)"
             #else
@@ -103,7 +103,7 @@ enum AttributedStringGuard {
         guard let original = attributesAtIndex.original(for: receiver) else { return nil }
         let length = Messaging.sendUInt(receiver, Selectors.length)
         if index < indexLimit(length: length) { return original(receiver, cmd, index, effective) }
-        if GuardFailure.stop(.string, receiver, cmd, attributesAtIndex, M.range, hint: rangeHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, attributesAtIndex, M.range, hint: rangeHint, reason: {
             M.attributeIndex(index, length: length, cls: $0)
         }) {
             effective?.pointee = notFound
@@ -117,7 +117,7 @@ enum AttributedStringGuard {
         guard let original = attributeAtIndex.original(for: receiver) else { return nil }
         let length = Messaging.sendUInt(receiver, Selectors.length)
         if index < indexLimit(length: length) { return original(receiver, cmd, name, index, effective) }
-        if GuardFailure.stop(.string, receiver, cmd, attributeAtIndex, M.range, hint: rangeHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, attributeAtIndex, M.range, hint: rangeHint, reason: {
             M.attributeIndex(index, length: length, cls: $0)
         }) {
             effective?.pointee = notFound
@@ -130,7 +130,7 @@ enum AttributedStringGuard {
     static let initWithString: HookPoint<ContainerIMP.ObjectWithObject> = HookPoint("initWithString:") { receiver, cmd, string in
         guard let original = initWithString.original(for: receiver) else { return nil }
         if string != nil { return original(receiver, cmd, string) }
-        if GuardFailure.stop(.string, receiver, cmd, initWithString, M.invalidArgument,
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, initWithString, M.invalidArgument,
                              hint: "check the string for nil before the call (a JSON null or a failed lookup?)", reason: {
             M.nilInit("aString object passed to -[GSAttributedString initWithString:attributes:] is nil", cls: $0, method: "initWithString:")
         }) { return original(receiver, cmd, csr_string_create("")) }
@@ -142,7 +142,7 @@ enum AttributedStringGuard {
         guard let original = deleteCharactersInRange.original(for: receiver) else { return }
         let length = Messaging.sendUInt(receiver, Selectors.length)
         if range.fits(in: length) { return original(receiver, cmd, range) }
-        if GuardFailure.stop(.string, receiver, cmd, deleteCharactersInRange, M.range, hint: rangeHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, deleteCharactersInRange, M.range, hint: rangeHint, reason: {
             M.mutationRange(range.value, length: length, method: "replaceCharactersInRange:withString:",
                             appleMethod: "deleteCharactersInRange:", cls: $0)
         }) { return }

@@ -19,7 +19,7 @@ enum MutableStringGuard {
         guard let original = insertStringAtIndex.original(for: receiver) else { return }
         let length = Messaging.sendUInt(receiver, Selectors.length)
         if index <= length { return original(receiver, cmd, string, index) }
-        if GuardFailure.stop(.string, receiver, cmd, insertStringAtIndex, M.range, hint: rangeHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, insertStringAtIndex, M.range, hint: rangeHint, reason: {
             M.mutationRange((index, 0), length: length, method: "replaceCharactersInRange:withString:",
                             appleMethod: "insertString:atIndex:", cls: $0)
         }) { return }
@@ -30,7 +30,7 @@ enum MutableStringGuard {
         guard let original = replaceCharactersInRange.original(for: receiver) else { return }
         let length = Messaging.sendUInt(receiver, Selectors.length)
         if range.fits(in: length) { return original(receiver, cmd, range, string) }
-        if GuardFailure.stop(.string, receiver, cmd, replaceCharactersInRange, M.range, hint: rangeHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, replaceCharactersInRange, M.range, hint: rangeHint, reason: {
             M.mutationRange(range.value, length: length, method: "replaceCharactersInRange:withString:",
                             appleMethod: "replaceCharactersInRange:withString:", cls: $0)
         }) { return }
@@ -52,7 +52,7 @@ enum MutableStringGuard {
         guard let original = point.original(for: receiver) else { return }
         let length = Messaging.sendUInt(receiver, Selectors.length)
         if range.fits(in: length) { return original(receiver, cmd, range) }
-        if GuardFailure.stop(.string, receiver, cmd, point, M.range, hint: rangeHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, point, M.range, hint: rangeHint, reason: {
             M.mutationRange(range.value, length: length, method: innerMethod, appleMethod: "deleteCharactersInRange:", cls: $0)
         }) { return }
         original(receiver, cmd, range)

@@ -100,7 +100,7 @@ enum StringReads {
         guard let original = substringFromIndex.original(for: receiver) else { return nil }
         let length = Messaging.sendUInt(receiver, Selectors.length)
         if index <= length { return original(receiver, cmd, index) }
-        if GuardFailure.stop(.string, receiver, cmd, substringFromIndex, M.range, hint: rangeHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, substringFromIndex, M.range, hint: rangeHint, reason: {
             M.substringIndex(index, length: length, from: true, cls: $0)
         }) { return original(receiver, cmd, length) }
         return original(receiver, cmd, index)
@@ -111,7 +111,7 @@ enum StringReads {
         guard let original = substringToIndex.original(for: receiver) else { return nil }
         let length = Messaging.sendUInt(receiver, Selectors.length)
         if index <= length { return original(receiver, cmd, index) }
-        if GuardFailure.stop(.string, receiver, cmd, substringToIndex, M.range, hint: rangeHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, substringToIndex, M.range, hint: rangeHint, reason: {
             M.substringIndex(index, length: length, from: false, cls: $0)
         }) { return original(receiver, cmd, 0) }
         return original(receiver, cmd, index)
@@ -145,7 +145,7 @@ enum StringReads {
     static func substringWithRangeFailed(_ point: HookPoint<ContainerIMP.ObjectWithRange>, _ receiver: CSRObject?,
                                          _ cmd: CSRSelector?, _ range: CSRRange, length: UInt,
                                          original: ContainerIMP.ObjectWithRange) -> CSRObject? {
-        if GuardFailure.stop(.string, receiver, cmd, point, M.range, hint: rangeHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, point, M.range, hint: rangeHint, reason: {
             M.range(range.value, length: length, method: "substringWithRange:", cls: $0)
         }) { return original(receiver, cmd, CSRRange(location: 0, length: 0)) }
         return original(receiver, cmd, range)
@@ -168,7 +168,7 @@ enum StringReads {
     static let rangeOfString: HookPoint<StringIMP.RangeWithObject> = HookPoint("rangeOfString:") { receiver, cmd, search in
         guard let original = rangeOfString.original(for: receiver) else { return CSRRange(location: UInt(Int.max), length: 0) }
         if search != nil { return original(receiver, cmd, search) }
-        if GuardFailure.stop(.string, receiver, cmd, rangeOfString, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, rangeOfString, M.invalidArgument, hint: nilHint, reason: {
             M.nilSearch(method: "rangeOfString:", cls: $0)
         }) { return CSRRange(location: UInt(Int.max), length: 0) }
         return original(receiver, cmd, search)
@@ -178,7 +178,7 @@ enum StringReads {
     static let hasPrefix: HookPoint<StringIMP.BoolWithObject> = HookPoint("hasPrefix:") { receiver, cmd, prefix in
         guard let original = hasPrefix.original(for: receiver) else { return 0 }
         if prefix != nil { return original(receiver, cmd, prefix) }
-        if GuardFailure.stop(.string, receiver, cmd, hasPrefix, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, hasPrefix, M.invalidArgument, hint: nilHint, reason: {
             M.nilSearch(method: "hasPrefix:", cls: $0)
         }) { return 0 }
         return original(receiver, cmd, prefix)
@@ -188,7 +188,7 @@ enum StringReads {
     static let hasSuffix: HookPoint<StringIMP.BoolWithObject> = HookPoint("hasSuffix:") { receiver, cmd, suffix in
         guard let original = hasSuffix.original(for: receiver) else { return 0 }
         if suffix != nil { return original(receiver, cmd, suffix) }
-        if GuardFailure.stop(.string, receiver, cmd, hasSuffix, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, hasSuffix, M.invalidArgument, hint: nilHint, reason: {
             M.nilSearch(method: "hasSuffix:", cls: $0)
         }) { return 0 }
         return original(receiver, cmd, suffix)
@@ -199,7 +199,7 @@ enum StringReads {
     static let stringWithString: HookPoint<ContainerIMP.ObjectWithObject> = HookPoint("stringWithString:", kind: .class) { receiver, cmd, string in
         guard let original = stringWithString.original(for: receiver) else { return nil }
         if string != nil { return original(receiver, cmd, string) }
-        if GuardFailure.stop(.string, receiver, cmd, stringWithString, M.invalidArgument, hint: nilHint, reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, stringWithString, M.invalidArgument, hint: nilHint, reason: {
             M.nilInit("[NSString+stringWithString:]: NULL string", cls: $0, method: "stringWithString:", isClassMethod: true)
         }) { return original(receiver, cmd, csr_string_create("")) }
         return original(receiver, cmd, string)
@@ -208,7 +208,7 @@ enum StringReads {
     static let stringWithUTF8String: HookPoint<StringIMP.ObjectWithCString> = HookPoint("stringWithUTF8String:", kind: .class) { receiver, cmd, bytes in
         guard let original = stringWithUTF8String.original(for: receiver) else { return nil }
         if bytes != nil { return original(receiver, cmd, bytes) }
-        if GuardFailure.stop(.string, receiver, cmd, stringWithUTF8String, M.invalidArgument, hint: "check the C string for NULL before the call", reason: {
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, stringWithUTF8String, M.invalidArgument, hint: "check the C string for NULL before the call", reason: {
             M.nilInit("[NSString+stringWithUTF8String:]: NULL cString", cls: $0, method: "stringWithUTF8String:", isClassMethod: true)
         }) { return "".withCString { original(receiver, cmd, $0) } }
         return original(receiver, cmd, bytes)
@@ -225,7 +225,7 @@ enum StringReads {
     static let initWithString: HookPoint<ContainerIMP.ObjectWithObject> = HookPoint("initWithString:") { receiver, cmd, string in
         guard let original = initWithString.original(for: receiver) else { return nil }
         if string != nil { return original(receiver, cmd, string) }
-        if GuardFailure.stop(.string, receiver, cmd, initWithString, M.invalidArgument, hint: nilHint, reason: { cls in
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, initWithString, M.invalidArgument, hint: nilHint, reason: { cls in
             let gnustep = initializerOwner(receiver, cls).map { "\($0)-initWithString: given nil string" }
                 ?? "[NSString-initWithString:]: NULL string"
             return M.nilInit(gnustep, cls: cls, method: "initWithString:")
@@ -236,7 +236,7 @@ enum StringReads {
     static let initWithUTF8String: HookPoint<StringIMP.ObjectWithCString> = HookPoint("initWithUTF8String:") { receiver, cmd, bytes in
         guard let original = initWithUTF8String.original(for: receiver) else { return nil }
         if bytes != nil { return original(receiver, cmd, bytes) }
-        if GuardFailure.stop(.string, receiver, cmd, initWithUTF8String, M.invalidArgument, hint: "check the C string for NULL before the call", reason: { cls in
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, initWithUTF8String, M.invalidArgument, hint: "check the C string for NULL before the call", reason: { cls in
             M.nilInit("[\(initializerOwner(receiver, cls) ?? "NSString")-initWithUTF8String:]: NULL cString", cls: cls, method: "initWithUTF8String:")
         }) { return "".withCString { original(receiver, cmd, $0) } }
         return original(receiver, cmd, bytes)
