@@ -23,6 +23,8 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
         self.which = which
         self.precondition = precondition
         _ = HotReadHandlers.registered
+        // The trampolines find their point through the table: one point per table, for the life of the process.
+        Swift.precondition(csr_hot_table(which).pointee.owner == nil, "hot table \(which) already has a hook point")
         guard let generic = csr_hot_read_trampoline(which, -1) else { fatalError("no trampolines for hot table \(which)") }
         super.init(selector, hotTable: csr_hot_table(which), replacement: unsafeBitCast(generic, to: Signature.self))
     }
