@@ -208,6 +208,27 @@ final class KVOGuardTests: ShieldTestCase {
         }
     }
 
+    /// GNUstep's own failure for an empty key path comes from -substringFromIndex:, which the string guard also
+    /// stops: with every guard on, debug mode still fails once, with the exception and reason release mode reports
+    /// (the crash matrix proves those equal to Foundation's). Never run unguarded in this process: GNUstep raises
+    /// while holding its KVO lock.
+    func testDebugModeFailsOnceForAnEmptyKeyPathWithEveryGuardOn() throws {
+        let scenario = try XCTUnwrap(CatalogScenario.named("kvo.addObserver.emptyKeyPath"))
+        var released: CrashReport?
+        try withShield(Configuration(guards: .all)) { sink in
+            _ = scenario.perform()
+            XCTAssertEqual(sink.reports.count, 1)
+            released = sink.reports.first
+        }
+        try withShield(Configuration(guards: .all, mode: .debug)) { sink in
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
+            XCTAssertEqual(raised?.name, scenario.exception)
+            XCTAssertEqual(raised?.reason, released?.reason)
+            XCTAssertEqual(sink.reports.map(\.action), [.failedLoudly], "one report: \(sink.reports.map(\.selector))")
+        }
+    }
+
     func testNilAndEmptyKeyPaths() throws {
         try withShield(Configuration(guards: .kvo)) { sink in
             withObjects { model, observers in
