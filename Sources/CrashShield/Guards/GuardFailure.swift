@@ -2,38 +2,45 @@ import CrashShieldRuntime
 
 /// The failure path every hook-based guard takes when its precondition check failed.
 enum GuardFailure {
-    /// Reports a stopped call. `callSite`: where the bad call was made, relative to the replacement's direct caller
-    /// (it decides the report's signature and whether debug mode fails loudly). `implementation`: the replacement
-    /// that stopped the call, when not the point's own (a hot-read trampoline of one slot). true: recover (return a
-    /// safe value, skip the mutation); false: call the original (guard off, class excluded, hook reverted in place,
-    /// or debug mode for a call from the app's own code).
+    /// Reports a stopped call and says what to do with it (`Interception.Decision`; a hook reverted in place passes
+    /// through unreported). `callSite`: where the bad call was made, relative to the replacement's direct caller (it
+    /// decides the report's signature and whether debug mode fails loudly). `implementation`: the replacement that
+    /// stopped the call, when not the point's own (a hot-read trampoline of one slot).
     @inline(never)
+    static func decide(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
+                       _ exception: String, hint: String, details: [String: String] = [:],
+                       callSite: CallSite = .directCaller, implementation: UnsafeRawPointer? = nil,
+                       reason: (String) -> String) -> Interception.Decision {
+        guard point.isActive(for: receiver) else { return .passThrough }
+        return Interception.decide(category, receiver: receiver, selector: cmd, exception: exception,
+                                   reason: { reason(className(receiver)) }, hint: hint, details: details,
+                                   implementation: implementation ?? point.replacementAddress, callSite: callSite)
+    }
+
+    /// `decide`, as a yes/no. true: recover (return a safe value, skip the mutation); false: call the original (guard
+    /// off, class excluded, hook reverted in place, or debug mode for a call from the app's own code).
     static func stop(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
                      _ exception: String, hint: String, details: [String: String] = [:],
                      callSite: CallSite = .directCaller, implementation: UnsafeRawPointer? = nil,
                      reason: (String) -> String) -> Bool {
-        guard point.isActive(for: receiver) else { return false }
-        return Interception.shouldRecover(category, receiver: receiver, selector: cmd, exception: exception,
-                                          reason: { reason(className(receiver)) }, hint: hint, details: details,
-                                          implementation: implementation ?? point.replacementAddress,
-                                          callSite: callSite)
+        decide(category, receiver, cmd, point, exception, hint: hint, details: details, callSite: callSite,
+               implementation: implementation, reason: reason) == .recover
     }
 
     /// `stop`, for a guard whose original would raise `exception`: in debug mode, for the app's own call, raises
     /// Foundation's exception (name and reason as reported) right here instead of returning false. The original is
     /// never reached, so guards on the methods it calls cannot stop the same failure again (GNUstep's
-    /// `insertObjects:atIndexes:` calls `insertObject:atIndex:`, ...): one report, and the failure is loud.
-    @inline(never)
+    /// `insertObjects:atIndexes:` calls `insertObject:atIndex:`, ...): one report, and the failure is loud. A failure
+    /// by signal ("SIGSEGV": GNUstep dereferences a nil argument) cannot be raised: the original fails as it would.
     static func stopOrRaise(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
                             _ exception: String, hint: String, details: [String: String] = [:],
                             reason: (String) -> String) -> Bool {
-        guard point.isActive(for: receiver) else { return false }
-        switch Interception.decide(category, receiver: receiver, selector: cmd, exception: exception,
-                                   reason: { reason(className(receiver)) }, hint: hint, details: details,
-                                   implementation: point.replacementAddress) {
+        switch decide(category, receiver, cmd, point, exception, hint: hint, details: details, reason: reason) {
         case .recover: return true
         case .passThrough: return false
-        case .failLoudly: csr_raise(exception, reason(className(receiver)))
+        case .failLoudly:
+            if exception.hasPrefix("SIG") { return false }
+            csr_raise(exception, reason(className(receiver)))
         }
     }
 

@@ -52,7 +52,7 @@ enum ArrayGuard {
         let last = indexes.map { Messaging.sendUInt($0, ContainerSelectors.lastIndex) }
         if let last, last == UInt(Int.max) || last < count { return original(receiver, cmd, indexes) }  // NSNotFound: empty set
         if GuardFailure.stopOrRaise(.container, receiver, cmd, objectsAtIndexes, indexes == nil ? M.invalidArgument : M.range,
-                                 hint: "check the index set against count (and for nil)", reason: { cls in
+                                    hint: "check the index set against count (and for nil)", reason: { cls in
             guard let last else { return M.plain("index set cannot be nil", cls: cls, method: "objectsAtIndexes:", apple: "index set cannot be nil") }
             #if canImport(Darwin)
             return "*** -[\(cls) objectsAtIndexes:]: index \(last) in index set beyond bounds" + (count == 0 ? " for empty array" : " [0 .. \(count - 1)]")
@@ -117,7 +117,7 @@ enum ArrayGuard {
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index <= count { return original(receiver, cmd, object, index) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, insertObjectAtIndex, object == nil ? M.invalidArgument : M.range,
-                                 hint: object == nil ? nilHint : "insert at an index from 0 to count", reason: {
+                                    hint: object == nil ? nilHint : "insert at an index from 0 to count", reason: {
             object == nil ? M.nilArgument("Tried to insert nil to array", cls: $0, method: "insertObject:atIndex:")
                 : M.index(index, count: count, method: "insertObject:atIndex:", cls: $0)
         }) { return }
@@ -139,7 +139,7 @@ enum ArrayGuard {
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index < count { return original(receiver, cmd, index, object) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, replaceObjectAtIndex, index >= count ? M.range : M.invalidArgument,
-                                 hint: index >= count ? outOfRangeHint : nilHint, reason: {
+                                    hint: index >= count ? outOfRangeHint : nilHint, reason: {
             index >= count ? M.index(index, count: count, method: "replaceObjectAtIndex:withObject:", cls: $0)
                 : M.nilArgument("Tried to replace object in array with nil", cls: $0, method: "replaceObjectAtIndex:withObject:")
         }) { return }
@@ -172,7 +172,7 @@ enum ArrayGuard {
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index <= count { return original(receiver, cmd, object, index) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, setObjectAtIndexedSubscript, index > count ? M.range : M.invalidArgument,
-                                 hint: index > count ? "assign at an index from 0 to count" : nilHint, reason: { cls in
+                                    hint: index > count ? "assign at an index from 0 to count" : nilHint, reason: { cls in
             #if canImport(Darwin)
             return index > count ? M.index(index, count: count, method: "setObject:atIndexedSubscript:", cls: cls)
                 : M.nilArgument("", cls: cls, method: "setObject:atIndexedSubscript:")
@@ -195,7 +195,7 @@ enum ArrayGuard {
             return original(receiver, cmd, objects, indexes)
         }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, insertObjectsAtIndexes, last == nil || objects == nil ? M.invalidArgument : M.range,
-                                 hint: "insert at indexes within the array's new bounds", reason: {
+                                    hint: "insert at indexes within the array's new bounds", reason: {
             M.index(lastIndex, count: count, method: "insertObject:atIndex:", cls: $0)
         }) { return }
         original(receiver, cmd, objects, indexes)
@@ -207,7 +207,7 @@ enum ArrayGuard {
         let last = indexes.map { Messaging.sendUInt($0, ContainerSelectors.lastIndex) }
         if let last, last == UInt(Int.max) || last < count { return original(receiver, cmd, indexes) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, removeObjectsAtIndexes, last == nil ? M.invalidArgument : M.range,
-                                 hint: "check the index set against count", reason: {
+                                    hint: "check the index set against count", reason: {
             M.index(last ?? 0, count: count, method: "removeObjectAtIndex:", cls: $0)
         }) { return }
         original(receiver, cmd, indexes)

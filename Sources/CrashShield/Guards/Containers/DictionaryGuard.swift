@@ -60,7 +60,7 @@ enum DictionaryGuard {
         let keyCount = keys.map { Messaging.sendUInt($0, Selectors.count) } ?? 0
         if objectCount == keyCount { return original(receiver, cmd, objects, keys) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, initWithObjectsForKeys, M.invalidArgument,
-                                 hint: "pass as many keys as objects", reason: {
+                                    hint: "pass as many keys as objects", reason: {
             M.plain("init with obj and key arrays of different sizes", cls: $0, method: "initWithObjects:forKeys:",
                     apple: "count of objects (\(objectCount)) differs from count of keys (\(keyCount))")
         }) {

@@ -98,7 +98,7 @@ enum OrderedSetGuard {
         if object != nil && index <= count { return original(receiver, cmd, object, index) }
         let pastEnd = index > count
         if GuardFailure.stopOrRaise(.container, receiver, cmd, insertObjectAtIndex, pastEnd ? M.range : M.invalidArgument,
-                                 hint: pastEnd ? "insert at an index from 0 to count" : nilHint, reason: {
+                                    hint: pastEnd ? "insert at an index from 0 to count" : nilHint, reason: {
             pastEnd ? M.orderedSetIndex(index, count: count, method: "insertObject:atIndex:", cls: $0)
                 : M.nilArgument(addNil, cls: $0, method: "insertObject:atIndex:")
         }) { return }
@@ -127,7 +127,7 @@ enum OrderedSetGuard {
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index < count { return original(receiver, cmd, index, object) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, replaceObjectAtIndex, index >= count ? M.orderedSetRange : M.invalidArgument,
-                                 hint: index >= count ? outOfRangeHint : nilHint, reason: {
+                                    hint: index >= count ? outOfRangeHint : nilHint, reason: {
             index >= count ? M.orderedSetIndex(index, count: count, method: "replaceObjectAtIndex:withObject:", cls: $0)
                 : M.nilArgument(addNil, cls: $0, method: "replaceObjectAtIndex:withObject:")
         }) { return }
@@ -140,7 +140,7 @@ enum OrderedSetGuard {
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if object != nil && index <= count { return original(receiver, cmd, object, index) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, setObjectAtIndexedSubscript, index > count ? M.orderedSetRange : M.invalidArgument,
-                                 hint: index > count ? "assign at an index from 0 to count" : nilHint, reason: {
+                                    hint: index > count ? "assign at an index from 0 to count" : nilHint, reason: {
             index > count ? M.orderedSetIndex(index, count: count, method: "setObject:atIndexedSubscript:", cls: $0)
                 : M.nilArgument(addNil, cls: $0, method: "setObject:atIndexedSubscript:")
         }) { return }

@@ -105,18 +105,14 @@ final class MainThreadGuard: CrashGuard {
         let threadText = "thread \(thread.id)" + (thread.name.isEmpty ? "" : " '\(thread.name)'")
         let selectorName = cmd.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let method = "-[\(GuardFailure.className(receiver)) \(selectorName)]"
-        if GuardFailure.stop(.mainThreadUI, receiver, cmd, point, exceptionName, hint: hint,
-                             details: ["method": method, "thread": threadText], reason: { _ in uikitReason }) {
-            return .runOnMain
-        }
-        // Not recovered. Debug mode with the guard on and the class protected: fail at once, loudly.
-        if let session = Session.current.load(ordering: .acquiring), session.isEnabled(.mainThreadUI),
-           session.configuration.mode(for: .mainThreadUI) == .debug, point.isActive(for: receiver),
-           let cls = ObjCClass(of: receiver), !session.isExcluded(cls) {
+        switch GuardFailure.decide(.mainThreadUI, receiver, cmd, point, exceptionName, hint: hint,
+                                   details: ["method": method, "thread": threadText], reason: { _ in uikitReason }) {
+        case .recover: return .runOnMain
+        case .passThrough: return .callOriginal
+        case .failLoudly:
             csr_raise(exceptionName, "\(method) must be called on the main thread only; called on \(threadText). "
                       + uikitReason)
         }
-        return .callOriginal
     }
 }
 

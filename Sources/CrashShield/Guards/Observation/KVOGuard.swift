@@ -88,13 +88,10 @@ final class KVOGuard: CrashGuard {
             } else {
                 exception = "NSRangeException"; reason = emptyKeyPathReason
             }
-            let hint = "pass an observer and a non-empty key path"
             // Failing loudly raises Foundation's exception here: GNUstep's own path for an empty key path goes
             // through -substringFromIndex:, which the string guard would stop (and report) a second time.
-            let stopped = exception.hasPrefix("SIG")
-                ? GuardFailure.stop(.kvo, receiver, cmd, addObserver, exception, hint: hint, reason: { _ in reason })
-                : GuardFailure.stopOrRaise(.kvo, receiver, cmd, addObserver, exception, hint: hint, reason: { _ in reason })
-            if stopped { return }
+            if GuardFailure.stopOrRaise(.kvo, receiver, cmd, addObserver, exception,
+                                        hint: "pass an observer and a non-empty key path", reason: { _ in reason }) { return }
             return original(receiver, cmd, observer, keyPath, options, context)
         }
         let outcome: KVOProxyRegistry.AddOutcome

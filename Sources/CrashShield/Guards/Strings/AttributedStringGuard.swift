@@ -33,7 +33,7 @@ enum AttributedStringGuard {
         let fits = range.fits(in: length)
         if fits && value != nil { return original(receiver, cmd, name, value, range) }
         if GuardFailure.stopOrRaise(.string, receiver, cmd, addAttribute, fits ? M.invalidArgument : M.range,
-                             hint: fits ? "check the attribute value for nil" : rangeHint, reason: { cls in
+                                    hint: fits ? "check the attribute value for nil" : rangeHint, reason: { cls in
             fits ? M.nilAttributeValue(name: String(describing: name, limit: 256), cls: cls)
                 : M.mutationRange(range.value, length: length, method: "addAttribute:value:range:",
                                   appleMethod: "addAttribute:value:range:", cls: cls)
@@ -131,7 +131,7 @@ enum AttributedStringGuard {
         guard let original = initWithString.original(for: receiver) else { return nil }
         if string != nil { return original(receiver, cmd, string) }
         if GuardFailure.stopOrRaise(.string, receiver, cmd, initWithString, M.invalidArgument,
-                             hint: "check the string for nil before the call (a JSON null or a failed lookup?)", reason: {
+                                    hint: "check the string for nil before the call (a JSON null or a failed lookup?)", reason: {
             M.nilInit("aString object passed to -[GSAttributedString initWithString:attributes:] is nil", cls: $0, method: "initWithString:")
         }) { return original(receiver, cmd, csr_string_create("")) }
         return original(receiver, cmd, string)
