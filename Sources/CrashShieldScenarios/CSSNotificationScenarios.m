@@ -102,17 +102,21 @@ static const char *noteObserverDeallocated(void) {
     return css_format("delivered=%ld", css_event_log_count(&css_note_events));
 }
 
-static const char *noteMissingSelector(void) {
+/// Registers a recorder for `selector`, posts once, and answers how many deliveries the recorder logged.
+static const char *notePostToRecorderObservingWith(SEL selector) {
     NSNotificationCenter *center = [NSNotificationCenter defaultCenter];
     id observer = css_note_recorder([CSSNoteRecorder class], 1);
-    [center addObserver: observer selector: css_opaque_selector(@selector(noteTypo:)) name: @"CSSNote.Scenario"
-                 object: nil];
+    [center addObserver: observer selector: selector name: @"CSSNote.Scenario" object: nil];
     css_event_log_reset_count(&css_note_events);
     [center postNotificationName: @"CSSNote.Scenario" object: nil];
     long delivered = css_event_log_count(&css_note_events);
     [center removeObserver: observer];
     CSS_RELEASE(observer);
     return css_format("delivered=%ld", delivered);
+}
+
+static const char *noteMissingSelector(void) {
+    return notePostToRecorderObservingWith(css_opaque_selector(@selector(noteTypo:)));
 }
 
 static const char *noteNilObserver(void) {
@@ -122,17 +126,7 @@ static const char *noteNilObserver(void) {
     return "posted";
 }
 
-static const char *noteNullSelector(void) {
-    NSNotificationCenter *center = [NSNotificationCenter defaultCenter];
-    id observer = css_note_recorder([CSSNoteRecorder class], 1);
-    [center addObserver: observer selector: css_opaque_selector(NULL) name: @"CSSNote.Scenario" object: nil];
-    css_event_log_reset_count(&css_note_events);
-    [center postNotificationName: @"CSSNote.Scenario" object: nil];
-    long delivered = css_event_log_count(&css_note_events);
-    [center removeObserver: observer];
-    CSS_RELEASE(observer);
-    return css_format("delivered=%ld", delivered);
-}
+static const char *noteNullSelector(void) { return notePostToRecorderObservingWith(css_opaque_selector(NULL)); }
 
 static const CSSScenario css_notification_table[] = {
     { "notification.observer.deallocatedWhileRegistered", "notification", "note:", "SIGSEGV", "delivered=0", 1, noteObserverDeallocated },

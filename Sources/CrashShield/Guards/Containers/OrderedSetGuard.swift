@@ -47,21 +47,21 @@ enum OrderedSetGuard {
     }
 
     static let objectAtIndex: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint("objectAtIndex:") { receiver, cmd, index in
-        guard let original = objectAtIndex.original(for: receiver) else { return nil }
-        let count = Messaging.sendUInt(receiver, Selectors.count)
-        if index < count { return original(receiver, cmd, index) }
-        if GuardFailure.stopOrRaise(.container, receiver, cmd, objectAtIndex, M.orderedSetRange, hint: outOfRangeHint, reason: {
-            M.orderedSetIndex(index, count: count, method: "objectAtIndex:", cls: $0)
-        }) { return nil }
-        return original(receiver, cmd, index)
+        read(objectAtIndex, receiver, cmd, index)
     }
 
     static let objectAtIndexedSubscript: HookPoint<ContainerIMP.ObjectAtIndex> = HookPoint("objectAtIndexedSubscript:") { receiver, cmd, index in
-        guard let original = objectAtIndexedSubscript.original(for: receiver) else { return nil }
+        read(objectAtIndexedSubscript, receiver, cmd, index)
+    }
+
+    /// One element by index. Recovery: nil.
+    private static func read(_ point: HookPoint<ContainerIMP.ObjectAtIndex>, _ receiver: CSRObject?, _ cmd: CSRSelector?,
+                             _ index: UInt) -> CSRObject? {
+        guard let original = point.original(for: receiver) else { return nil }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         if index < count { return original(receiver, cmd, index) }
-        if GuardFailure.stopOrRaise(.container, receiver, cmd, objectAtIndexedSubscript, M.orderedSetRange, hint: outOfRangeHint, reason: {
-            M.orderedSetIndex(index, count: count, method: "objectAtIndexedSubscript:", cls: $0)
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, point, M.orderedSetRange, hint: outOfRangeHint, reason: {
+            M.orderedSetIndex(index, count: count, method: point.selector.name, cls: $0)
         }) { return nil }
         return original(receiver, cmd, index)
     }
