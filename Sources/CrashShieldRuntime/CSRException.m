@@ -11,15 +11,20 @@ static void csr_copy(NSString *text, char *buffer, size_t size) {
     snprintf(buffer, size, "%s", utf8 ? utf8 : "");
 }
 
+bool csr_exception_describe(CSRObject object, CSRExceptionInfo *info) {
+    id exception = (CSR_BRIDGE id)object;
+    if (![exception isKindOfClass: [NSException class]]) return false;
+    csr_copy([exception name], info->name, sizeof info->name);
+    csr_copy([exception reason], info->reason, sizeof info->reason);
+    return true;
+}
+
 bool csr_try(CSRBody body, void *context, CSRExceptionInfo *caught) {
     @try {
         body(context);
         return false;
     } @catch (NSException *exception) {
-        if (caught) {
-            csr_copy([exception name], caught->name, sizeof caught->name);
-            csr_copy([exception reason], caught->reason, sizeof caught->reason);
-        }
+        if (caught) csr_exception_describe((CSR_BRIDGE CSRObject)exception, caught);
         return true;
     }
 }

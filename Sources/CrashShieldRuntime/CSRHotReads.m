@@ -216,11 +216,3 @@ static bool csr_hot_read_has_outer_frame(CSRHookTable *table) {
     _Unwind_Backtrace(csr_hot_read_visit_frame, &search);
     return search.calls >= 2;
 }
-
-bool csr_exception_describe(CSRObject object, CSRExceptionInfo *info) {
-    id exception = (CSR_BRIDGE id)object;
-    if (![exception isKindOfClass: [NSException class]]) return false;
-    snprintf(info->name, sizeof info->name, "%s", [[exception name] UTF8String] ?: "");
-    snprintf(info->reason, sizeof info->reason, "%s", [[exception reason] UTF8String] ?: "");
-    return true;
-}

@@ -14,6 +14,9 @@ typedef struct CSRExceptionInfo {
     char reason[1024];
 } CSRExceptionInfo;
 
+/// The name and reason of a caught exception, when it is an `NSException` (false otherwise).
+bool csr_exception_describe(CSRObject exception, CSRExceptionInfo *info);
+
 typedef void (*CSRBody)(void *context);
 
 /// Runs `body(context)` inside `@try`. Returns true and fills `caught` when an Objective-C exception was raised.

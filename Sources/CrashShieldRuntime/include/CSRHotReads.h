@@ -15,7 +15,6 @@
 #define CSR_HOT_READS_H
 
 #include "CSRHookTable.h"
-#include "CSRException.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,9 +39,6 @@ void csr_hot_reads_set_handlers(CSRHotReadHandlers handlers);
 /// CSRHotStringCharacterAtIndexBase, CSRHotArrayObjectAtIndex or CSRHotArrayObjectAtIndexedSubscript): the slot's own while the pool lasts, the generic
 /// one otherwise (also for `slot` < 0). NULL for a table without trampolines.
 CSRIMP csr_hot_read_trampoline(int which, long slot);
-
-/// The name and reason of a caught exception, when it is an `NSException` (false otherwise).
-bool csr_exception_describe(CSRObject exception, CSRExceptionInfo *info);
 
 #ifdef __cplusplus
 }
