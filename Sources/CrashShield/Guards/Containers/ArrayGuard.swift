@@ -24,15 +24,19 @@ enum ArrayGuard {
     /// The hottest read of all: C trampolines (CSRHotReads.h) call the original under `@try`, and its own range
     /// exception is reported. Recovery: nil.
     static let objectAtIndex = HotReadHookPoint<ContainerIMP.ObjectAtIndex>(
-        "objectAtIndex:", hotTable: Int32(CSRHotArrayObjectAtIndex), category: .container, hint: outOfRangeHint
-    ) { receiver, index in index < Messaging.sendUInt(receiver, csr_hot_selectors.count) }
+        "objectAtIndex:", hotTable: Int32(CSRHotArrayObjectAtIndex), category: .container, hint: outOfRangeHint,
+        precondition: indexWithinCount)
 
     /// `array[i]`, caught as `objectAtIndex:`. GNUstep's implementation sends `objectAtIndex:`, whose trampoline
     /// leaves the failure to this outer one (same family), so the report names the call the app made.
     static let objectAtIndexedSubscript = HotReadHookPoint<ContainerIMP.ObjectAtIndex>(
         "objectAtIndexedSubscript:", hotTable: Int32(CSRHotArrayObjectAtIndexedSubscript), category: .container,
-        hint: outOfRangeHint
-    ) { receiver, index in index < Messaging.sendUInt(receiver, csr_hot_selectors.count) }
+        hint: outOfRangeHint, precondition: indexWithinCount)
+
+    /// The hot reads' precondition, asked only after the original raised.
+    private static func indexWithinCount(_ receiver: CSRObject?, _ index: UInt) -> Bool {
+        index < Messaging.sendUInt(receiver, csr_hot_selectors.count)
+    }
 
     /// Recovery: an empty array (autoreleased, from the original with an empty range).
     static let subarrayWithRange: HookPoint<ContainerIMP.ObjectWithRange> = HookPoint("subarrayWithRange:") { receiver, cmd, range in
