@@ -44,6 +44,11 @@ enum GuardFailure {
         }
     }
 
+    /// An address as `%p` prints it (0x and lowercase hex; "0x0" for nil), for reasons that quote Foundation.
+    static func address(_ pointer: UnsafeRawPointer?) -> String {
+        "0x" + String(UInt(bitPattern: pointer), radix: 16)
+    }
+
     /// Class name of a receiver (the class itself for a class object).
     static func className(_ receiver: CSRObject?) -> String {
         guard let cls = ObjCClass(of: receiver) else { return "nil" }

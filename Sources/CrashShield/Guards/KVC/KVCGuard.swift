@@ -120,7 +120,7 @@ enum KVCMessages {
 
     static func setUndefined(receiver: CSRObject?, key: CSRObject?) -> String {
         #if canImport(Darwin)
-        return "[<\(className(receiver)) \(pointer(receiver))> setValue:forUndefinedKey:]: this class is not key value coding-compliant for the key \(format(key))."
+        return "[<\(className(receiver)) \(GuardFailure.address(receiver))> setValue:forUndefinedKey:]: this class is not key value coding-compliant for the key \(format(key))."
         #else
         return "Unable to set value for undefined key"
         #endif
@@ -128,7 +128,7 @@ enum KVCMessages {
 
     static func valueUndefined(receiver: CSRObject?, key: CSRObject?) -> String {
         #if canImport(Darwin)
-        return "[<\(className(receiver)) \(pointer(receiver))> valueForUndefinedKey:]: this class is not key value coding-compliant for the key \(format(key))."
+        return "[<\(className(receiver)) \(GuardFailure.address(receiver))> valueForUndefinedKey:]: this class is not key value coding-compliant for the key \(format(key))."
         #else
         return "Unable to find value for key \"\(format(key))\" of object \(format(receiver)) (\(className(receiver)))"
         #endif
@@ -136,16 +136,12 @@ enum KVCMessages {
 
     static func nilValue(receiver: CSRObject?, key: CSRObject?) -> String {
         #if canImport(Darwin)
-        return "[<\(className(receiver)) \(pointer(receiver))> setNilValueForKey]: could not set nil as the value for the key \(format(key))."
+        return "[<\(className(receiver)) \(GuardFailure.address(receiver))> setNilValueForKey]: could not set nil as the value for the key \(format(key))."
         #else
-        return "setNilValueForKey: -- \(className(receiver)) \(pointer(receiver)): Given nil value to set for key \"\(format(key))\""
+        return "setNilValueForKey: -- \(className(receiver)) \(GuardFailure.address(receiver)): Given nil value to set for key \"\(format(key))\""
         #endif
     }
 
-    /// `%p`: 0x and lowercase hex.
-    static func pointer(_ object: CSRObject?) -> String {
-        "0x" + String(UInt(bitPattern: object), radix: 16)
-    }
 
     private static let legacyNilHandler = csr_sel_register("unableToSetNilForKey:")
 

@@ -104,7 +104,7 @@ final class KVOGuard: CrashGuard {
         if outcome == .duplicate {
             _ = GuardFailure.stop(.kvo, receiver, cmd, addObserver, duplicateException,
                                   hint: "add each (observer, key path, context) once; remove before adding again", reason: { cls in
-                "\(String(describing: observer)) is already observing the key path \"\(name)\" of \(cls) with context \(hex(context)): delivered once"
+                "\(String(describing: observer)) is already observing the key path \"\(name)\" of \(cls) with context \(GuardFailure.address(context)): delivered once"
             })
         }
     }
@@ -141,7 +141,7 @@ final class KVOGuard: CrashGuard {
         let hint = "remove only what was added (balance add/remove; check the key path and context)"
         let reason: (String) -> String = { cls in
             "Cannot remove an observer \(String(describing: observer)) for the key path \"\(name ?? "(null)")\" from \(cls)"
-                + (context.map { " with context \(hex(UnsafeMutableRawPointer(bitPattern: $0)))" } ?? "")
+                + (context.map { " with context \(GuardFailure.address(UnsafeRawPointer(bitPattern: $0)))" } ?? "")
                 + " because it is not registered as an observer."
         }
         if point === removeObserverContext && addedContextRemoval {
@@ -175,7 +175,7 @@ final class KVOGuard: CrashGuard {
     /// An observed object was deallocated with observers still registered: they were removed.
     static func observedDied(_ object: CSRObject, className: String, keyPaths: [String]) {
         _ = Interception.report(.kvo, className: className, selector: "dealloc", exception: "NSInternalInconsistencyException",
-                                reason: { "An instance \(hex(object)) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); they were removed" },
+                                reason: { "An instance \(GuardFailure.address(object)) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); they were removed" },
                                 hint: "remove every observer before the observed object goes away",
                                 implementation: nil)
     }
@@ -213,9 +213,5 @@ final class KVOGuard: CrashGuard {
         var buffer = [CChar](repeating: 0, count: 1024)
         guard csr_string_copyUTF8(object, &buffer, buffer.count) else { return nil }
         return String(cString: buffer)
-    }
-
-    static func hex(_ pointer: UnsafeMutableRawPointer?) -> String {
-        pointer.map { "0x" + String(UInt(bitPattern: $0), radix: 16) } ?? "0x0"
     }
 }

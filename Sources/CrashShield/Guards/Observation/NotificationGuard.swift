@@ -94,7 +94,7 @@ final class NotificationGuard: CrashGuard {
         guard let observer, let selector, !csr_object_responds(observer, selector) else { return nil }
         let name = String(cString: csr_sel_getName(selector))
         return Problem(exception: "NSInvalidArgumentException",
-                       reason: "-[\(GuardFailure.className(observer)) \(name)]: unrecognized selector sent to instance \(KVOGuard.hex(observer))",
+                       reason: "-[\(GuardFailure.className(observer)) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(observer))",
                        hint: "implement -\(name) in \(GuardFailure.className(observer)) or register the right selector")
         #else
         guard let observer else {

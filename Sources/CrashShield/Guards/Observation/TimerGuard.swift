@@ -56,7 +56,7 @@ final class TimerGuard: CrashGuard {
             let name = String(cString: csr_sel_getName(selector))
             let recover = initPoint.isActive(for: receiver) && Interception.report(
                 .timer, className: targetClass, selector: name, exception: "NSInvalidArgumentException",
-                reason: { "-[\(targetClass) \(name)]: unrecognized selector sent to instance \(KVOGuard.hex(target))" },
+                reason: { "-[\(targetClass) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(target))" },
                 hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector",
                 details: ["timerSelector": "initWithFireDate:interval:target:selector:userInfo:repeats:"],
                 implementation: initPoint.replacementAddress)
