@@ -155,7 +155,10 @@ public struct MatrixRunner: Sendable {
         return result
     }
 
+    /// Runs the executable with `arguments` in a child process, with a watchdog. Child processes exist on Linux and
+    /// macOS only: on iOS, tvOS and watchOS (where an app cannot spawn processes) every child "could not start".
     func spawn(_ arguments: [String]) -> ChildOutcome {
+#if os(Linux) || os(macOS)
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -192,5 +195,8 @@ public struct MatrixRunner: Sendable {
         }
         return ChildOutcome(ending: ending, stdout: String(decoding: outData, as: UTF8.self),
                             stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+#else
+        return ChildOutcome(ending: .exited(-1), stdout: "", stderr: "child processes are not available on this platform")
+#endif
     }
 }

@@ -1,5 +1,6 @@
 // CSRNotification.m: the Objective-C side of the notification and timer guards (see CSRNotification.h).
 #import <Foundation/Foundation.h>
+#import <objc/runtime.h>   // Apple: not re-exported by Foundation under modules
 #include <pthread.h>
 #include "CSRMemory.h"
 #include "CSRNotification.h"

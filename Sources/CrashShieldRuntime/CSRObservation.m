@@ -1,5 +1,6 @@
 // CSRObservation.m: the Objective-C side of the KVO guard (see CSRObservation.h).
 #import <Foundation/Foundation.h>
+#import <objc/runtime.h>   // Apple: not re-exported by Foundation under modules
 #include "CSRMemory.h"
 #include "CSRObservation.h"
 

@@ -88,6 +88,9 @@ static const char *releaseTwice(void) {
     return "released twice";
 }
 
+/// A rectangle laid out as CGRect/NSRect on 64-bit platforms (NSRect exists only on macOS and GNUstep).
+typedef struct CSSRect { double x, y, width, height; } CSSRect;
+
 // MARK: A view whose layout methods are main-thread-only (UIKit's UIView does not exist here)
 
 /// Records the thread each call ran on; off the main thread, raises what UIKit raises.
@@ -95,12 +98,12 @@ static const char *releaseTwice(void) {
 @public
     long mainCalls;
     long backgroundCalls;
-    NSRect lastRect;
+    CSSRect lastRect;
     BOOL raisedOffMain;
 }
 - (void)setNeedsLayout;
 - (void)setNeedsDisplay;
-- (void)setNeedsDisplayInRect:(NSRect)rect;
+- (void)setNeedsDisplayInRect:(CSSRect)rect;
 - (void)layoutIfNeeded;
 @end
 
@@ -117,7 +120,7 @@ static const char *releaseTwice(void) {
 }
 - (void)setNeedsLayout { [self record]; }
 - (void)setNeedsDisplay { [self record]; }
-- (void)setNeedsDisplayInRect:(NSRect)rect { lastRect = rect; [self record]; }
+- (void)setNeedsDisplayInRect:(CSSRect)rect { lastRect = rect; [self record]; }
 - (void)layoutIfNeeded { [self record]; }
 @end
 
@@ -135,7 +138,7 @@ static const char *releaseTwice(void) {
 
 @implementation CSSBackgroundCaller
 - (void)callView {
-    NSRect rect = NSMakeRect(1, 2, 3, 4);
+    CSSRect rect = { 1, 2, 3, 4 };
     for (unsigned long i = 0; i < times; i++) {
         if (sel_isEqual(selector, @selector(setNeedsDisplayInRect:))) {
             [view setNeedsDisplayInRect: rect];
@@ -207,8 +210,8 @@ static const char *setNeedsDisplayInRectInBackground(void) {
     CSSView *view = [[CSSView alloc] init];
     CSSBackgroundCaller *caller = css_call_in_background(view, @selector(setNeedsDisplayInRect:), 1, NO);
     css_spin_until(view, 1, 5);
-    const char *outcome = css_format("%s rect={%g,%g,%g,%g}", css_view_outcome(view), view->lastRect.origin.x,
-                                     view->lastRect.origin.y, view->lastRect.size.width, view->lastRect.size.height);
+    const char *outcome = css_format("%s rect={%g,%g,%g,%g}", css_view_outcome(view), view->lastRect.x,
+                                     view->lastRect.y, view->lastRect.width, view->lastRect.height);
     CSS_RELEASE(caller);
     CSS_RELEASE(view);
     return outcome;
@@ -273,8 +276,8 @@ long css_view_calls(void *view, bool onMain) {
 
 const char *css_view_last_rect(void *view) {
     CSSView *v = (CSS_BRIDGE CSSView *)view;
-    return css_format("{%g,%g,%g,%g}", v->lastRect.origin.x, v->lastRect.origin.y, v->lastRect.size.width,
-                      v->lastRect.size.height);
+    return css_format("{%g,%g,%g,%g}", v->lastRect.x, v->lastRect.y, v->lastRect.width,
+                      v->lastRect.height);
 }
 
 bool css_view_wait_for_main_calls(void *view, long calls, double seconds) {

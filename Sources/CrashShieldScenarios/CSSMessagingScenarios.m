@@ -4,9 +4,7 @@
 #import <Foundation/Foundation.h>
 #include "CSSFamilies.h"
 #include <objc/runtime.h>
-#if !defined(__APPLE__)
 #include <objc/message.h>
-#endif
 #include <string.h>
 
 /// A struct returned in memory (larger than two registers), to prove the zeroed return reaches the caller.
@@ -74,7 +72,16 @@ static const char *performUntypedSelector(void) {
 static const char *untypedStructReturn(void) {
     CSSMessagingProfile *target = profile();
     SEL selector = sel_registerName("boundingFrame");
+#if defined(__APPLE__) && defined(__x86_64__)
+    // Apple on x86_64: a 32-byte struct is returned in memory, through the _stret entry point.
+    CSSFrame (*send)(id, SEL) = (CSSFrame (*)(id, SEL))objc_msgSend_stret;
+#elif defined(__APPLE__)
+    // Apple on arm64: objc_msgSend returns structs of any size (through x8 for large ones).
+    CSSFrame (*send)(id, SEL) = (CSSFrame (*)(id, SEL))objc_msgSend;
+#else
+    // GCC's libobjc: look the implementation up, then call it with the struct-returning signature.
     CSSFrame (*send)(id, SEL) = (CSSFrame (*)(id, SEL))objc_msg_lookup(target, selector);
+#endif
     CSSFrame frame = { 9, 9, 9, 9 };
     frame = send(target, selector);
     return css_format("{%g,%g,%g,%g}", frame.x, frame.y, frame.width, frame.height);

@@ -393,24 +393,32 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
 
     // MARK: - Coding
 
-    private static let dateFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    /// ISO 8601 with milliseconds ("2026-11-22T16:05:20.123Z"). `ISO8601DateFormatter` rather than
+    /// `Date.ISO8601FormatStyle`, which needs iOS 15 / macOS 12; a formatter is made per coder, never shared.
+    private static func dateFormatter(fractionalSeconds: Bool) -> ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = fractionalSeconds ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
+        return formatter
+    }
 
     static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let formatter = dateFormatter(fractionalSeconds: true)
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(dateFormat.format(date))
+            try container.encode(formatter.string(from: date))
         }
         return encoder
     }
 
     static func makeDecoder() -> JSONDecoder {
         let decoder = JSONDecoder()
+        let withFraction = dateFormatter(fractionalSeconds: true), plain = dateFormatter(fractionalSeconds: false)
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let text = try container.decode(String.self)
-            if let date = (try? dateFormat.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) { return date }
+            if let date = withFraction.date(from: text) ?? plain.date(from: text) { return date }
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ISO-8601 date")
         }
         return decoder
