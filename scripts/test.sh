@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Every test, the crash matrix included (it runs the matrix executable, so everything is built first).
+# SDK=/path/to/iPhoneOS17.4.sdk (or MacOSX12.0.sdk) also type-checks the package for that Apple platform
+# (../shared/apple/typecheck.sh, or APPLE_TYPECHECK=/path/to/typecheck.sh); without SDK that check is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/check-arc.sh   # every .m file must also compile under ARC (the build here is MRC)
+scripts/check-apple.sh
 swift build --build-tests
 swift test --skip-build --disable-swift-testing "$@"   # the suite is XCTest
