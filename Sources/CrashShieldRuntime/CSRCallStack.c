@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <unwind.h>
 #include "CSRCallStack.h"
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>
@@ -15,6 +16,13 @@
 int csr_backtrace(void **frames, int max) {
     if (frames == NULL || max <= 0) return 0;
     return backtrace(frames, max);
+}
+
+const void *csr_enclosing_function(const void *address) {
+    if (address == NULL) return NULL;
+    // The unwinder's own tables (.eh_frame on ELF, __unwind_info on Mach-O) say where each function starts; they are
+    // kept in stripped and statically linked binaries alike.
+    return _Unwind_FindEnclosingFunction((void *)address);
 }
 
 #if defined(__APPLE__)

@@ -20,13 +20,19 @@ bool csr_exception_describe(CSRObject object, CSRExceptionInfo *info) {
 }
 
 bool csr_try(CSRBody body, void *context, CSRExceptionInfo *caught) {
-    @try {
-        body(context);
-        return false;
-    } @catch (NSException *exception) {
-        if (caught) csr_exception_describe((CSR_BRIDGE CSRObject)exception, caught);
-        return true;
+    bool raised = false;
+    @autoreleasepool {
+        @try {
+            body(context);
+        } @catch (id exception) {
+            raised = true;
+            if (caught && !csr_exception_describe((CSR_BRIDGE CSRObject)exception, caught)) {
+                snprintf(caught->name, sizeof caught->name, "%s", "(not an NSException)");
+                caught->reason[0] = 0;
+            }
+        }
     }
+    return raised;
 }
 
 void csr_raise(const char *name, const char *reason) {

@@ -97,3 +97,43 @@ long css_indexed_value(void *object, unsigned long index) {
     NSNumber *value = [(__bridge id)object objectAtIndex: index];
     return value == nil ? -1 : (long)[value unsignedLongValue];
 }
+
+// MARK: Two call sites of one bad call: the app's own, and Foundation's (through NSInvocation)
+
+/// `[array addObject:nil]` `times` times from this function (app code), each inside @try. Returns how many raised.
+unsigned long css_test_add_nil_direct(unsigned long times) {
+    unsigned long raised = 0;
+    @autoreleasepool {
+        NSMutableArray *array = [NSMutableArray array];
+        for (unsigned long i = 0; i < times; i++) {
+            @try { [array addObject: css_opaque(nil)]; } @catch (NSException *exception) { raised++; }
+        }
+    }
+    return raised;
+}
+
+/// The same bad call made by Foundation's NSInvocation (a system caller), `times` times. Returns how many raised.
+unsigned long css_test_add_nil_through_invocation(unsigned long times) {
+    unsigned long raised = 0;
+    @autoreleasepool {
+        NSMutableArray *array = [NSMutableArray array];
+        SEL selector = @selector(addObject:);
+        NSInvocation *invocation =
+            [NSInvocation invocationWithMethodSignature: [array methodSignatureForSelector: selector]];
+        id nothing = nil;
+        [invocation setTarget: array];
+        [invocation setSelector: selector];
+        [invocation setArgument: &nothing atIndex: 2];
+        for (unsigned long i = 0; i < times; i++) {
+            @try { [invocation invoke]; } @catch (NSException *exception) { raised++; }
+        }
+    }
+    return raised;
+}
+
+/// One bad call, not caught here: `[array objectAtIndex:5]` on a two-object array. Returns the result (nil when
+/// a guard recovered it).
+void *css_test_bad_call(void) {
+    NSArray *array = css_opaque([NSArray arrayWithObjects: @"a", @"b", nil]);
+    return (__bridge void *)[array objectAtIndex: css_opaque_index(5)];
+}

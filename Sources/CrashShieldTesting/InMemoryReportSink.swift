@@ -1,7 +1,10 @@
-import CrashShield
+@_spi(Testing) import CrashShield
 import Foundation
 
 /// Keeps reports in memory, latest count per signature: for an app's own tests ("this bad call is reported once").
+///
+/// Sinks are called on CrashShield's delivery queue; reading `reports` or `deliveryCount` first waits (up to 5 s) until
+/// every report made so far was delivered, so a test reads what it caused. Read inside a sink, it does not wait.
 public final class InMemoryReportSink: ReportSink, @unchecked Sendable {
     private let lock = NSLock()
     private var bySignature: [String: CrashReport] = [:]
@@ -19,6 +22,7 @@ public final class InMemoryReportSink: ReportSink, @unchecked Sendable {
 
     /// Distinct reports in order of first delivery, each with its latest delivered count.
     public var reports: [CrashReport] {
+        CrashShield.waitForSinks()
         lock.lock()
         defer { lock.unlock() }
         return order.compactMap { bySignature[$0] }
@@ -26,6 +30,7 @@ public final class InMemoryReportSink: ReportSink, @unchecked Sendable {
 
     /// How many times `receive` was called (first occurrences plus count updates).
     public var deliveryCount: Int {
+        CrashShield.waitForSinks()
         lock.lock()
         defer { lock.unlock() }
         return deliveries

@@ -128,10 +128,21 @@ final class MainThreadGuardTests: ShieldTestCase {
             XCTAssertTrue(CrashShield.activeGuards.contains(.mainThreadUI))
         }
         var returnsValue = Configuration(guards: .mainThreadUI)
-        returnsValue.mainThreadOnlyMethods = ["NSObject": ["description"]]
+        returnsValue.mainThreadOnlyMethods = ["NSMutableString": ["length"]]
         XCTAssertThrowsError(try CrashShield.start(returnsValue)) { error in
             guard case .invalidConfiguration(let text) = error as? CrashShieldError else { return XCTFail("\(error)") }
-            XCTAssertTrue(text.contains("-[NSObject description]"), text)
+            XCTAssertTrue(text.contains("-[NSMutableString length]"), text)
+        }
+        // A root class or a runtime/memory-management selector would be worse than no guard: refused by name.
+        for (className, selector, expected) in [("NSObject", "setNeedsLayout", "root class"),
+                                                ("CSSView", "retain", "memory-management"),
+                                                ("CSSView", "forwardInvocation:", "forwarding")] {
+            var hostile = Configuration(guards: .mainThreadUI)
+            hostile.mainThreadOnlyMethods = [className: [selector]]
+            XCTAssertThrowsError(try CrashShield.start(hostile)) { error in
+                guard case .invalidConfiguration(let text) = error as? CrashShieldError else { return XCTFail("\(error)") }
+                XCTAssertTrue(text.contains(expected), text)
+            }
         }
         XCTAssertFalse(CrashShield.isRunning)
         var missing = Configuration(guards: .mainThreadUI)

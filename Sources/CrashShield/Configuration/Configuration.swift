@@ -24,6 +24,9 @@ public struct Configuration: Sendable {
     /// Whether a binary image (by path) is the app's own code rather than a system library. Debug mode fails loudly
     /// only for calls from the app's own code.
     public var isAppImage: @Sendable (String) -> Bool
+    /// Applied to every detailed report before it is kept or any sink sees it: remove app data from reasons and
+    /// details (see `Redaction` for what a report can quote; `Redaction.withoutAppData` drops it all). nil: none.
+    public var redact: (@Sendable (CrashReport) -> CrashReport)?
     /// The zombie guard's pool and the classes whose objects become zombies (see `ZombieOptions`).
     public var zombies = ZombieOptions()
     /// Main-thread-only methods, by class name (the class and its subclasses): the selectors the main-thread guard
@@ -76,8 +79,43 @@ public struct Configuration: Sendable {
         }
         try limits.validate()
         try zombies.validate()
-        for (className, selectors) in mainThreadOnlyMethods where className.isEmpty || selectors.contains(where: \.isEmpty) {
-            throw CrashShieldError.invalidConfiguration("mainThreadOnlyMethods: empty class name or selector for '\(className)'")
+        try validateGuards(guards, in: "guards")
+        for (category, _) in modeOverrides { try validateGuards(category, in: "modeOverrides") }
+        for (className, selectors) in mainThreadOnlyMethods.sorted(by: { $0.key < $1.key }) {
+            if className.isEmpty || selectors.contains(where: \.isEmpty) {
+                throw CrashShieldError.invalidConfiguration("mainThreadOnlyMethods: empty class name or selector for '\(className)'")
+            }
+            // Hooking a root class would put the check on every object's messages; a forwarding or memory-management
+            // selector would break the runtime itself. Both would be worse than no guard.
+            if let cls = ObjCClass(named: className), cls.superclass == nil {
+                throw CrashShieldError.invalidConfiguration(
+                    "mainThreadOnlyMethods: '\(className)' is a root class; name the UI class whose methods are main-thread-only")
+            }
+            if let selector = selectors.first(where: Self.runtimeSelectors.contains) {
+                throw CrashShieldError.invalidConfiguration(
+                    "mainThreadOnlyMethods: '\(selector)' of '\(className)' is a runtime, forwarding or memory-management method and cannot be main-thread-only")
+            }
+        }
+    }
+
+    /// Selectors the runtime itself sends (memory management, forwarding, introspection): never hooked by the
+    /// main-thread guard.
+    static let runtimeSelectors: Set<String> = [
+        "alloc", "allocWithZone:", "init", "new", "copy", "mutableCopy", "copyWithZone:", "mutableCopyWithZone:",
+        "retain", "release", "autorelease", "retainCount", "dealloc", ".cxx_destruct", "finalize",
+        "class", "superclass", "self", "isKindOfClass:", "isMemberOfClass:", "respondsToSelector:",
+        "conformsToProtocol:", "methodSignatureForSelector:", "forwardInvocation:", "forwardingTargetForSelector:",
+        "doesNotRecognizeSelector:", "resolveInstanceMethod:", "resolveClassMethod:", "methodForSelector:",
+        "instanceMethodForSelector:", "performSelector:", "hash", "isEqual:", "description", "debugDescription",
+        "zone", "_tryRetain", "_isDeallocating", "allowsWeakReference", "retainWeakReference", "initialize", "load",
+    ]
+
+    /// Every bit of `categories` must name a guard.
+    private func validateGuards(_ categories: GuardCategory, in field: String) throws {
+        let unknown = categories.subtracting(.all)
+        guard unknown.isEmpty else {
+            throw CrashShieldError.invalidConfiguration(
+                "\(field): bits 0x\(String(unknown.rawValue, radix: 16)) name no guard (known: \(GuardCategory.all.name))")
         }
     }
 }
@@ -101,6 +139,11 @@ public struct ZombieOptions: Sendable, Equatable {
     /// "deallocationStack"). Off by default: a stack capture costs about 2 µs per protected deallocation.
     public var recordsDeallocationStack: Bool
 
+    /// Largest `maxBytes` accepted (256 MiB): a pool must stay a small part of an app's memory.
+    public static let maxPoolBytes = 256 << 20
+    /// Largest `maxCount` accepted.
+    public static let maxPoolCount = 1_000_000
+
     public init(maxBytes: Int = 10 << 20, maxCount: Int = 10_000, maxObjectSize: Int = 64 << 10,
                 classNames: Set<String> = [], recordsDeallocationStack: Bool = false) {
         self.maxBytes = maxBytes
@@ -114,8 +157,17 @@ public struct ZombieOptions: Sendable, Equatable {
         guard maxBytes >= 0, maxCount >= 0, maxObjectSize >= 0 else {
             throw CrashShieldError.invalidConfiguration("zombie pool bounds must not be negative")
         }
-        for name in classNames.sorted() where ObjCClass(named: name) == nil {
-            throw CrashShieldError.unknownClass(name)
+        guard maxBytes <= Self.maxPoolBytes, maxCount <= Self.maxPoolCount else {
+            throw CrashShieldError.invalidConfiguration(
+                "zombie pool bounds: maxBytes <= \(Self.maxPoolBytes) and maxCount <= \(Self.maxPoolCount), got \(maxBytes) and \(maxCount)")
+        }
+        for name in classNames.sorted() {
+            guard let cls = ObjCClass(named: name) else { throw CrashShieldError.unknownClass(name) }
+            // A root class (NSObject, NSProxy) would make every object of the process a zombie.
+            if cls.superclass == nil {
+                throw CrashShieldError.invalidConfiguration(
+                    "zombies.classNames: '\(name)' is a root class, which would keep every freed object of the app; name the app's own classes")
+            }
         }
     }
 }

@@ -54,3 +54,13 @@ public func crashshield_set_report_handler(
     CEntryPoint.handler.withLock { $0 = (handler, context) }
     return CrashShieldStatusOK
 }
+
+@_cdecl("crashshield_clear_report_handler")
+public func crashshield_clear_report_handler() {
+    CEntryPoint.handler.withLock { $0 = nil }
+}
+
+@_cdecl("crashshield_flush")
+public func crashshield_flush(_ timeoutSeconds: Double) -> Bool {
+    CrashShield.flush(timeout: timeoutSeconds)
+}

@@ -31,14 +31,16 @@ public enum CrashShield {
         }
     }
 
-    /// Reverts every hook and flushes pending report counts. Safe to call when not running (does nothing).
+    /// Reverts every hook and hands pending report counts to the sinks. Safe to call when not running (does nothing),
+    /// from any thread, and from inside a sink: it never waits for a sink.
     public static func stop() {
-        lock.withLock {
-            guard let session = Session.current.load(ordering: .acquiring) else { return }
+        let stopped: Session? = lock.withLock {
+            guard let session = Session.current.load(ordering: .acquiring) else { return nil }
             uninstallAll(session)
             Session.current.store(nil, ordering: .releasing)
-            session.pipeline.flush()
+            return session
         }
+        stopped?.pipeline.flush()
     }
 
     /// Whether CrashShield runs.
@@ -56,7 +58,12 @@ public enum CrashShield {
     /// at run time. Returns false when CrashShield is not running.
     @discardableResult
     public static func setGuard(_ categories: GuardCategory, enabled: Bool) throws -> Bool {
-        try lock.withLock {
+        let unknown = categories.subtracting(.all)
+        guard unknown.isEmpty else {
+            throw CrashShieldError.invalidConfiguration(
+                "setGuard: bits 0x\(String(unknown.rawValue, radix: 16)) name no guard (known: \(GuardCategory.all.name))")
+        }
+        return try lock.withLock {
             guard let session = Session.current.load(ordering: .acquiring) else { return false }
             for category in categories.members {
                 if enabled {
@@ -72,8 +79,22 @@ public enum CrashShield {
     /// Every distinct report of this run, with current counts.
     public static var reports: [CrashReport] { Session.current.load(ordering: .acquiring)?.pipeline.reports ?? [] }
 
-    /// Delivers report counts that changed since they were last delivered.
-    public static func flush() { Session.current.load(ordering: .acquiring)?.pipeline.flush() }
+    /// Hands report counts that changed since they were last delivered to the sinks, then waits until the sinks
+    /// have taken everything reported so far, at most `timeout` seconds (0: do not wait). Returns whether they did.
+    /// Called from inside a sink it does not wait (it would wait for itself).
+    @discardableResult
+    public static func flush(timeout: TimeInterval = 5) -> Bool {
+        Session.current.load(ordering: .acquiring)?.pipeline.flush()
+        return waitForSinks(timeout: timeout)
+    }
+
+    /// Waits until the sinks have taken every report handed to them so far, at most `timeout` seconds; returns whether
+    /// they did (true at once inside a sink). For test sinks, which read what was delivered.
+    @_spi(Testing)
+    @discardableResult
+    public static func waitForSinks(timeout: TimeInterval = 5) -> Bool {
+        timeout <= 0 ? !ReportDelivery.shared.hasPending : ReportDelivery.shared.waitUntilDelivered(timeout: timeout)
+    }
 
     // MARK: Installation (under `lock`)
 

@@ -1,28 +1,10 @@
 import Foundation
 import CrashShieldRuntime
 
-/// The failure path every guard takes when it stopped a call that would crash: decide, report, answer.
+/// The failure path every guard takes when it stopped a call that would crash. One direction: the hook describes the
+/// failure (`Failure`); `decide` asks the session (guard on? class excluded? mode?) and the call stack (is the call
+/// site the app's own code?) and returns what to do; the pipeline only records, counts and delivers the report.
 enum Interception {
-    /// Whether the guard should recover. `false` means: behave exactly as the original would (the guard is off, the
-    /// class is on the deny list, or debug mode and the call comes from the app's own code; the report is delivered
-    /// before the original fails).
-    ///
-    /// - Parameters:
-    ///   - receiver: the object (or class object) the bad call was sent to.
-    ///   - selector: the selector called.
-    ///   - exception: the exception the original raises (NSRangeException, ...).
-    ///   - reason: what the original would print; built only when a report is made.
-    ///   - hint: one line on how to fix the call site.
-    ///   - implementation: the replacement that stopped the call, to find the caller's frame.
-    @inline(never)
-    static func shouldRecover(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?,
-                              exception: String, reason: () -> String, hint: String,
-                              details: [String: String] = [:], implementation: UnsafeRawPointer?,
-                              callSite: CallSite = .directCaller) -> Bool {
-        decide(category, receiver: receiver, selector: selector, exception: exception, reason: reason, hint: hint,
-               details: details, implementation: implementation, callSite: callSite) == .recover
-    }
-
     /// What to do with a stopped call.
     enum Decision {
         /// Release mode (or a system caller): return a safe value or skip the mutation; reported.
@@ -33,70 +15,141 @@ enum Interception {
         case passThrough
     }
 
-    /// `shouldRecover`, telling a loud failure apart from a pass-through.
+    /// One stopped call, as the hook saw it.
+    struct Failure {
+        var category: GuardCategory
+        /// The class reported (for a class method, the class itself), nil for a nil receiver.
+        var cls: ObjCClass?
+        /// Reported class name when there is no class object (a class that is gone, a nil receiver).
+        var className: String
+        var selector: String
+        var isClassMethod: Bool
+        /// The exception the original raises (NSRangeException, ...), or the signal it dies of ("SIGSEGV").
+        var exception: String
+        var hint: String
+        var details: [String: String]
+        /// The replacement that stopped the call, to find the caller's frame.
+        var implementation: UnsafeRawPointer?
+        var callSite: CallSite
+
+        /// A call on a receiver (an object or a class object).
+        init(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?, exception: String, hint: String,
+             details: [String: String] = [:], implementation: UnsafeRawPointer?, callSite: CallSite = .directCaller) {
+            let receiverClass = ObjCClass(of: receiver)
+            isClassMethod = receiverClass?.isMetaclass ?? false
+            cls = isClassMethod ? receiver.map(ObjCClass.init) : receiverClass
+            className = cls?.name ?? "nil"
+            self.selector = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
+            self.category = category
+            self.exception = exception
+            self.hint = hint
+            self.details = details
+            self.implementation = implementation
+            self.callSite = callSite
+        }
+
+        /// An incident that is not a method call on a live receiver (an observer that died, a timer whose target is
+        /// gone): named by class name.
+        init(_ category: GuardCategory, className: String, selector: String, isClassMethod: Bool = false,
+             exception: String, hint: String, details: [String: String] = [:], implementation: UnsafeRawPointer?) {
+            self.category = category
+            cls = ObjCClass(named: className)
+            self.className = className
+            self.selector = selector
+            self.isClassMethod = isClassMethod
+            self.exception = exception
+            self.hint = hint
+            self.details = details
+            self.implementation = implementation
+            callSite = .directCaller
+        }
+    }
+
+    /// Frames walked to find the call site before walking the whole stack.
+    static let decisionDepth = 16
+
+    /// Decides what to do with `failure` and records it (unless it passes through). `reason` (what the original would
+    /// print) is built only for a detailed report. In debug mode a loud failure waits (briefly) until its report was
+    /// delivered, so the developer sees it before the crash.
+    @inline(never)
+    static func decide(_ failure: Failure, reason: () -> String) -> Decision {
+        guard let session = Session.current.load(ordering: .acquiring), session.isEnabled(failure.category) else {
+            return .passThrough
+        }
+        if let cls = failure.cls, session.isExcluded(cls) { return .passThrough }
+        let configuration = session.configuration
+        // The decision needs the call site only: a short walk of the stack (each frame costs an unwind-table lookup),
+        // the full one when the call site lies deeper. The full stack is captured for detailed reports only.
+        let fullDepth = configuration.limits.maxStackDepth
+        var location = CallStack.locate(callerOf: failure.implementation, callSite: failure.callSite,
+                                        maxDepth: min(fullDepth, decisionDepth), isAppImage: session.isAppImage)
+        var isFull = fullDepth <= decisionDepth
+        if !isFull, location.callerIndex.map({ $0 + 1 >= location.addresses.count }) ?? true {
+            location = CallStack.locate(callerOf: failure.implementation, callSite: failure.callSite,
+                                        maxDepth: fullDepth, isAppImage: session.isAppImage)
+            isFull = true
+        }
+        let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
+        let loud = configuration.mode(for: failure.category) == .debug && fromAppCode
+        let site = ReportPipeline.SiteKey(category: failure.category.rawValue, cls: UInt(bitPattern: failure.cls?.pointer),
+                                          selector: failure.selector, caller: location.callerAddress)
+        session.pipeline.record(site: site) {
+            let full = isFull ? location
+                : CallStack.locate(callerOf: failure.implementation, callSite: failure.callSite, maxDepth: fullDepth,
+                                   isAppImage: session.isAppImage)
+            return makeReport(failure, location: full, action: loud ? .failedLoudly : .recovered, reason: reason(),
+                       redact: configuration.redact)
+        }
+        if loud { ReportDelivery.shared.waitUntilDelivered(timeout: 1) }
+        return loud ? .failLoudly : .recover
+    }
+
+    /// `decide` for a call on a receiver, as a yes/no: true to recover.
+    @inline(never)
+    static func shouldRecover(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?,
+                              exception: String, reason: () -> String, hint: String,
+                              details: [String: String] = [:], implementation: UnsafeRawPointer?,
+                              callSite: CallSite = .directCaller) -> Bool {
+        decide(category, receiver: receiver, selector: selector, exception: exception, reason: reason, hint: hint,
+               details: details, implementation: implementation, callSite: callSite) == .recover
+    }
+
+    /// `decide` for a call on a receiver.
     @inline(never)
     static func decide(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?,
                        exception: String, reason: () -> String, hint: String,
                        details: [String: String] = [:], implementation: UnsafeRawPointer?,
                        callSite: CallSite = .directCaller) -> Decision {
-        guard let session = Session.current.load(ordering: .acquiring), session.isEnabled(category) else { return .passThrough }
-        let receiverClass = ObjCClass(of: receiver)
-        let isClassMethod = receiverClass?.isMetaclass ?? false
-        let cls: ObjCClass? = isClassMethod ? receiver.map(ObjCClass.init) : receiverClass
-        if let cls, session.isExcluded(cls) { return .passThrough }
-        let selectorName = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
-        let action = record(session: session, category: category, className: cls?.name ?? "nil",
-                            classKey: UInt(bitPattern: cls?.pointer), selector: selectorName,
-                            isClassMethod: isClassMethod, exception: exception, reason: reason, hint: hint,
-                            details: details, implementation: implementation, callSite: callSite)
-        return action == .recovered ? .recover : .failLoudly
+        decide(Failure(category, receiver: receiver, selector: selector, exception: exception, hint: hint,
+                       details: details, implementation: implementation, callSite: callSite), reason: reason)
     }
 
-    /// Reports an incident that is not a method call on a receiver (an observer that died, a timer whose target
-    /// is gone). Returns whether to recover, as `shouldRecover`.
+    /// `decide` for an incident that is not a method call on a receiver; true to recover.
     @inline(never)
     static func report(_ category: GuardCategory, className: String, selector: String, isClassMethod: Bool = false,
                        exception: String, reason: () -> String, hint: String, details: [String: String] = [:],
                        implementation: UnsafeRawPointer?) -> Bool {
-        guard let session = Session.current.load(ordering: .acquiring), session.isEnabled(category) else { return false }
-        if let cls = ObjCClass(named: className), session.isExcluded(cls) { return false }
-        let classKey = UInt(bitPattern: ObjCClass(named: className)?.pointer)
-        return record(session: session, category: category, className: className, classKey: classKey,
-                      selector: selector, isClassMethod: isClassMethod, exception: exception, reason: reason,
-                      hint: hint, details: details, implementation: implementation) == .recovered
+        decide(Failure(category, className: className, selector: selector, isClassMethod: isClassMethod,
+                       exception: exception, hint: hint, details: details, implementation: implementation),
+               reason: reason) == .recover
     }
 
-    private static func record(session: Session, category: GuardCategory, className: String, classKey: UInt,
-                               selector: String, isClassMethod: Bool, exception: String, reason: () -> String,
-                               hint: String, details: [String: String],
-                               implementation: UnsafeRawPointer?, callSite: CallSite = .directCaller) -> CrashReport.Action {
-        let configuration = session.configuration
-        let site = ReportPipeline.SiteKey(category: category.rawValue, cls: classKey, selector: selector)
-        return session.pipeline.record(site: site) {
-            var (frames, callerIndex) = CallStack.capture(callerOf: implementation,
-                                                          maxDepth: configuration.limits.maxStackDepth,
-                                                          throughForwarding: callSite == .pastForwarding)
-            if callSite == .firstAppFrame, let direct = callerIndex, frames.indices.contains(direct),
-               !configuration.isAppImage(frames[direct].image),
-               let app = frames[direct...].firstIndex(where: { configuration.isAppImage($0.image) }) {
-                callerIndex = app
-            }
-            if callSite == .directCaller, let direct = callerIndex {
-                callerIndex = CallStack.pastFoundationConveniences(frames, from: direct)
-            }
-            let caller = callerIndex.flatMap { frames.indices.contains($0) ? frames[$0] : nil }
-            let fromAppCode = caller.map { configuration.isAppImage($0.image) } ?? true
-            let action: CrashReport.Action =
-                configuration.mode(for: category) == .debug && fromAppCode ? .failedLoudly : .recovered
-            let now = Date()
-            let callSiteText = caller.map { "\(($0.image as NSString).lastPathComponent)+\($0.offsetInImage)" } ?? "?"
-            return CrashReport(
-                signature: Signature.make(category.name, className, selector, isClassMethod ? "+" : "-", callSiteText),
-                category: category.name, exceptionName: exception, reason: reason(), className: className,
-                selector: selector, isClassMethod: isClassMethod, hint: hint, action: action, details: details,
-                thread: CallStack.currentThread(), callStack: frames, callerFrameIndex: callerIndex,
-                firstSeen: now, lastSeen: now, occurrences: 1)
-        }
+    /// The report of one detailed occurrence: symbolicated stack, signature (guard, method, call site), redaction.
+    private static func makeReport(_ failure: Failure, location: CallStack.Location, action: CrashReport.Action,
+                                   reason: String, redact: (@Sendable (CrashReport) -> CrashReport)?) -> CrashReport {
+        let frames = location.addresses.map(CallStack.frame(for:))
+        let caller = location.callerIndex.map { frames[$0] }
+        let callSiteText = caller.map { "\(($0.image as NSString).lastPathComponent)+\($0.offsetInImage)" } ?? "?"
+        let now = Date()
+        let report = CrashReport(
+            signature: Signature.make(failure.category.name, failure.className, failure.selector,
+                                      failure.isClassMethod ? "+" : "-", callSiteText),
+            category: failure.category.name, exceptionName: failure.exception, reason: reason,
+            className: failure.className, selector: failure.selector, isClassMethod: failure.isClassMethod,
+            hint: failure.hint, action: action, details: failure.details, thread: CallStack.currentThread(),
+            callStack: frames, callerFrameIndex: location.callerIndex, firstSeen: now, lastSeen: now, occurrences: 1)
+        guard let redact else { return report }
+        return Redaction.apply(redact, to: report)
     }
 }
 

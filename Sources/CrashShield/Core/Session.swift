@@ -19,6 +19,15 @@ final class Session: AtomicReference, @unchecked Sendable {
         self.excludedClasses = configuration.excludedClassNames.compactMap { ObjCClass(named: $0) }
     }
 
+    /// `configuration.isAppImage`, remembered per image path (a crash storm asks it for the same few images).
+    func isAppImage(_ path: String) -> Bool {
+        if let known = appImages.withLock({ $0[path] }) { return known }
+        let isApp = configuration.isAppImage(path)
+        appImages.withLock { $0[path] = isApp }
+        return isApp
+    }
+    private let appImages = Locked([String: Bool]())
+
     func isEnabled(_ category: GuardCategory) -> Bool {
         enabled.load(ordering: .acquiring) & category.rawValue != 0
     }

@@ -2,35 +2,75 @@ import CrashShieldRuntime
 
 /// Captures call stacks and finds the frame that made the bad call.
 enum CallStack {
-    /// Distance past a replacement's start within which a return address counts as inside it.
-    private static let implementationSpan: UInt = 16 * 1024
-
-    /// The current thread's stack, innermost first, and the index of the caller of `implementation`.
-    /// `throughForwarding`: the replacement is a forwarding method (`forwardInvocation:`), which the runtime's
-    /// forwarding trampoline calls: the caller is the frame that sent the message, past the trampoline.
-    static func capture(callerOf implementation: UnsafeRawPointer?, maxDepth: Int,
-                        throughForwarding: Bool = false) -> (frames: [StackFrame], caller: Int?) {
-        var raw = [UnsafeMutableRawPointer?](repeating: nil, count: maxDepth + 8)
-        let count = Int(raw.withUnsafeMutableBufferPointer { csr_backtrace($0.baseAddress, Int32($0.count)) })
-        let addresses = raw.prefix(count).map { UInt(bitPattern: $0) }
-        var caller = callerIndex(in: addresses, implementation: implementation)
-        if throughForwarding, let first = caller { caller = senderIndex(in: addresses, after: first) }
-        // Drop CrashShield's own frames above the replacement: the report starts at the replacement.
-        let start = caller.map { max(0, $0 - 1) } ?? 0
-        let kept = addresses[start...].prefix(maxDepth)
-        return (kept.map(frame(for:)), caller.map { $0 - start })
+    /// Where a bad call was made: the stack from the replacement's frame outwards, and which frame is the call site.
+    struct Location {
+        /// Return addresses, innermost first; index 0 is the replacement's own frame when it was found.
+        var addresses: [UInt]
+        /// Index in `addresses` of the frame that made the bad call.
+        var callerIndex: Int?
+        /// The binary image of that frame.
+        var callerImage: String?
+        /// The call site's return address (0 when unknown): with the guard, class and selector, a rate-limit key.
+        var callerAddress: UInt { callerIndex.map { addresses[$0] } ?? 0 }
     }
 
-    /// The frame after the one that returns into `implementation`; failing that, the first frame outside
-    /// CrashShield's own symbols.
+    /// Finds the frame that made the bad call stopped by `implementation`, without symbolicating anything.
+    /// `callSite` says where that frame is relative to the replacement's direct caller; `isAppImage` decides which
+    /// images are the app's (for `.firstAppFrame`).
+    static func locate(callerOf implementation: UnsafeRawPointer?, callSite: CallSite, maxDepth: Int,
+                       isAppImage: (String) -> Bool) -> Location {
+        var raw = [UnsafeMutableRawPointer?](repeating: nil, count: maxDepth + 8)
+        let count = Int(raw.withUnsafeMutableBufferPointer { csr_backtrace($0.baseAddress, Int32($0.count)) })
+        let all = raw.prefix(count).map { UInt(bitPattern: $0) }
+        var caller = callerIndex(in: all, implementation: implementation)
+        if callSite == .pastForwarding, let first = caller { caller = senderIndex(in: all, after: first) }
+        // Drop CrashShield's own frames above the replacement: the stack starts at the replacement.
+        let start = caller.map { max(0, $0 - 1) } ?? 0
+        let addresses = Array(all[start...].prefix(maxDepth))
+        var index = caller.map { $0 - start }
+        if let direct = index {
+            switch callSite {
+            case .firstAppFrame:
+                if let image = Images.path(of: addresses[direct]), !isAppImage(image),
+                   let app = addresses[direct...].firstIndex(where: { Images.path(of: $0).map(isAppImage) ?? false }) {
+                    index = app
+                }
+            case .directCaller:
+                index = pastFoundationConveniences(addresses, from: direct)
+            case .pastForwarding:
+                break
+            }
+        }
+        if let found = index, !addresses.indices.contains(found) { index = nil }
+        return Location(addresses: addresses, callerIndex: index, callerImage: index.flatMap { Images.path(of: addresses[$0]) })
+    }
+
+    /// The current thread's stack, innermost first, and the index of the caller of `implementation` (symbolicated).
+    static func capture(callerOf implementation: UnsafeRawPointer?, maxDepth: Int,
+                        callSite: CallSite = .directCaller) -> (frames: [StackFrame], caller: Int?) {
+        let location = locate(callerOf: implementation, callSite: callSite, maxDepth: maxDepth,
+                              isAppImage: AppImages.isAppImage)
+        return (location.addresses.map(frame(for:)), location.callerIndex)
+    }
+
+    /// How far from a replacement's entry its body may start when the entry tail-calls it (a `@convention(c)`
+    /// closure's thunk jumping to the Swift closure in an optimized build; both are emitted side by side).
+    static let tailCalledBodySpan: UInt = 4096
+
+    /// The frame after the one that runs `implementation`. Exact: the unwind tables say which function each return
+    /// address lies in (a return address points just past its call: the instruction before it is looked up), so the
+    /// replacement's frame is the innermost one whose function starts at `implementation`. When no frame does (the
+    /// entry tail-called its body, whose frame took its place), the frame whose function starts nearest the entry,
+    /// within `tailCalledBodySpan`, is the body's. Failing both, the first frame outside CrashShield's own
+    /// exported symbols.
     static func callerIndex(in addresses: [UInt], implementation: UnsafeRawPointer?) -> Int? {
         if let implementation {
-            let start = UInt(bitPattern: implementation)
-            var best: (index: Int, distance: UInt)?
-            for (index, address) in addresses.enumerated() where address > start && address - start < implementationSpan {
-                if best == nil || address - start < best!.distance { best = (index, address - start) }
-            }
-            if let best, best.index + 1 < addresses.count { return best.index + 1 }
+            let entry = UInt(bitPattern: implementation)
+            let starts = addresses.lazy.map { $0 > 0 ? Images.function(containing: $0 - 1) : 0 }
+            let body = starts.firstIndex(of: entry) ?? starts.indices
+                .filter { starts[$0] != 0 && distance(starts[$0], entry) < tailCalledBodySpan }
+                .min { distance(starts[$0], entry) < distance(starts[$1], entry) }
+            if let body, body + 1 < addresses.count { return body + 1 }
         }
         for (index, address) in addresses.enumerated().dropFirst() {
             var info = CSRImageInfo()
@@ -41,18 +81,21 @@ enum CallStack {
         return nil
     }
 
+    private static func distance(_ a: UInt, _ b: UInt) -> UInt { a > b ? a - b : b - a }
+
     /// The frame that called into Foundation when `direct` (a replacement's caller) is Foundation's own code a few
     /// frames deep: `+[NSArray arrayWithObjects:count:]` calling the hooked `-initWithObjects:count:`, NSString's
     /// `-substringFromIndex:` calling `-substringWithRange:`. The app made that call, so it is the call site (and
     /// decides whether debug mode fails loudly). `direct` itself when it is not Foundation's, or when Foundation's
     /// frames go on for longer than a convenience method would (a run loop, a notification delivery).
-    static func pastFoundationConveniences(_ frames: [StackFrame], from direct: Int, maxFrames: Int = 4) -> Int {
+    static func pastFoundationConveniences(_ addresses: [UInt], from direct: Int, maxFrames: Int = 4) -> Int {
         var index = direct
-        while frames.indices.contains(index), foundationImages.contains(frames[index].image) {
+        while addresses.indices.contains(index), let image = Images.path(of: addresses[index]),
+              foundationImages.contains(image) {
             index += 1
             if index - direct > maxFrames { return direct }
         }
-        return frames.indices.contains(index) ? index : direct
+        return addresses.indices.contains(index) ? index : direct
     }
 
     /// The images that define Foundation's value classes (libgnustep-base here; Foundation and CoreFoundation on
@@ -79,9 +122,7 @@ enum CallStack {
     static func senderIndex(in addresses: [UInt], after first: Int) -> Int {
         var last: Int?
         for index in first..<min(addresses.count, first + 8) {
-            var info = CSRImageInfo()
-            guard csr_image_info(UnsafeRawPointer(bitPattern: addresses[index]), &info), let path = info.imagePath else { continue }
-            let image = String(cString: path)
+            guard let image = Images.path(of: addresses[index]) else { continue }
             if trampolineImages.contains(where: { image.contains($0) }) { last = index }
         }
         guard let last, last + 1 < addresses.count else { return first }
@@ -113,5 +154,30 @@ enum CallStack {
         var buffer = [CChar](repeating: 0, count: 64)
         csr_thread_name(&buffer, buffer.count)
         return ThreadInfo(id: csr_thread_id(), name: String(cString: buffer), isMain: csr_thread_isMain())
+    }
+}
+
+/// Which binary image an address belongs to, remembered per address: a storm of stopped calls from one call site
+/// asks the loader once.
+enum Images {
+    private static let cache = Locked([UInt: String]())
+    private static let functions = Locked([UInt: UInt]())
+    private static let maxEntries = 8192
+
+    /// Start of the function that contains the instruction at `address` (0 when unknown), from the unwind tables.
+    static func function(containing address: UInt) -> UInt {
+        if let known = functions.withLock({ $0[address] }) { return known }
+        let start = UInt(bitPattern: csr_enclosing_function(UnsafeRawPointer(bitPattern: address)))
+        functions.withLock { if $0.count < maxEntries { $0[address] = start } }
+        return start
+    }
+
+    static func path(of address: UInt) -> String? {
+        if let known = cache.withLock({ $0[address] }) { return known }
+        var info = CSRImageInfo()
+        guard csr_image_info(UnsafeRawPointer(bitPattern: address), &info), let path = info.imagePath else { return nil }
+        let image = String(cString: path)
+        cache.withLock { if $0.count < maxEntries { $0[address] = image } }
+        return image
     }
 }

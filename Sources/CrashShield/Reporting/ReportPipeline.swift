@@ -1,23 +1,26 @@
 import Foundation
 
-/// Deduplicates, counts and rate-limits reports, then hands them to the sinks.
+/// Deduplicates, counts and rate-limits reports, then hands them to the sinks (through `ReportDelivery`). It records
+/// what the failure path decided; it decides nothing itself.
 ///
-/// Bounded in memory (at most `maxDistinctReports` signatures, and one rate window per guard/class/selector seen)
-/// and in time: past `detailedCapturesPerSecond` occurrences a second of one guard/class/selector, an occurrence costs
-/// a lock and a counter, with no call stack. Sinks are called outside the lock.
+/// Bounded in memory (at most `maxDistinctReports` signatures, and at most `maxWindows` rate windows, one per call
+/// site seen) and in time: past `detailedCapturesPerSecond` occurrences a second of one call site, an occurrence costs
+/// a lock and a counter, with no symbolicated stack and no reason text. Sinks never run under the lock.
 final class ReportPipeline: @unchecked Sendable {
-    /// Identifies a guard/class/selector without building strings (pointers are stable for the process).
+    /// One call site of one guard/class/selector: the rate-limit key. Two call sites of the same method are two
+    /// sites, each with its own report and its own decision. Pointers are stable for the process.
     struct SiteKey: Hashable {
         let category: UInt32
         let cls: UInt
         let selector: String
+        /// Return address of the bad call (0 when unknown).
+        var caller: UInt = 0
     }
 
     private struct Window {
         var start: TimeInterval = 0
         var detailed = 0
         var lastSignature: String?
-        var lastAction: CrashReport.Action = .recovered
     }
 
     private struct Entry {
@@ -27,40 +30,42 @@ final class ReportPipeline: @unchecked Sendable {
 
     private let limits: ReportLimits
     private let sinks: [any ReportSink]
+    private let delivery: ReportDelivery
     private let lock = Lock()
     private var windows: [SiteKey: Window] = [:]
     private var entries: [String: Entry] = [:]
     private var order: [String] = []
     private(set) var droppedReports = 0
-    private static let maxWindows = 4096
+    static let maxWindows = 4096
 
-    init(limits: ReportLimits, sinks: [any ReportSink]) {
+    init(limits: ReportLimits, sinks: [any ReportSink], delivery: ReportDelivery = .shared) {
         self.limits = limits
         self.sinks = sinks
+        self.delivery = delivery
     }
 
-    /// Records one occurrence. `makeReport` (call stack capture, reason formatting) runs outside the lock and only
-    /// while the site is under its rate limit. Returns the action taken for this occurrence.
-    func record(site: SiteKey, now: Date = Date(), makeReport: () -> CrashReport) -> CrashReport.Action {
+    /// Records one occurrence at `site`. `makeReport` (stack symbolication, reason text, redaction) runs outside the
+    /// lock and only while the site is under its rate limit; past it the occurrence is counted on the site's last
+    /// report.
+    func record(site: SiteKey, now: Date = Date(), makeReport: () -> CrashReport) {
         let seconds = now.timeIntervalSinceReferenceDate
-        let countOnly: (String, CrashReport.Action)? = lock.withLock {
+        let countOnlySignature: String? = lock.withLock {
             var window = windows[site] ?? Window()
             if seconds - window.start >= 1 { window.start = seconds; window.detailed = 0 }
             defer { if windows.count < Self.maxWindows || windows[site] != nil { windows[site] = window } }
             if window.detailed >= limits.detailedCapturesPerSecond, let signature = window.lastSignature {
-                return (signature, window.lastAction)
+                return signature
             }
             window.detailed += 1
             return nil
         }
-        if let (signature, action) = countOnly {
+        if let signature = countOnlySignature {
             deliver(lock.withLock { bump(signature, at: now) })
-            return action
+            return
         }
         let report = makeReport()
         let toDeliver: CrashReport? = lock.withLock {
             windows[site]?.lastSignature = report.signature
-            windows[site]?.lastAction = report.action
             if entries[report.signature] != nil { return bump(report.signature, at: now) }
             guard entries.count < limits.maxDistinctReports else { droppedReports += 1; return nil }
             entries[report.signature] = Entry(report: report, deliveredOccurrences: report.occurrences)
@@ -68,7 +73,6 @@ final class ReportPipeline: @unchecked Sendable {
             return report
         }
         deliver(toDeliver)
-        return report.action
     }
 
     /// Counts one more occurrence; returns the report when it crosses a delivery threshold (10, 100, ...).
@@ -90,7 +94,7 @@ final class ReportPipeline: @unchecked Sendable {
 
     private func deliver(_ report: CrashReport?) {
         guard let report else { return }
-        for sink in sinks { sink.receive(report) }
+        delivery.deliver(report, to: sinks)
     }
 
     /// Delivers every report whose count changed since it was last delivered.

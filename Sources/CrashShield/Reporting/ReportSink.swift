@@ -1,17 +1,21 @@
 /// Where reports go: a log, a file, an uploader, a test's memory.
 ///
 /// A sink receives a report on its first occurrence and again, with a higher `occurrences`, at 10, 100, 1000, ...
-/// occurrences and on `CrashShield.flush()`. It is called on the thread that hit the crash, never under a
-/// CrashShield lock; it should return quickly (hand slow work such as uploads to a queue of its own).
+/// occurrences and on `CrashShield.flush()`. Sinks run on CrashShield's delivery queue (one serial queue, in order),
+/// never on the thread that hit the guard and never under a CrashShield lock. A sink that throws, raises an
+/// Objective-C exception, blocks, reports again or calls `CrashShield.stop()` cannot hurt the app: the error or
+/// exception is caught and logged once, and neither the app's threads nor the kill switch wait for a sink.
+/// `CrashShield.waitForSinks(timeout:)` waits until what was reported so far has been delivered.
 public protocol ReportSink: AnyObject, Sendable {
-    func receive(_ report: CrashReport)
+    /// Takes one report. Errors are caught and logged once per sink; the report is not offered again.
+    func receive(_ report: CrashReport) throws
 }
 
 /// A sink that calls a closure: the simplest way to forward reports to an existing crash reporter.
 public final class ReportHandlerSink: ReportSink, @unchecked Sendable {
-    private let handler: @Sendable (CrashReport) -> Void
+    private let handler: @Sendable (CrashReport) throws -> Void
 
-    public init(_ handler: @escaping @Sendable (CrashReport) -> Void) { self.handler = handler }
+    public init(_ handler: @escaping @Sendable (CrashReport) throws -> Void) { self.handler = handler }
 
-    public func receive(_ report: CrashReport) { handler(report) }
+    public func receive(_ report: CrashReport) throws { try handler(report) }
 }

@@ -11,6 +11,10 @@ extern "C" {
 /// Fills `frames` with up to `max` return addresses of the current thread, innermost first. Returns the count.
 int csr_backtrace(void **frames, int max);
 
+/// Start address of the function that contains `address` (an instruction address: pass a return address minus one),
+/// from the unwind tables, which stripped and statically linked binaries keep; NULL when no table covers it.
+const void *csr_enclosing_function(const void *address);
+
 /// The binary image an address belongs to.
 typedef struct CSRImageInfo {
     const char *imagePath;      ///< never NULL when the call succeeds

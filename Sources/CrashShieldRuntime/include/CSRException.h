@@ -19,8 +19,8 @@ bool csr_exception_describe(CSRObject exception, CSRExceptionInfo *info);
 
 typedef void (*CSRBody)(void *context);
 
-/// Runs `body(context)` inside `@try`. Returns true and fills `caught` when an Objective-C exception was raised.
-/// Never on a hot path: guards check preconditions instead.
+/// Runs `body(context)` inside `@try` and an autorelease pool. Returns true and fills `caught` when an Objective-C
+/// exception (any object, NSException or not) was raised. Never on a hot path: guards check preconditions instead.
 bool csr_try(CSRBody body, void *context, CSRExceptionInfo *caught);
 
 /// Raises an `NSException` with `name` and `reason`, as Foundation would.

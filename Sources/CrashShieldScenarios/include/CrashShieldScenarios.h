@@ -68,6 +68,12 @@ void *css_test_call_objectAtIndex(void *array, unsigned long index);
 unsigned long css_test_mixed_calls(unsigned long count);
 /// Makes `count` out-of-range `objectAtIndex:` calls in a loop (a crash storm); returns how many got nil.
 unsigned long css_test_storm_objectAtIndex(unsigned long count);
+/// `addObject:nil` on a mutable array, `times` times, each caught: from this function (app code), or made by
+/// Foundation's NSInvocation (a system caller). Return how many raised.
+unsigned long css_test_add_nil_direct(unsigned long times);
+unsigned long css_test_add_nil_through_invocation(unsigned long times);
+/// One uncaught bad call (`objectAtIndex:5` of a two-object array); its result (nil when recovered).
+void *css_test_bad_call(void);
 
 // MARK: Test support: objects created and released from Objective-C
 

@@ -1,0 +1,100 @@
+import CrashShieldRuntime
+import Dispatch
+import Foundation
+
+/// Hands reports to the sinks on one serial queue of CrashShield's own, never on the thread that hit the guard.
+///
+/// Sinks are foreign code. Whatever one does, the app's thread and CrashShield's own locks never wait for it:
+/// - it runs on this queue, in delivery order, one report at a time, inside an autorelease pool;
+/// - an Objective-C exception it raises (a bad call of its own, `NSException.raise`) is caught here, and a Swift
+///   error it throws is caught here: both are logged (once per sink and error kind) and the next sink still runs;
+/// - it may call `CrashShield.stop()`, `setGuard`, `flush()` or report again: nothing here holds a lock while it runs,
+///   and the calls that wait for delivery do not wait when they are made from this queue;
+/// - while it blocks, reports queue up to `maxPending`; past that they are counted in `droppedDeliveries`.
+/// `CrashShield.waitForSinks(timeout:)` waits for what was queued so far (tests, app shutdown).
+final class ReportDelivery: @unchecked Sendable {
+    static let shared = ReportDelivery()
+
+    /// Deliveries queued and not yet done beyond which new ones are dropped (a sink that blocks for good).
+    static let maxPending = 4096
+
+    private let queue = DispatchQueue(label: "CrashShield.sinks")
+    private let queueKey = DispatchSpecificKey<Bool>()
+    private let group = DispatchGroup()
+    private let state = Locked((pending: 0, dropped: 0, logged: Set<String>()))
+
+    private init() {
+        queue.setSpecific(key: queueKey, value: true)
+    }
+
+    /// Whether the caller runs on the delivery queue (inside a sink).
+    var isDelivering: Bool { DispatchQueue.getSpecific(key: queueKey) == true }
+
+    /// Whether deliveries are queued or running.
+    var hasPending: Bool { state.withLock { $0.pending > 0 } }
+
+    /// Reports that could not be queued because `maxPending` deliveries were waiting.
+    var droppedDeliveries: Int { state.withLock { $0.dropped } }
+
+    /// Queues `report` for every sink. Returns at once.
+    func deliver(_ report: CrashReport, to sinks: [any ReportSink]) {
+        guard !sinks.isEmpty else { return }
+        let accepted = state.withLock { state -> Bool in
+            guard state.pending < Self.maxPending else { state.dropped += 1; return false }
+            state.pending += 1
+            return true
+        }
+        guard accepted else { return }
+        group.enter()
+        queue.async { [self] in
+            for sink in sinks { call(sink, with: report) }
+            state.withLock { $0.pending -= 1 }
+            group.leave()
+        }
+    }
+
+    /// Waits until everything queued so far was delivered, at most `timeout` seconds. true: delivered. Returns at once
+    /// (true) on the delivery queue itself, where waiting would wait for the caller.
+    @discardableResult
+    func waitUntilDelivered(timeout: TimeInterval) -> Bool {
+        if isDelivering { return true }
+        return group.wait(timeout: .now() + timeout) == .success
+    }
+
+    private func call(_ sink: any ReportSink, with report: CrashReport) {
+        let thrown = Locked<Error?>(nil)
+        let raised = ObjCException.catching {
+            do { try sink.receive(report) } catch { thrown.withLock { $0 = error } }
+        }
+        if let raised { logOnce(sink, "raised \(raised.name): \(raised.reason)") }
+        if let error = thrown.current { logOnce(sink, "threw \(type(of: error)): \(error)") }
+    }
+
+    /// One log line per sink type and failure kind: a sink failing on every report must not flood the log.
+    private func logOnce(_ sink: any ReportSink, _ what: String) {
+        let sinkName = String(describing: type(of: sink))
+        let key = sinkName + " " + what.prefix { $0 != ":" }
+        guard state.withLock({ $0.logged.insert(key).inserted }) else { return }
+        CrashShield.logger.error("report sink \(sinkName) \(what); CrashShield caught it and goes on")
+    }
+}
+
+/// Objective-C exceptions seen from Swift.
+enum ObjCException {
+    /// Runs `body` inside `@try` and an autorelease pool; returns the exception it raised, if any (nil otherwise).
+    /// An exception unwinds through Swift frames without running their cleanups: what those frames held leaks, and
+    /// `body` must be escaping (a non-escaping closure would be caught "escaping"). For foreign code only.
+    static func catching(_ body: @escaping () -> Void) -> (name: String, reason: String)? {
+        var info = CSRExceptionInfo()
+        let box = Unmanaged.passRetained(ClosureBox(body))
+        defer { box.release() }
+        let raised = csr_try({ raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() },
+                             box.toOpaque(), &info)
+        guard raised else { return nil }
+        return (text(of: info.name), text(of: info.reason))
+    }
+
+    private static func text<T>(of field: T) -> String {
+        withUnsafeBytes(of: field) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+    }
+}

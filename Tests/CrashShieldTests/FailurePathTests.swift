@@ -1,0 +1,37 @@
+@testable import CrashShield
+import CrashShieldRuntime
+import CrashShieldScenarios
+import CrashShieldTesting
+import XCTest
+
+/// The failure path decides per call site, and the pipeline only records what it decided.
+final class FailurePathTests: ShieldTestCase {
+    /// Debug mode fails loudly for the app's own call and recovers a system caller's (Foundation's NSInvocation),
+    /// however many calls of the other site were rate-limited before: the decision is never borrowed from another
+    /// call site of the same guard, class and selector.
+    func testTwoCallSitesOfOneMethodEachGetTheirOwnDecisionAndReportUnderRateLimiting() throws {
+        let configuration = Configuration(guards: .container, mode: .debug,
+                                          limits: ReportLimits(detailedCapturesPerSecond: 1))
+        try withShield(configuration) { sink in
+            XCTAssertEqual(css_test_add_nil_through_invocation(50), 0, "a system caller's bad call is recovered")
+            XCTAssertEqual(css_test_add_nil_direct(50), 50, "the app's own bad call fails loudly, every time")
+            XCTAssertEqual(css_test_add_nil_through_invocation(50), 0, "and the system caller's is still recovered")
+            let reports = CrashShield.reports.filter { $0.selector == "addObject:" }
+            XCTAssertEqual(reports.count, 2, "one report per call site: \(reports.map(\.signature))")
+            XCTAssertEqual(Set(reports.map(\.action)), [.recovered, .failedLoudly])
+            XCTAssertEqual(reports.first { $0.action == .recovered }?.occurrences, 100)
+            XCTAssertEqual(reports.first { $0.action == .failedLoudly }?.occurrences, 50)
+        }
+    }
+
+    /// The caller frame of a report is the app's call site, never CrashShield's own code, for the calls whose
+    /// replacement sits next to other CrashShield code.
+    func testTheCallerFrameIsTheReplacementsExactCaller() throws {
+        try withShield(Configuration(guards: .container)) { sink in
+            XCTAssertNil(css_test_bad_call())
+            let report = try XCTUnwrap(sink.reports(in: .container).first)
+            let caller = try XCTUnwrap(report.callerFrame)
+            XCTAssertEqual(caller.symbol, "css_test_bad_call", "caller: \(caller)")
+        }
+    }
+}
