@@ -1,0 +1,77 @@
+@testable import CrashShield
+import CrashShieldRuntime
+import CrashShieldScenarios
+import CrashShieldTesting
+import XCTest
+
+/// Configuration that would hurt the app is refused with a clear error; redaction runs before any sink.
+final class ConfigurationSafetyTests: ShieldTestCase {
+    private func assertRefused(_ configuration: Configuration, mentioning text: String,
+                               file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try CrashShield.start(configuration), file: file, line: line) { error in
+            XCTAssertTrue("\(error)".contains(text), "\(error)", file: file, line: line)
+        }
+        XCTAssertFalse(CrashShield.isRunning, "nothing stays installed", file: file, line: line)
+    }
+
+    func testZombiePoolsThatWouldKeepEveryObjectOrGrowUnboundedAreRefused() {
+        var rootClass = Configuration(guards: .zombie)
+        rootClass.zombies.classNames = ["NSObject"]
+        assertRefused(rootClass, mentioning: "root class")
+        var huge = Configuration(guards: .zombie)
+        huge.zombies.maxBytes = Int.max
+        assertRefused(huge, mentioning: "maxBytes")
+        var countless = Configuration(guards: .zombie)
+        countless.zombies.maxCount = Int.max
+        assertRefused(countless, mentioning: "maxCount")
+    }
+
+    func testGuardBitsThatNameNoGuardAreRefused() throws {
+        assertRefused(Configuration(guards: GuardCategory(rawValue: 1 << 30)), mentioning: "name no guard")
+        try withShield(Configuration(guards: .container)) { _ in
+            XCTAssertThrowsError(try CrashShield.setGuard(GuardCategory(rawValue: 1 << 31), enabled: false)) { error in
+                XCTAssertTrue("\(error)".contains("name no guard"), "\(error)")
+            }
+            XCTAssertEqual(CrashShield.activeGuards, .container, "a refused call changes nothing")
+        }
+    }
+
+    func testRedactionRunsBeforeAnySinkAndKeepsTheReportsIdentity() throws {
+        var configuration = Configuration(guards: .container)
+        configuration.redact = Redaction.withoutAppData
+        try withShield(configuration) { sink in
+            XCTAssertNil(css_test_bad_call())
+            let delivered = try XCTUnwrap(sink.reports.first)
+            XCTAssertEqual(delivered.reason, "(redacted)")
+            XCTAssertEqual(delivered.exceptionName, "NSRangeException")
+            XCTAssertEqual(delivered.selector, "objectAtIndex:")
+            XCTAssertEqual(CrashShield.reports.first?.reason, "(redacted)", "what CrashShield keeps is redacted too")
+        }
+        // A redactor that raises: the report keeps no reason and no details, and the app's call is unaffected.
+        configuration.redact = { _ in csr_raise("NSGenericException", "redactor bug") }
+        try withShield(configuration) { sink in
+            XCTAssertNil(catchingObjCException { XCTAssertNil(css_test_bad_call()) })
+            XCTAssertEqual(sink.reports.first?.reason, "(redaction failed)")
+            XCTAssertEqual(sink.reports.first?.signature.isEmpty, false)
+        }
+    }
+
+    func testTheCReportHandlerCanBeUnregistered() throws {
+        let calls = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+        defer { calls.deallocate() }
+        calls.pointee = 0
+        XCTAssertEqual(CrashShieldRuntime.crashshield_set_report_handler({ _, context in
+            context!.assumingMemoryBound(to: Int.self).pointee += 1
+        }, calls), CrashShieldStatusOK)
+        XCTAssertEqual(CrashShieldRuntime.crashshield_start(false), CrashShieldStatusOK)
+        defer { CrashShieldRuntime.crashshield_stop() }
+        XCTAssertNil(css_test_bad_call())
+        XCTAssertTrue(CrashShieldRuntime.crashshield_flush(5))
+        XCTAssertEqual(calls.pointee, 1)
+        CrashShieldRuntime.crashshield_clear_report_handler()
+        XCTAssertEqual(CrashShieldRuntime.crashshield_set_report_handler(nil, nil), CrashShieldStatusInvalidArgument)
+        XCTAssertNil(css_test_bad_call())
+        XCTAssertTrue(CrashShieldRuntime.crashshield_flush(5))
+        XCTAssertEqual(calls.pointee, 1, "no call after the handler was unregistered")
+    }
+}
