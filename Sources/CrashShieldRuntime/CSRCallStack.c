@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <unwind.h>
+#include <pthread.h>
 #include "CSRCallStack.h"
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>
@@ -16,6 +17,53 @@
 int csr_backtrace(void **frames, int max) {
     if (frames == NULL || max <= 0) return 0;
     return backtrace(frames, max);
+}
+
+// MARK: Frame-pointer walk
+
+/// The current thread's stack bounds, found once per thread.
+static __thread uintptr_t csr_stack_low, csr_stack_high;
+
+static void csr_find_stack_bounds(void) {
+#if defined(__APPLE__)
+    pthread_t self = pthread_self();
+    csr_stack_high = (uintptr_t)pthread_get_stackaddr_np(self);
+    csr_stack_low = csr_stack_high - pthread_get_stacksize_np(self);
+#else
+    pthread_attr_t attr;
+    void *base = NULL;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &base, &size) != 0) { base = NULL; size = 0; }
+        pthread_attr_destroy(&attr);
+    }
+    csr_stack_low = (uintptr_t)base;
+    csr_stack_high = (uintptr_t)base + size;
+#endif
+    if (csr_stack_high <= csr_stack_low) csr_stack_low = csr_stack_high = 1;   // unknown: walk nothing
+}
+
+int csr_frame_backtrace(void **frames, int max) {
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__arm64__)
+    if (frames == NULL || max <= 0) return 0;
+    if (csr_stack_high == 0) csr_find_stack_bounds();
+    uintptr_t fp = (uintptr_t)__builtin_frame_address(0);
+    int count = 0;
+    // A frame record is {previous frame pointer, return address}. Only records inside this thread's stack, each
+    // above the last, are read: a frame without a frame pointer ends the walk, it cannot send it astray.
+    while (count < max && fp >= csr_stack_low && fp + 2 * sizeof(uintptr_t) <= csr_stack_high
+           && (fp & (sizeof(uintptr_t) - 1)) == 0) {
+        const uintptr_t *record = (const uintptr_t *)fp;
+        uintptr_t next = record[0], ret = record[1];
+        if (ret == 0) break;
+        frames[count++] = (void *)ret;
+        if (next <= fp) break;
+        fp = next;
+    }
+    return count;
+#else
+    return 0;
+#endif
 }
 
 const void *csr_enclosing_function(const void *address) {

@@ -65,9 +65,6 @@ enum Interception {
         }
     }
 
-    /// Frames walked to find the call site before walking the whole stack.
-    static let decisionDepth = 16
-
     /// Decides what to do with `failure` and records it (unless it passes through). `reason` (what the original would
     /// print) is built only for a detailed report. In debug mode a loud failure waits (briefly) until its report was
     /// delivered, so the developer sees it before the crash.
@@ -78,25 +75,16 @@ enum Interception {
         }
         if let cls = failure.cls, session.isExcluded(cls) { return .passThrough }
         let configuration = session.configuration
-        // The decision needs the call site only: a short walk of the stack (each frame costs an unwind-table lookup),
-        // the full one when the call site lies deeper. The full stack is captured for detailed reports only.
-        let fullDepth = configuration.limits.maxStackDepth
-        var location = CallStack.locate(callerOf: failure.implementation, callSite: failure.callSite,
-                                        maxDepth: min(fullDepth, decisionDepth), isAppImage: session.isAppImage)
-        var isFull = fullDepth <= decisionDepth
-        if !isFull, location.callerIndex.map({ $0 + 1 >= location.addresses.count }) ?? true {
-            location = CallStack.locate(callerOf: failure.implementation, callSite: failure.callSite,
-                                        maxDepth: fullDepth, isAppImage: session.isAppImage)
-            isFull = true
-        }
+        // The decision needs the call site only (a cheap walk); the full stack is captured for detailed reports.
+        let location = CallStack.locateCaller(of: failure.implementation, callSite: failure.callSite,
+                                              maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
         let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
         let loud = configuration.mode(for: failure.category) == .debug && fromAppCode
         let site = ReportPipeline.SiteKey(category: failure.category.rawValue, cls: UInt(bitPattern: failure.cls?.pointer),
                                           selector: failure.selector, caller: location.callerAddress)
         session.pipeline.record(site: site) {
-            let full = isFull ? location
-                : CallStack.locate(callerOf: failure.implementation, callSite: failure.callSite, maxDepth: fullDepth,
-                                   isAppImage: session.isAppImage)
+            let full = CallStack.locate(callerOf: failure.implementation, callSite: failure.callSite,
+                                        maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
             return makeReport(failure, location: full, action: loud ? .failedLoudly : .recovered, reason: reason(),
                        redact: configuration.redact)
         }

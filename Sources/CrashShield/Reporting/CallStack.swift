@@ -17,6 +17,33 @@ enum CallStack {
     /// Finds the frame that made the bad call stopped by `implementation`, without symbolicating anything.
     /// `callSite` says where that frame is relative to the replacement's direct caller; `isAppImage` decides which
     /// images are the app's (for `.firstAppFrame`).
+    /// `locate`, as cheaply as possible, for a decision: the frame-pointer chain finds a replacement's direct caller
+    /// without the unwind tables (CrashShield's own frames all have frame pointers, and the caller's return address
+    /// sits in the replacement's frame record); the full walk runs when that is not enough (another kind of call
+    /// site, Foundation's own code calling, or no frame of the replacement found).
+    static func locateCaller(of implementation: UnsafeRawPointer?, callSite: CallSite, maxDepth: Int,
+                             isAppImage: (String) -> Bool) -> Location {
+        if callSite == .directCaller, let implementation {
+            let entry = UInt(bitPattern: implementation)
+            // Plain loops over the buffer: this runs for every stopped call of a storm, also in debug builds.
+            let found: Location? = withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 24) { buffer in
+                let count = Int(csr_frame_backtrace(buffer.baseAddress, Int32(buffer.count)))
+                var own = 0
+                while own + 1 < count {
+                    let address = UInt(bitPattern: buffer[own])
+                    if address > entry && Images.function(containing: address - 1) == entry { break }
+                    own += 1
+                }
+                guard own + 1 < count, let image = Images.path(of: UInt(bitPattern: buffer[own + 1])),
+                      !foundationImages.contains(image) else { return nil }
+                return Location(addresses: [UInt(bitPattern: buffer[own]), UInt(bitPattern: buffer[own + 1])],
+                                callerIndex: 1, callerImage: image)
+            }
+            if let found { return found }
+        }
+        return locate(callerOf: implementation, callSite: callSite, maxDepth: maxDepth, isAppImage: isAppImage)
+    }
+
     static func locate(callerOf implementation: UnsafeRawPointer?, callSite: CallSite, maxDepth: Int,
                        isAppImage: (String) -> Bool) -> Location {
         var raw = [UnsafeMutableRawPointer?](repeating: nil, count: maxDepth + 8)

@@ -11,6 +11,12 @@ extern "C" {
 /// Fills `frames` with up to `max` return addresses of the current thread, innermost first. Returns the count.
 int csr_backtrace(void **frames, int max);
 
+/// Return addresses from the frame-pointer chain, innermost first (the caller of this function first), up to `max`.
+/// Cheap (no unwind tables) and exact through code built with frame pointers (all of CrashShield's; everything on
+/// Apple's arm64); it stops at the first frame outside this thread's stack or out of order, so a frame built without
+/// a frame pointer ends the walk early but never makes it read outside the stack. 0 on other architectures.
+int csr_frame_backtrace(void **frames, int max);
+
 /// Start address of the function that contains `address` (an instruction address: pass a return address minus one),
 /// from the unwind tables, which stripped and statically linked binaries keep; NULL when no table covers it.
 const void *csr_enclosing_function(const void *address);
