@@ -249,17 +249,21 @@ final class ReportStoreTests: XCTestCase {
         store.receive(huge)
         XCTAssertEqual(try Data(contentsOf: fileURL), before, "the file is unchanged")
         XCTAssertEqual(store.writeFailures, 1)
-        guard case .reportTooLarge(let signature, let bytes, let maximum)? = store.lastFailure else {
-            return XCTFail("expected .reportTooLarge, got \(String(describing: store.lastFailure))")
+        if case .reportTooLarge(let signature, let bytes, let maximum)? = store.lastFailure {
+            XCTAssertEqual(signature, huge.signature)
+            XCTAssertGreaterThan(bytes, 6000)
+            XCTAssertEqual(maximum, 4096)
+        } else {
+            XCTFail("expected .reportTooLarge, got \(String(describing: store.lastFailure))")
         }
-        XCTAssertEqual(signature, huge.signature)
-        XCTAssertGreaterThan(bytes, 6000)
-        XCTAssertEqual(maximum, 4096)
         XCTAssertEqual(logs.entries.map(\.level), [.error])
-        XCTAssertTrue(logs.entries[0].message.description.contains("maxReportBytes"), logs.entries[0].message.description)
+        XCTAssertTrue(logs.entries.first?.message.description.contains("maxReportBytes") == true, "\(logs.entries)")
+
+        store.receive(makeReport(6))
+        XCTAssertEqual(try store.load().reports, stored + [makeReport(6)], "the next append loses nothing")
 
         // The next compactions keep every report that fits, newest first.
-        var n = 6
+        var n = 7
         while store.compactionCount < 2 {
             store.receive(makeReport(n))
             n += 1
