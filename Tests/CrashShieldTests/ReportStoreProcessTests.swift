@@ -1,5 +1,7 @@
 import CrashShield
 import Foundation
+import InMemoryLogging
+import Logging
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -79,12 +81,45 @@ final class ReportStoreProcessTests: XCTestCase {
         XCTAssertEqual(loaded.reports.map(\.signature), (0..<2).map { ChildRole.report(child: 0, number: $0, occurrences: 1).signature })
         XCTAssertEqual(loaded.warnings, [], "no torn line: nothing of the refused report was written")
     }
+
+    /// A process that holds the store's lock and stops (a debugger, SIGSTOP, a stuck extension) must not hold the
+    /// app's thread: an append waits `lockTimeout`, the next ones do not wait, and once the holder is gone (killed:
+    /// the kernel releases its lock) appends work again.
+    func testALockHeldByAnotherProcessDelaysAReportAtMostTheTimeout() throws {
+        let logs = InMemoryLogHandler()
+        let store = try JSONLinesReportStore(fileURL: fileURL, logger: Logger(label: "test") { _ in logs })
+        let reports = (0..<4).map { ChildRole.report(child: 0, number: $0, occurrences: 1) }
+        store.receive(reports[0])
+        let holder = try Child(.holdLock, in: folder, environment: ["STORE_FILE": fileURL.path])
+        let deadline = Date().addingTimeInterval(60)
+        while !holder.output.contains("STORE-CHILD locked") && Date() < deadline { usleep(10_000) }
+        XCTAssertTrue(holder.output.contains("STORE-CHILD locked"), holder.output)
+
+        let lockPath = folder.appendingPathComponent(".reports.jsonl.lock").path
+        var start = Date()
+        store.receive(reports[1])
+        let firstWait = Date().timeIntervalSince(start)
+        XCTAssertGreaterThanOrEqual(firstWait, JSONLinesReportStore.lockTimeout * 0.9)
+        XCTAssertLessThan(firstWait, JSONLinesReportStore.lockTimeout + 2, "the append waited for the other process")
+        XCTAssertEqual(store.lastFailure, .lockTimedOut(path: lockPath, seconds: JSONLinesReportStore.lockTimeout))
+        start = Date()
+        store.receive(reports[2])
+        XCTAssertLessThan(Date().timeIntervalSince(start), 0.5, "after a timeout, the next append does not wait")
+        XCTAssertEqual(store.writeFailures, 2)
+
+        holder.kill()
+        XCTAssertEqual(try holder.finish(within: 30).signal, SIGKILL)
+        store.receive(reports[3])
+        XCTAssertEqual(store.writeFailures, 2, "the kernel released the killed process's lock")
+        XCTAssertEqual(try store.load().reports, [reports[0], reports[3]])
+    }
 }
 
 /// What a child process does.
 private enum ChildRole: String {
     case append
     case fileSizeLimit
+    case holdLock
 
     static let environmentKey = "CRASHSHIELD_REPORT_STORE_CHILD"
     static let reportsPerChild = 6
@@ -136,6 +171,14 @@ private enum ChildRole: String {
                 let disposition = signal(SIGXFSZ, SIG_DFL) == nil ? "default" : "changed"
                 print("STORE-CHILD failures=\(store.writeFailures) failure=\(failure) sigxfsz=\(disposition) "
                       + "loaded=\(try store.load().reports.count)")
+            case .holdLock:
+                let name = "." + URL(fileURLWithPath: file).lastPathComponent + ".lock"
+                let fd = open(URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(name).path,
+                              O_RDWR | O_CREAT, 0o600)
+                guard fd >= 0, flock(fd, LOCK_EX) == 0 else { return 70 }
+                print("STORE-CHILD locked")
+                fflush(stdout)
+                sleep(8)   // then exits, which releases the lock
             }
         } catch {
             print("STORE-CHILD error=\(error)")
@@ -194,16 +237,20 @@ private struct Child {
 #endif
     }
 
+    /// What the child printed so far.
+    var output: String { (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "" }
+
+    func kill() { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
+
     /// Waits for the child; kills it (and fails) after `seconds`.
     func finish(within seconds: Double) throws -> Outcome {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            kill()
             process.waitUntilExit()
             XCTFail("child \(name) did not finish within \(seconds) s")
         }
-        let output = String(decoding: try Data(contentsOf: outputURL), as: UTF8.self)
         let signalled = process.terminationReason == .uncaughtSignal
         return Outcome(status: signalled ? nil : process.terminationStatus,
                        signal: signalled ? process.terminationStatus : nil, output: output)

@@ -34,7 +34,8 @@ public struct ReportStoreLoad: Sendable, Equatable {
 ///
 /// Several processes can share one file (an app and its extensions in an app-group folder): every append, compaction,
 /// load and removal holds an `flock` on a sibling lock file (`.<name>.lock`, never removed), as well as an in-process
-/// lock, so nothing one process appends is lost to another's compaction. The lock is held for one operation only.
+/// lock, so nothing one process appends is lost to another's compaction. The lock is held for one operation only,
+/// and waited for at most `lockTimeout`.
 ///
 /// Files are created `0600`. The store's path must be a regular file or missing: a symbolic link, a device, a FIFO or
 /// a socket there is refused (by `init`, and by every later operation: files are opened `O_NOFOLLOW` and checked).
@@ -54,6 +55,9 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     public static let minimumMaxReportBytes = 1024
     /// `maxReportBytes` when none is given: 64 KiB, or `maxBytes / 2` if that is smaller.
     public static let defaultMaxReportBytes = 64 << 10
+    /// How long an operation waits for another process sharing the file to release its lock (seconds). A report
+    /// that waited longer is not stored (`ReportStoreError.lockTimedOut`): a sink must not hold the app's thread.
+    public static let lockTimeout: Double = 2
 
     public let fileURL: URL
     /// The file never grows past this many bytes.
@@ -68,6 +72,8 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     private var failures = 0
     private var compactions = 0
     private var failure: ReportStoreError?
+    /// The last wait for the file lock timed out (another process holds it): try once, do not wait again.
+    private var lockStuck = false
 
     /// - Parameters:
     ///   - maxBytes: the file's size bound, from `minimumMaxBytes` to `maximumMaxBytes`.
@@ -208,15 +214,25 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     }
 
     /// Runs `body` holding an `flock` (`LOCK_EX` or `LOCK_SH`) on the sibling lock file, which serialises the
-    /// processes sharing the store. Closing the descriptor releases the lock.
+    /// processes sharing the store. Closing the descriptor releases the lock (so does the death of its process).
+    /// Waits at most `lockTimeout` for another process to release it; after a timeout, tries only once until the
+    /// lock is obtained again, so that a stopped process cannot make every report wait. The in-process lock is held.
     private func withFileLock<T>(_ operation: Int32, _ body: () throws -> T) throws -> T {
         let fd = try Self.openRegularFile(lockPath, O_RDWR | O_CREAT, operation: "open the lock file")
         defer { close(fd) }
-        while flock(fd, operation) != 0 {
-            guard errno == EINTR else {
-                throw ReportStoreError.ioFailed(path: lockPath, operation: "lock", reason: Self.errnoText(errno))
+        let deadline = Date().addingTimeInterval(lockStuck ? 0 : Self.lockTimeout)
+        while flock(fd, operation | LOCK_NB) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK || code == EINTR else {
+                throw ReportStoreError.ioFailed(path: lockPath, operation: "lock", reason: Self.errnoText(code))
             }
+            guard Date() < deadline else {
+                lockStuck = true
+                throw ReportStoreError.lockTimedOut(path: lockPath, seconds: Self.lockTimeout)
+            }
+            usleep(1000)
         }
+        lockStuck = false
         return try body()
     }
 

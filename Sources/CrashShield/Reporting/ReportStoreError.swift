@@ -30,6 +30,9 @@ public enum ReportStoreError: Error, Equatable, CustomStringConvertible {
     /// Writing would take a file past the process's file-size limit (RLIMIT_FSIZE): nothing was written (a write past
     /// it would raise SIGXFSZ, which kills the process unless the app handles it).
     case fileSizeLimit(path: String, bytes: Int, limit: Int)
+    /// Another process sharing the store held its lock file longer than `seconds` (it is stopped or stuck while
+    /// writing): the operation was not done, rather than making the app wait.
+    case lockTimedOut(path: String, seconds: Double)
     /// A file operation failed (reading the file, writing, compacting, locking it, removing it).
     case ioFailed(path: String, operation: String, reason: String)
 
@@ -68,6 +71,10 @@ public enum ReportStoreError: Error, Equatable, CustomStringConvertible {
         case .fileSizeLimit(let path, let bytes, let limit):
             return "writing '\(path)' would make a file of \(bytes) bytes, past the process's file-size limit "
                 + "(RLIMIT_FSIZE, \(limit) bytes); nothing was written: raise the limit or lower maxBytes"
+        case .lockTimedOut(let path, let seconds):
+            return "another process held the report store's lock '\(path)' for more than \(seconds) s (a process "
+                + "sharing the store is stopped or stuck while writing); the operation was not done, rather than "
+                + "making the app wait: try again later"
         case .ioFailed(let path, let operation, let reason):
             return "could not \(operation) '\(path)': \(reason)"
         }
