@@ -351,7 +351,7 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     /// A torn last line or a corrupt line is skipped with a warning. A missing or empty file loads as empty.
     /// - Throws: `ReportStoreError.unreadable` when the file is not empty but no line in it is a report (the file is
     ///   left exactly as it is); `.symbolicLink` or `.notARegularFile` when something else took the file's path;
-    ///   `.ioFailed` when it cannot be read.
+    ///   `.lockTimedOut` when another process held the file's lock too long; `.ioFailed` when it cannot be read.
     public func load() throws -> ReportStoreLoad {
         let bytes = try lock.withLock { try withFileLock(LOCK_SH) { try Self.readAll(path) } } ?? []
         let parsed = Self.parse(bytes)
