@@ -162,12 +162,10 @@ final class ReportStoreTests: XCTestCase {
     func testSizeCapKeepsTheNewestReportsAndEveryLineValid() throws {
         let maxBytes = 8192
         let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: maxBytes)
-        var largestLine = 0
         for n in 0..<200 {
             store.receive(makeReport(n))
             let size = try Data(contentsOf: fileURL).count
-            largestLine = max(largestLine, try lines(fileURL).map { $0.utf8.count + 1 }.max() ?? 0)
-            XCTAssertLessThanOrEqual(size, maxBytes + largestLine, "after report \(n)")
+            XCTAssertLessThanOrEqual(size, maxBytes, "after report \(n)")
         }
         XCTAssertEqual(store.writeFailures, 0)
         XCTAssertGreaterThan(store.compactionCount, 0)
@@ -222,6 +220,176 @@ final class ReportStoreTests: XCTestCase {
         XCTAssertNotNil(report.details["callStackTrimmed"])
     }
 
+    /// A report whose details pad its line to `bytes` bytes.
+    private func makePaddedReport(_ n: Int, bytes: Int) throws -> CrashReport {
+        var report = makeReport(n)
+        report.details["padding"] = ""
+        report.details["padding"] = String(repeating: "x", count: bytes - (try lineBytes(of: report)))
+        return report
+    }
+
+    /// The size of a report's line in the file, newline included (measured by storing it in a scratch store).
+    private func lineBytes(of report: CrashReport) throws -> Int {
+        let scratch = folder.appendingPathComponent("scratch-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try JSONLinesReportStore(fileURL: scratch, maxBytes: JSONLinesReportStore.maximumMaxBytes).receive(report)
+        return try Data(contentsOf: scratch).count
+    }
+
+    func testAReportOverTheBoundIsRefusedAndNothingStoredIsLost() throws {
+        let logs = InMemoryLogHandler()
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 8192, logger: Logger(label: "test") { _ in logs })
+        XCTAssertEqual(store.maxReportBytes, 4096, "the default bound is maxBytes / 2 when that is below 64 KiB")
+        let stored = (0..<5).map { makeReport($0) }
+        stored.forEach(store.receive)
+        let before = try Data(contentsOf: fileURL)
+
+        var huge = makeReport(5, frames: 200)
+        huge.reason = String(repeating: "r", count: 6000)
+        store.receive(huge)
+        XCTAssertEqual(try Data(contentsOf: fileURL), before, "the file is unchanged")
+        XCTAssertEqual(store.writeFailures, 1)
+        if case .reportTooLarge(let signature, let bytes, let maximum)? = store.lastFailure {
+            XCTAssertEqual(signature, huge.signature)
+            XCTAssertGreaterThan(bytes, 6000)
+            XCTAssertEqual(maximum, 4096)
+        } else {
+            XCTFail("expected .reportTooLarge, got \(String(describing: store.lastFailure))")
+        }
+        XCTAssertEqual(logs.entries.map(\.level), [.error])
+        XCTAssertTrue(logs.entries.first?.message.description.contains("maxReportBytes") == true, "\(logs.entries)")
+
+        store.receive(makeReport(6))
+        XCTAssertEqual(try store.load().reports, stored + [makeReport(6)], "the next append loses nothing")
+
+        // The next compactions keep every report that fits, newest first.
+        var n = 7
+        while store.compactionCount < 2 {
+            store.receive(makeReport(n))
+            n += 1
+        }
+        let loaded = try store.load()
+        XCTAssertFalse(loaded.reports.contains { $0.signature == huge.signature })
+        XCTAssertEqual(loaded.reports.last, makeReport(n - 1))
+        XCTAssertGreaterThanOrEqual(loaded.reports.count, 4096 / (try lineBytes(of: makeReport(0))))
+        XCTAssertEqual(store.writeFailures, 1)
+    }
+
+    func testCompactionKeepsEveryReportThatFitsNewestFirst() throws {
+        let maxBytes = 8192, budget = maxBytes / 2
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: maxBytes)
+        let small = try lineBytes(of: makeReport(1, frames: 1))
+        // Oldest to newest: three small reports, one large, two small. Newest first, the large one does not fit in
+        // what the two newest leave of the budget; the three oldest still do.
+        let large = try makePaddedReport(4, bytes: budget - 2 * small + 200)
+        XCTAssertLessThanOrEqual(try lineBytes(of: large), store.maxReportBytes)
+        XCTAssertLessThanOrEqual(5 * small, budget, "the test needs five small reports to fit in the budget")
+        let sequence = [1, 2, 3].map { makeReport($0, frames: 1) } + [large] + [5, 6].map { makeReport($0, frames: 1) }
+        sequence.forEach(store.receive)
+        var occurrences = 1
+        while store.compactionCount == 0 {
+            occurrences += 1
+            store.receive(makeReport(1, occurrences: occurrences, frames: 1))
+        }
+        XCTAssertEqual(store.writeFailures, 0)
+        let loaded = try store.load()
+        XCTAssertEqual(loaded.reports.map(\.signature), [1, 2, 3, 5, 6].map { makeReport($0).signature })
+        XCTAssertEqual(loaded.reports.first?.occurrences, occurrences)
+    }
+
+    func testReportBoundIsConfigurableAndChecked() throws {
+        XCTAssertEqual(try JSONLinesReportStore(fileURL: fileURL).maxReportBytes, JSONLinesReportStore.defaultMaxReportBytes)
+        let logs = InMemoryLogHandler()
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxReportBytes: 2048, logger: Logger(label: "test") { _ in logs })
+        XCTAssertEqual(store.maxReportBytes, 2048)
+        let fits = try makePaddedReport(1, bytes: 1900)
+        let tooLarge = try makePaddedReport(2, bytes: 3000)
+        store.receive(fits)
+        store.receive(tooLarge)
+        XCTAssertEqual(try store.load().reports, [fits])
+        guard case .reportTooLarge(tooLarge.signature, let bytes, 2048)? = store.lastFailure else {
+            return XCTFail("expected .reportTooLarge, got \(String(describing: store.lastFailure))")
+        }
+        XCTAssertGreaterThan(bytes, 2048)
+
+        for (maxBytes, bound) in [(1 << 20, 1023), (8192, 4097)] {
+            XCTAssertThrowsError(try JSONLinesReportStore(fileURL: fileURL, maxBytes: maxBytes, maxReportBytes: bound)) {
+                XCTAssertEqual($0 as? ReportStoreError,
+                               .maxReportBytesOutOfRange(bound, minimum: 1024, maximum: maxBytes / 2))
+            }
+        }
+    }
+
+    // MARK: - What is at the store's path
+
+    func testFilesAreCreatedOwnerOnly() throws {
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4096)
+        store.receive(makeReport(1))
+        let lockFile = folder.appendingPathComponent(".reports.jsonl.lock")
+        XCTAssertEqual(try permissions(fileURL), 0o600)
+        XCTAssertEqual(try permissions(lockFile), 0o600)
+        var n = 2
+        while store.compactionCount == 0 {
+            store.receive(makeReport(n))
+            n += 1
+        }
+        XCTAssertEqual(try permissions(fileURL), 0o600, "the compacted file too")
+    }
+
+    private func permissions(_ url: URL) throws -> Int {
+        try XCTUnwrap(FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int)
+    }
+
+    func testASymbolicLinkIsRefusedNeverFollowedOrReplaced() throws {
+        let victim = folder.appendingPathComponent("victim.txt")
+        try Data("precious".utf8).write(to: victim)
+        try FileManager.default.createSymbolicLink(at: fileURL, withDestinationURL: victim)
+        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: fileURL)) {
+            XCTAssertEqual($0 as? ReportStoreError, .symbolicLink(path: self.fileURL.path))
+            XCTAssertTrue("\($0)".contains("symbolic link"), "\($0)")
+        }
+
+        // A link that appears after the store was made: every operation refuses it.
+        try FileManager.default.removeItem(at: fileURL)
+        let logs = InMemoryLogHandler()
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4096, logger: Logger(label: "test") { _ in logs })
+        store.receive(makeReport(0))
+        try FileManager.default.removeItem(at: fileURL)
+        try FileManager.default.createSymbolicLink(at: fileURL, withDestinationURL: victim)
+        for n in 1...20 { store.receive(makeReport(n)) }
+        XCTAssertEqual(store.writeFailures, 20)
+        XCTAssertEqual(logs.entries.count, 20)
+        XCTAssertEqual(store.lastFailure, .symbolicLink(path: fileURL.path))
+        XCTAssertThrowsError(try store.load()) { XCTAssertEqual($0 as? ReportStoreError, .symbolicLink(path: self.fileURL.path)) }
+        XCTAssertThrowsError(try store.removeAll()) { XCTAssertEqual($0 as? ReportStoreError, .symbolicLink(path: self.fileURL.path)) }
+        XCTAssertEqual(try Data(contentsOf: victim), Data("precious".utf8))
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: fileURL.path), victim.path)
+    }
+
+    func testADeviceOrFIFOAtThePathIsRefused() throws {
+        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: URL(fileURLWithPath: "/dev/null"))) {
+            XCTAssertEqual($0 as? ReportStoreError, .notARegularFile(path: "/dev/null", kind: "a character device"))
+        }
+        let fifo = folder.appendingPathComponent("fifo.jsonl")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: fifo)) {
+            XCTAssertEqual($0 as? ReportStoreError, .notARegularFile(path: fifo.path, kind: "a FIFO"))
+        }
+
+        // A FIFO that takes the file's place later: refused at once, nothing blocks.
+        let logs = InMemoryLogHandler()
+        let store = try JSONLinesReportStore(fileURL: fileURL, logger: Logger(label: "test") { _ in logs })
+        XCTAssertEqual(mkfifo(fileURL.path, 0o600), 0)
+        store.receive(makeReport(1))
+        XCTAssertEqual(store.lastFailure, .notARegularFile(path: fileURL.path, kind: "a FIFO"))
+        guard store.writeFailures == 1 else { return XCTFail("the report went into the FIFO") }
+        XCTAssertThrowsError(try store.load()) {
+            XCTAssertEqual($0 as? ReportStoreError, .notARegularFile(path: self.fileURL.path, kind: "a FIFO"))
+        }
+    }
+
     // MARK: - Threads
 
     func testConcurrentAppendsFromEightThreads() throws {
@@ -256,6 +424,12 @@ final class ReportStoreTests: XCTestCase {
         XCTAssertThrowsError(try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4095)) {
             XCTAssertEqual($0 as? ReportStoreError, .maxBytesTooSmall(4095, minimum: 4096))
         }
+        for unbounded in [Int.max, JSONLinesReportStore.maximumMaxBytes + 1] {
+            XCTAssertThrowsError(try JSONLinesReportStore(fileURL: fileURL, maxBytes: unbounded)) {
+                XCTAssertEqual($0 as? ReportStoreError, .maxBytesTooLarge(unbounded, maximum: 64 << 20))
+                XCTAssertTrue("\($0)".contains("size bound"), "\($0)")
+            }
+        }
         XCTAssertThrowsError(try JSONLinesReportStore(fileURL: folder)) {
             XCTAssertEqual($0 as? ReportStoreError, .isDirectory(path: self.folder.path))
         }
@@ -277,7 +451,8 @@ final class ReportStoreTests: XCTestCase {
         XCTAssertThrowsError(try JSONLinesReportStore(fileURL: URL(string: "https://example.com/reports.jsonl")!)) {
             XCTAssertEqual($0 as? ReportStoreError, .notAFileURL("https://example.com/reports.jsonl"))
         }
-        for error in [ReportStoreError.maxBytesTooSmall(1, minimum: 4096), .isDirectory(path: "/tmp")] {
+        for error in [ReportStoreError.maxBytesTooSmall(1, minimum: 4096), .isDirectory(path: "/tmp"),
+                      .fileSizeLimit(path: "/tmp/r", bytes: 2, limit: 1), .ioFailed(path: "/tmp/r", operation: "lock", reason: "x")] {
             XCTAssertFalse(error.description.isEmpty)
         }
     }

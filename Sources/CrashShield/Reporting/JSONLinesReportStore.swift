@@ -22,42 +22,86 @@ public struct ReportStoreLoad: Sendable, Equatable {
 /// Keeps reports in a JSON Lines file so they survive a restart and can be uploaded at the next launch.
 ///
 /// Each delivery appends one line (JSON, sorted keys, ISO-8601 dates with milliseconds) with a single `write` on a
-/// file opened `O_APPEND`, under a lock. Count updates append a new line for the same signature; `load()` keeps the
-/// latest line per signature. When an append would take the file past `maxBytes`, the file is compacted first: one
-/// line per signature, the most recently seen reports that fit in `maxBytes / 2`, written to a temporary file in the
-/// same folder, synced, and renamed over the original (a crash mid-compaction leaves the old or the new file).
+/// file opened `O_APPEND`. Count updates append a new line for the same signature; `load()` keeps the latest line per
+/// signature. When an append would take the file past `maxBytes`, the file is compacted first: one line per
+/// signature, newest first (by `lastSeen`), every report that still fits in `maxBytes / 2` (one that does not fit is
+/// skipped, older smaller ones are still kept), written to a temporary file in the same folder, synced, and renamed
+/// over the original (a crash mid-compaction leaves the old or the new file). The file never grows past `maxBytes`:
+/// when compaction fails, the report is not stored.
 ///
-/// Write errors never reach the app: they are counted in `writeFailures` and logged.
+/// One report is bounded by `maxReportBytes`: a larger one first loses its call stack but for the caller's frame;
+/// if it is still too large it is refused (`ReportStoreError.reportTooLarge`), and the stored reports are unchanged.
+///
+/// Several processes can share one file (an app and its extensions in an app-group folder): every append, compaction,
+/// load and removal holds an `flock` on a sibling lock file (`.<name>.lock`, never removed), as well as an in-process
+/// lock, so nothing one process appends is lost to another's compaction. The lock is held for one operation only,
+/// and waited for at most `lockTimeout`.
+///
+/// Files are created `0600`. The store's path must be a regular file or missing: a symbolic link, a device, a FIFO or
+/// a socket there is refused (by `init`, and by every later operation: files are opened `O_NOFOLLOW` and checked).
+/// A write that would pass the process's file-size limit (RLIMIT_FSIZE) is not attempted (it would raise SIGXFSZ,
+/// which kills the process by default): it fails with `ReportStoreError.fileSizeLimit`. The signal disposition is
+/// never changed.
+///
+/// Write errors never reach the app: they are counted in `writeFailures`, kept in `lastFailure` and logged.
 ///
 /// Typical use: at launch, `load()` the reports of earlier runs, upload them, then `removeAll()`.
 public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     /// The smallest `maxBytes` accepted.
     public static let minimumMaxBytes = 4096
+    /// The largest `maxBytes` accepted (64 MiB): the file is read whole to compact and load it.
+    public static let maximumMaxBytes = 64 << 20
+    /// The smallest `maxReportBytes` accepted.
+    public static let minimumMaxReportBytes = 1024
+    /// `maxReportBytes` when none is given: 64 KiB, or `maxBytes / 2` if that is smaller.
+    public static let defaultMaxReportBytes = 64 << 10
+    /// How long an operation waits for another process sharing the file to release its lock (seconds). A report
+    /// that waited longer is not stored (`ReportStoreError.lockTimedOut`): a sink must not hold the app's thread.
+    public static let lockTimeout: Double = 2
 
     public let fileURL: URL
+    /// The file never grows past this many bytes.
     public let maxBytes: Int
+    /// The largest line one report may take (at most `maxBytes / 2`, so that it fits in a compacted file).
+    public let maxReportBytes: Int
 
     private let path: String
+    private let lockPath: String
     private let logger: Logger
     private let lock = Lock()
     private var failures = 0
     private var compactions = 0
+    private var failure: ReportStoreError?
+    /// The last wait for the file lock timed out (another process holds it): try once, do not wait again.
+    private var lockStuck = false
 
-    /// - Throws: `ReportStoreError` when `maxBytes` is below 4096, the URL is not a file URL or names a directory,
-    ///   or the folder cannot be created or written. The folder is created when missing; the file is not.
+    /// - Parameters:
+    ///   - maxBytes: the file's size bound, from `minimumMaxBytes` to `maximumMaxBytes`.
+    ///   - maxReportBytes: the bound of one report's line, from `minimumMaxReportBytes` to `maxBytes / 2`; nil for
+    ///     `defaultMaxReportBytes` (or `maxBytes / 2` if smaller).
+    /// - Throws: `ReportStoreError` when a bound is out of range, the URL is not a file URL, names a directory, a
+    ///   symbolic link, a device or anything else that is not a regular file, or the folder cannot be created or
+    ///   written. The folder is created when missing; the file is not.
     public init(
-        fileURL: URL, maxBytes: Int = 1 << 20, logger: Logger = Logger(label: "CrashShield.ReportStore")
+        fileURL: URL, maxBytes: Int = 1 << 20, maxReportBytes: Int? = nil,
+        logger: Logger = Logger(label: "CrashShield.ReportStore")
     ) throws {
         guard maxBytes >= Self.minimumMaxBytes else {
             throw ReportStoreError.maxBytesTooSmall(maxBytes, minimum: Self.minimumMaxBytes)
         }
+        guard maxBytes <= Self.maximumMaxBytes else {
+            throw ReportStoreError.maxBytesTooLarge(maxBytes, maximum: Self.maximumMaxBytes)
+        }
+        let reportBound = maxReportBytes ?? min(Self.defaultMaxReportBytes, maxBytes / 2)
+        guard reportBound >= Self.minimumMaxReportBytes && reportBound <= maxBytes / 2 else {
+            throw ReportStoreError.maxReportBytesOutOfRange(
+                reportBound, minimum: Self.minimumMaxReportBytes, maximum: maxBytes / 2)
+        }
         guard fileURL.isFileURL else { throw ReportStoreError.notAFileURL(fileURL.absoluteString) }
         let path = fileURL.path
         let folder = fileURL.deletingLastPathComponent().path
-        var isDirectory: ObjCBool = false
-        if path.hasSuffix("/") || FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue {
-            throw ReportStoreError.isDirectory(path: path)
-        }
+        if path.hasSuffix("/") { throw ReportStoreError.isDirectory(path: path) }
+        if let refusal = Self.refusal(ofItemAt: path) { throw refusal }
         var folderIsDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &folderIsDirectory) {
             guard folderIsDirectory.boolValue else {
@@ -78,76 +122,71 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
         }
         self.fileURL = fileURL
         self.maxBytes = maxBytes
+        self.maxReportBytes = reportBound
         self.path = path
+        self.lockPath = (folder as NSString).appendingPathComponent("." + fileURL.lastPathComponent + ".lock")
         self.logger = logger
         removeStaleTemporaryFiles(in: folder)
     }
 
-    /// How many reports could not be written (disk full, file removed from under the store, ...).
+    /// How many reports could not be stored (disk full, too large, file replaced by a link, ...).
     public var writeFailures: Int { lock.withLock { failures } }
 
-    /// How many times the file was compacted to stay under `maxBytes`.
+    /// Why the most recent report that could not be stored was not stored; nil when every report was stored.
+    public var lastFailure: ReportStoreError? { lock.withLock { failure } }
+
+    /// How many times this store compacted the file to stay under `maxBytes`.
     public var compactionCount: Int { lock.withLock { compactions } }
 
     // MARK: - Appending
 
     public func receive(_ report: CrashReport) {
-        let line: [UInt8]
         do {
-            line = try encodeLine(report)
+            let line = try encodeLine(report)
+            try lock.withLock { try withFileLock(LOCK_EX) { try appendLocked(line) } }
         } catch {
-            lock.withLock { failures += 1 }
-            logger.error("could not encode a crash report", metadata: [
-                "signature": .string(report.signature), "error": .string("\(error)"),
+            let problem = error as? ReportStoreError
+                ?? .ioFailed(path: path, operation: "encode a report for", reason: "\(error)")
+            lock.withLock {
+                failures += 1
+                failure = problem
+            }
+            logger.error("a crash report was not stored: \(problem)", metadata: [
+                "file": .string(path), "signature": .string(report.signature),
             ])
-            return
-        }
-        let problems = lock.withLock { appendLocked(line) }
-        for problem in problems {
-            logger.error("\(problem)", metadata: ["file": .string(path), "signature": .string(report.signature)])
         }
     }
 
-    /// One line, newline included; a report whose line alone would not fit in half the cap keeps only its caller frame.
+    /// One line, newline included. A report whose line would pass `maxReportBytes` keeps only its caller frame; if
+    /// it still does not fit, it is refused.
     private func encodeLine(_ report: CrashReport) throws -> [UInt8] {
         let encoder = Self.makeEncoder()
         var line = Array(try encoder.encode(report))
-        if line.count + 1 > maxBytes / 2, report.callStack.count > 1 {
+        if line.count + 1 > maxReportBytes, report.callStack.count > 1 {
             var trimmed = report
             let keep = report.callerFrameIndex.flatMap { report.callStack.indices.contains($0) ? $0 : nil } ?? 0
             trimmed.callStack = [report.callStack[keep]]
             trimmed.callerFrameIndex = report.callerFrameIndex == nil ? nil : 0
-            trimmed.details["callStackTrimmed"] = "kept 1 of \(report.callStack.count) frames to fit the store's maxBytes"
+            trimmed.details["callStackTrimmed"] = "kept 1 of \(report.callStack.count) frames to fit the store's maxReportBytes"
             line = Array(try encoder.encode(trimmed))
         }
         line.append(0x0A)
+        guard line.count <= maxReportBytes else {
+            throw ReportStoreError.reportTooLarge(signature: report.signature, bytes: line.count, maximum: maxReportBytes)
+        }
         return line
     }
 
-    /// Appends one line; returns what went wrong, to be logged outside the lock.
-    private func appendLocked(_ line: [UInt8]) -> [String] {
-        var problems: [String] = []
-        var opened = openForAppend()
-        if case .success(let file) = opened, file.size > 0, file.size + file.prefix.count + line.count > maxBytes {
+    /// Appends one line, compacting first when the file would pass `maxBytes`. Both locks held.
+    private func appendLocked(_ line: [UInt8]) throws {
+        var file = try openForAppend()
+        if file.size > 0, file.size + file.prefix.count + line.count > maxBytes {
             close(file.fd)
-            if let problem = compactLocked() {
-                failures += 1
-                problems.append("could not compact the crash report file (\(problem)); appending anyway")
-            }
-            opened = openForAppend()
+            try compactLocked()
+            file = try openForAppend()
         }
-        switch opened {
-        case .failure(let text):
-            failures += 1
-            problems.append("could not open the crash report file: \(text); a report was not stored")
-        case .success(let file):
-            defer { close(file.fd) }
-            if let code = Self.writeAll(file.fd, file.prefix + line) {
-                failures += 1
-                problems.append("could not write to the crash report file: \(Self.errnoText(code)); a report was not stored")
-            }
-        }
-        return problems
+        defer { close(file.fd) }
+        try Self.writeAll(file.fd, file.prefix + line, startingAt: file.size, path: path)
     }
 
     private struct AppendFile {
@@ -157,19 +196,13 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
         var prefix: [UInt8]
     }
 
-    private enum Opened {
-        case success(AppendFile)
-        case failure(String)
-    }
-
-    private func openForAppend() -> Opened {
-        let fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return .failure(Self.errnoText(errno)) }
+    private func openForAppend() throws -> AppendFile {
+        let fd = try Self.openRegularFile(path, O_RDWR | O_APPEND | O_CREAT, operation: "open")
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
             close(fd)
-            return .failure(Self.errnoText(code))
+            throw ReportStoreError.ioFailed(path: path, operation: "inspect", reason: Self.errnoText(code))
         }
         let size = Int(info.st_size)
         var prefix: [UInt8] = []
@@ -177,28 +210,49 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             var last: UInt8 = 0
             if pread(fd, &last, 1, off_t(size - 1)) == 1, last != 0x0A { prefix = [0x0A] }
         }
-        return .success(AppendFile(fd: fd, size: size, prefix: prefix))
+        return AppendFile(fd: fd, size: size, prefix: prefix)
+    }
+
+    /// Runs `body` holding an `flock` (`LOCK_EX` or `LOCK_SH`) on the sibling lock file, which serialises the
+    /// processes sharing the store. Closing the descriptor releases the lock (so does the death of its process).
+    /// Waits at most `lockTimeout` for another process to release it; after a timeout, tries only once until the
+    /// lock is obtained again, so that a stopped process cannot make every report wait. The in-process lock is held.
+    private func withFileLock<T>(_ operation: Int32, _ body: () throws -> T) throws -> T {
+        let fd = try Self.openRegularFile(lockPath, O_RDWR | O_CREAT, operation: "open the lock file")
+        defer { close(fd) }
+        let deadline = Date().addingTimeInterval(lockStuck ? 0 : Self.lockTimeout)
+        while flock(fd, operation | LOCK_NB) != 0 {
+            let code = errno
+            guard code == EWOULDBLOCK || code == EINTR else {
+                throw ReportStoreError.ioFailed(path: lockPath, operation: "lock", reason: Self.errnoText(code))
+            }
+            guard Date() < deadline else {
+                lockStuck = true
+                throw ReportStoreError.lockTimedOut(path: lockPath, seconds: Self.lockTimeout)
+            }
+            usleep(1000)
+        }
+        lockStuck = false
+        return try body()
     }
 
     // MARK: - Compaction
 
-    /// Rewrites the file with one line per signature, the most recently seen that fit in `maxBytes / 2`.
-    /// Returns a description of the failure, if any; on failure the original file is untouched.
-    private func compactLocked() -> String? {
-        let bytes: [UInt8]
-        switch Self.readAll(path) {
-        case .missing: return nil
-        case .failure(let code): return "reading it failed: \(Self.errnoText(code))"
-        case .success(let data): bytes = data
-        }
+    /// Rewrites the file with one line per signature: newest first, every one that still fits in `maxBytes / 2`.
+    /// On failure the original file is untouched. Both locks held.
+    private func compactLocked() throws {
+        guard let bytes = try Self.readAll(path) else { return }
         let parsed = Self.parse(bytes)
         if parsed.entries.isEmpty {
-            guard parsed.hasContent else { return nil }
+            guard parsed.hasContent else { return }
             // Nothing readable: keep the bytes for a person to look at rather than deleting them.
             let aside = path + ".unreadable"
-            guard rename(path, aside) == 0 else { return "moving the unreadable file aside failed: \(Self.errnoText(errno))" }
+            guard rename(path, aside) == 0 else {
+                throw ReportStoreError.ioFailed(path: path, operation: "move aside the unreadable file",
+                                                reason: Self.errnoText(errno))
+            }
             logger.warning("the crash report file had no readable line; moved it aside", metadata: ["file": .string(aside)])
-            return nil
+            return
         }
         if parsed.skippedLines > 0 {
             logger.warning("compaction dropped unreadable lines of the crash report file", metadata: [
@@ -215,8 +269,9 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
         var budget = maxBytes / 2
         var kept: [Int] = []
         for index in ranked {
+            // A report that does not fit is skipped: older, smaller ones may still fit.
             let size = parsed.entries[index].line.count + 1
-            guard size <= budget else { break }
+            guard size <= budget else { continue }
             budget -= size
             kept.append(index)
         }
@@ -232,32 +287,34 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             output += parsed.entries[index].line
             output.append(0x0A)
         }
-        if let problem = replaceFile(with: output) { return problem }
+        try replaceFile(with: output)
         compactions += 1
-        return nil
     }
 
-    /// Writes `bytes` to a temporary file in the same folder, syncs it, and renames it over the file.
-    private func replaceFile(with bytes: [UInt8]) -> String? {
+    /// Writes `bytes` to a new temporary file (0600) in the same folder, syncs it, and renames it over the file.
+    private func replaceFile(with bytes: [UInt8]) throws {
         let temporary = temporaryPath()
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return "creating '\(temporary)' failed: \(Self.errnoText(errno))" }
-        if let code = Self.writeAll(fd, bytes) {
-            close(fd)
-            unlink(temporary)
-            return "writing '\(temporary)' failed: \(Self.errnoText(code))"
+        let create = O_WRONLY | O_CREAT | O_EXCL
+        let fd: Int32
+        do {
+            fd = try Self.openRegularFile(temporary, create, operation: "create")
+        } catch {
+            // Left by a killed process whose id this one reuses (no live process writes it: the file lock is held).
+            guard unlink(temporary) == 0 else { throw error }
+            fd = try Self.openRegularFile(temporary, create, operation: "create")
         }
-        if fsync(fd) != 0 {
-            let code = errno
-            close(fd)
+        do {
+            defer { close(fd) }
+            try Self.writeAll(fd, bytes, startingAt: 0, path: temporary)
+            guard fsync(fd) == 0 else {
+                throw ReportStoreError.ioFailed(path: temporary, operation: "sync", reason: Self.errnoText(errno))
+            }
+            guard rename(temporary, path) == 0 else {
+                throw ReportStoreError.ioFailed(path: temporary, operation: "rename", reason: Self.errnoText(errno))
+            }
+        } catch {
             unlink(temporary)
-            return "syncing '\(temporary)' failed: \(Self.errnoText(code))"
-        }
-        close(fd)
-        guard rename(temporary, path) == 0 else {
-            let code = errno
-            unlink(temporary)
-            return "renaming '\(temporary)' failed: \(Self.errnoText(code))"
+            throw error
         }
         // Make the rename itself durable; failure here is harmless (the old or new file is intact).
         let folder = open(fileURL.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
@@ -265,7 +322,6 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             _ = fsync(folder)
             close(folder)
         }
-        return nil
     }
 
     private var temporaryPrefix: String { "." + fileURL.lastPathComponent + "." }
@@ -294,16 +350,10 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     ///
     /// A torn last line or a corrupt line is skipped with a warning. A missing or empty file loads as empty.
     /// - Throws: `ReportStoreError.unreadable` when the file is not empty but no line in it is a report (the file is
-    ///   left exactly as it is); `ReportStoreError.ioFailed` when it cannot be read.
+    ///   left exactly as it is); `.symbolicLink` or `.notARegularFile` when something else took the file's path;
+    ///   `.lockTimedOut` when another process held the file's lock too long; `.ioFailed` when it cannot be read.
     public func load() throws -> ReportStoreLoad {
-        let bytes: [UInt8] = try lock.withLock {
-            switch Self.readAll(path) {
-            case .missing: return []
-            case .failure(let code):
-                throw ReportStoreError.ioFailed(path: path, operation: "read", reason: Self.errnoText(code))
-            case .success(let data): return data
-            }
-        }
+        let bytes = try lock.withLock { try withFileLock(LOCK_SH) { try Self.readAll(path) } } ?? []
         let parsed = Self.parse(bytes)
         if parsed.entries.isEmpty && parsed.hasContent && !parsed.onlyTornLine {
             let reason = parsed.firstError.map { "line 1: \($0)" } ?? "no line is valid JSON"
@@ -319,11 +369,15 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
         return ReportStoreLoad(reports: order.compactMap { bySignature[$0] }, warnings: parsed.warnings)
     }
 
-    /// Deletes every stored report (call it after a successful upload). A missing file is not an error.
+    /// Deletes every stored report (call it after a successful upload). A missing file is not an error; a symbolic
+    /// link or anything else that is not a regular file at the path is refused and left alone.
     public func removeAll() throws {
         try lock.withLock {
-            if unlink(path) != 0 && errno != ENOENT {
-                throw ReportStoreError.ioFailed(path: path, operation: "remove", reason: Self.errnoText(errno))
+            try withFileLock(LOCK_EX) {
+                if let refusal = Self.refusal(ofItemAt: path) { throw refusal }
+                if unlink(path) != 0 && errno != ENOENT {
+                    throw ReportStoreError.ioFailed(path: path, operation: "remove", reason: Self.errnoText(errno))
+                }
             }
         }
     }
@@ -426,15 +480,61 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
 
     // MARK: - POSIX helpers
 
-    private enum ReadResult {
-        case missing
-        case failure(Int32)
-        case success([UInt8])
+    /// Why the item at `path` cannot be the store's file; nil when it is missing or a regular file. Never follows a
+    /// symbolic link.
+    private static func refusal(ofItemAt path: String) -> ReportStoreError? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return refusal(path: path, mode: info.st_mode)
     }
 
-    private static func readAll(_ path: String) -> ReadResult {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return errno == ENOENT ? .missing : .failure(errno) }
+    private static func refusal(path: String, mode: mode_t) -> ReportStoreError? {
+        switch mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFLNK: return .symbolicLink(path: path)
+        case S_IFDIR: return .isDirectory(path: path)
+        case S_IFCHR: return .notARegularFile(path: path, kind: "a character device")
+        case S_IFBLK: return .notARegularFile(path: path, kind: "a block device")
+        case S_IFIFO: return .notARegularFile(path: path, kind: "a FIFO")
+        case S_IFSOCK: return .notARegularFile(path: path, kind: "a socket")
+        default: return .notARegularFile(path: path, kind: "not a file")
+        }
+    }
+
+    /// Opens `path` (created 0600 with `O_CREAT`) without following a symbolic link, and refuses anything but a
+    /// regular file before a byte is read or written. `O_NONBLOCK` so that opening a FIFO cannot hang, `O_NOCTTY` so
+    /// that a terminal cannot become the controlling one; neither changes how a regular file behaves.
+    private static func openRegularFile(_ path: String, _ flags: Int32, operation: String) throws -> Int32 {
+        let fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            // ELOOP: a symbolic link; EISDIR: a directory.
+            if code != ENOENT, code != EEXIST, let refusal = refusal(ofItemAt: path) { throw refusal }
+            throw ReportStoreError.ioFailed(path: path, operation: operation, reason: errnoText(code))
+        }
+        var info = stat()
+        let problem: ReportStoreError?
+        if fstat(fd, &info) != 0 {
+            problem = .ioFailed(path: path, operation: "inspect", reason: errnoText(errno))
+        } else {
+            problem = refusal(path: path, mode: info.st_mode)
+        }
+        if let problem {
+            close(fd)
+            throw problem
+        }
+        return fd
+    }
+
+    /// The file's bytes; nil when it does not exist.
+    private static func readAll(_ path: String) throws -> [UInt8]? {
+        let fd: Int32
+        let missing = ReportStoreError.ioFailed(path: path, operation: "open", reason: errnoText(ENOENT))
+        do {
+            fd = try openRegularFile(path, O_RDONLY, operation: "open")
+        } catch let error as ReportStoreError where error == missing {
+            return nil
+        }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
@@ -442,25 +542,41 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(errno)
+                throw ReportStoreError.ioFailed(path: path, operation: "read", reason: errnoText(errno))
             }
-            if count == 0 { return .success(bytes) }
+            if count == 0 { return bytes }
             bytes += chunk[0..<count]
         }
     }
 
-    /// Writes everything (one `write` unless the kernel writes less); returns errno on failure.
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+    /// Writes all of `bytes` to `fd`, whose writes land at `offset` (its size, for a file opened O_APPEND under the
+    /// locks). First checks the process's file-size limit: a write past RLIMIT_FSIZE raises SIGXFSZ, whose default
+    /// action kills the process; this way nothing is written and the store stays as it was.
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], startingAt offset: Int, path: String) throws {
+        if let limit = fileSizeLimit(), offset + bytes.count > limit {
+            throw ReportStoreError.fileSizeLimit(path: path, bytes: offset + bytes.count, limit: limit)
+        }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
             if count < 0 {
                 if errno == EINTR { continue }
-                return errno
+                throw ReportStoreError.ioFailed(path: path, operation: "write", reason: errnoText(errno))
             }
-            offset += count
+            written += count
         }
-        return nil
+    }
+
+    /// The soft RLIMIT_FSIZE in bytes; nil when unlimited (RLIM_INFINITY is UInt64.max on Linux, 2^63-1 on Apple).
+    private static func fileSizeLimit() -> Int? {
+        var limit = rlimit()
+#if os(Linux)
+        let status = getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
+#else
+        let status = getrlimit(RLIMIT_FSIZE, &limit)
+#endif
+        guard status == 0, limit.rlim_cur < rlim_t(Int.max) else { return nil }
+        return Int(limit.rlim_cur)
     }
 
     private static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }
