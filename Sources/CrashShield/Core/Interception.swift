@@ -95,7 +95,7 @@ enum Interception {
                 category: category.name, exceptionName: exception, reason: reason(), className: className,
                 selector: selector, isClassMethod: isClassMethod, hint: hint, action: action, details: details,
                 thread: CallStack.currentThread(), callStack: frames, callerFrameIndex: callerIndex,
-                firstSeen: now, lastSeen: now, occurrences: 1)
+                firstSeen: now, lastSeen: now, occurrences: 1, context: .current(callStack: frames, at: now))
         }
     }
 }
