@@ -23,9 +23,22 @@ struct Files: ParsableArguments {
         return (set, !errors.isEmpty)
     }
 
-    /// Bad lines go to stderr where stdout carries data.
-    func warn(_ set: ReportSet) {
+    /// Loads the files, names their bad lines on stderr (stdout carries data), prints `body`'s text, and fails
+    /// when a file could not be read.
+    func printing(_ body: (ReportSet) throws -> String) throws {
+        let (set, failed) = load()
         set.badLines.forEach { printError($0.description) }
+        print(try body(set), terminator: "")
+        if failed { throw ExitCode.failure }
+    }
+
+    /// The report with this signature (or unique prefix); none, or several, is a usage error.
+    func report(matching signature: String, in set: ReportSet) throws -> CrashReport {
+        do {
+            return try set.report(matching: signature)
+        } catch let error as ReportLookupError {
+            throw ValidationError(error.description)
+        }
     }
 }
 
@@ -71,13 +84,7 @@ extension ReportCommand {
         @OptionGroup var files: Files
 
         func run() throws {
-            let (set, _) = files.load()
-            files.warn(set)
-            do {
-                print(ReportText.show(try set.report(matching: signature)), terminator: "")
-            } catch let error as ReportLookupError {
-                throw ValidationError(error.description)
-            }
+            try files.printing { ReportText.show(try files.report(matching: signature, in: $0)) }
         }
     }
 
@@ -94,10 +101,7 @@ extension ReportCommand {
         @OptionGroup var files: Files
 
         func run() throws {
-            let (set, failed) = files.load()
-            files.warn(set)
-            print(try ReportText.export(set, as: ReportText.ExportFormat(rawValue: format.rawValue)!), terminator: "")
-            if failed { throw ExitCode.failure }
+            try files.printing { try ReportText.export($0, as: ReportText.ExportFormat(rawValue: format.rawValue)!) }
         }
     }
 
@@ -119,17 +123,11 @@ extension ReportCommand {
         @OptionGroup var files: Files
 
         func run() throws {
-            let (set, failed) = files.load()
-            files.warn(set)
             let symbolicator = Symbolicator(tools: .installed(symbolizer: symbolizer), searchPaths: searchPaths)
-            let reports: [CrashReport]
-            do {
-                reports = try signature.map { [try set.report(matching: $0)] } ?? set.reports
-            } catch let error as ReportLookupError {
-                throw ValidationError(error.description)
+            try files.printing { set in
+                let reports = try signature.map { [try files.report(matching: $0, in: set)] } ?? set.reports
+                return reports.map(symbolicator.text).joined(separator: "\n")
             }
-            print(reports.map(symbolicator.text).joined(separator: "\n"), terminator: "")
-            if failed { throw ExitCode.failure }
         }
     }
 }

@@ -187,6 +187,7 @@ final class ReportToolTests: ShieldTestCase {
         XCTAssertEqual(rows.count, set.reports.count + 1)
         let header = rows[0]
         for (row, report) in zip(rows.dropFirst(), set.reports) {
+            guard row.count == header.count else { XCTFail("row of \(row.count) fields: \(row)"); continue }
             let field = { (name: String) in row[header.firstIndex(of: name)!] }
             XCTAssertEqual(field("signature"), report.signature)
             XCTAssertEqual(field("method"), report.method)
@@ -202,14 +203,19 @@ final class ReportToolTests: ShieldTestCase {
 
     // MARK: - symbolicate
 
-    /// A real report from this test binary: the caller's return address resolves, through llvm-symbolizer and
-    /// through addr2line, to the C function that made the bad call, and a Swift frame to its demangled name.
-    func testSymbolicateResolvesRealFramesOfThisBuildToTheirFunctions() throws {
+    /// `css_test_call_objectAtIndex` (in this test binary) makes one bad call; the store writes it; the tool reads it.
+    private func oneRealReportFromTheStore() throws -> CrashReport {
         let store = try JSONLinesReportStore(fileURL: fileURL)
         withShield(Configuration(guards: .container, sinks: [store])) { _ in
             withAutoreleasePool { _ = css_test_call_objectAtIndex(css_test_array(), 5) }
         }
-        let report = try XCTUnwrap(ReportSet.load([fileURL.path]).set.reports.first)
+        return try XCTUnwrap(ReportSet.load([fileURL.path]).set.reports.first)
+    }
+
+    /// A real report from this test binary: the caller's return address resolves, through llvm-symbolizer and
+    /// through addr2line, to the C function that made the bad call, and a Swift frame to its demangled name.
+    func testSymbolicateResolvesRealFramesOfThisBuildToTheirFunctions() throws {
+        let report = try oneRealReportFromTheStore()
         let caller = try XCTUnwrap(report.callerFrameIndex)
         XCTAssertNotEqual(report.callStack[caller].image, "?")
 
@@ -238,11 +244,7 @@ final class ReportToolTests: ShieldTestCase {
     /// Mach-O frames (with an image UUID): one atos command per image, with its load address, the frames' addresses,
     /// UUID and slide. atos is not installed here, so it is printed, not run.
     func testSymbolicatePrintsAnAtosCommandPerImageForAppleReports() throws {
-        let store = try JSONLinesReportStore(fileURL: fileURL)
-        withShield(Configuration(guards: .container, sinks: [store])) { _ in
-            withAutoreleasePool { _ = css_test_call_objectAtIndex(css_test_array(), 5) }
-        }
-        var report = try XCTUnwrap(ReportSet.load([fileURL.path]).set.reports.first)
+        var report = try oneRealReportFromTheStore()
         let caller = try XCTUnwrap(report.callerFrameIndex)
         let binary = report.callStack[caller].image
         let uuid = "0123456789ABCDEF0123456789ABCDEF"
