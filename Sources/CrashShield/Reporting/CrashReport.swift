@@ -38,8 +38,8 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
     public var lastSeen: Date
     /// How many times this signature occurred (updates are delivered at 1, 10, 100, ... and on flush).
     public var occurrences: Int
-    /// Where the report came from: app, OS, device, launch, binary images. Absent from reports written before
-    /// CrashShield 0.1.0 recorded it (they still decode).
+    /// Where the report came from: app, OS, device, launch, binary images (see `ReportContext`). Reports written
+    /// before reports had a context decode with none.
     public var context: ReportContext?
 
     public var id: String { signature }
