@@ -49,6 +49,7 @@ let package = Package(
         .library(name: "CrashShieldTesting", targets: ["CrashShieldTesting"]),
         .executable(name: "crashshield-matrix", targets: ["crashshield-matrix"]),
         .executable(name: "crashshield-bench", targets: ["crashshield-bench"]),
+        .executable(name: "crashshield-report", targets: ["crashshield-report"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -81,8 +82,14 @@ let package = Package(
             "CrashShield", "CrashShieldBenchKernels",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The report files' reader, summary, export and symbolication; crashshield-report is its command line.
+        .target(name: "CrashShieldReportTool", dependencies: ["CrashShield"]),
+        .executableTarget(name: "crashshield-report", dependencies: [
+            "CrashShieldReportTool", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "CrashShieldTests", dependencies: [
             "CrashShield", "CrashShieldTesting", "CrashShieldMatrix", "CrashShieldScenarios", "CrashShieldRuntime",
+            "CrashShieldReportTool",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),
         ]),

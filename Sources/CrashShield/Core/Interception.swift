@@ -135,7 +135,8 @@ enum Interception {
             category: failure.category.name, exceptionName: failure.exception, reason: reason,
             className: failure.className, selector: failure.selector, isClassMethod: failure.isClassMethod,
             hint: failure.hint, action: action, details: failure.details, thread: CallStack.currentThread(),
-            callStack: frames, callerFrameIndex: location.callerIndex, firstSeen: now, lastSeen: now, occurrences: 1)
+            callStack: frames, callerFrameIndex: location.callerIndex, firstSeen: now, lastSeen: now, occurrences: 1,
+            context: .current(callStack: frames, at: now))
         guard let redact else { return report }
         return Redaction.apply(redact, to: report)
     }

@@ -38,6 +38,9 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
     public var lastSeen: Date
     /// How many times this signature occurred (updates are delivered at 1, 10, 100, ... and on flush).
     public var occurrences: Int
+    /// Where the report came from: app, OS, device, launch, binary images (see `ReportContext`). Reports written
+    /// before reports had a context decode with none.
+    public var context: ReportContext?
 
     public var id: String { signature }
 
@@ -45,7 +48,7 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
         signature: String, category: String, exceptionName: String, reason: String, className: String,
         selector: String, isClassMethod: Bool, hint: String, action: Action, details: [String: String] = [:],
         thread: ThreadInfo, callStack: [StackFrame] = [], callerFrameIndex: Int? = nil,
-        firstSeen: Date, lastSeen: Date, occurrences: Int
+        firstSeen: Date, lastSeen: Date, occurrences: Int, context: ReportContext? = nil
     ) {
         self.signature = signature
         self.category = category
@@ -63,6 +66,7 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
         self.firstSeen = firstSeen
         self.lastSeen = lastSeen
         self.occurrences = occurrences
+        self.context = context
     }
 
     /// The frame that made the bad call.
@@ -70,6 +74,12 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
 
     /// `-[Class selector]` or `+[Class selector]`.
     public var method: String { "\(isClassMethod ? "+" : "-")[\(className) \(selector)]" }
+
+    /// The JSON the JSON Lines store writes: sorted keys, ISO-8601 dates with milliseconds.
+    public static func makeJSONEncoder() -> JSONEncoder { JSONLinesReportStore.makeEncoder() }
+
+    /// Reads what `makeJSONEncoder()` writes (dates with or without milliseconds).
+    public static func makeJSONDecoder() -> JSONDecoder { JSONLinesReportStore.makeDecoder() }
 }
 
 /// The thread a crash was stopped on.

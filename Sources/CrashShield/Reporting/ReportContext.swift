@@ -1,0 +1,312 @@
+import Foundation
+#if canImport(Darwin)
+import Darwin
+import MachO
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+extension CrashShield {
+    /// This library's version; every report carries it (`ReportContext.crashShieldVersion`).
+    public static let version = "0.1.0"
+}
+
+/// Where a report came from: the app, the OS, the device, this launch, and the binary images its frames point into
+/// (what symbolication needs). Nothing about the user: no names, identifiers or values from the app's data.
+///
+/// Everything but `secondsSinceLaunch` and `images` is the same for every report of a process; it is collected once,
+/// at the first report.
+public struct ReportContext: Codable, Sendable, Equatable {
+    /// The app's bundle identifier (Apple); elsewhere, or without one, the process name.
+    public var appIdentifier: String
+    /// `CFBundleShortVersionString`, when the app has one.
+    public var appVersion: String?
+    /// `CFBundleVersion`, when the app has one.
+    public var appBuild: String?
+    /// "iOS", "macOS", "tvOS", "watchOS", "visionOS" or, elsewhere, the kernel's name ("Linux").
+    public var osName: String
+    /// "17.4.1"; on Linux the kernel release ("6.1.0-18-amd64").
+    public var osVersion: String
+    /// Apple: the OS build ("21E236", `kern.osversion`); Linux: the kernel's version string.
+    public var osBuild: String?
+    /// Apple: the model ("iPhone15,2", `hw.machine`; "MacBookPro18,3" on macOS, `hw.model`; the simulated model in
+    /// a simulator); Linux: the machine (`uname -m`, "x86_64").
+    public var device: String
+    /// `CrashShield.version` of the library that wrote the report.
+    public var crashShieldVersion: String
+    /// Random per process launch: every report of one process carries the same value.
+    public var launchID: String
+    /// Seconds from the process's start to the report's first occurrence.
+    public var secondsSinceLaunch: Double
+    /// The binary images the report's frames point into, in order of first use by the stack.
+    public var images: [BinaryImage]
+
+    public init(appIdentifier: String, appVersion: String? = nil, appBuild: String? = nil, osName: String,
+                osVersion: String, osBuild: String? = nil, device: String,
+                crashShieldVersion: String = CrashShield.version, launchID: String, secondsSinceLaunch: Double,
+                images: [BinaryImage] = []) {
+        self.appIdentifier = appIdentifier
+        self.appVersion = appVersion
+        self.appBuild = appBuild
+        self.osName = osName
+        self.osVersion = osVersion
+        self.osBuild = osBuild
+        self.device = device
+        self.crashShieldVersion = crashShieldVersion
+        self.launchID = launchID
+        self.secondsSinceLaunch = secondsSinceLaunch
+        self.images = images
+    }
+
+    /// This process's context for a report first seen at `date` whose stack is `callStack`.
+    public static func current(callStack: [StackFrame], at date: Date = Date()) -> ReportContext {
+        var context = ProcessContext.shared.context
+        context.secondsSinceLaunch = max(0, date.timeIntervalSince(ProcessContext.shared.launchDate))
+        context.images = ImageCatalog.shared.images(for: callStack)
+        return context
+    }
+
+    /// The launch ID of this process (the one its reports carry).
+    public static var currentLaunchID: String { ProcessContext.shared.context.launchID }
+
+    /// The image a frame points into.
+    public func image(for frame: StackFrame) -> BinaryImage? {
+        images.first { $0.loadAddress == frame.imageBase && $0.path == frame.image }
+    }
+}
+
+/// One binary image (executable or library) as loaded in the process that wrote the report.
+public struct BinaryImage: Codable, Sendable, Equatable {
+    /// File name ("MyApp", "libFoo.so").
+    public var name: String
+    /// Path at run time.
+    public var path: String
+    /// Where the image starts in memory (Apple: its Mach-O header; Linux: its first mapped segment).
+    public var loadAddress: UInt64
+    /// What was added to the addresses in the file: Apple, the ASLR slide from dyld; Linux, the load bias
+    /// (`dlpi_addr`). A frame's address in the file is `address - slide`.
+    public var slide: Int64?
+    /// Apple: the size of the `__TEXT` segment; Linux: the span of the loaded segments.
+    public var size: UInt64?
+    /// Apple: the image's LC_UUID (32 uppercase hex digits, as `StackFrame.imageUUID`): it names its dSYM.
+    public var uuid: String?
+    /// Linux: the GNU build ID (lowercase hex, as `readelf -n` prints it).
+    public var buildID: String?
+
+    public init(name: String, path: String, loadAddress: UInt64, slide: Int64? = nil, size: UInt64? = nil,
+                uuid: String? = nil, buildID: String? = nil) {
+        self.name = name
+        self.path = path
+        self.loadAddress = loadAddress
+        self.slide = slide
+        self.size = size
+        self.uuid = uuid
+        self.buildID = buildID
+    }
+}
+
+/// What stays the same for every report of this process, collected once (at the first report).
+final class ProcessContext: Sendable {
+    static let shared = ProcessContext()
+
+    /// Every field but the per-report ones.
+    let context: ReportContext
+    let launchDate: Date
+
+    private init() {
+        let now = Date()
+        launchDate = now.addingTimeInterval(-(Self.processAge() ?? 0))
+        let bundle = Bundle.main
+        let system = Self.system()
+        context = ReportContext(
+            appIdentifier: bundle.bundleIdentifier ?? ProcessInfo.processInfo.processName,
+            appVersion: bundle.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String,
+            appBuild: bundle.object(forInfoDictionaryKey: "CFBundleVersion") as? String,
+            osName: system.name, osVersion: system.version, osBuild: system.build, device: system.device,
+            launchID: UUID().uuidString, secondsSinceLaunch: 0)
+    }
+
+#if canImport(Darwin)
+    private static func system() -> (name: String, version: String, build: String?, device: String) {
+        let version = ProcessInfo.processInfo.operatingSystemVersion
+        let text = "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
+        #if os(macOS)
+        let name = "macOS", device = sysctlString("hw.model")
+        #else
+        #if os(iOS)
+        let name = "iOS"
+        #elseif os(tvOS)
+        let name = "tvOS"
+        #elseif os(watchOS)
+        let name = "watchOS"
+        #else
+        let name = "visionOS"
+        #endif
+        // In a simulator hw.machine is the Mac's architecture; the simulated model is in the environment.
+        let device = ProcessInfo.processInfo.environment["SIMULATOR_MODEL_IDENTIFIER"] ?? sysctlString("hw.machine")
+        #endif
+        return (name, text, sysctlString("kern.osversion"), device ?? "unknown")
+    }
+
+    private static func sysctlString(_ name: String) -> String? {
+        var size = 0
+        guard sysctlbyname(name, nil, &size, nil, 0) == 0, size > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: size)
+        guard sysctlbyname(name, &buffer, &size, nil, 0) == 0 else { return nil }
+        return String(cString: buffer)
+    }
+
+    /// From the kernel's process start time (`kern.proc.pid`).
+    static func processAge() -> TimeInterval? {
+        var info = kinfo_proc()
+        var size = MemoryLayout<kinfo_proc>.stride
+        var mib: [Int32] = [CTL_KERN, KERN_PROC, KERN_PROC_PID, getpid()]
+        guard sysctl(&mib, u_int(mib.count), &info, &size, nil, 0) == 0 else { return nil }
+        let start = info.kp_proc.p_un.__p_starttime
+        let started = Date(timeIntervalSince1970: TimeInterval(start.tv_sec) + TimeInterval(start.tv_usec) / 1e6)
+        return Date().timeIntervalSince(started)
+    }
+#else
+    private static func system() -> (name: String, version: String, build: String?, device: String) {
+        var names = utsname()
+        guard uname(&names) == 0 else { return ("unknown", "unknown", nil, "unknown") }
+        return (utsnameField(&names.sysname), utsnameField(&names.release), utsnameField(&names.version),
+                utsnameField(&names.machine))
+    }
+
+    private static func utsnameField<T>(_ field: inout T) -> String {
+        withUnsafePointer(to: &field) {
+            $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout<T>.size) { String(cString: $0) }
+        }
+    }
+
+    /// From /proc: the system's uptime minus the process's start time since boot (field 22 of /proc/self/stat, in
+    /// clock ticks).
+    static func processAge() -> TimeInterval? {
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+              let uptime = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // Fields after the command name (which may hold spaces) start at field 3.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 19, let start = Double(fields[19]), ticks > 0,
+              let up = uptime.split(separator: " ").first.flatMap({ Double($0) }) else { return nil }
+        return max(0, up - start / ticks)
+    }
+#endif
+}
+
+/// The images frames point into, looked up once per image and cached (a library loaded later is found by a new
+/// lookup when a frame first points into it).
+final class ImageCatalog: @unchecked Sendable {
+    static let shared = ImageCatalog()
+
+    private let lock = Lock()
+    private var known: [UInt64: BinaryImage] = [:]
+
+    /// One image per distinct load address of `frames`, in stack order; frames with no image are skipped.
+    func images(for frames: [StackFrame]) -> [BinaryImage] {
+        var seen = Set<UInt64>()
+        var result: [BinaryImage] = []
+        for frame in frames where frame.imageBase != 0 && seen.insert(frame.imageBase).inserted {
+            result.append(image(for: frame))
+        }
+        return result
+    }
+
+    private func image(for frame: StackFrame) -> BinaryImage {
+        if let cached = lock.withLock({ known[frame.imageBase] }) { return cached }
+        var image = BinaryImage(name: (frame.image as NSString).lastPathComponent, path: frame.image,
+                                loadAddress: frame.imageBase, slide: frame.slide, uuid: frame.imageUUID)
+        Self.describe(&image)
+        lock.withLock { known[frame.imageBase] = image }
+        return image
+    }
+
+    private static func hex(_ bytes: UnsafeRawBufferPointer, uppercase: Bool) -> String {
+        bytes.map { String(format: uppercase ? "%02X" : "%02x", $0) }.joined()
+    }
+
+#if canImport(Darwin)
+    /// Slide, `__TEXT` size and UUID from dyld and the image's load commands.
+    private static func describe(_ image: inout BinaryImage) {
+        for index in 0..<_dyld_image_count() {
+            guard let header = _dyld_get_image_header(index),
+                  UInt64(UInt(bitPattern: header)) == image.loadAddress else { continue }
+            image.slide = Int64(_dyld_get_image_vmaddr_slide(index))
+            guard header.pointee.magic == MH_MAGIC_64 else { return }
+            var command = UnsafeRawPointer(header) + MemoryLayout<mach_header_64>.size
+            for _ in 0..<header.pointee.ncmds {
+                let load = command.load(as: load_command.self)
+                if load.cmd == LC_UUID {
+                    var uuid = command.load(as: uuid_command.self).uuid
+                    image.uuid = withUnsafeBytes(of: &uuid) { hex($0, uppercase: true) }
+                } else if load.cmd == LC_SEGMENT_64 {
+                    var segment = command.load(as: segment_command_64.self)
+                    let name = withUnsafeBytes(of: &segment.segname) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                    if name == "__TEXT" { image.size = segment.vmsize }
+                }
+                command += Int(load.cmdsize)
+            }
+            return
+        }
+    }
+#elseif canImport(Glibc) && (arch(x86_64) || arch(arm64))
+    /// `dl_iterate_phdr`'s callback: (struct dl_phdr_info *, size, data).
+    private typealias PhdrCallback = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32
+    /// `dl_iterate_phdr` from <link.h>, which Swift's Glibc module does not import: found by name.
+    private static let iteratePhdr = dlsym(nil, "dl_iterate_phdr").map {
+        unsafeBitCast($0, to: (@convention(c) (PhdrCallback, UnsafeMutableRawPointer?) -> Int32).self)
+    }
+
+    /// Load bias, span and GNU build ID from the dynamic linker's program headers (`dl_iterate_phdr`).
+    private static func describe(_ image: inout BinaryImage) {
+        guard let iteratePhdr else { return }
+        withUnsafeMutablePointer(to: &image) { pointer in
+            _ = iteratePhdr({ info, _, data in
+                guard let info, let data else { return 0 }
+                // glibc's 64-bit struct dl_phdr_info: dlpi_addr at 0, dlpi_name at 8, dlpi_phdr at 16, dlpi_phnum at 24.
+                let image = data.assumingMemoryBound(to: BinaryImage.self)
+                let bias = UInt64(info.load(as: UInt.self))
+                let headers = UnsafeBufferPointer(start: info.load(fromByteOffset: 16, as: UnsafePointer<Elf64_Phdr>?.self),
+                                                  count: Int(info.load(fromByteOffset: 24, as: UInt16.self)))
+                let loads = headers.filter { $0.p_type == PT_LOAD }
+                guard let first = loads.map(\.p_vaddr).min(), let end = loads.map({ $0.p_vaddr + $0.p_memsz }).max(),
+                      bias &+ (first & ~(UInt64(getpagesize()) - 1)) == image.pointee.loadAddress else { return 0 }
+                image.pointee.slide = Int64(bitPattern: bias)
+                image.pointee.size = end - first
+                for note in headers where note.p_type == PT_NOTE {
+                    let start = UnsafeRawPointer(bitPattern: UInt(bias &+ note.p_vaddr))
+                    let alignment = max(4, Int(note.p_align))
+                    if let start, let id = ImageCatalog.buildID(in: UnsafeRawBufferPointer(start: start, count: Int(note.p_memsz)),
+                                                   alignment: alignment) {
+                        image.pointee.buildID = id
+                    }
+                }
+                return 1
+            }, pointer)
+        }
+    }
+
+    /// The NT_GNU_BUILD_ID note's bytes among the notes of one PT_NOTE segment (notes padded to `alignment`).
+    private static func buildID(in notes: UnsafeRawBufferPointer, alignment: Int) -> String? {
+        func aligned(_ value: Int) -> Int { (value + alignment - 1) & ~(alignment - 1) }
+        var offset = 0
+        while offset + 12 <= notes.count {
+            let nameSize = Int(notes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            let descSize = Int(notes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
+            let type = notes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)
+            let name = offset + 12, desc = name + aligned(nameSize)
+            guard desc + descSize <= notes.count else { return nil }
+            if type == UInt32(NT_GNU_BUILD_ID), nameSize == 4,
+               Array(notes[name..<name + 4]) == Array("GNU\0".utf8) {
+                return hex(UnsafeRawBufferPointer(rebasing: notes[desc..<desc + descSize]), uppercase: false)
+            }
+            offset = desc + aligned(descSize)
+        }
+        return nil
+    }
+#else
+    private static func describe(_ image: inout BinaryImage) {}
+#endif
+}

@@ -1,0 +1,220 @@
+import CrashShield
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// A line of a report file that is not a report.
+public struct BadLine: Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    /// 1-based.
+    public var number: Int
+    /// An unterminated last line: a process stopped while writing it.
+    public var isTorn: Bool
+    public var problem: String
+
+    public var description: String { "\(file): line \(number): \(problem)" }
+}
+
+/// A report file that cannot be read at all (missing, a folder, no permission).
+public struct ReportFileError: Error, Equatable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "cannot read '\(path)': \(reason)" }
+}
+
+/// What one read of a report file found.
+public struct ReportChunk {
+    public var reports: [(line: Int, report: CrashReport)] = []
+    public var badLines: [BadLine] = []
+    /// The file was replaced or truncated since the last read (the store compacts by renaming a new file over the
+    /// old one; `removeAll()` deletes it): this chunk reads it again from its first line.
+    public var restarted = false
+}
+
+/// Reads a JSON Lines report file (as `JSONLinesReportStore` writes it), also while it grows: each `read` returns
+/// the lines appended since the last one.
+public final class ReportFileReader {
+    public let path: String
+    private var offset = 0
+    private var fileID: (device: UInt64, inode: UInt64)?
+    /// Bytes after the last newline: a line still being written, or torn.
+    private var partial: [UInt8] = []
+    private var lineNumber = 0
+    private let decoder = CrashReport.makeJSONDecoder()
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The complete lines appended since the last call. With `final`, an unterminated last line is read too: a
+    /// report when it parses, otherwise a torn line. Without it (following a file), that line waits for its newline.
+    public func read(final: Bool) throws -> ReportChunk {
+        var chunk = ReportChunk()
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            // A followed file that disappears (removeAll) starts again when it is recreated.
+            if code == ENOENT && fileID != nil { reset(); return chunk }
+            throw ReportFileError(path: path, reason: String(cString: strerror(code)))
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ReportFileError(path: path, reason: String(cString: strerror(errno))) }
+        guard info.st_mode & S_IFMT != S_IFDIR else { throw ReportFileError(path: path, reason: "it is a folder") }
+        let id = (UInt64(info.st_dev), UInt64(info.st_ino))
+        if let known = fileID, known != id || Int(info.st_size) < offset {
+            reset()
+            chunk.restarted = true
+        }
+        fileID = id
+        let bytes = try readToEnd(fd, from: offset)
+        offset += bytes.count
+        var start = partial.count
+        partial += bytes
+        var lineStart = 0
+        while let newline = partial[start...].firstIndex(of: 0x0A) {
+            parse(partial[lineStart..<newline], torn: false, into: &chunk)
+            lineStart = newline + 1
+            start = lineStart
+        }
+        partial.removeFirst(lineStart)
+        if final && !partial.isEmpty {
+            parse(partial[...], torn: true, into: &chunk)
+            partial = []
+        }
+        return chunk
+    }
+
+    private func reset() {
+        offset = 0
+        partial = []
+        lineNumber = 0
+        fileID = nil
+    }
+
+    private func parse(_ line: ArraySlice<UInt8>, torn: Bool, into chunk: inout ReportChunk) {
+        lineNumber += 1
+        guard line.contains(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) else { return }
+        do {
+            chunk.reports.append((lineNumber, try decoder.decode(CrashReport.self, from: Data(line))))
+        } catch {
+            let problem = torn
+                ? "incomplete last line (the process was probably stopped while writing it)"
+                : "not a valid crash report (\(Self.describe(error)))"
+            chunk.badLines.append(BadLine(file: path, number: lineNumber, isTorn: torn, problem: problem))
+        }
+    }
+
+    private func readToEnd(_ fd: Int32, from start: Int) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start + bytes.count)) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw ReportFileError(path: path, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { return bytes }
+            bytes += buffer[0..<count]
+        }
+    }
+
+    private static func describe(_ error: Error) -> String {
+        switch error {
+        case DecodingError.dataCorrupted(let context): return context.debugDescription
+        case DecodingError.keyNotFound(let key, _): return "missing field '\(key.stringValue)'"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "field '\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
+        default: return "\(error)"
+        }
+    }
+}
+
+/// The reports of one or more files.
+///
+/// The store appends a line each time a report's count is delivered (1, 10, 100, ... and on flush), and each launch
+/// counts from 1 again: the latest line of a signature within one launch (its `context.launchID`; for reports
+/// without context, within one file) holds that launch's count. A signature's occurrences are the sum over launches,
+/// its first and last seen the earliest and the latest; the other fields come from the most recent launch.
+public struct ReportSet {
+    /// The files read, in order.
+    public private(set) var files: [String] = []
+    public private(set) var badLines: [BadLine] = []
+    private var latest: [String: CrashReport] = [:]
+    private var keyOrder: [String] = []
+
+    public init() {}
+
+    /// Reads whole files; files that cannot be read are returned as errors (and not counted).
+    public static func load(_ paths: [String]) -> (set: ReportSet, errors: [ReportFileError]) {
+        var set = ReportSet()
+        var errors: [ReportFileError] = []
+        for path in paths {
+            do {
+                set.add(try ReportFileReader(path: path).read(final: true), from: path)
+            } catch let error as ReportFileError {
+                errors.append(error)
+            } catch {
+                errors.append(ReportFileError(path: path, reason: "\(error)"))
+            }
+        }
+        return (set, errors)
+    }
+
+    public mutating func add(_ chunk: ReportChunk, from path: String) {
+        if !files.contains(path) { files.append(path) }
+        badLines += chunk.badLines
+        for (_, report) in chunk.reports {
+            let key = report.signature + "|" + (report.context?.launchID ?? "file:" + path)
+            if latest.updateValue(report, forKey: key) == nil { keyOrder.append(key) }
+        }
+    }
+
+    /// One report per signature, in order of first appearance, counts summed over launches.
+    public var reports: [CrashReport] {
+        var merged: [String: CrashReport] = [:]
+        var order: [String] = []
+        for key in keyOrder {
+            guard let report = latest[key] else { continue }
+            guard var existing = merged[report.signature] else {
+                merged[report.signature] = report
+                order.append(report.signature)
+                continue
+            }
+            let total = existing.occurrences + report.occurrences
+            let first = min(existing.firstSeen, report.firstSeen), last = max(existing.lastSeen, report.lastSeen)
+            if report.lastSeen >= existing.lastSeen { existing = report }
+            existing.occurrences = total
+            existing.firstSeen = first
+            existing.lastSeen = last
+            merged[report.signature] = existing
+        }
+        return order.compactMap { merged[$0] }
+    }
+
+    /// The report whose signature is `signature` or starts with it.
+    /// - Throws: `ReportLookupError` when none does, or more than one.
+    public func report(matching signature: String) throws -> CrashReport {
+        let all = reports
+        if let exact = all.first(where: { $0.signature == signature }) { return exact }
+        let matches = all.filter { $0.signature.hasPrefix(signature) }
+        guard matches.count == 1 else {
+            throw ReportLookupError(signature: signature, candidates: matches.map(\.signature))
+        }
+        return matches[0]
+    }
+}
+
+/// `show`/`symbolicate` named a signature that no report has, or a prefix that several share.
+public struct ReportLookupError: Error, CustomStringConvertible {
+    public var signature: String
+    public var candidates: [String]
+    public var description: String {
+        candidates.isEmpty
+            ? "no report has the signature '\(signature)' (`summary` lists them)"
+            : "'\(signature)' starts \(candidates.count) signatures (\(candidates.joined(separator: ", "))); give more digits"
+    }
+}

@@ -1,0 +1,159 @@
+import CrashShield
+import Foundation
+
+/// The tool's text: the summary table, one report in full, exports.
+public enum ReportText {
+    // MARK: - summary
+
+    /// The table (one row per signature, most occurrences first), the bad lines, and the last line:
+    /// `N reports (M occurrences) from K files; B unreadable lines`.
+    public static func summary(_ set: ReportSet) -> String {
+        let reports = set.reports.sorted {
+            ($0.occurrences, $0.lastSeen, $1.signature) > ($1.occurrences, $1.lastSeen, $0.signature)
+        }
+        var rows = [["GUARD", "METHOD", "CALL SITE", "COUNT", "FIRST SEEN", "LAST SEEN", "SIGNATURE"]]
+        for report in reports {
+            rows.append([report.category, report.method, callSite(report), String(report.occurrences),
+                         date(report.firstSeen), date(report.lastSeen), report.signature])
+        }
+        var lines = reports.isEmpty ? [] : table(rows, rightAligned: [3])
+        lines += set.badLines.map(\.description)
+        lines.append(summaryLine(set))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `N reports (M occurrences) from K files; B unreadable lines`.
+    public static func summaryLine(_ set: ReportSet) -> String {
+        let reports = set.reports
+        return "\(reports.count) reports (\(reports.reduce(0) { $0 + $1.occurrences }) occurrences) "
+            + "from \(set.files.count) files; \(set.badLines.count) unreadable lines"
+    }
+
+    /// `image+0xoffset` of the caller, with its symbol when the report has one; "?" without a caller.
+    public static func callSite(_ report: CrashReport) -> String {
+        guard let frame = report.callerFrame else { return "?" }
+        return location(frame) + (frame.symbol.map { " (\($0))" } ?? "")
+    }
+
+    static func location(_ frame: StackFrame) -> String {
+        "\((frame.image as NSString).lastPathComponent)+0x\(String(frame.offsetInImage, radix: 16))"
+    }
+
+    /// One line per appended report line when following a file.
+    static func followLine(_ report: CrashReport) -> String {
+        "\(date(report.lastSeen))  \(report.category)  \(report.method)  \(callSite(report))  "
+            + "count \(report.occurrences)  \(report.signature)"
+    }
+
+    // MARK: - show
+
+    /// Every field of one report, its stack with the caller marked, and its images.
+    public static func show(_ report: CrashReport) -> String {
+        var fields: [(String, String)] = [
+            ("signature", report.signature), ("guard", report.category),
+            ("exception", report.exceptionName), ("reason", report.reason), ("action", report.action.rawValue),
+            ("hint", report.hint), ("occurrences", String(report.occurrences)),
+            ("first seen", date(report.firstSeen)), ("last seen", date(report.lastSeen)),
+            ("thread", "\(report.thread.name.isEmpty ? "(unnamed)" : report.thread.name) (id \(report.thread.id)"
+                + (report.thread.isMain ? ", main thread)" : ")")),
+        ]
+        fields += report.details.sorted { $0.key < $1.key }.map { ("detail \($0.key)", $0.value) }
+        if let context = report.context {
+            let version = [context.appVersion, context.appBuild.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+            fields += [
+                ("app", context.appIdentifier + (version.isEmpty ? "" : " " + version)),
+                ("os", "\(context.osName) \(context.osVersion)" + (context.osBuild.map { " (\($0))" } ?? "")),
+                ("device", context.device), ("crashshield", context.crashShieldVersion),
+                ("launch", "\(context.launchID), \(String(format: "%.3f", context.secondsSinceLaunch)) s after launch"),
+            ]
+        }
+        let width = fields.map(\.0.count).max() ?? 0
+        var lines = [report.method]
+        lines += fields.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + oneLine($0.1) }
+        lines.append("stack (innermost first; > marks the caller):")
+        lines += stack(report)
+        if let images = report.context?.images, !images.isEmpty {
+            lines.append("images:")
+            lines += table(images.map { image in
+                ["  " + image.name, hex(image.loadAddress), image.slide.map { "slide " + hex(UInt64(bitPattern: $0)) } ?? "",
+                 image.uuid.map { "uuid " + $0 } ?? image.buildID.map { "build-id " + $0 } ?? "", image.path]
+            }, rightAligned: [])
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `   #3  0x...  image+0x...  symbol`, the caller's line starting with `>`; `names` replaces the symbols.
+    static func stack(_ report: CrashReport, names: [Int: String] = [:]) -> [String] {
+        report.callStack.enumerated().map { index, frame in
+            let marker = index == report.callerFrameIndex ? " > " : "   "
+            let name = names[index] ?? frame.symbol ?? ""
+            return "\(marker)#\(index)".padding(toLength: 7, withPad: " ", startingAt: 0)
+                + "  \(hex(frame.address))  \(location(frame))" + (name.isEmpty ? "" : "  \(name)")
+        }
+    }
+
+    // MARK: - export
+
+    public enum ExportFormat: String, CaseIterable, Sendable {
+        case json, csv
+    }
+
+    public static func export(_ set: ReportSet, as format: ExportFormat) throws -> String {
+        switch format {
+        case .json:
+            let encoder = CrashReport.makeJSONEncoder()
+            encoder.outputFormatting.insert(.prettyPrinted)
+            return String(decoding: try encoder.encode(set.reports), as: UTF8.self) + "\n"
+        case .csv:
+            let header = ["signature", "guard", "method", "exception", "reason", "call site", "occurrences",
+                          "first seen", "last seen", "action", "thread", "app", "app version", "app build", "os",
+                          "os version", "device", "crashshield version", "launch id"]
+            let rows = set.reports.map { report -> [String] in
+                let context = report.context
+                return [report.signature, report.category, report.method, report.exceptionName, report.reason,
+                        callSite(report), String(report.occurrences), date(report.firstSeen), date(report.lastSeen),
+                        report.action.rawValue, report.thread.name, context?.appIdentifier ?? "",
+                        context?.appVersion ?? "", context?.appBuild ?? "", context?.osName ?? "",
+                        context?.osVersion ?? "", context?.device ?? "", context?.crashShieldVersion ?? "",
+                        context?.launchID ?? ""]
+            }
+            return ([header] + rows).map { $0.map(csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+        }
+    }
+
+    /// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled.
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    // MARK: - helpers
+
+    static func date(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
+
+    private static func oneLine(_ text: String) -> String {
+        text.replacingOccurrences(of: "\n", with: "\\n")
+    }
+
+    /// Columns padded to their widest cell, two spaces apart; `rightAligned` columns padded on the left.
+    static func table(_ rows: [[String]], rightAligned: Set<Int>) -> [String] {
+        let widths = rows.reduce(into: [Int]()) { widths, row in
+            for (column, cell) in row.enumerated() {
+                if column < widths.count { widths[column] = max(widths[column], cell.count) } else { widths.append(cell.count) }
+            }
+        }
+        return rows.map { row in
+            row.enumerated().map { column, cell in
+                let pad = String(repeating: " ", count: widths[column] - cell.count)
+                if column == row.count - 1 && !rightAligned.contains(column) { return cell }
+                return rightAligned.contains(column) ? pad + cell : cell + pad
+            }.joined(separator: "  ")
+        }
+    }
+}
