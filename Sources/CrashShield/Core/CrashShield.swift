@@ -19,6 +19,9 @@ public enum CrashShield {
         try lock.withLock {
             guard Session.current.load(ordering: .acquiring) == nil else { throw CrashShieldError.alreadyRunning }
             try configuration.validate()
+            // The process's context (app, OS, device: Bundle.main, sysctl) is read once, before any hook exists, so
+            // that Foundation code it runs can never reach a guard from inside the first report.
+            _ = ProcessContext.shared
             let session = Session(configuration: configuration)
             Session.current.store(session, ordering: .releasing)
             do {
