@@ -35,6 +35,16 @@ bool csr_try(CSRBody body, void *context, CSRExceptionInfo *caught) {
     return raised;
 }
 
+bool csr_try_filtered(CSRBody body, CSRCaught caught, void *context) {
+    @try {
+        body(context);
+        return false;
+    } @catch (id exception) {
+        if (caught((CSR_BRIDGE CSRObject)exception, context)) return true;
+        @throw exception;
+    }
+}
+
 void csr_raise(const char *name, const char *reason) {
     [NSException raise: [NSString stringWithUTF8String: name] format: @"%s", reason];
     abort(); // not reached

@@ -89,3 +89,83 @@ const CSSScenario *css_array_scenarios(int *count) {
     *count = (int)(sizeof css_array_table / sizeof css_array_table[0]);
     return css_array_table;
 }
+
+// MARK: Differential probes: index, range and index-set edges (count, count + 1, 2^32 and above, NSNotFound)
+
+static id freshTwo(void) { return [NSArray arrayWithObjects: @"a", @"b", nil]; }
+static id freshMutableTwo(void) { return [NSMutableArray arrayWithObjects: @"a", @"b", nil]; }
+static NSArray *xy(void) { return [NSArray arrayWithObjects: @"x", @"y", nil]; }
+
+static id pObjectAtIndex(id a, NSUInteger i) { return [a objectAtIndex: i]; }
+static id pSubscript(id a, NSUInteger i) { return [a objectAtIndexedSubscript: i]; }
+/// GNUstep loops for ever on a nil index set (what {NSNotFound} is), with or without CrashShield.
+static id pObjectsAtIndexes(id a, NSUInteger i) { return i == NSNotFound ? css_probe_skipped() : [a objectsAtIndexes: css_index_set(i)]; }
+static id pSubarrayEmpty(id a, NSUInteger i) { return [a subarrayWithRange: NSMakeRange(i, 0)]; }
+static id pSubarrayOne(id a, NSUInteger i) { return [a subarrayWithRange: NSMakeRange(i, 1)]; }
+static id pSubarrayTo(id a, NSUInteger i) { return [a subarrayWithRange: NSMakeRange(0, i)]; }
+static id pGetObjects(id a, NSUInteger i) {
+    __unsafe_unretained id buffer[2] = { @"untouched", @"untouched" };   // a range past 2 raises before writing
+    [a getObjects: buffer range: NSMakeRange(0, i)];
+    return [NSArray arrayWithObjects: buffer count: 2];
+}
+static id pRemove(id m, NSUInteger i) { [m removeObjectAtIndex: i]; return nil; }
+static id pReplace(id m, NSUInteger i) { [m replaceObjectAtIndex: i withObject: @"x"]; return nil; }
+static id pReplaceNil(id m, NSUInteger i) { [m replaceObjectAtIndex: i withObject: css_opaque(nil)]; return nil; }
+static id pInsert(id m, NSUInteger i) { [m insertObject: @"x" atIndex: i]; return nil; }
+static id pInsertNil(id m, NSUInteger i) { [m insertObject: css_opaque(nil) atIndex: i]; return nil; }
+static id pExchangeFirst(id m, NSUInteger i) { [m exchangeObjectAtIndex: 0 withObjectAtIndex: i]; return nil; }
+static id pExchangeSecond(id m, NSUInteger i) { [m exchangeObjectAtIndex: i withObjectAtIndex: 0]; return nil; }
+static id pSubscriptSet(id m, NSUInteger i) { [m setObject: @"x" atIndexedSubscript: i]; return nil; }
+static id pSubscriptSetNil(id m, NSUInteger i) { [m setObject: css_opaque(nil) atIndexedSubscript: i]; return nil; }
+static id pRemoveRangeEmpty(id m, NSUInteger i) { [m removeObjectsInRange: NSMakeRange(i, 0)]; return nil; }
+static id pRemoveRangeOne(id m, NSUInteger i) { [m removeObjectsInRange: NSMakeRange(i, 1)]; return nil; }
+static id pRemoveRangeTo(id m, NSUInteger i) { [m removeObjectsInRange: NSMakeRange(0, i)]; return nil; }
+static id pReplaceRangeEmpty(id m, NSUInteger i) { [m replaceObjectsInRange: NSMakeRange(i, 0) withObjectsFromArray: xy()]; return nil; }
+static id pReplaceRangeTo(id m, NSUInteger i) { [m replaceObjectsInRange: NSMakeRange(0, i) withObjectsFromArray: xy()]; return nil; }
+static id pInsertTwoAt(id m, NSUInteger i) { [m insertObjects: xy() atIndexes: css_index_set(i)]; return nil; }
+static id pInsertTwoAtPair(id m, NSUInteger i) { [m insertObjects: xy() atIndexes: css_index_set_pair(0, i)]; return nil; }
+static id pInsertOneAtPair(id m, NSUInteger i) { [m insertObjects: [NSArray arrayWithObject: @"x"] atIndexes: css_index_set_pair(0, i)]; return nil; }
+static id pInsertNilObjectsAt(id m, NSUInteger i) { [m insertObjects: css_opaque(nil) atIndexes: css_index_set(i)]; return nil; }
+static id pInsertTwoAtNil(id m, NSUInteger i) { [m insertObjects: xy() atIndexes: css_opaque(nil)]; return nil; }
+static id pRemoveAtIndexes(id m, NSUInteger i) { [m removeObjectsAtIndexes: css_index_set(i)]; return nil; }
+static id pRemoveAtIndexesPair(id m, NSUInteger i) { [m removeObjectsAtIndexes: css_index_set_pair(0, i)]; return nil; }
+static id pRemoveAtNil(id m, NSUInteger i) { [m removeObjectsAtIndexes: css_opaque(nil)]; return nil; }
+
+static const CSSProbe css_array_probe_table[] = {
+    { "array.objectAtIndex:", 2, freshTwo, pObjectAtIndex },
+    { "array.objectAtIndexedSubscript:", 2, freshTwo, pSubscript },
+    { "array.objectsAtIndexes:{i}", 2, freshTwo, pObjectsAtIndexes },
+    { "array.subarrayWithRange:{i,0}", 2, freshTwo, pSubarrayEmpty },
+    { "array.subarrayWithRange:{i,1}", 2, freshTwo, pSubarrayOne },
+    { "array.subarrayWithRange:{0,i}", 2, freshTwo, pSubarrayTo },
+    { "array.getObjects:range:{0,i}", 2, freshTwo, pGetObjects },
+    { "mutableArray.objectAtIndex:", 2, freshMutableTwo, pObjectAtIndex },
+    { "mutableArray.objectsAtIndexes:{i}", 2, freshMutableTwo, pObjectsAtIndexes },
+    { "mutableArray.removeObjectAtIndex:", 2, freshMutableTwo, pRemove },
+    { "mutableArray.replaceObjectAtIndex:withObject:", 2, freshMutableTwo, pReplace },
+    { "mutableArray.replaceObjectAtIndex:withObject:nil", 2, freshMutableTwo, pReplaceNil },
+    { "mutableArray.insertObject:atIndex:", 2, freshMutableTwo, pInsert },
+    { "mutableArray.insertObject:nil atIndex:", 2, freshMutableTwo, pInsertNil },
+    { "mutableArray.exchangeObjectAtIndex:0 withObjectAtIndex:i", 2, freshMutableTwo, pExchangeFirst },
+    { "mutableArray.exchangeObjectAtIndex:i withObjectAtIndex:0", 2, freshMutableTwo, pExchangeSecond },
+    { "mutableArray.setObject:atIndexedSubscript:", 2, freshMutableTwo, pSubscriptSet },
+    { "mutableArray.setObject:nil atIndexedSubscript:", 2, freshMutableTwo, pSubscriptSetNil },
+    { "mutableArray.removeObjectsInRange:{i,0}", 2, freshMutableTwo, pRemoveRangeEmpty },
+    { "mutableArray.removeObjectsInRange:{i,1}", 2, freshMutableTwo, pRemoveRangeOne },
+    { "mutableArray.removeObjectsInRange:{0,i}", 2, freshMutableTwo, pRemoveRangeTo },
+    { "mutableArray.replaceObjectsInRange:{i,0}withObjectsFromArray:", 2, freshMutableTwo, pReplaceRangeEmpty },
+    { "mutableArray.replaceObjectsInRange:{0,i}withObjectsFromArray:", 2, freshMutableTwo, pReplaceRangeTo },
+    { "mutableArray.insertObjects:(x,y) atIndexes:{i}", 2, freshMutableTwo, pInsertTwoAt },
+    { "mutableArray.insertObjects:(x,y) atIndexes:{0,i}", 2, freshMutableTwo, pInsertTwoAtPair },
+    { "mutableArray.insertObjects:(x) atIndexes:{0,i}", 2, freshMutableTwo, pInsertOneAtPair },
+    { "mutableArray.insertObjects:nil atIndexes:{i}", 2, freshMutableTwo, pInsertNilObjectsAt },
+    { "mutableArray.insertObjects:(x,y) atIndexes:nil", -1, freshMutableTwo, pInsertTwoAtNil },
+    { "mutableArray.removeObjectsAtIndexes:{i}", 2, freshMutableTwo, pRemoveAtIndexes },
+    { "mutableArray.removeObjectsAtIndexes:{0,i}", 2, freshMutableTwo, pRemoveAtIndexesPair },
+    { "mutableArray.removeObjectsAtIndexes:nil", -1, freshMutableTwo, pRemoveAtNil },
+};
+
+const CSSProbe *css_array_probes(int *count) {
+    *count = (int)(sizeof css_array_probe_table / sizeof css_array_probe_table[0]);
+    return css_array_probe_table;
+}

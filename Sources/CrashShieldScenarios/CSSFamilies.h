@@ -15,6 +15,29 @@ const CSSScenario *css_messaging_scenarios(int *count);
 const CSSScenario *css_lifetime_scenarios(int *count);
 const CSSScenario *css_notification_scenarios(int *count);
 
+/// One call for the differential tests (CSSValidCalls.m runs it, guards off and on): `call` is made on a fresh
+/// `receiver()` with an index (or range location) the test chooses. `size` is the receiver's count or length, from
+/// which the test derives the indexes it tries (-1: the call takes none).
+typedef struct CSSProbe {
+    const char *name;
+    long size;
+    id (*receiver)(void);
+    /// What the caller got (nil for a void method), or `css_probe_skipped()` for an index the call cannot be made with.
+    id (*call)(id receiver, NSUInteger index);
+    /// True when Foundation's reason text is undefined (GNUstep builds it from uninitialized memory).
+    bool reasonIsUndefined;
+} CSSProbe;
+
+const CSSProbe *css_array_probes(int *count);
+const CSSProbe *css_ordered_set_probes(int *count);
+const CSSProbe *css_string_probes(int *count);
+const CSSProbe *css_kvc_probes(int *count);
+/// The marker a probe's call returns when it does not make the call.
+id css_probe_skipped(void);
+/// {index}, or nil for NSNotFound (what `+indexSetWithIndex:` gives); {first, second} (nil if either is NSNotFound).
+NSIndexSet *css_index_set(NSUInteger index);
+NSIndexSet *css_index_set_pair(NSUInteger first, NSUInteger second);
+
 /// A description of `object` that lives until the current autorelease pool drains ("nil" for nil).
 const char *css_describe(id object);
 /// Deterministic contents, sorted: "{k1=v1,k2=v2}" for a dictionary, "{a,b}" for a set; "(a,b)" in order for an

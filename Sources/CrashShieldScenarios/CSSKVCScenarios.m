@@ -99,6 +99,19 @@ static const char *dictionaryWithValuesUnknownKey(void) {
     return css_dictionary_contents(values);
 }
 
+static NSArray *annTwice(void) { return css_opaque([NSArray arrayWithObjects: ann(), ann(), ann(), nil]); }
+/// GNUstep's -valueForKeyPath: takes a nil path for one with a dot ([nil rangeOfString:] leaves a register's value in
+/// the range's length) and evaluates [[self valueForKey:nil] valueForKeyPath:nil]: the element's exception ends it.
+static const char *arrayValueKeyPathNil(void) { return css_describe([css_opaque([NSArray arrayWithObject: @"s0"]) valueForKeyPath: nilKey()]); }
+/// Every element fails; Foundation's exception ends the call at the first.
+static const char *arrayValueUndefinedKey(void) { return css_describe([annTwice() valueForKey: @"nickname"]); }
+static const char *arrayUnionOfUndefinedKey(void) { return css_describe([annTwice() valueForKeyPath: @"@unionOfObjects.nickname"]); }
+static const char *arraySetUndefinedKey(void) {
+    NSArray *people = annTwice();
+    [people setValue: @"x" forKey: @"nickname"];
+    return describePerson([people objectAtIndex: 2]);
+}
+
 static const CSSScenario css_kvc_table[] = {
     { "kvc.setValueForKey.undefinedKey", "kvc", "setValue:forUndefinedKey:", "NSUnknownKeyException", "Ann,30", 1, setUndefinedKey },
     { "kvc.valueForKey.undefinedKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "nil", 1, valueUndefinedKey },
@@ -112,6 +125,10 @@ static const CSSScenario css_kvc_table[] = {
     { "kvc.setValueForKey.nilScalar", "kvc", "setNilValueForKey:", "NSInvalidArgumentException", "Ann,30", 1, setNilScalar },
     { "kvc.setValueForKeyPath.nilScalar", "kvc", "setNilValueForKey:", "NSInvalidArgumentException", "Ann,30", 1, setNilScalarKeyPath },
     { "kvc.setValuesForKeys.unknownKey", "kvc", "setValue:forUndefinedKey:", "NSUnknownKeyException", "Bob,41", 1, setValuesUnknownKeys },
+    { "kvc.array.valueForKeyPath.nilKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "nil", 1, arrayValueKeyPathNil, true },
+    { "kvc.array.valueForKey.undefinedKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "nil", 1, arrayValueUndefinedKey },
+    { "kvc.array.unionOfObjects.undefinedKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "nil", 1, arrayUnionOfUndefinedKey },
+    { "kvc.array.setValueForKey.undefinedKey", "kvc", "setValue:forUndefinedKey:", "NSUnknownKeyException", "Ann,30", 1, arraySetUndefinedKey },
     { "kvc.dictionaryWithValuesForKeys.unknownKey", "kvc", "valueForUndefinedKey:", "NSUnknownKeyException", "{name=Ann,nickname=<null>}", 1, dictionaryWithValuesUnknownKey },
 };
 
@@ -172,4 +189,88 @@ const char *css_kvc_lenient_value(const char *key) {
 const char *css_kvc_strict_override_value(const char *key) {
     CSSKVCStrictOverride *strict = CSS_KVC_AUTORELEASE([[CSSKVCStrictOverride alloc] init]);
     return css_describe([strict valueForKey: [NSString stringWithUTF8String: key]]);
+}
+
+// MARK: Differential probes: classes with their own (pre-10.3) undefined-key handlers, collections of models
+
+/// Handles undefined keys through the older handlers GNUstep's NSObject still calls from `valueForUndefinedKey:`
+/// and `setValue:forUndefinedKey:`; Foundation raises nothing for it. Describes itself without its address.
+@interface CSSKVCLegacyHandler : NSObject {
+    NSString *lastKey;
+}
+@end
+
+@implementation CSSKVCLegacyHandler
+- (id)handleQueryWithUnboundKey:(NSString *)key { return [NSString stringWithFormat: @"legacy:%@", key]; }
+- (void)handleTakeValue:(id)value forUnboundKey:(NSString *)key {
+    id old = lastKey;
+    NSString *entry = [NSString stringWithFormat: @"%@=%@", key, value];
+    lastKey = CSS_KVC_RETAIN(entry);
+    CSS_KVC_RELEASE(old);
+}
+- (NSString *)description { return [NSString stringWithFormat: @"legacy(%@)", lastKey]; }
+#if !__has_feature(objc_arc)
+- (void)dealloc { [lastKey release]; [super dealloc]; }
+#endif
+@end
+
+/// A model with one property that describes itself without its address (reasons quote it).
+@interface CSSKVCModel : NSObject {
+    NSString *title;
+}
+- (NSString *)title;
+- (void)setTitle:(NSString *)value;
+@end
+
+@implementation CSSKVCModel
+- (NSString *)title { return title; }
+- (void)setTitle:(NSString *)value { id old = title; title = CSS_KVC_RETAIN(value); CSS_KVC_RELEASE(old); }
+- (NSString *)description { return [NSString stringWithFormat: @"model(%@)", title]; }
+- (NSComparisonResult)compare:(CSSKVCModel *)other { return [title compare: [other title]]; }
+#if !__has_feature(objc_arc)
+- (void)dealloc { [title release]; [super dealloc]; }
+#endif
+@end
+
+static CSSKVCModel *model(NSString *title) {
+    CSSKVCModel *m = CSS_KVC_AUTORELEASE([[CSSKVCModel alloc] init]);
+    [m setTitle: title];
+    return m;
+}
+static id freshLegacy(void) { return CSS_KVC_AUTORELEASE([[CSSKVCLegacyHandler alloc] init]); }
+static id freshModels(void) { return [NSArray arrayWithObjects: model(@"m0"), model(@"m1"), model(@"m2"), nil]; }
+/// Alike, so that the first one a set enumerates (the one Foundation names) is described the same in every run.
+static id freshModelSet(void) { return [NSSet setWithObjects: model(@"m"), model(@"m"), nil]; }
+static id freshModelOrderedSet(void) { return [NSOrderedSet orderedSetWithObjects: model(@"m0"), model(@"m1"), nil]; }
+
+static id pLegacyValue(id o, NSUInteger i) { return [o valueForKey: @"missing"]; }
+static id pLegacyValueKeyPath(id o, NSUInteger i) { return [o valueForKeyPath: @"missing.length"]; }
+static id pLegacySet(id o, NSUInteger i) { [o setValue: @"v" forKey: @"missing"]; return nil; }
+static id pLegacySetKeyPath(id o, NSUInteger i) { [o setValue: @"v" forKeyPath: @"missing"]; return nil; }
+static id pValueUndefined(id c, NSUInteger i) { return [c valueForKey: @"nickname"]; }
+static id pValueKeyPathUndefined(id c, NSUInteger i) { return [c valueForKeyPath: @"nickname"]; }
+static id pValueKeyPathSum(id c, NSUInteger i) { return [c valueForKeyPath: @"@sum.nickname"]; }
+static id pValueKeyPathUnion(id c, NSUInteger i) { return [c valueForKeyPath: @"@unionOfObjects.nickname"]; }
+static id pSetValueUndefined(id c, NSUInteger i) { [c setValue: @"x" forKey: @"nickname"]; return nil; }
+
+static const CSSProbe css_kvc_probe_table[] = {
+    { "kvc.legacyHandler.valueForKey:", -1, freshLegacy, pLegacyValue },
+    { "kvc.legacyHandler.valueForKeyPath:", -1, freshLegacy, pLegacyValueKeyPath },
+    { "kvc.legacyHandler.setValue:forKey:", -1, freshLegacy, pLegacySet },
+    { "kvc.legacyHandler.setValue:forKeyPath:", -1, freshLegacy, pLegacySetKeyPath },
+    { "kvc.array.valueForKey:undefined", -1, freshModels, pValueUndefined },
+    { "kvc.array.valueForKeyPath:undefined", -1, freshModels, pValueKeyPathUndefined },
+    { "kvc.array.valueForKeyPath:@sum.undefined", -1, freshModels, pValueKeyPathSum },
+    { "kvc.array.valueForKeyPath:@unionOfObjects.undefined", -1, freshModels, pValueKeyPathUnion },
+    { "kvc.array.setValue:forKey:undefined", -1, freshModels, pSetValueUndefined },
+    { "kvc.set.valueForKey:undefined", -1, freshModelSet, pValueUndefined },
+    { "kvc.set.valueForKeyPath:@sum.undefined", -1, freshModelSet, pValueKeyPathSum },
+    { "kvc.set.setValue:forKey:undefined", -1, freshModelSet, pSetValueUndefined },
+    { "kvc.orderedSet.valueForKey:undefined", -1, freshModelOrderedSet, pValueUndefined },
+    { "kvc.orderedSet.setValue:forKey:undefined", -1, freshModelOrderedSet, pSetValueUndefined },
+};
+
+const CSSProbe *css_kvc_probes(int *count) {
+    *count = (int)(sizeof css_kvc_probe_table / sizeof css_kvc_probe_table[0]);
+    return css_kvc_probe_table;
 }

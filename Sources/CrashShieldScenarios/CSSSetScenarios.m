@@ -76,3 +76,50 @@ const CSSScenario *css_set_scenarios(int *count) {
     *count = (int)(sizeof css_set_table / sizeof css_set_table[0]);
     return css_set_table;
 }
+
+// MARK: Differential probes: index edges (count, count + 1, 2^32 and above, NSNotFound)
+
+static id freshOrdered(void) { return [NSOrderedSet orderedSetWithObjects: @"a", @"b", nil]; }
+static id freshMutableOrdered(void) { return [NSMutableOrderedSet orderedSetWithObjects: @"a", @"b", nil]; }
+
+static id pOrderedObjectAtIndex(id o, NSUInteger i) { return [o objectAtIndex: i]; }
+static id pOrderedSubscript(id o, NSUInteger i) { return [o objectAtIndexedSubscript: i]; }
+/// GNUstep loops for ever on a nil index set (what {NSNotFound} is), with or without CrashShield.
+static id pOrderedObjectsAtIndexes(id o, NSUInteger i) { return i == NSNotFound ? css_probe_skipped() : [o objectsAtIndexes: css_index_set(i)]; }
+/// Two indexes whose low 32 bits differ from their order: {i, 2^32}.
+static id pOrderedObjectsAtIndexesPair(id o, NSUInteger i) {
+    return i == NSNotFound ? css_probe_skipped() : [o objectsAtIndexes: css_index_set_pair(i, (NSUInteger)1 << 32)];
+}
+static id pOrderedRemove(id o, NSUInteger i) { [o removeObjectAtIndex: i]; return nil; }
+static id pOrderedReplace(id o, NSUInteger i) { [o replaceObjectAtIndex: i withObject: @"x"]; return nil; }
+static id pOrderedReplaceNil(id o, NSUInteger i) { [o replaceObjectAtIndex: i withObject: css_opaque(nil)]; return nil; }
+static id pOrderedSubscriptSet(id o, NSUInteger i) { [o setObject: @"x" atIndexedSubscript: i]; return nil; }
+static id pOrderedSubscriptSetNil(id o, NSUInteger i) { [o setObject: css_opaque(nil) atIndexedSubscript: i]; return nil; }
+static id pOrderedInsert(id o, NSUInteger i) { [o insertObject: @"x" atIndex: i]; return nil; }
+static id pOrderedInsertNil(id o, NSUInteger i) { [o insertObject: css_opaque(nil) atIndex: i]; return nil; }
+static id pOrderedExchangeFirst(id o, NSUInteger i) { [o exchangeObjectAtIndex: 0 withObjectAtIndex: i]; return nil; }
+static id pOrderedExchangeSecond(id o, NSUInteger i) { [o exchangeObjectAtIndex: i withObjectAtIndex: 0]; return nil; }
+
+static const CSSProbe css_ordered_set_probe_table[] = {
+    { "orderedSet.objectAtIndex:", 2, freshOrdered, pOrderedObjectAtIndex },
+    { "orderedSet.objectAtIndexedSubscript:", 2, freshOrdered, pOrderedSubscript },
+    { "orderedSet.objectsAtIndexes:{i}", 2, freshOrdered, pOrderedObjectsAtIndexes },
+    { "orderedSet.objectsAtIndexes:{i,2^32}", 2, freshOrdered, pOrderedObjectsAtIndexesPair },
+    { "mutableOrderedSet.objectAtIndex:", 2, freshMutableOrdered, pOrderedObjectAtIndex },
+    { "mutableOrderedSet.objectAtIndexedSubscript:", 2, freshMutableOrdered, pOrderedSubscript },
+    { "mutableOrderedSet.objectsAtIndexes:{i}", 2, freshMutableOrdered, pOrderedObjectsAtIndexes },
+    { "mutableOrderedSet.removeObjectAtIndex:", 2, freshMutableOrdered, pOrderedRemove },
+    { "mutableOrderedSet.replaceObjectAtIndex:withObject:", 2, freshMutableOrdered, pOrderedReplace },
+    { "mutableOrderedSet.replaceObjectAtIndex:withObject:nil", 2, freshMutableOrdered, pOrderedReplaceNil },
+    { "mutableOrderedSet.setObject:atIndexedSubscript:", 2, freshMutableOrdered, pOrderedSubscriptSet },
+    { "mutableOrderedSet.setObject:nil atIndexedSubscript:", 2, freshMutableOrdered, pOrderedSubscriptSetNil },
+    { "mutableOrderedSet.insertObject:atIndex:", 2, freshMutableOrdered, pOrderedInsert },
+    { "mutableOrderedSet.insertObject:nil atIndex:", 2, freshMutableOrdered, pOrderedInsertNil },
+    { "mutableOrderedSet.exchangeObjectAtIndex:0 withObjectAtIndex:i", 2, freshMutableOrdered, pOrderedExchangeFirst },
+    { "mutableOrderedSet.exchangeObjectAtIndex:i withObjectAtIndex:0", 2, freshMutableOrdered, pOrderedExchangeSecond },
+};
+
+const CSSProbe *css_ordered_set_probes(int *count) {
+    *count = (int)(sizeof css_ordered_set_probe_table / sizeof css_ordered_set_probe_table[0]);
+    return css_ordered_set_probe_table;
+}

@@ -247,3 +247,105 @@ const char *css_valid_string_calls(void) {
     line(log, "tracker characterAtIndex:", number([[a mutableString] characterAtIndex: 0]));
     return [log UTF8String];
 }
+
+// MARK: Differential probes: index and range edges (length, length + 1, 2^32 and above, NSNotFound), nil arguments
+
+static id freshHello(void) { return [NSString stringWithUTF8String: "hello"]; }
+static id freshConstantHello(void) { return @"hello"; }
+static id freshMutableHello(void) { return [NSMutableString stringWithUTF8String: "hello"]; }
+static id freshAttributedHello(void) { return CSS_STR_AUTORELEASE([[NSAttributedString alloc] initWithString: @"hello"]); }
+/// "hello" with k=v on {1, 2}: three runs.
+static id freshRunsHello(void) {
+    NSMutableAttributedString *a = CSS_STR_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"hello"]);
+    [a addAttribute: @"k" value: @"v" range: NSMakeRange(1, 2)];
+    return a;
+}
+static NSDictionary *yx(void) { return [NSDictionary dictionaryWithObject: @"x" forKey: @"y"]; }
+static NSString *rangeText(NSRange range) { return [NSString stringWithFormat: @"{%lu,%lu}", (unsigned long)range.location, (unsigned long)range.length]; }
+
+static id pSubstringFrom(id s, NSUInteger i) { return [s substringFromIndex: i]; }
+static id pSubstringTo(id s, NSUInteger i) { return [s substringToIndex: i]; }
+static id pSubstringEmpty(id s, NSUInteger i) { return [s substringWithRange: NSMakeRange(i, 0)]; }
+static id pSubstringOne(id s, NSUInteger i) { return [s substringWithRange: NSMakeRange(i, 1)]; }
+static id pSubstringTo0(id s, NSUInteger i) { return [s substringWithRange: NSMakeRange(0, i)]; }
+static id pCharacter(id s, NSUInteger i) { return [NSNumber numberWithUnsignedInt: [s characterAtIndex: i]]; }
+static id pInsertString(id m, NSUInteger i) { [m insertString: @"X" atIndex: i]; return nil; }
+static id pDeleteOne(id m, NSUInteger i) { [m deleteCharactersInRange: NSMakeRange(i, 1)]; return nil; }
+static id pDeleteEmpty(id m, NSUInteger i) { [m deleteCharactersInRange: NSMakeRange(i, 0)]; return nil; }
+static id pReplaceEmpty(id m, NSUInteger i) { [m replaceCharactersInRange: NSMakeRange(i, 0) withString: @"X"]; return nil; }
+static id pReplaceTo(id m, NSUInteger i) { [m replaceCharactersInRange: NSMakeRange(0, i) withString: @"X"]; return nil; }
+static id pAttributes(id a, NSUInteger i) {
+    NSRange effective = NSMakeRange(77, 77);
+    NSDictionary *attributes = [a attributesAtIndex: i effectiveRange: &effective];
+    return [NSString stringWithFormat: @"%s %@", css_dictionary_contents(attributes), rangeText(effective)];
+}
+static id pAttribute(id a, NSUInteger i) {
+    NSRange effective = NSMakeRange(77, 77);
+    id value = [a attribute: @"k" atIndex: i effectiveRange: &effective];
+    return [NSString stringWithFormat: @"%@ %@", value, rangeText(effective)];
+}
+static id pAttributedSubstringEmpty(id a, NSUInteger i) { return [a attributedSubstringFromRange: NSMakeRange(i, 0)]; }
+static id pAttributedSubstringTo(id a, NSUInteger i) { return [a attributedSubstringFromRange: NSMakeRange(0, i)]; }
+static id pAddAttributeEmpty(id a, NSUInteger i) { [a addAttribute: @"k" value: @"w" range: NSMakeRange(i, 0)]; return nil; }
+static id pAddAttributeOne(id a, NSUInteger i) { [a addAttribute: @"k" value: @"w" range: NSMakeRange(i, 1)]; return nil; }
+static id pAddAttributeTo(id a, NSUInteger i) { [a addAttribute: @"k" value: @"w" range: NSMakeRange(0, i)]; return nil; }
+static id pAddAttributeNilValueEmpty(id a, NSUInteger i) { [a addAttribute: @"k" value: css_opaque(nil) range: NSMakeRange(i, 0)]; return nil; }
+static id pAddAttributeNilValueTo(id a, NSUInteger i) { [a addAttribute: @"k" value: css_opaque(nil) range: NSMakeRange(0, i)]; return nil; }
+static id pAddAttributeNilNameEmpty(id a, NSUInteger i) { [a addAttribute: css_opaque(nil) value: @"w" range: NSMakeRange(i, 0)]; return nil; }
+static id pAddAttributeNilNameTo(id a, NSUInteger i) { [a addAttribute: css_opaque(nil) value: @"w" range: NSMakeRange(0, i)]; return nil; }
+static id pAddAttributesEmpty(id a, NSUInteger i) { [a addAttributes: yx() range: NSMakeRange(i, 0)]; return nil; }
+static id pAddAttributesOne(id a, NSUInteger i) { [a addAttributes: yx() range: NSMakeRange(i, 1)]; return nil; }
+static id pAddAttributesNil(id a, NSUInteger i) { [a addAttributes: css_opaque(nil) range: NSMakeRange(0, i)]; return nil; }
+static id pSetAttributesEmpty(id a, NSUInteger i) { [a setAttributes: yx() range: NSMakeRange(i, 0)]; return nil; }
+static id pSetAttributesOne(id a, NSUInteger i) { [a setAttributes: yx() range: NSMakeRange(i, 1)]; return nil; }
+static id pSetAttributesNil(id a, NSUInteger i) { [a setAttributes: css_opaque(nil) range: NSMakeRange(0, i)]; return nil; }
+static id pRemoveAttributeEmpty(id a, NSUInteger i) { [a removeAttribute: @"k" range: NSMakeRange(i, 0)]; return nil; }
+static id pRemoveAttributeOne(id a, NSUInteger i) { [a removeAttribute: @"k" range: NSMakeRange(i, 1)]; return nil; }
+
+static const CSSProbe css_string_probe_table[] = {
+    { "string.substringFromIndex:", 5, freshHello, pSubstringFrom },
+    { "string.substringToIndex:", 5, freshHello, pSubstringTo },
+    { "string.substringWithRange:{i,0}", 5, freshHello, pSubstringEmpty },
+    { "string.substringWithRange:{i,1}", 5, freshHello, pSubstringOne },
+    { "string.substringWithRange:{0,i}", 5, freshHello, pSubstringTo0 },
+    { "string.characterAtIndex:", 5, freshHello, pCharacter },
+    { "constantString.substringFromIndex:", 5, freshConstantHello, pSubstringFrom },
+    { "constantString.substringWithRange:{i,1}", 5, freshConstantHello, pSubstringOne },
+    { "constantString.characterAtIndex:", 5, freshConstantHello, pCharacter },
+    { "mutableString.characterAtIndex:", 5, freshMutableHello, pCharacter },
+    { "mutableString.substringWithRange:{i,1}", 5, freshMutableHello, pSubstringOne },
+    { "mutableString.insertString:atIndex:", 5, freshMutableHello, pInsertString },
+    { "mutableString.deleteCharactersInRange:{i,1}", 5, freshMutableHello, pDeleteOne },
+    { "mutableString.deleteCharactersInRange:{i,0}", 5, freshMutableHello, pDeleteEmpty },
+    { "mutableString.replaceCharactersInRange:{i,0}withString:", 5, freshMutableHello, pReplaceEmpty },
+    { "mutableString.replaceCharactersInRange:{0,i}withString:", 5, freshMutableHello, pReplaceTo },
+    { "attributedString.attributesAtIndex:effectiveRange:", 5, freshAttributedHello, pAttributes },
+    { "attributedString.attribute:atIndex:effectiveRange:", 5, freshAttributedHello, pAttribute },
+    { "attributedString.attributedSubstringFromRange:{i,0}", 5, freshAttributedHello, pAttributedSubstringEmpty },
+    { "attributedString.attributedSubstringFromRange:{0,i}", 5, freshAttributedHello, pAttributedSubstringTo },
+    { "mutableAttributedString.attributesAtIndex:effectiveRange:", 5, freshRunsHello, pAttributes },
+    { "mutableAttributedString.attribute:atIndex:effectiveRange:", 5, freshRunsHello, pAttribute },
+    { "mutableAttributedString.attributedSubstringFromRange:{0,i}", 5, freshRunsHello, pAttributedSubstringTo },
+    { "mutableAttributedString.addAttribute:value:range:{i,0}", 5, freshRunsHello, pAddAttributeEmpty },
+    { "mutableAttributedString.addAttribute:value:range:{i,1}", 5, freshRunsHello, pAddAttributeOne },
+    { "mutableAttributedString.addAttribute:value:range:{0,i}", 5, freshRunsHello, pAddAttributeTo },
+    { "mutableAttributedString.addAttribute:value:nil range:{i,0}", 5, freshRunsHello, pAddAttributeNilValueEmpty },
+    { "mutableAttributedString.addAttribute:value:nil range:{0,i}", 5, freshRunsHello, pAddAttributeNilValueTo },
+    { "mutableAttributedString.addAttribute:nil value:range:{i,0}", 5, freshRunsHello, pAddAttributeNilNameEmpty },
+    { "mutableAttributedString.addAttribute:nil value:range:{0,i}", 5, freshRunsHello, pAddAttributeNilNameTo },
+    { "mutableAttributedString.addAttributes:range:{i,0}", 5, freshRunsHello, pAddAttributesEmpty },
+    { "mutableAttributedString.addAttributes:range:{i,1}", 5, freshRunsHello, pAddAttributesOne },
+    { "mutableAttributedString.addAttributes:nil range:{0,i}", 5, freshRunsHello, pAddAttributesNil },
+    { "mutableAttributedString.setAttributes:range:{i,0}", 5, freshRunsHello, pSetAttributesEmpty },
+    { "mutableAttributedString.setAttributes:range:{i,1}", 5, freshRunsHello, pSetAttributesOne },
+    { "mutableAttributedString.setAttributes:nil range:{0,i}", 5, freshRunsHello, pSetAttributesNil },
+    { "mutableAttributedString.removeAttribute:range:{i,0}", 5, freshRunsHello, pRemoveAttributeEmpty },
+    { "mutableAttributedString.removeAttribute:range:{i,1}", 5, freshRunsHello, pRemoveAttributeOne },
+    { "mutableAttributedString.replaceCharactersInRange:{i,0}withString:", 5, freshRunsHello, pReplaceEmpty },
+    { "mutableAttributedString.deleteCharactersInRange:{i,1}", 5, freshRunsHello, pDeleteOne },
+};
+
+const CSSProbe *css_string_probes(int *count) {
+    *count = (int)(sizeof css_string_probe_table / sizeof css_string_probe_table[0]);
+    return css_string_probe_table;
+}

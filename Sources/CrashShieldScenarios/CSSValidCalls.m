@@ -137,3 +137,82 @@ const char *css_valid_container_calls(void) {
     css_valid_ordered_set_calls(log);
     return [log UTF8String];
 }
+
+// MARK: Differential probes (one call, guards off and on)
+
+typedef const CSSProbe *(*CSSProbeFamily)(int *count);
+
+static const CSSProbeFamily css_probe_families[] = {
+    css_array_probes,
+    css_ordered_set_probes,
+    css_string_probes,
+    css_kvc_probes,
+};
+
+static const CSSProbe *css_probes(int *count) {
+    static CSSProbe all[512];
+    static int total = -1;
+    if (total < 0) {
+        int n = 0;
+        for (size_t f = 0; f < sizeof css_probe_families / sizeof css_probe_families[0]; f++) {
+            int familyCount = 0;
+            const CSSProbe *family = css_probe_families[f](&familyCount);
+            for (int i = 0; i < familyCount && n < 512; i++) all[n++] = family[i];
+        }
+        total = n;
+    }
+    *count = total;
+    return all;
+}
+
+int css_probe_count(void) {
+    int count = 0;
+    css_probes(&count);
+    return count;
+}
+
+static const CSSProbe *css_probe(int probe) {
+    int count = 0;
+    const CSSProbe *all = css_probes(&count);
+    return probe >= 0 && probe < count ? &all[probe] : NULL;
+}
+
+const char *css_probe_name(int probe) { return css_probe(probe) ? css_probe(probe)->name : ""; }
+long css_probe_size(int probe) { return css_probe(probe) ? css_probe(probe)->size : -1; }
+bool css_probe_reason_is_undefined(int probe) { return css_probe(probe) && css_probe(probe)->reasonIsUndefined; }
+
+id css_probe_skipped(void) { return @"<skipped>"; }
+
+NSIndexSet *css_index_set(NSUInteger index) { return [NSIndexSet indexSetWithIndex: index]; }
+
+NSIndexSet *css_index_set_pair(NSUInteger first, NSUInteger second) {
+    if (first == NSNotFound || second == NSNotFound) return nil;   // an index set cannot hold NSNotFound
+    NSMutableIndexSet *set = [NSMutableIndexSet indexSetWithIndex: first];
+    [set addIndex: second];
+    return set;
+}
+
+/// Deterministic contents of a receiver (sorted for unordered collections).
+static const char *css_probe_contents(id object) {
+    if ([object isKindOfClass: [NSOrderedSet class]]) return css_ordered_set_contents(object);
+    if ([object isKindOfClass: [NSSet class]]) return css_set_contents(object);
+    if ([object isKindOfClass: [NSDictionary class]]) return css_dictionary_contents(object);
+    return css_describe(object);
+}
+
+const char *css_probe_run(int probe, unsigned long index) {
+    const CSSProbe *p = css_probe(probe);
+    if (p == NULL) return "skipped";
+    id receiver = p->receiver();
+    const char *before = css_probe_contents(receiver);
+    id result = nil;
+    NSString *raised = @"none";
+    @try {
+        result = p->call(receiver, index);
+    } @catch (NSException *exception) {
+        raised = [NSString stringWithFormat: @"%@: %@", [exception name], [exception reason]];
+    }
+    if (result == css_probe_skipped()) return "skipped";
+    return css_format("result=%s\nbefore=%s\nafter=%s\nraised=%s", css_describe(result), before,
+                      css_probe_contents(receiver), [raised UTF8String]);
+}

@@ -23,6 +23,14 @@ final class ContainerGuardTests: ShieldTestCase {
         XCTAssertEqual(validCallsText(), unguarded)
     }
 
+    /// Indexes at count, count + 1, 2^32 and above, NSNotFound; nil index sets and objects: what GNUstep accepts
+    /// (it truncates ordered-set indexes to 32 bits, inserts through a nil index set) reaches it unchanged; what it
+    /// raises for is recovered with the receiver untouched and one report naming its exception.
+    func testIndexEdgesBehaveAsFoundationWithEveryGuardOn() throws {
+        let calls = try assertProbesBehaveAsFoundation(Probe.all("array.", "mutableArray.", "orderedSet.", "mutableOrderedSet."))
+        XCTAssertGreaterThan(calls, 380)
+    }
+
     func testOutOfRangeReadReturnsNilAndReportsTheCallSite() throws {
         try withShield { sink in
             withAutoreleasePool {

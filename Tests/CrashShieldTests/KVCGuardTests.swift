@@ -24,6 +24,55 @@ final class KVCGuardTests: ShieldTestCase {
         XCTAssertEqual(validCallsText(), unguarded)
     }
 
+    /// Classes answering undefined keys through GNUstep's older handlers are left alone; a collection's KVC call
+    /// that fails for several elements is one bad call: recovered, one report naming the first failure.
+    func testUndefinedKeysBehaveAsFoundationWithEveryGuardOn() throws {
+        try assertProbesBehaveAsFoundation(Probe.all("kvc."))
+    }
+
+    /// `[[NSArray arrayWithObject:@"s0"] valueForKeyPath:nil]`: GNUstep raises a catchable NSUnknownKeyException
+    /// (from the element, through `[[self valueForKey:nil] valueForKeyPath:nil]`). Recovering that element and going
+    /// on recursed until the stack overflowed; the guard now ends the call where Foundation's exception does: release
+    /// mode returns nil with one report, debug mode raises the same catchable exception.
+    func testValueForKeyPathNilOnAnArrayEndsWhereFoundationRaises() throws {
+        let scenario = try XCTUnwrap(CatalogScenario.named("kvc.array.valueForKeyPath.nilKey"))
+        var unguarded: (name: String, reason: String)?
+        withAutoreleasePool { unguarded = catchingObjCException { _ = scenario.run() } }
+        XCTAssertEqual(unguarded?.name, "NSUnknownKeyException")
+        try withShield(Configuration(guards: .all)) { sink in
+            XCTAssertEqual(scenario.perform(), "nil")
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.count, 1, "\(sink.reports.map(\.method))")
+            XCTAssertEqual(sink.reports.first?.occurrences, 1)
+            XCTAssertEqual(sink.reports.first?.exceptionName, "NSUnknownKeyException")
+        }
+        try withShield(Configuration(guards: .all, mode: .debug)) { sink in
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
+            XCTAssertEqual(raised?.name, "NSUnknownKeyException", "debug mode: the same catchable exception")
+            XCTAssertEqual(sink.reports.count, 1)
+            XCTAssertEqual(sink.reports.first?.action, .failedLoudly)
+        }
+    }
+
+    /// One bad call, one report: a collection's KVC call through GNUstep's key-path code (every element, collection
+    /// operators, nested paths) is one call, whatever the number of elements that fail; two calls count two.
+    func testKVCThroughCollectionsReportsOnceForEachBadCall() throws {
+        let names = ["kvc.array.valueForKey.undefinedKey", "kvc.array.unionOfObjects.undefinedKey",
+                     "kvc.array.setValueForKey.undefinedKey", "kvc.array.valueForKeyPath.nilKey"]
+        for name in names {
+            let scenario = try XCTUnwrap(CatalogScenario.named(name))
+            try withShield(Configuration(guards: .all)) { sink in
+                _ = scenario.perform()
+                _ = scenario.perform()
+                CrashShield.flush()
+                XCTAssertEqual(sink.reports.map(\.method).count, 1, "\(name): \(sink.reports.map(\.method))")
+                XCTAssertEqual(sink.reports.first?.category, "kvc", name)
+                XCTAssertEqual(sink.reports.first?.occurrences, 2, "\(name): two bad calls")
+            }
+        }
+    }
+
     func testEveryKVCScenarioRecoversWithOneReport() throws {
         try assertScenariosRecover(CatalogScenario.all(category: "kvc"), guards: .kvc)
     }

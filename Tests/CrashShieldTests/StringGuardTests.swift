@@ -24,6 +24,16 @@ final class StringGuardTests: ShieldTestCase {
         XCTAssertEqual(validCallsText(), unguarded)
     }
 
+    /// Indexes and ranges at length, length + 1, 2^32 and above, NSNotFound; nil attribute names, values and
+    /// dictionaries: what GNUstep accepts (it truncates attribute indexes to 32 bits; an empty range at a run's start
+    /// reaches no attribute dictionary) reaches it unchanged; what it raises for is recovered with the string
+    /// untouched and one report naming its exception.
+    func testIndexEdgesBehaveAsFoundationWithEveryGuardOn() throws {
+        let calls = try assertProbesBehaveAsFoundation(Probe.all("string.", "constantString.", "mutableString.",
+                                                                  "attributedString.", "mutableAttributedString."))
+        XCTAssertGreaterThan(calls, 380)
+    }
+
     func testEveryStringScenarioRecoversWithOneReport() throws {
         try assertScenariosRecover(CatalogScenario.all(category: "string"), guards: .string)
     }

@@ -23,6 +23,12 @@ typedef void (*CSRBody)(void *context);
 /// exception (any object, NSException or not) was raised. Never on a hot path: guards check preconditions instead.
 bool csr_try(CSRBody body, void *context, CSRExceptionInfo *caught);
 
+typedef bool (*CSRCaught)(CSRObject exception, void *context);
+
+/// Runs `body(context)` inside `@try`. An exception is handed to `caught(exception, context)`: true ends it there
+/// (returns true), false raises the same exception object on. Returns false when nothing was raised.
+bool csr_try_filtered(CSRBody body, CSRCaught caught, void *context);
+
 /// Raises an `NSException` with `name` and `reason`, as Foundation would.
 void csr_raise(const char *name, const char *reason) __attribute__((noreturn));
 

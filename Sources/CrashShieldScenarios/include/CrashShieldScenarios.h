@@ -46,6 +46,19 @@ const char *css_kvc_lenient_value(const char *key);
 /// every other key (NSObject's exception, which the guard leaves to that class).
 const char *css_kvc_strict_override_value(const char *key);
 
+/// Differential probes: calls that some Foundation accepts and another raises for (indexes of 2^32 and above,
+/// NSNotFound, count, count + 1; nil arguments; classes with their own undefined-key handlers). Each is made on a
+/// fresh receiver inside @try, guards off and on, and must give the same outcome (or, where Foundation raises, be
+/// recovered with the receiver untouched and one report naming Foundation's exception).
+int css_probe_count(void);
+const char *css_probe_name(int probe);
+/// The receiver's count or length (-1: the call takes no index).
+long css_probe_size(int probe);
+bool css_probe_reason_is_undefined(int probe);
+/// Runs probe `probe` with `index`: "result=...\nbefore=...\nafter=...\nraised=NAME: REASON" (raised=none when
+/// nothing was raised), or "skipped". Call inside a pool.
+const char *css_probe_run(int probe, unsigned long index);
+
 /// Valid messages to classes that handle forwarding themselves (forwardingTargetForSelector:, methodSignature +
 /// forwardInvocation:, an NSProxy, +resolveInstanceMethod:), respondsToSelector: and explicit
 /// methodSignatureForSelector: answers: a text identical with and without CrashShield. Call inside a pool.

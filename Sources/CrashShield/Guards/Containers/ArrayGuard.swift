@@ -188,28 +188,64 @@ enum ArrayGuard {
         original(receiver, cmd, object, index)
     }
 
+    /// GNUstep inserts `objects[k]` at the k-th index, for k below the smaller of the two counts: a nil index set
+    /// inserts every object at 0 (`[nil firstIndex]` is 0), nil objects insert nothing, and the first index past the
+    /// array as it has grown raises (after the objects before it were inserted; the guard skips the whole call).
     static let insertObjectsAtIndexes: HookPoint<ContainerIMP.VoidWithObjectObject> = HookPoint("insertObjects:atIndexes:") { receiver, cmd, objects, indexes in
         guard let original = insertObjectsAtIndexes.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
-        let adding = objects.map { Messaging.sendUInt($0, Selectors.count) } ?? 0
-        let last = indexes.map { Messaging.sendUInt($0, ContainerSelectors.lastIndex) }
-        let lastIndex = last ?? 0
-        // Necessary for validity (never stricter than Foundation): the highest index fits the final array.
-        if objects != nil, let last, last == UInt(Int.max) || last < count + adding {
-            return original(receiver, cmd, objects, indexes)
-        }
-        if GuardFailure.stopOrRaise(.container, receiver, cmd, insertObjectsAtIndexes, last == nil || objects == nil ? M.invalidArgument : M.range,
+        guard let failure = insertionFailure(objects, indexes, count: count) else { return original(receiver, cmd, objects, indexes) }
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, insertObjectsAtIndexes, failure.exception,
                                     hint: "insert at indexes within the array's new bounds", reason: {
-            M.index(lastIndex, count: count, method: "insertObject:atIndex:", cls: $0)
+            M.index(failure.index, count: failure.count, method: "insertObject:atIndex:", cls: $0)
         }) { return }
         original(receiver, cmd, objects, indexes)
     }
 
+    /// Why `insertObjects:atIndexes:` raises, if it does: the exception, the index and the count it names.
+    private static func insertionFailure(_ objects: CSRObject?, _ indexes: CSRObject?,
+                                         count: UInt) -> (exception: String, index: UInt, count: UInt)? {
+        #if canImport(Darwin)
+        // Apple: the highest index must fit the final array (nil objects or index set: invalid argument).
+        let adding = objects.map { Messaging.sendUInt($0, Selectors.count) } ?? 0
+        let last = indexes.map { Messaging.sendUInt($0, ContainerSelectors.lastIndex) }
+        if objects != nil, let last, last == UInt(Int.max) || last < count + adding { return nil }
+        return (last == nil || objects == nil ? M.invalidArgument : M.range, last ?? 0, count)
+        #else
+        guard let objects, let indexes else { return nil }
+        let inserted = Messaging.sendUInt(objects, Selectors.count)
+        let used = Messaging.sendUInt(indexes, Selectors.count)
+        let last = Messaging.sendUInt(indexes, ContainerSelectors.lastIndex)
+        // Index k may be at most count + k; indexes rise by at least one each, so the last one used decides.
+        if used <= inserted && (used == 0 || last <= count + used - 1) { return nil }
+        var failure: (exception: String, index: UInt, count: UInt)?
+        var position: UInt = 0
+        IndexSets.forEach(indexes) { index in
+            guard position < inserted else { return false }
+            if index > count + position {
+                failure = (M.range, index, count + position)
+                return false
+            }
+            position += 1
+            return true
+        }
+        return failure
+        #endif
+    }
+
+    /// GNUstep removes from the highest index down: the highest one past the end raises before anything changed. A
+    /// nil index set removes nothing there; Apple raises for it.
     static let removeObjectsAtIndexes: HookPoint<ContainerIMP.VoidWithObject> = HookPoint("removeObjectsAtIndexes:") { receiver, cmd, indexes in
         guard let original = removeObjectsAtIndexes.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         let last = indexes.map { Messaging.sendUInt($0, ContainerSelectors.lastIndex) }
+        #if canImport(Darwin)
+        let nilIsLegal = false
+        #else
+        let nilIsLegal = true
+        #endif
         if let last, last == UInt(Int.max) || last < count { return original(receiver, cmd, indexes) }
+        if last == nil && nilIsLegal { return original(receiver, cmd, indexes) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, removeObjectsAtIndexes, last == nil ? M.invalidArgument : M.range,
                                     hint: "check the index set against count", reason: {
             M.index(last ?? 0, count: count, method: "removeObjectAtIndex:", cls: $0)

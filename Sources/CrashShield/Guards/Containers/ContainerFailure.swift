@@ -35,6 +35,22 @@ enum ContainerFailure {
 /// Selectors the container guards send.
 enum ContainerSelectors {
     static let lastIndex = csr_sel_register("lastIndex")
+    static let firstIndex = csr_sel_register("firstIndex")
+    static let indexGreaterThanIndex = csr_sel_register("indexGreaterThanIndex:")
+}
+
+/// Walking an NSIndexSet.
+enum IndexSets {
+    private typealias IndexAfter = @convention(c) (CSRObject?, CSRSelector?, UInt) -> UInt
+
+    /// Calls `body` with the indexes of `indexes` in ascending order until it returns false.
+    static func forEach(_ indexes: CSRObject?, _ body: (UInt) -> Bool) {
+        guard let indexes else { return }
+        let next = ContainerSelectors.indexGreaterThanIndex
+        let after = Messaging.implementation(indexes, next, as: IndexAfter.self)
+        var index = Messaging.sendUInt(indexes, ContainerSelectors.firstIndex)
+        while index != UInt(Int.max) && body(index) { index = after(indexes, next, index) }
+    }
 }
 
 /// `@convention(c)` signatures of the hooked container methods (receiver, `_cmd`, arguments).

@@ -5,8 +5,11 @@
 ///   empty collection (a range read);
 /// - an invalid mutation is skipped entirely: the container is left exactly as it was;
 /// - a constructor given nil objects or keys builds the container from the valid ones (a nil pair is dropped).
-/// Preconditions are checked before the original runs (no @try on the hot path) and are never stricter than
-/// Foundation's: whatever Foundation accepts reaches Foundation unchanged.
+/// Preconditions are checked before the original runs (no @try on the hot path) and are exactly Foundation's:
+/// whatever Foundation accepts reaches Foundation unchanged. Where GNUstep and Apple differ, each platform's own
+/// precondition applies: GNUstep cuts ordered-set indexes to 32 bits (`o[2^32]` is `o[0]`), inserts through a nil
+/// index set and removes nothing for one; Apple raises for all three. The differential test tries count, count + 1,
+/// 2^32 and above and NSNotFound on every indexed method against the real Foundation (`ContainerGuardTests`).
 final class ContainerGuard: CrashGuard {
     static let category = GuardCategory.container
 

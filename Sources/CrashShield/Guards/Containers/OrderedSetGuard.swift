@@ -3,9 +3,11 @@ import CrashShieldRuntime
 /// NSOrderedSet and NSMutableOrderedSet: index and nil checks. See `ContainerGuard` for the recovery rules.
 ///
 /// On GNUstep an index past the end fails an internal assertion (NSInternalInconsistencyException, see
-/// `FoundationMessages.orderedSetRange`); Apple raises NSRangeException. GNUstep accepts an insertion past the end
-/// (it appends), so that is guarded on Apple platforms only. Legal calls stay unguarded: `containsObject:nil`,
-/// `indexOfObject:nil`, `removeObject:nil`, `o[count] = x` (appends).
+/// `FoundationMessages.orderedSetRange`); Apple raises NSRangeException. GNUstep's storage (GSIArray) takes
+/// `unsigned` indexes: an index of 2^32 or more is cut to its low 32 bits and answers (`o[2^32]` is `o[0]`), so only
+/// an index whose low 32 bits are past the end raises there (`indexFits`); Apple raises for every index past the
+/// end. GNUstep accepts an insertion past the end (it appends), so that is guarded on Apple platforms only. Legal
+/// calls stay unguarded: `containsObject:nil`, `indexOfObject:nil`, `removeObject:nil`, `o[count] = x` (appends).
 enum OrderedSetGuard {
     typealias M = FoundationMessages
     private static let outOfRangeHint = "check the index against count before the call"
@@ -22,6 +24,16 @@ enum OrderedSetGuard {
                       exchangeObjects] as [AnyHookPoint] {
             try context.install(point, onOwnersIn: mutable)
         }
+    }
+
+    /// Whether an index reaches an element: on GNUstep, its low 32 bits (GSIArray's `unsigned` index) must.
+    @inline(__always)
+    static func indexFits(_ index: UInt, count: UInt) -> Bool {
+        #if canImport(Darwin)
+        return index < count
+        #else
+        return UInt(UInt32(truncatingIfNeeded: index)) < count
+        #endif
     }
 
     /// GNUstep's text for a nil object added to a mutable ordered set (also when one is built with nil).
@@ -59,22 +71,31 @@ enum OrderedSetGuard {
                              _ index: UInt) -> CSRObject? {
         guard let original = point.original(for: receiver) else { return nil }
         let count = Messaging.sendUInt(receiver, Selectors.count)
-        if index < count { return original(receiver, cmd, index) }
+        if indexFits(index, count: count) { return original(receiver, cmd, index) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, point, M.orderedSetRange, hint: outOfRangeHint, reason: {
             M.orderedSetIndex(index, count: count, method: point.selector.name, cls: $0)
         }) { return nil }
         return original(receiver, cmd, index)
     }
 
-    /// Recovery: nil. A nil index set is left alone (GNUstep loops on it rather than raising).
+    /// Recovery: nil. A nil index set is left alone (GNUstep loops on it rather than raising). Every index is read
+    /// in turn; on GNUstep the first one whose low 32 bits are past the end raises ({0, 2^32} reads o[0] twice).
     static let objectsAtIndexes: HookPoint<ContainerIMP.ObjectWithObject> = HookPoint("objectsAtIndexes:") { receiver, cmd, indexes in
         guard let original = objectsAtIndexes.original(for: receiver) else { return nil }
         guard let indexes else { return original(receiver, cmd, indexes) }
         let count = Messaging.sendUInt(receiver, Selectors.count)
         let last = Messaging.sendUInt(indexes, ContainerSelectors.lastIndex)
         if last == UInt(Int.max) || last < count { return original(receiver, cmd, indexes) }  // NSNotFound: empty set
+        var failing = last
+        #if !canImport(Darwin)
+        IndexSets.forEach(indexes) { index in
+            failing = index
+            return indexFits(index, count: count)
+        }
+        if indexFits(failing, count: count) { return original(receiver, cmd, indexes) }
+        #endif
         if GuardFailure.stopOrRaise(.container, receiver, cmd, objectsAtIndexes, M.orderedSetRange, hint: "check the index set against count", reason: {
-            M.orderedSetIndex(last, count: count, method: "objectsAtIndexes:", cls: $0)
+            M.orderedSetIndex(failing, count: count, method: "objectsAtIndexes:", cls: $0)
         }) { return nil }
         return original(receiver, cmd, indexes)
     }
@@ -114,35 +135,39 @@ enum OrderedSetGuard {
     static let removeObjectAtIndex: HookPoint<ContainerIMP.VoidWithIndex> = HookPoint("removeObjectAtIndex:") { receiver, cmd, index in
         guard let original = removeObjectAtIndex.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
-        if index < count { return original(receiver, cmd, index) }
+        if indexFits(index, count: count) { return original(receiver, cmd, index) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, removeObjectAtIndex, M.orderedSetRange, hint: outOfRangeHint, reason: {
             M.orderedSetIndex(index, count: count, method: "removeObjectAtIndex:", cls: $0)
         }) { return }
         original(receiver, cmd, index)
     }
 
-    /// The index is checked before the object (GNUstep removes, then inserts).
+    /// The index is checked before the object (GNUstep removes, then inserts: a nil object raises after the removal;
+    /// the guard skips the whole call).
     static let replaceObjectAtIndex: HookPoint<ContainerIMP.VoidWithIndexObject> = HookPoint("replaceObjectAtIndex:withObject:") { receiver, cmd, index, object in
         guard let original = replaceObjectAtIndex.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
-        if object != nil && index < count { return original(receiver, cmd, index, object) }
-        if GuardFailure.stopOrRaise(.container, receiver, cmd, replaceObjectAtIndex, index >= count ? M.orderedSetRange : M.invalidArgument,
-                                    hint: index >= count ? outOfRangeHint : nilHint, reason: {
-            index >= count ? M.orderedSetIndex(index, count: count, method: "replaceObjectAtIndex:withObject:", cls: $0)
-                : M.nilArgument(addNil, cls: $0, method: "replaceObjectAtIndex:withObject:")
+        let fits = indexFits(index, count: count)
+        if object != nil && fits { return original(receiver, cmd, index, object) }
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, replaceObjectAtIndex, fits ? M.invalidArgument : M.orderedSetRange,
+                                    hint: fits ? nilHint : outOfRangeHint, reason: {
+            fits ? M.nilArgument(addNil, cls: $0, method: "replaceObjectAtIndex:withObject:")
+                : M.orderedSetIndex(index, count: count, method: "replaceObjectAtIndex:withObject:", cls: $0)
         }) { return }
         original(receiver, cmd, index, object)
     }
 
-    /// `o[i] = x`: legal for i == count (appends).
+    /// `o[i] = x`: legal for i == count (appends); any other index replaces (GNUstep: `replaceObjectAtIndex:withObject:`,
+    /// whose index is cut to 32 bits).
     static let setObjectAtIndexedSubscript: HookPoint<ContainerIMP.VoidWithObjectIndex> = HookPoint("setObject:atIndexedSubscript:") { receiver, cmd, object, index in
         guard let original = setObjectAtIndexedSubscript.original(for: receiver) else { return }
         let count = Messaging.sendUInt(receiver, Selectors.count)
-        if object != nil && index <= count { return original(receiver, cmd, object, index) }
-        if GuardFailure.stopOrRaise(.container, receiver, cmd, setObjectAtIndexedSubscript, index > count ? M.orderedSetRange : M.invalidArgument,
-                                    hint: index > count ? "assign at an index from 0 to count" : nilHint, reason: {
-            index > count ? M.orderedSetIndex(index, count: count, method: "setObject:atIndexedSubscript:", cls: $0)
-                : M.nilArgument(addNil, cls: $0, method: "setObject:atIndexedSubscript:")
+        let fits = index == count || indexFits(index, count: count)
+        if object != nil && fits { return original(receiver, cmd, object, index) }
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, setObjectAtIndexedSubscript, fits ? M.invalidArgument : M.orderedSetRange,
+                                    hint: fits ? nilHint : "assign at an index from 0 to count", reason: {
+            fits ? M.nilArgument(addNil, cls: $0, method: "setObject:atIndexedSubscript:")
+                : M.orderedSetIndex(index, count: count, method: "setObject:atIndexedSubscript:", cls: $0)
         }) { return }
         original(receiver, cmd, object, index)
     }

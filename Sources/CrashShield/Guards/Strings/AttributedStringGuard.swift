@@ -4,7 +4,9 @@ import CrashShieldRuntime
 /// `StringGuard`: an empty attributed string, an empty attribute dictionary or nil (the effective range, if asked
 /// for, is {NSNotFound, 0}); an invalid mutation is skipped; `initWithString:nil` builds an empty attributed string.
 ///
-/// GNUstep accepts `attributesAtIndex:length` (an empty dictionary); Apple raises from index length on.
+/// GNUstep accepts `attributesAtIndex:length` (an empty dictionary), and reads attributes through a helper taking
+/// `unsigned` index and length: an index of 2^32 or more is cut to its low 32 bits and answers
+/// (`attributesAtIndex:2^32` is `attributesAtIndex:0`). Apple raises from index length on, 2^32 and above included.
 enum AttributedStringGuard {
     typealias M = StringMessages
     private static let rangeHint = "check the index or range against length before the call"
@@ -26,26 +28,70 @@ enum AttributedStringGuard {
 
     // MARK: Attribute mutations (skipped when invalid)
 
-    /// Also a nil value, which would reach the attribute dictionary.
+    /// GNUstep: after the range check, each run the range covers gets a copy of its attribute dictionary with
+    /// `value` set for `name`, so a nil name or value raises there, the name first (a nil name stopped inside that
+    /// dictionary would leave the runs split: the guard checks before the original runs). An empty range covers a run
+    /// only when it starts inside one (`reachesAttributeDictionary`). Apple: a nil value raises.
     static let addAttribute: HookPoint<StringIMP.VoidWithObjectObjectRange> = HookPoint("addAttribute:value:range:") { receiver, cmd, name, value, range in
         guard let original = addAttribute.original(for: receiver) else { return }
         let length = Messaging.sendUInt(receiver, Selectors.length)
-        let fits = range.fits(in: length)
-        if fits && value != nil { return original(receiver, cmd, name, value, range) }
-        if GuardFailure.stopOrRaise(.string, receiver, cmd, addAttribute, fits ? M.invalidArgument : M.range,
-                                    hint: fits ? "check the attribute value for nil" : rangeHint, reason: { cls in
-            fits ? M.nilAttributeValue(name: String(describing: name, limit: 256), cls: cls)
-                : M.mutationRange(range.value, length: length, method: "addAttribute:value:range:",
-                                  appleMethod: "addAttribute:value:range:", cls: cls)
-        }) { return }
+        guard let failure = addAttributeFailure(receiver, name, value, range, length: length) else {
+            return original(receiver, cmd, name, value, range)
+        }
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, addAttribute, failure.exception, hint: failure.hint,
+                                    reason: failure.reason) { return }
         original(receiver, cmd, name, value, range)
     }
 
+    private typealias Failure = (exception: String, hint: String, reason: (String) -> String)
+
+    private static func addAttributeFailure(_ receiver: CSRObject?, _ name: CSRObject?, _ value: CSRObject?,
+                                            _ range: CSRRange, length: UInt) -> Failure? {
+        guard range.fits(in: length) else {
+            return (M.range, rangeHint, {
+                M.mutationRange(range.value, length: length, method: "addAttribute:value:range:", appleMethod: "addAttribute:value:range:", cls: $0)
+            })
+        }
+        let nilValue: Failure = (M.invalidArgument, "check the attribute value for nil", {
+            M.nilAttributeValue(name: String(describing: name, limit: 256), cls: $0)
+        })
+        #if canImport(Darwin)
+        return value == nil ? nilValue : nil
+        #else
+        guard name == nil || value == nil, reachesAttributeDictionary(receiver, range) else { return nil }
+        return name == nil ? (M.invalidArgument, "check the attribute name for nil", { _ in "Tried to add nil key to dictionary" }) : nilValue
+        #endif
+    }
+
+    /// Whether GNUstep's loop over the runs in `range` runs at all: the range is not empty, or it starts inside a
+    /// run (after the run's first character).
+    private static func reachesAttributeDictionary(_ receiver: CSRObject?, _ range: CSRRange) -> Bool {
+        if range.length > 0 { return true }
+        var effective = CSRRange(location: 0, length: 0)
+        let read = Messaging.implementation(receiver, attributesSelector, as: StringIMP.AttributesAtIndex.self)
+        _ = read(receiver, attributesSelector, range.location, &effective)
+        return effective.location < range.location
+    }
+    private static let attributesSelector = csr_sel_register("attributesAtIndex:effectiveRange:")
+
+    /// GNUstep checks the dictionary before the range. (Apple's behaviour for nil is not guarded here.)
     static let addAttributes: HookPoint<StringIMP.VoidWithObjectRange> = HookPoint("addAttributes:range:") { receiver, cmd, attributes, range in
+        #if !canImport(Darwin)
+        if attributes == nil, let original = addAttributes.original(for: receiver) {
+            if GuardFailure.stopOrRaise(.string, receiver, cmd, addAttributes, M.invalidArgument, hint: "check the attributes for nil", reason: { _ in
+                "attributes is nil in method -addAttributes:range: in class NSMutableAtrributedString"
+            }) { return }
+            return original(receiver, cmd, attributes, range)
+        }
+        #endif
         rangeChecked(addAttributes, receiver, cmd, attributes, range) { M.addAttributesRange(range.value, length: $1, cls: $0) }
     }
 
+    /// GNUstep returns before its range check for an empty range (with a warning).
     static let setAttributes: HookPoint<StringIMP.VoidWithObjectRange> = HookPoint("setAttributes:range:") { receiver, cmd, attributes, range in
+        #if !canImport(Darwin)
+        if range.length == 0, let original = setAttributes.original(for: receiver) { return original(receiver, cmd, attributes, range) }
+        #endif
         rangeChecked(setAttributes, receiver, cmd, attributes, range) {
             M.mutationRange(range.value, length: $1, method: "setAttributes:range:", appleMethod: "setAttributes:range:", cls: $0)
         }
@@ -69,13 +115,14 @@ enum AttributedStringGuard {
         original(receiver, cmd, argument, range)
     }
 
-    /// The last index `attributesAtIndex:` accepts is below this.
+    /// Whether `attributesAtIndex:` accepts `index`: Apple below length; GNUstep up to length, comparing the low 32
+    /// bits of both.
     @inline(__always)
-    static func indexLimit(length: UInt) -> UInt {
+    static func attributeIndexFits(_ index: UInt, length: UInt) -> Bool {
         #if canImport(Darwin)
-        return length
+        return index < length
         #else
-        return length &+ 1
+        return UInt32(truncatingIfNeeded: index) <= UInt32(truncatingIfNeeded: length)
         #endif
     }
 
@@ -102,7 +149,7 @@ enum AttributedStringGuard {
     static let attributesAtIndex: HookPoint<StringIMP.AttributesAtIndex> = HookPoint("attributesAtIndex:effectiveRange:") { receiver, cmd, index, effective in
         guard let original = attributesAtIndex.original(for: receiver) else { return nil }
         let length = Messaging.sendUInt(receiver, Selectors.length)
-        if index < indexLimit(length: length) { return original(receiver, cmd, index, effective) }
+        if attributeIndexFits(index, length: length) { return original(receiver, cmd, index, effective) }
         if GuardFailure.stopOrRaise(.string, receiver, cmd, attributesAtIndex, M.range, hint: rangeHint, reason: {
             M.attributeIndex(index, length: length, cls: $0)
         }) {
@@ -116,7 +163,7 @@ enum AttributedStringGuard {
     static let attributeAtIndex: HookPoint<StringIMP.AttributeAtIndex> = HookPoint("attribute:atIndex:effectiveRange:") { receiver, cmd, name, index, effective in
         guard let original = attributeAtIndex.original(for: receiver) else { return nil }
         let length = Messaging.sendUInt(receiver, Selectors.length)
-        if index < indexLimit(length: length) { return original(receiver, cmd, name, index, effective) }
+        if attributeIndexFits(index, length: length) { return original(receiver, cmd, name, index, effective) }
         if GuardFailure.stopOrRaise(.string, receiver, cmd, attributeAtIndex, M.range, hint: rangeHint, reason: {
             M.attributeIndex(index, length: length, cls: $0)
         }) {

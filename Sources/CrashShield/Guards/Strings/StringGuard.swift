@@ -15,7 +15,10 @@ import CrashShieldRuntime
 /// original runs under `@try` in a C trampoline and its own exception is caught, see `HotReadHookPoint`), and are
 /// never stricter than Foundation's: a range {length, 0} at the end, an insert at index length, and whatever else
 /// the platform's Foundation accepts (on GNUstep: `appendString:nil`, `insertString:nil atIndex:0`, `replaceCharactersInRange:r
-/// withString:nil`, `attributesAtIndex:length`) reach Foundation unchanged.
+/// withString:nil`, `attributesAtIndex:length`, attribute indexes of 2^32 and above (cut to 32 bits),
+/// `setAttributes:range:` with any empty range, `addAttribute:value:nil` with an empty range at a run's start) reach
+/// Foundation unchanged. The string guard's differential test tries every index and range edge against the real
+/// Foundation (`StringGuardTests`).
 final class StringGuard: CrashGuard {
     static let category = GuardCategory.string
 
