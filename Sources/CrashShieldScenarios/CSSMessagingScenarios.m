@@ -223,3 +223,31 @@ long css_messaging_repeat(unsigned long count) {
     }
     return sum;
 }
+
+/// Sends the same untyped message (no selector type information, as on Apple, where no selector carries types)
+/// `count` times; returns how many sends gave nil without raising (each send inside @try).
+unsigned long css_messaging_repeat_untyped(unsigned long count) {
+    unsigned long nils = 0;
+    SEL selector = NSSelectorFromString(@"refreshToken");
+    for (unsigned long i = 0; i < count; i++) {
+        @autoreleasepool {
+            @try {
+                if ([profile() performSelector: selector] == nil) nils++;
+            } @catch (NSException *exception) {
+                (void)exception;
+            }
+        }
+    }
+    return nils;
+}
+
+/// A delegate protocol with an optional method the placeholder does not implement.
+@protocol CSSPlaceholderDelegate <NSObject>
+@optional
+- (NSInteger)numberOfRowsForPlaceholder:(id)sender;
+@end
+
+const char *css_messaging_placeholder_delegate(void) {
+    id<CSSPlaceholderDelegate> delegate = css_opaque(css_new([NSObject class]));   // a placeholder delegate
+    return CSS_TRY(css_format("%ld", (long)[delegate numberOfRowsForPlaceholder: nil]));
+}

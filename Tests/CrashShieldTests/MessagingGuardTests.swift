@@ -163,6 +163,34 @@ final class MessagingGuardTests: ShieldTestCase {
         }
     }
 
+    private func placeholderDelegateCall() -> String {
+        var text = ""
+        withAutoreleasePool { text = String(cString: css_messaging_placeholder_delegate()) }
+        return text
+    }
+
+    /// A plain NSObject (exact class) is Foundation's, not the app's: an optional protocol method sent to a
+    /// placeholder delegate fails exactly as without CrashShield unless the app asks for it (a class prefix).
+    func testPlainNSObjectIsProtectedOnlyWhenConfigured() throws {
+        let unguarded = placeholderDelegateCall()
+        XCTAssertTrue(unguarded.hasPrefix("raised("), unguarded)
+        // Also when Foundation's image counts as the app's (a GNUstep installed outside the system folders, a
+        // custom isAppImage): the root class is never protected by the image rule.
+        for configuration in [Configuration(guards: messaging), Configuration(guards: messaging, isAppImage: { _ in true })] {
+            withShield(configuration) { sink in
+                XCTAssertEqual(placeholderDelegateCall(), unguarded)
+                XCTAssertTrue(sink.reports.isEmpty, "\(sink.reports.map(\.reason))")
+            }
+        }
+        var configured = Configuration(guards: messaging)
+        configured.protectedClassPrefixes = ["NSObject"]
+        withShield(configured) { sink in
+            XCTAssertEqual(placeholderDelegateCall(), "0")
+            XCTAssertEqual(sink.reports.map(\.selector), ["numberOfRowsForPlaceholder:"])
+            XCTAssertEqual(sink.reports.first?.className, "NSObject")
+        }
+    }
+
     func testKillSwitchAndStopRestoreTheOriginalBehaviour() throws {
         let forwardingSelectors: Set<String> = ["methodSignatureForSelector:", "forwardInvocation:",
                                                 "resolveInstanceMethod:", "resolveClassMethod:"]

@@ -112,7 +112,9 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         }) { return true }
         let name = objectClass.name
         if configuration.protectedClassPrefixes.contains(where: { name.hasPrefix($0) }) { return true }
-        guard let image = Forwarding.imagePath(of: objectClass) else { return false }
+        // A root class (a plain NSObject: a placeholder delegate sent an optional method) is the runtime's, whatever
+        // image it lives in: only the lists above protect it.
+        guard objectClass.superclass != nil, let image = Forwarding.imagePath(of: objectClass) else { return false }
         return configuration.isAppImage(image)
     }
 }
