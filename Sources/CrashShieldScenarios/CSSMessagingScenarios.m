@@ -205,15 +205,18 @@ const char *css_valid_messaging_calls(void) {
     NSMethodSignature *asked = [profileObject methodSignatureForSelector: @selector(displayName)];
     NSMethodSignature *askedClass = [[CSSMessagingProfile class] methodSignatureForSelector: @selector(sharedProfile)];
     NSMethodSignature *askedNull = [null methodSignatureForSelector: @selector(length)];
+    // Asked right after respondsToSelector: (which sends +resolveInstanceMethod: on both runtimes): still nil.
+    BOOL responds = [profileObject respondsToSelector: @selector(followerCount)];
+    NSMethodSignature *askedAfterResponds = [profileObject methodSignatureForSelector: @selector(followerCount)];
     return css_format("target=%s,%s invocation=%s,%s proxy=%s,%s dynamic=%s responds=%d,%d,%d,%d signatures=%s,%s,%s "
-                      "description=%s",
+                      "afterResponds=%d,%s description=%s",
                       forwardedTarget, forwardedLength, invoked, invokedLength, proxied, proxiedLength, dynamic,
                       (int)[profileObject respondsToSelector: @selector(displayName)],
                       (int)[CSSMessagingProfile respondsToSelector: @selector(sharedProfile)],
                       (int)[null respondsToSelector: @selector(length)],
                       (int)[null respondsToSelector: @selector(objectForKey:)],
                       asked ? "yes" : "nil", askedClass ? "yes" : "nil", askedNull ? "yes" : "nil",
-                      [[null description] UTF8String]);
+                      (int)responds, askedAfterResponds ? "yes" : "nil", [[null description] UTF8String]);
 }
 
 long css_messaging_repeat(unsigned long count) {
@@ -225,14 +228,19 @@ long css_messaging_repeat(unsigned long count) {
 }
 
 /// Sends the same untyped message (no selector type information, as on Apple, where no selector carries types)
-/// `count` times; returns how many sends gave nil without raising (each send inside @try).
-unsigned long css_messaging_repeat_untyped(unsigned long count) {
+/// `count` times to an app instance ("instance": `count`), an app class ("class": `length`) or NSNull ("null":
+/// `length`); returns how many sends gave nil without raising (each send inside @try). GNUstep has several typed
+/// selectors of each name, so it cannot pick a type by itself: as on Apple, only the receiver's
+/// methodSignatureForSelector: answer lets the message be forwarded.
+unsigned long css_messaging_repeat_untyped(const char *receiver, unsigned long count) {
     unsigned long nils = 0;
-    SEL selector = NSSelectorFromString(@"refreshToken");
+    BOOL toClass = strcmp(receiver, "class") == 0, toNull = strcmp(receiver, "null") == 0;
+    SEL selector = NSSelectorFromString(toNull || toClass ? @"length" : @"count");
     for (unsigned long i = 0; i < count; i++) {
         @autoreleasepool {
+            id target = toNull ? css_opaque([NSNull null]) : toClass ? css_opaque([CSSMessagingProfile class]) : profile();
             @try {
-                if ([profile() performSelector: selector] == nil) nils++;
+                if ([target performSelector: selector] == nil) nils++;
             } @catch (NSException *exception) {
                 (void)exception;
             }

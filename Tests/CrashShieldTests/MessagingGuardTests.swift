@@ -11,7 +11,7 @@ import XCTest
 final class MessagingGuardTests: ShieldTestCase {
     private let messaging: GuardCategory = [.unrecognizedSelector, .nsNull]
     private static let validCalls = "target=FORWARDED,raised(Can not determine type information for -[CSSForwardingTargetObject length]) "
-                       + "invocation=INVOCATION,10 proxy=PROXY,5 dynamic=42 responds=0,0,0,0 signatures=nil,nil,nil description=<null>"
+                       + "invocation=INVOCATION,10 proxy=PROXY,5 dynamic=42 responds=0,0,0,0 signatures=nil,nil,nil afterResponds=0,nil description=<null>"
 
     private var messagingScenarios: [Scenario] {
         Scenario.all.filter { $0.category == "unrecognizedSelector" || $0.category == "nsNull" }
@@ -191,9 +191,43 @@ final class MessagingGuardTests: ShieldTestCase {
         }
     }
 
+    /// Sends the same untyped message `count` times to each kind of receiver; checks every send got nil and one
+    /// report per receiver kind carries the count. Untyped selectors are what Apple's runtime always has: GNUstep
+    /// can then forward only with the guard's `methodSignatureForSelector:` answer.
+    private func assertEveryUntypedRepetitionIsStopped(_ count: UInt, file: StaticString = #filePath, line: UInt = #line) {
+        withShield(Configuration(guards: messaging)) { sink in
+            for receiver in ["instance", "class", "null"] {
+                var nils: UInt = 0
+                withAutoreleasePool { nils = css_messaging_repeat_untyped(receiver, count) }
+                XCTAssertEqual(nils, count, "\(receiver): every send must be stopped", file: file, line: line)
+            }
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.map { "\($0.isClassMethod ? "+" : "-")[\($0.className) \($0.selector)]" },
+                           ["-[CSSMessagingProfile count]", "+[CSSMessagingProfile length]", "-[NSNull length]"],
+                           file: file, line: line)
+            for report in sink.reports {
+                XCTAssertEqual(CrashShield.reports.first { $0.signature == report.signature }?.occurrences, Int(count),
+                               report.selector, file: file, line: line)
+            }
+        }
+    }
+
+    func testTheSameUntypedMessageIsStoppedEveryTime() {
+        assertEveryUntypedRepetitionIsStopped(200)
+    }
+
+    /// objc4 sends +resolveInstanceMethod: once per class and selector and then caches the forwarding entry: on
+    /// Apple, a repeated bad message never reaches the resolver. Emulated here, every repetition must still be
+    /// stopped.
+    func testEveryRepetitionIsStoppedWhenTheRuntimeResolvesOnlyOnce() {
+        csr_test_emulateAppleForwarding(true)
+        defer { csr_test_emulateAppleForwarding(false) }
+        assertEveryUntypedRepetitionIsStopped(50)
+    }
+
     func testKillSwitchAndStopRestoreTheOriginalBehaviour() throws {
-        let forwardingSelectors: Set<String> = ["methodSignatureForSelector:", "forwardInvocation:",
-                                                "resolveInstanceMethod:", "resolveClassMethod:"]
+        let forwardingSelectors: Set<String> = ["forwardingTargetForSelector:", "methodSignatureForSelector:",
+                                                "forwardInvocation:"]
         try withShield(Configuration(guards: messaging)) { sink in
             XCTAssertTrue(HookEngine.shared.activeHooks.contains { forwardingSelectors.contains($0.selector.name) })
             XCTAssertTrue(try CrashShield.setGuard(.unrecognizedSelector, enabled: false))

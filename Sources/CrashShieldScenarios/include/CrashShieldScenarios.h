@@ -52,9 +52,10 @@ const char *css_kvc_strict_override_value(const char *key);
 const char *css_valid_messaging_calls(void);
 /// Sends an unrecognized NSInteger-returning message `count` times; returns the sum of what the caller got.
 long css_messaging_repeat(unsigned long count);
-/// Sends the same untyped message (`performSelector:` of a selector made from a string) `count` times, each inside
-/// @try; returns how many sends returned nil without raising. Call inside a pool.
-unsigned long css_messaging_repeat_untyped(unsigned long count);
+/// Sends the same untyped message (`performSelector:` of a selector made from a string) `count` times to an app
+/// instance ("instance"), an app class ("class") or NSNull ("null"), each inside @try; returns how many sends
+/// returned nil without raising. Call inside a pool.
+unsigned long css_messaging_repeat_untyped(const char *receiver, unsigned long count);
 /// An optional protocol method (NSInteger) sent to a plain NSObject placeholder delegate: what the caller got, or
 /// "raised(<reason>)". Call inside a pool.
 const char *css_messaging_placeholder_delegate(void);
