@@ -63,6 +63,12 @@ const char *css_messaging_placeholder_delegate(void);
 
 // MARK: Test support (hook engine and guard tests). Objects are passed as raw pointers.
 
+/// The classes of objects of the public class `family` (NSArray, NSMutableArray, NSDictionary, NSMutableDictionary,
+/// NSSet, NSMutableSet, NSOrderedSet, NSMutableOrderedSet, NSString, NSMutableString, NSAttributedString) made the
+/// ways app code makes them: literals, constants, empty and single-object forms, copies, mutable and frozen copies,
+/// JSON, path and number strings. Writes up to `max` distinct classes; returns how many.
+int css_cluster_form_classes(const char *family, void **out, int max);
+
 /// `[object value]` and `[cls classValue]` on the CSSHook test classes (base returns 1 and 10).
 long css_test_value(void *object);
 long css_test_class_value(const char *className);
