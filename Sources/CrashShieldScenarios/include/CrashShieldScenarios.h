@@ -164,6 +164,8 @@ void *css_note_recorder_new(long tag);
 void *css_note_large_recorder_new(long tag);
 void *css_note_tidy_recorder_new(long tag);
 void *css_note_half_tidy_recorder_new(long tag);
+/// An observer (+1) of a class no other test uses, answering `forgotten:` (logs "tag|forgotten:|name").
+void *css_note_forgotten_observer_new(long tag);
 /// A private notification center (+1); the default center (not retained).
 void *css_note_center_new(void);
 void *css_note_default_center(void);
