@@ -116,12 +116,10 @@ static void csr_dictionary_samples(CSRClassSet *set) {
     csr_add(set, [set->family dictionary]);
     csr_add(set, [set->family dictionaryWithObject: @"v" forKey: @"k"]);
     csr_add(set, [NSMutableDictionary dictionaryWithCapacity: 4]);
-    if ([NSDictionary respondsToSelector: @selector(sharedKeySetForKeys:)]) {
-        id keySet = [NSDictionary sharedKeySetForKeys: csr_items(2)];
-        csr_add(set, [NSMutableDictionary dictionaryWithSharedKeySet: keySet]);
-    }
     csr_add_json(set);
 #if defined(__APPLE__)
+    // Shared-key dictionaries (GNUstep Base 1.28 has no +sharedKeySetForKeys:).
+    csr_add(set, [NSMutableDictionary dictionaryWithSharedKeySet: [NSDictionary sharedKeySetForKeys: csr_items(2)]]);
     csr_add(set, CFBridgingRelease(CFDictionaryCreate(NULL, NULL, NULL, 0, &kCFTypeDictionaryKeyCallBacks,
                                                       &kCFTypeDictionaryValueCallBacks)));
     csr_add(set, CFBridgingRelease(CFDictionaryCreateMutable(NULL, 0, &kCFTypeDictionaryKeyCallBacks,
@@ -153,7 +151,7 @@ static void csr_string_samples(CSRClassSet *set) {
         [NSString stringWithUTF8String: "utf8"], [NSString stringWithUTF8String: "\xc3\xa9t\xc3\xa9"],
         [NSString stringWithUTF8String: "a string made at run time, longer than a tagged pointer"],
         [NSString stringWithFormat: @"%d", 42], [NSString stringWithFormat: @"%@ %d", constantLong, 42],
-        [NSString stringWithString: @"copy"], [NSString stringWithCString: "cstring" encoding: NSASCIIStringEncoding],
+        [NSString stringWithString: constantLong], [NSString stringWithCString: "cstring" encoding: NSASCIIStringEncoding],
         [constantLong substringFromIndex: 3], [constantLong substringToIndex: 3], [constantLong uppercaseString],
         [@"lower" uppercaseString], [@"ab" stringByAppendingString: @"cd"],
         [@"a,b" stringByReplacingOccurrencesOfString: @"," withString: @";"],

@@ -83,7 +83,7 @@ static void dictionaries(CSSClassList *list, BOOL mutable) {
     }
     add(list, [NSDictionary dictionary]);
     add(list, [NSDictionary dictionaryWithObject: @"v" forKey: @"k"]);
-    add(list, [NSDictionary dictionaryWithDictionary: @{@"k": @"v"}]);
+    add(list, [NSDictionary dictionaryWithDictionary: forms[1]]);
     add(list, json("{\"k\": {\"n\": 1}}", NO));
 }
 

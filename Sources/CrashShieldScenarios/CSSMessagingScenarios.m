@@ -55,9 +55,13 @@ static const char *instanceReturningLargeStruct(void) {
     return css_format("%g,%g,%g,%g", frame.x, frame.y, frame.width, frame.height);
 }
 static const char *classMethod(void) { return css_describe([css_opaque([CSSMessagingProfile class]) sharedProfile]); }
+// The selectors made from strings below name no method: nothing is returned that could leak.
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Warc-performSelector-leaks"
 static const char *performUntypedSelector(void) {
     return css_describe([profile() performSelector: NSSelectorFromString(@"refreshToken")]);
 }
+#pragma clang diagnostic pop
 /// An app class that does implement a frame-returning method: an untyped message of that name sent to another class
 /// must be answered with this method's types (a struct returned in memory), not an object-returning guess, which
 /// would take the hidden result pointer for the receiver.
@@ -240,7 +244,10 @@ unsigned long css_messaging_repeat_untyped(const char *receiver, unsigned long c
         @autoreleasepool {
             id target = toNull ? css_opaque([NSNull null]) : toClass ? css_opaque([CSSMessagingProfile class]) : profile();
             @try {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Warc-performSelector-leaks"
                 if ([target performSelector: selector] == nil) nils++;
+#pragma clang diagnostic pop
             } @catch (NSException *exception) {
                 (void)exception;
             }
