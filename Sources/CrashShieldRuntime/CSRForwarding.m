@@ -229,27 +229,84 @@ CSRSelector csr_forwarding_recall(CSRObject receiver, CSRSelector selector, bool
 
 // MARK: Per-thread mark of a failing dispatch
 
-static __thread CSRObject csr_resolvingClass;
-static __thread bool csr_resolvingClassSide;
-static __thread CSRSelector csr_resolvingSelector;
+static __thread CSRObject csr_dispatchClass;
+static __thread bool csr_dispatchClassSide;
+static __thread CSRSelector csr_dispatchSelector;
 
-void csr_forwarding_markResolve(CSRObject cls, bool classSide, CSRSelector selector) {
-    csr_resolvingClass = cls;
-    csr_resolvingClassSide = classSide;
-    csr_resolvingSelector = selector;
+void csr_forwarding_markDispatch(CSRObject receiver, CSRSelector selector) {
+    if (receiver == NULL || selector == NULL) return;
+    id object = (CSR_BRIDGE id)receiver;
+    Class isa = object_getClass(object);
+    BOOL classSide = class_isMetaClass(isa);
+    csr_dispatchClass = classSide ? receiver : (CSR_BRIDGE CSRObject)isa;
+    csr_dispatchClassSide = classSide ? true : false;
+    csr_dispatchSelector = selector;
 }
 
-bool csr_forwarding_isResolving(CSRObject receiver, CSRSelector selector) {
-    if (receiver == NULL || selector == NULL || csr_resolvingSelector == NULL) return false;
+bool csr_forwarding_isDispatching(CSRObject receiver, CSRSelector selector) {
+    if (receiver == NULL || selector == NULL || csr_dispatchSelector == NULL) return false;
     id object = (CSR_BRIDGE id)receiver;
     BOOL isClass = class_isMetaClass(object_getClass(object));
     CSRObject cls = isClass ? receiver : (CSR_BRIDGE CSRObject)object_getClass(object);
-    if (cls != csr_resolvingClass || (isClass ? true : false) != csr_resolvingClassSide) return false;
-    if (selector == csr_resolvingSelector) return true;
-    return strcmp(sel_getName((SEL)selector), sel_getName((SEL)csr_resolvingSelector)) == 0;
+    if (cls != csr_dispatchClass || (isClass ? true : false) != csr_dispatchClassSide) return false;
+    if (selector == csr_dispatchSelector) return true;
+    return strcmp(sel_getName((SEL)selector), sel_getName((SEL)csr_dispatchSelector)) == 0;
 }
 
-void csr_forwarding_clearResolve(void) {
-    csr_resolvingClass = NULL;
-    csr_resolvingSelector = NULL;
+void csr_forwarding_clearDispatch(void) {
+    csr_dispatchClass = NULL;
+    csr_dispatchSelector = NULL;
+}
+
+// MARK: The runtime's forwarding entry
+
+/// Set by a test only: GCC's libobjc dispatches as objc4 and CoreFoundation do (see csr_test_emulateAppleForwarding).
+static bool csr_appleForwarding;
+
+#if !defined(__APPLE__)
+#include <objc/message.h>
+
+/// GCC's libobjc asks `__objc_msg_forward2` (GNUstep's gs_objc_msg_forward2) for the forwarding implementation of
+/// every message that found no method, each time: the resolver does not matter here.
+static IMP (*csr_previousForward2)(id, SEL);
+static pthread_mutex_t csr_forwardLock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned csr_forwardOwners;
+
+static IMP csr_forward2(id receiver, SEL selector) {
+    if (receiver != nil) {
+        if (!csr_appleForwarding) {
+            csr_forwarding_markDispatch((CSR_BRIDGE CSRObject)receiver, (CSRSelector)(void *)selector);
+        } else if (class_respondsToSelector(object_getClass(receiver), @selector(forwardingTargetForSelector:))) {
+            // Apple: CoreFoundation's forwarding handler sends forwardingTargetForSelector: first, before
+            // methodSignatureForSelector: and forwardInvocation: (a non-nil answer would take the message).
+            (void)[receiver forwardingTargetForSelector: selector];
+        }
+    }
+    IMP (*previous)(id, SEL) = csr_previousForward2;
+    return previous ? previous(receiver, selector) : NULL;
+}
+#endif
+
+void csr_forwarding_watchEntry(unsigned owner, bool watch) {
+#if !defined(__APPLE__)
+    pthread_mutex_lock(&csr_forwardLock);
+    unsigned before = csr_forwardOwners;
+    csr_forwardOwners = watch ? (before | owner) : (before & ~owner);
+    if (before == 0 && csr_forwardOwners != 0 && __objc_msg_forward2 != csr_forward2) {
+        csr_previousForward2 = __objc_msg_forward2;
+        __objc_msg_forward2 = csr_forward2;
+    } else if (before != 0 && csr_forwardOwners == 0 && __objc_msg_forward2 == csr_forward2) {
+        __objc_msg_forward2 = csr_previousForward2;   // csr_previousForward2 stays valid for calls under way
+    }
+    pthread_mutex_unlock(&csr_forwardLock);
+#else
+    // Apple: the forwarding handler CoreFoundation installs (objc_setForwardHandler) is an assembly trampoline
+    // that takes the message's whole register frame; its first step, forwardingTargetForSelector:, marks instead.
+    (void)owner;
+    (void)watch;
+#endif
+}
+
+void csr_test_emulateAppleForwarding(bool emulate) {
+    csr_appleForwarding = emulate;
 }

@@ -55,9 +55,13 @@ static const char *instanceReturningLargeStruct(void) {
     return css_format("%g,%g,%g,%g", frame.x, frame.y, frame.width, frame.height);
 }
 static const char *classMethod(void) { return css_describe([css_opaque([CSSMessagingProfile class]) sharedProfile]); }
+// The selectors made from strings below name no method: nothing is returned that could leak.
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Warc-performSelector-leaks"
 static const char *performUntypedSelector(void) {
     return css_describe([profile() performSelector: NSSelectorFromString(@"refreshToken")]);
 }
+#pragma clang diagnostic pop
 /// An app class that does implement a frame-returning method: an untyped message of that name sent to another class
 /// must be answered with this method's types (a struct returned in memory), not an object-returning guess, which
 /// would take the hidden result pointer for the receiver.
@@ -205,15 +209,18 @@ const char *css_valid_messaging_calls(void) {
     NSMethodSignature *asked = [profileObject methodSignatureForSelector: @selector(displayName)];
     NSMethodSignature *askedClass = [[CSSMessagingProfile class] methodSignatureForSelector: @selector(sharedProfile)];
     NSMethodSignature *askedNull = [null methodSignatureForSelector: @selector(length)];
+    // Asked right after respondsToSelector: (which sends +resolveInstanceMethod: on both runtimes): still nil.
+    BOOL responds = [profileObject respondsToSelector: @selector(followerCount)];
+    NSMethodSignature *askedAfterResponds = [profileObject methodSignatureForSelector: @selector(followerCount)];
     return css_format("target=%s,%s invocation=%s,%s proxy=%s,%s dynamic=%s responds=%d,%d,%d,%d signatures=%s,%s,%s "
-                      "description=%s",
+                      "afterResponds=%d,%s description=%s",
                       forwardedTarget, forwardedLength, invoked, invokedLength, proxied, proxiedLength, dynamic,
                       (int)[profileObject respondsToSelector: @selector(displayName)],
                       (int)[CSSMessagingProfile respondsToSelector: @selector(sharedProfile)],
                       (int)[null respondsToSelector: @selector(length)],
                       (int)[null respondsToSelector: @selector(objectForKey:)],
                       asked ? "yes" : "nil", askedClass ? "yes" : "nil", askedNull ? "yes" : "nil",
-                      [[null description] UTF8String]);
+                      (int)responds, askedAfterResponds ? "yes" : "nil", [[null description] UTF8String]);
 }
 
 long css_messaging_repeat(unsigned long count) {
@@ -222,4 +229,40 @@ long css_messaging_repeat(unsigned long count) {
         @autoreleasepool { sum += (long)[profile() followerCount]; }
     }
     return sum;
+}
+
+/// Sends the same untyped message (no selector type information, as on Apple, where no selector carries types)
+/// `count` times to an app instance ("instance": `count`), an app class ("class": `length`) or NSNull ("null":
+/// `length`); returns how many sends gave nil without raising (each send inside @try). GNUstep has several typed
+/// selectors of each name, so it cannot pick a type by itself: as on Apple, only the receiver's
+/// methodSignatureForSelector: answer lets the message be forwarded.
+unsigned long css_messaging_repeat_untyped(const char *receiver, unsigned long count) {
+    unsigned long nils = 0;
+    BOOL toClass = strcmp(receiver, "class") == 0, toNull = strcmp(receiver, "null") == 0;
+    SEL selector = NSSelectorFromString(toNull || toClass ? @"length" : @"count");
+    for (unsigned long i = 0; i < count; i++) {
+        @autoreleasepool {
+            id target = toNull ? css_opaque([NSNull null]) : toClass ? css_opaque([CSSMessagingProfile class]) : profile();
+            @try {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Warc-performSelector-leaks"
+                if ([target performSelector: selector] == nil) nils++;
+#pragma clang diagnostic pop
+            } @catch (NSException *exception) {
+                (void)exception;
+            }
+        }
+    }
+    return nils;
+}
+
+/// A delegate protocol with an optional method the placeholder does not implement.
+@protocol CSSPlaceholderDelegate <NSObject>
+@optional
+- (NSInteger)numberOfRowsForPlaceholder:(id)sender;
+@end
+
+const char *css_messaging_placeholder_delegate(void) {
+    id<CSSPlaceholderDelegate> delegate = css_opaque(css_new([NSObject class]));   // a placeholder delegate
+    return CSS_TRY(css_format("%ld", (long)[delegate numberOfRowsForPlaceholder: nil]));
 }

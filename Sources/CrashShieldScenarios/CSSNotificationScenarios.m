@@ -58,6 +58,17 @@ static const char *css_thread_label(void) {
 @implementation CSSNoteLargeObserver
 @end
 
+/// An observer class of its own (not a recorder subclass), for the one test that checks whether the guard hooks its
+/// -dealloc: a hook on a shared superclass would hide that. Logs "tag|forgotten:|name".
+@interface CSSNoteForgottenObserver : NSObject { @public long _tag; }
+- (void)forgotten:(NSNotification *)notification;
+@end
+@implementation CSSNoteForgottenObserver
+- (void)forgotten:(NSNotification *)notification {
+    css_note_append([NSString stringWithFormat: @"%ld|forgotten:|%@", _tag, [notification name]]);
+}
+@end
+
 /// Removes itself from the default center in its own -dealloc (correct code: never reported).
 @interface CSSNoteTidyObserver : CSSNoteRecorder
 @end
@@ -152,6 +163,11 @@ void *css_note_large_recorder_new(long tag) {
 void *css_note_tidy_recorder_new(long tag) { return (CSS_BRIDGE void *)css_note_recorder([CSSNoteTidyObserver class], tag); }
 void *css_note_half_tidy_recorder_new(long tag) {
     return (CSS_BRIDGE void *)css_note_recorder([CSSNoteHalfTidyObserver class], tag);
+}
+void *css_note_forgotten_observer_new(long tag) {
+    CSSNoteForgottenObserver *observer = [[CSSNoteForgottenObserver alloc] init];
+    observer->_tag = tag;
+    return (__bridge_retained void *)observer;
 }
 void *css_note_center_new(void) { return (CSS_BRIDGE void *)[[NSNotificationCenter alloc] init]; }
 void *css_note_default_center(void) { return (CSS_BRIDGE void *)[NSNotificationCenter defaultCenter]; }

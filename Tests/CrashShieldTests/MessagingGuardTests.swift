@@ -11,7 +11,7 @@ import XCTest
 final class MessagingGuardTests: ShieldTestCase {
     private let messaging: GuardCategory = [.unrecognizedSelector, .nsNull]
     private static let validCalls = "target=FORWARDED,raised(Can not determine type information for -[CSSForwardingTargetObject length]) "
-                       + "invocation=INVOCATION,10 proxy=PROXY,5 dynamic=42 responds=0,0,0,0 signatures=nil,nil,nil description=<null>"
+                       + "invocation=INVOCATION,10 proxy=PROXY,5 dynamic=42 responds=0,0,0,0 signatures=nil,nil,nil afterResponds=0,nil description=<null>"
 
     private var messagingScenarios: [Scenario] {
         Scenario.all.filter { $0.category == "unrecognizedSelector" || $0.category == "nsNull" }
@@ -163,9 +163,71 @@ final class MessagingGuardTests: ShieldTestCase {
         }
     }
 
+    private func placeholderDelegateCall() -> String {
+        var text = ""
+        withAutoreleasePool { text = String(cString: css_messaging_placeholder_delegate()) }
+        return text
+    }
+
+    /// A plain NSObject (exact class) is Foundation's, not the app's: an optional protocol method sent to a
+    /// placeholder delegate fails exactly as without CrashShield unless the app asks for it (a class prefix).
+    func testPlainNSObjectIsProtectedOnlyWhenConfigured() throws {
+        let unguarded = placeholderDelegateCall()
+        XCTAssertTrue(unguarded.hasPrefix("raised("), unguarded)
+        // Also when Foundation's image counts as the app's (a GNUstep installed outside the system folders, a
+        // custom isAppImage): the root class is never protected by the image rule.
+        for configuration in [Configuration(guards: messaging), Configuration(guards: messaging, isAppImage: { _ in true })] {
+            withShield(configuration) { sink in
+                XCTAssertEqual(placeholderDelegateCall(), unguarded)
+                XCTAssertTrue(sink.reports.isEmpty, "\(sink.reports.map(\.reason))")
+            }
+        }
+        var configured = Configuration(guards: messaging)
+        configured.protectedClassPrefixes = ["NSObject"]
+        withShield(configured) { sink in
+            XCTAssertEqual(placeholderDelegateCall(), "0")
+            XCTAssertEqual(sink.reports.map(\.selector), ["numberOfRowsForPlaceholder:"])
+            XCTAssertEqual(sink.reports.first?.className, "NSObject")
+        }
+    }
+
+    /// Sends the same untyped message `count` times to each kind of receiver; checks every send got nil and one
+    /// report per receiver kind carries the count. Untyped selectors are what Apple's runtime always has: GNUstep
+    /// can then forward only with the guard's `methodSignatureForSelector:` answer.
+    private func assertEveryUntypedRepetitionIsStopped(_ count: UInt, file: StaticString = #filePath, line: UInt = #line) {
+        withShield(Configuration(guards: messaging)) { sink in
+            for receiver in ["instance", "class", "null"] {
+                var nils: UInt = 0
+                withAutoreleasePool { nils = css_messaging_repeat_untyped(receiver, count) }
+                XCTAssertEqual(nils, count, "\(receiver): every send must be stopped", file: file, line: line)
+            }
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.map { "\($0.isClassMethod ? "+" : "-")[\($0.className) \($0.selector)]" },
+                           ["-[CSSMessagingProfile count]", "+[CSSMessagingProfile length]", "-[NSNull length]"],
+                           file: file, line: line)
+            for report in sink.reports {
+                XCTAssertEqual(CrashShield.reports.first { $0.signature == report.signature }?.occurrences, Int(count),
+                               report.selector, file: file, line: line)
+            }
+        }
+    }
+
+    func testTheSameUntypedMessageIsStoppedEveryTime() {
+        assertEveryUntypedRepetitionIsStopped(200)
+    }
+
+    /// objc4 sends +resolveInstanceMethod: once per class and selector and then caches the forwarding entry: on
+    /// Apple, a repeated bad message never reaches the resolver. Emulated here, every repetition must still be
+    /// stopped.
+    func testEveryRepetitionIsStoppedWhenTheRuntimeResolvesOnlyOnce() {
+        csr_test_emulateAppleForwarding(true)
+        defer { csr_test_emulateAppleForwarding(false) }
+        assertEveryUntypedRepetitionIsStopped(50)
+    }
+
     func testKillSwitchAndStopRestoreTheOriginalBehaviour() throws {
-        let forwardingSelectors: Set<String> = ["methodSignatureForSelector:", "forwardInvocation:",
-                                                "resolveInstanceMethod:", "resolveClassMethod:"]
+        let forwardingSelectors: Set<String> = ["forwardingTargetForSelector:", "methodSignatureForSelector:",
+                                                "forwardInvocation:"]
         try withShield(Configuration(guards: messaging)) { sink in
             XCTAssertTrue(HookEngine.shared.activeHooks.contains { forwardingSelectors.contains($0.selector.name) })
             XCTAssertTrue(try CrashShield.setGuard(.unrecognizedSelector, enabled: false))

@@ -125,6 +125,56 @@ final class NotificationGuardTests: ShieldTestCase {
         }
     }
 
+    /// Registers an observer of a class no other test uses with a private center, checks delivery, releases the
+    /// observer while it is still registered (never posting again), then the center; returns whether its class got
+    /// a `-dealloc` hook and whether the guard's ledger held it.
+    private func observerDiesRegistered(tag: Int) -> (deallocHooked: Bool, inLedger: Bool) {
+        var result = (deallocHooked: false, inLedger: false)
+        withAutoreleasePool {
+            _ = takeLog()
+            let own = css_note_center_new()!
+            let observer = css_note_forgotten_observer_new(tag)!
+            css_note_add(own, observer, "forgotten:", "CSSNote.Forgotten", nil)
+            css_note_post(own, "CSSNote.Forgotten", nil, nil, nil)
+            XCTAssertEqual(takeLog(), ["\(tag)|forgotten:|CSSNote.Forgotten"], "delivered as usual")
+            result = (HookEngine.shared.activeHooks.contains {
+                $0.selector.name == "dealloc" && $0.targetClass.name == "CSSNoteForgottenObserver"
+            }, ObservationStatus.notificationObserverCount == 1)
+            css_object_release(observer)
+            css_object_release(own)
+        }
+        return result
+    }
+
+    /// Apple's center (OS X 10.11 / iOS 9 and later: every OS the package supports) never messages a deallocated
+    /// observer: the guard keeps no ledger, hooks no `-dealloc` and reports nothing there. Emulated on GNUstep, whose
+    /// center would still message it (so nothing is posted after the death). Then, as a control, GNUstep's center.
+    func testWhereTheCenterForgetsDeadObserversNothingIsWatchedOrReported() throws {
+        csr_test_emulateAppleNotificationCenter(true)
+        try withShield(Configuration(guards: .notification)) { sink in
+            XCTAssertFalse(HookEngine.shared.activeHooks.contains { $0.selector.name.hasPrefix("removeObserver") },
+                           "no ledger to keep: removals are not hooked")
+            let apple = observerDiesRegistered(tag: 7)
+            XCTAssertFalse(apple.deallocHooked, "Apple's center: no -dealloc hook")
+            XCTAssertFalse(apple.inLedger)
+            XCTAssertEqual(reports(sink).count, 0, "\(reports(sink).map(\.reason))")
+            // Registrations GNUstep refuses at add time are still stopped there.
+            withAutoreleasePool {
+                let observer = css_note_recorder_new(8)!
+                css_note_add(center, observer, "missingSelector:", "CSSNote.Forgotten", nil)
+                css_object_release(observer)
+            }
+            XCTAssertEqual(reports(sink).map(\.selector), ["addObserver:selector:name:object:"])
+        }
+        csr_test_emulateAppleNotificationCenter(false)
+        try withShield(Configuration(guards: .notification)) { sink in
+            let gnustep = observerDiesRegistered(tag: 9)
+            XCTAssertTrue(gnustep.deallocHooked, "GNUstep's center: the observer's -dealloc is watched")
+            XCTAssertTrue(gnustep.inLedger)
+            XCTAssertEqual(reports(sink).map(\.className), ["CSSNoteForgottenObserver"])
+        }
+    }
+
     // MARK: Bad registrations
 
     func testMissingSelectorNilObserverAndNullSelectorAreNotRegisteredAndReported() throws {

@@ -12,7 +12,9 @@ public struct ClassFamily: Sendable, CustomStringConvertible {
 
     /// The family behind one or more related public classes (a class and its mutable subclass belong together:
     /// their concrete classes inherit from each other, and one hook point must not be installed at two levels).
-    public init?(_ publicClassNames: String...) {
+    public init?(_ publicClassNames: String...) { self.init(publicClassNames) }
+
+    public init?(_ publicClassNames: [String]) {
         var roots: [ObjCClass] = []
         var members: [ObjCClass] = []
         for name in publicClassNames {

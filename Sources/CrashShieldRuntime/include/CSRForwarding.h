@@ -46,16 +46,34 @@ void csr_forwarding_remember(CSRObject receiver, CSRSelector selector);
 /// and in `untypedFailure` whether that message had no type information.
 CSRSelector csr_forwarding_recall(CSRObject receiver, CSRSelector selector, bool *untypedFailure);
 
-/// Per-thread mark that the runtime is resolving a message with no method: it sends `+resolveInstanceMethod:` /
-/// `+resolveClassMethod:` to the class right before it forwards (both runtimes). Guards answer
-/// `methodSignatureForSelector:` for a missing method only inside such a failing dispatch, so that code asking
-/// `methodSignatureForSelector:` itself (to test whether an object handles a selector) gets the usual nil.
-void csr_forwarding_markResolve(CSRObject cls, bool classSide, CSRSelector selector);
-/// Whether the last resolution on this thread was for `receiver`'s class (instance side, or class side when
+/// Per-thread mark that the runtime is forwarding a message that found no method, set at the runtime's forwarding
+/// entry for every such message: on Apple, NSObject's `forwardingTargetForSelector:` (CoreFoundation's forwarding
+/// handler sends it first, before `methodSignatureForSelector:`); on GCC's libobjc, `__objc_msg_forward2` (see
+/// `csr_forwarding_watchEntry`). Guards answer `methodSignatureForSelector:` for a missing method only inside such a
+/// failing dispatch, so that code asking `methodSignatureForSelector:` itself (to test whether an object handles a
+/// selector) gets the usual nil. Not the resolver: objc4 sends `+resolveInstanceMethod:` once per class and
+/// selector, then caches the forwarding entry (`_objc_msgForward_impcache`), and `respondsToSelector:` sends it too.
+void csr_forwarding_markDispatch(CSRObject receiver, CSRSelector selector);
+/// Whether the last failing dispatch on this thread was for `receiver`'s class (instance side, or class side when
 /// `receiver` is a class object) and a selector named like `selector`.
-bool csr_forwarding_isResolving(CSRObject receiver, CSRSelector selector);
+bool csr_forwarding_isDispatching(CSRObject receiver, CSRSelector selector);
 /// Forgets the mark (after the failing message was handled).
-void csr_forwarding_clearResolve(void);
+void csr_forwarding_clearDispatch(void);
+
+/// Owners of the forwarding-entry watch (one bit each).
+enum { CSRForwardingOwnerUnrecognizedSelector = 1, CSRForwardingOwnerNSNull = 2 };
+/// GCC's libobjc: wraps `__objc_msg_forward2` (marking the dispatch, then calling GNUstep's handler) while at least
+/// one owner watches; restores it when the last one stops. Apple: nothing (the guards hook forwardingTargetForSelector:).
+void csr_forwarding_watchEntry(unsigned owner, bool watch);
+
+/// Test switch (GCC's libobjc only; nothing on Apple): dispatches messages nothing answers as objc4 and
+/// CoreFoundation do. objc4's lookUpImpOrForward sends +resolveInstanceMethod:/+resolveClassMethod: once per class
+/// and selector, then caches the forwarding entry (_objc_msgForward_impcache), so a repeated message never reaches
+/// the resolver; CoreFoundation's forwarding handler sends forwardingTargetForSelector:, then
+/// methodSignatureForSelector: and forwardInvocation:. With the switch on, the GNU forwarding entry no longer marks
+/// the dispatch and sends forwardingTargetForSelector: instead, as CoreFoundation does (a design that needed the
+/// resolver for every message fails: see the messaging tests).
+void csr_test_emulateAppleForwarding(bool emulate);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,14 @@ void csr_notification_post(CSRObject center, CSRObject name, CSRObject object, C
 CSRObject csr_nsthread_main(void);
 CSRObject csr_nsthread_current(void);
 
+/// Whether the running NSNotificationCenter never messages a deallocated selector-based observer: Apple since
+/// OS X 10.11 / iOS 9 (every OS the package supports); GNUstep Base 1.28 does message it (false), unless a test
+/// emulates Apple's center.
+bool csr_notification_center_forgets_deallocated_observers(void);
+/// Test switch (GNUstep only; nothing on Apple): makes the check above answer as Apple's center does. GNUstep still
+/// messages a deallocated observer: a test that sets it must not post to one.
+void csr_test_emulateAppleNotificationCenter(bool emulate);
+
 /// Called by every trampoline's `-csr_receive:` with the trampoline and the notification.
 typedef void (*CSRNotificationHandler)(CSRObject trampoline, CSRObject notification);
 void csr_notification_set_handler(CSRNotificationHandler handler);

@@ -65,9 +65,22 @@ const char *css_probe_run(int probe, unsigned long index);
 const char *css_valid_messaging_calls(void);
 /// Sends an unrecognized NSInteger-returning message `count` times; returns the sum of what the caller got.
 long css_messaging_repeat(unsigned long count);
+/// Sends the same untyped message (`performSelector:` of a selector made from a string) `count` times to an app
+/// instance ("instance"), an app class ("class") or NSNull ("null"), each inside @try; returns how many sends
+/// returned nil without raising. Call inside a pool.
+unsigned long css_messaging_repeat_untyped(const char *receiver, unsigned long count);
+/// An optional protocol method (NSInteger) sent to a plain NSObject placeholder delegate: what the caller got, or
+/// "raised(<reason>)". Call inside a pool.
+const char *css_messaging_placeholder_delegate(void);
 
 
 // MARK: Test support (hook engine and guard tests). Objects are passed as raw pointers.
+
+/// The classes of objects of the public class `family` (NSArray, NSMutableArray, NSDictionary, NSMutableDictionary,
+/// NSSet, NSMutableSet, NSOrderedSet, NSMutableOrderedSet, NSString, NSMutableString, NSAttributedString) made the
+/// ways app code makes them: literals, constants, empty and single-object forms, copies, mutable and frozen copies,
+/// JSON, path and number strings. Writes up to `max` distinct classes; returns how many.
+int css_cluster_form_classes(const char *family, void **out, int max);
 
 /// `[object value]` and `[cls classValue]` on the CSSHook test classes (base returns 1 and 10).
 long css_test_value(void *object);
@@ -170,6 +183,8 @@ void *css_note_recorder_new(long tag);
 void *css_note_large_recorder_new(long tag);
 void *css_note_tidy_recorder_new(long tag);
 void *css_note_half_tidy_recorder_new(long tag);
+/// An observer (+1) of a class no other test uses, answering `forgotten:` (logs "tag|forgotten:|name").
+void *css_note_forgotten_observer_new(long tag);
 /// A private notification center (+1); the default center (not retained).
 void *css_note_center_new(void);
 void *css_note_default_center(void);

@@ -5,8 +5,9 @@ import CrashShieldRuntime
 /// nil / 0 / NO / a zeroed struct, and one report (category `nsNull`).
 ///
 /// This guard owns NSNull: the unrecognized-selector guard never handles an NSNull receiver, so a message reports
-/// once, here. It hooks NSNull's own `methodSignatureForSelector:` and `forwardInvocation:` (as overrides when NSNull
-/// inherits them) the way `UnrecognizedSelectorGuard` hooks NSObject's; NSNull gains no other method, so
+/// once, here. It hooks NSNull's own `forwardingTargetForSelector:`, `methodSignatureForSelector:` and
+/// `forwardInvocation:` (as overrides when NSNull inherits them) the way `UnrecognizedSelectorGuard` hooks NSObject's;
+/// NSNull gains no other method, so
 /// `respondsToSelector:` stays honest (NO for the selectors it does not implement).
 final class NSNullGuard: CrashGuard {
     static let category = GuardCategory.nsNull
@@ -14,22 +15,24 @@ final class NSNullGuard: CrashGuard {
     init() {}
 
     func install(in context: GuardContext) throws {
+        csr_forwarding_watchEntry(UInt32(CSRForwardingOwnerNSNull), true)
         guard let null = ObjCClass(named: "NSNull") else { return }
+        try context.install(Self.target, on: [null])
         try context.install(Self.signature, on: [null])
         try context.install(Self.forward, on: [null])
-        try context.install(Self.resolveInstance, on: [null])
     }
 
-    /// As `UnrecognizedSelectorGuard.resolveInstance`, for NSNull (this guard may run alone).
-    static let resolveInstance: HookPoint<Forwarding.ResolveIMP> = HookPoint("resolveInstanceMethod:", kind: .class) { receiver, cmd, selector in
-        csr_forwarding_markResolve(receiver, false, selector)
-        return resolveInstance.original(for: receiver)?(receiver, cmd, selector) ?? 0
+    func uninstall() { csr_forwarding_watchEntry(UInt32(CSRForwardingOwnerNSNull), false) }
+
+    /// As `UnrecognizedSelectorGuard.instanceTarget`, for NSNull (this guard may run alone).
+    static let target: HookPoint<Forwarding.TargetIMP> = HookPoint("forwardingTargetForSelector:") { receiver, cmd, selector in
+        Forwarding.target(target, receiver, cmd, selector)
     }
 
     static let signature: HookPoint<Forwarding.SignatureIMP> = HookPoint("methodSignatureForSelector:") { receiver, cmd, selector in
         guard let original = signature.original(for: receiver) else { return nil }
         if let answer = original(receiver, cmd, selector) { return answer }
-        guard let selector, csr_forwarding_isResolving(receiver, selector), isNullMessage(receiver, selector, signature) else {
+        guard let selector, csr_forwarding_isDispatching(receiver, selector), isNullMessage(receiver, selector, signature) else {
             return nil
         }
         csr_forwarding_remember(receiver, selector)

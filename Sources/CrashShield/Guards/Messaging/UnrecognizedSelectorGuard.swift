@@ -6,17 +6,22 @@ import CrashShieldRuntime
 /// How: the one forwarding step both runtimes share. When a message has no method, GNUstep (and Apple's runtime)
 /// asks the receiver for `methodSignatureForSelector:`, then sends it `forwardInvocation:`. NSObject's two methods
 /// are hooked, instance and class side:
-/// - `methodSignatureForSelector:` answers as before; only when it has no answer, inside a failing dispatch (the
-///   runtime sent `+resolveInstanceMethod:`/`+resolveClassMethod:` for this class and selector on this thread just
-///   before; code that asks `methodSignatureForSelector:` itself still gets nil), for a protected receiver whose
-///   class really has no method for the selector, it returns the signature the selector's own type information
-///   describes (GCC's libobjc carries typed selectors: clang emits them at call sites). An untyped selector (from
-///   `NSSelectorFromString`, `performSelector:`) gets an object-returning signature, as `performSelector:` calls it.
+/// - `forwardingTargetForSelector:` answers as before, and marks the failing dispatch (this class and selector, on
+///   this thread): on Apple, CoreFoundation's forwarding handler sends it first for every message that found no
+///   method. GCC's libobjc marks it at its forwarding entry instead (`csr_forwarding_watchEntry`). The resolver is no
+///   mark: objc4 sends `+resolveInstanceMethod:` once per class and selector, then caches the forwarding entry, so
+///   on iOS a repeated bad message never reaches it (see Docs/AppleRuntime.md).
+/// - `methodSignatureForSelector:` answers as before; only when it has no answer, inside a failing dispatch (code
+///   that asks `methodSignatureForSelector:` itself still gets nil), for a protected receiver whose class really has
+///   no method for the selector, it returns the signature the selector's own type information describes (GCC's
+///   libobjc carries typed selectors: clang emits them at call sites), else the one the methods of that name agree
+///   on, else an object-returning signature, as `performSelector:` calls it.
 /// - `forwardInvocation:`, for such a receiver, sets a zeroed return value of the signature's size (nil, 0, NO,
 ///   0.0, a zeroed struct) and reports; in debug mode it raises exactly what the runtime would have raised.
 ///
 /// Untouched, exactly as without CrashShield: NSNull (the `nsNull` guard owns it), NSProxy subclasses, deny-listed
-/// classes, classes outside the protected scope (system frameworks that probe selectors themselves), and every
+/// classes, classes outside the protected scope (system frameworks that probe selectors themselves; a plain
+/// NSObject, e.g. a placeholder delegate sent an optional method, unless configured), and every
 /// class that takes part in forwarding itself: it (or a superclass below NSObject) overrides
 /// `forwardingTargetForSelector:`, `methodSignatureForSelector:`, `forwardInvocation:`, `+resolveInstanceMethod:`
 /// or `+resolveClassMethod:`. No method is ever added to the receiver's class: `respondsToSelector:` keeps
@@ -28,16 +33,20 @@ final class UnrecognizedSelectorGuard: CrashGuard {
 
     func install(in context: GuardContext) throws {
         Self.scope.clear()
+        csr_forwarding_watchEntry(UInt32(CSRForwardingOwnerUnrecognizedSelector), true)
         guard let root = ObjCClass(named: "NSObject") else { return }
+        try context.install(Self.instanceTarget, on: [root])
         try context.install(Self.instanceSignature, on: [root])
         try context.install(Self.instanceForward, on: [root])
+        try context.install(Self.classTarget, on: [root])
         try context.install(Self.classSignature, on: [root])
         try context.install(Self.classForward, on: [root])
-        try context.install(Self.resolveInstance, on: [root])
-        try context.install(Self.resolveClass, on: [root])
     }
 
-    func uninstall() { Self.scope.clear() }
+    func uninstall() {
+        csr_forwarding_watchEntry(UInt32(CSRForwardingOwnerUnrecognizedSelector), false)
+        Self.scope.clear()
+    }
 
     // MARK: Hook points
 
@@ -54,22 +63,20 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         forward(classForward, receiver, cmd, invocation)
     }
 
-    /// The runtime resolves a message with no method right before it forwards it: remember which (see
-    /// `csr_forwarding_markResolve`).
-    static let resolveInstance: HookPoint<Forwarding.ResolveIMP> = HookPoint("resolveInstanceMethod:", kind: .class) { receiver, cmd, selector in
-        csr_forwarding_markResolve(receiver, false, selector)
-        return resolveInstance.original(for: receiver)?(receiver, cmd, selector) ?? 0
+    /// Apple's forwarding handler asks the receiver for another target first, for every message that found no
+    /// method: remember which (see `csr_forwarding_markDispatch`).
+    static let instanceTarget: HookPoint<Forwarding.TargetIMP> = HookPoint("forwardingTargetForSelector:") { receiver, cmd, selector in
+        Forwarding.target(instanceTarget, receiver, cmd, selector)
     }
-    static let resolveClass: HookPoint<Forwarding.ResolveIMP> = HookPoint("resolveClassMethod:", kind: .class) { receiver, cmd, selector in
-        csr_forwarding_markResolve(receiver, true, selector)
-        return resolveClass.original(for: receiver)?(receiver, cmd, selector) ?? 0
+    static let classTarget: HookPoint<Forwarding.TargetIMP> = HookPoint("forwardingTargetForSelector:", kind: .class) { receiver, cmd, selector in
+        Forwarding.target(classTarget, receiver, cmd, selector)
     }
 
     private static func signature(_ point: HookPoint<Forwarding.SignatureIMP>, _ receiver: CSRObject?,
                                   _ cmd: CSRSelector?, _ selector: CSRSelector?) -> CSRObject? {
         guard let original = point.original(for: receiver) else { return nil }
         if let answer = original(receiver, cmd, selector) { return answer }
-        guard let selector, csr_forwarding_isResolving(receiver, selector), isProtected(receiver, selector, point) else {
+        guard let selector, csr_forwarding_isDispatching(receiver, selector), isProtected(receiver, selector, point) else {
             return nil
         }
         csr_forwarding_remember(receiver, selector)
@@ -112,7 +119,9 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         }) { return true }
         let name = objectClass.name
         if configuration.protectedClassPrefixes.contains(where: { name.hasPrefix($0) }) { return true }
-        guard let image = Forwarding.imagePath(of: objectClass) else { return false }
+        // A root class (a plain NSObject: a placeholder delegate sent an optional method) is the runtime's, whatever
+        // image it lives in: only the lists above protect it.
+        guard objectClass.superclass != nil, let image = Forwarding.imagePath(of: objectClass) else { return false }
         return configuration.isAppImage(image)
     }
 }
@@ -137,10 +146,16 @@ final class ClassDecisions: @unchecked Sendable {
 enum Forwarding {
     typealias SignatureIMP = @convention(c) (CSRObject?, CSRSelector?, CSRSelector?) -> CSRObject?
     typealias ForwardIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> Void
-    /// `+resolveInstanceMethod:` / `+resolveClassMethod:` (BOOL is one byte).
-    typealias ResolveIMP = @convention(c) (CSRObject?, CSRSelector?, CSRSelector?) -> UInt8
+    typealias TargetIMP = @convention(c) (CSRObject?, CSRSelector?, CSRSelector?) -> CSRObject?
 
     static let exception = "NSInvalidArgumentException"
+
+    /// `forwardingTargetForSelector:`: marks the failing dispatch, then answers exactly as before.
+    static func target(_ point: HookPoint<TargetIMP>, _ receiver: CSRObject?, _ cmd: CSRSelector?,
+                       _ selector: CSRSelector?) -> CSRObject? {
+        csr_forwarding_markDispatch(receiver, selector)
+        return point.original(for: receiver)?(receiver, cmd, selector)
+    }
 
     /// Reports a message nothing answers and recovers with a zeroed return value; in debug mode (a call from the
     /// app's own code) raises exactly what the runtime would have raised.
@@ -149,7 +164,7 @@ enum Forwarding {
         // The selector the message was really sent with (GNUstep may have retyped it after our signature answer).
         var untypedFailure = false
         let sent = csr_forwarding_recall(receiver, invoked, &untypedFailure)
-        csr_forwarding_clearResolve()
+        csr_forwarding_clearDispatch()
         csr_forwarding_remember(nil, nil)
         let reason = { () -> String in
             var buffer = [CChar](repeating: 0, count: 1024)

@@ -6,17 +6,20 @@ import CrashShieldRuntime
 /// keeps every registration as usual (nothing is proxied), the guard only keeps a ledger of them
 /// (`NotificationObserverRegistry`) and watches each observer (and center) through `DeallocWatcher`.
 ///
-/// | case | GNUstep 1.28 unprotected | guarded |
-/// | --- | --- | --- |
-/// | observer deallocated without removing itself, then a post | SIGSEGV (message to freed memory) | removed at its dealloc, reported once |
-/// | observer that removes itself in its own `-dealloc` | fine | fine, never reported |
-/// | selector the observer does not implement | NSInvalidArgumentException at add time (Apple: at the post) | not registered, reported |
-/// | nil observer / NULL selector | NSInvalidArgumentException at add time | not registered, reported |
+/// | case | GNUstep 1.28 unprotected | Apple (iOS 9+, macOS 10.11+) unprotected | guarded |
+/// | --- | --- | --- | --- |
+/// | observer deallocated without removing itself, then a post | SIGSEGV (message to freed memory) | fine: never messaged | GNUstep: removed at its dealloc, reported once; Apple: untouched, no -dealloc hook |
+/// | observer that removes itself in its own `-dealloc` | fine | fine | fine, never reported |
+/// | selector the observer does not implement | NSInvalidArgumentException at add time | unrecognized selector at each post | GNUstep: not registered, reported; Apple: registered as usual, the post's failure is the unrecognized-selector guard's |
+/// | nil observer / NULL selector | NSInvalidArgumentException at add time | passed to Foundation unchanged | GNUstep: not registered, reported |
 ///
-/// The dealloc watcher runs *before* the observer's own `-dealloc`. At that moment the guard removes the observer
-/// from its centers (so no post, from any thread, can reach it while it is being torn down) and keeps the
-/// registrations aside; the observer's own `-dealloc` may still remove itself (that is recorded, not forwarded twice).
-/// Only after its `-dealloc` chain returned does the guard report what was left: correct code is never reported.
+/// Where the center messages dead observers (GNUstep), the dealloc watcher runs *before* the observer's own
+/// `-dealloc`. At that moment the guard removes the observer from its centers (so no post, from any thread, can reach
+/// it while it is being torn down) and keeps the registrations aside; the observer's own `-dealloc` may still remove
+/// itself (that is recorded, not forwarded twice). Only after its `-dealloc` chain returned does the guard report what
+/// was left: correct code is never reported. Where the center forgets dead observers itself
+/// (`csr_notification_center_forgets_deallocated_observers`: every Apple OS the package supports), the guard keeps no
+/// ledger, watches no `-dealloc` and reports nothing for them: there is no crash to stop (Docs/AppleRuntime.md).
 final class NotificationGuard: CrashGuard {
     static let category = GuardCategory.notification
 
@@ -26,9 +29,12 @@ final class NotificationGuard: CrashGuard {
 
     func install(in context: GuardContext) throws {
         guard let center = ObjCClass(named: "NSNotificationCenter") else { return }
-        try context.install(Self.addObserver, on: [center])
-        try context.install(Self.removeObserver, on: [center])
-        try context.install(Self.removeObserverNameObject, on: [center])
+        Self.watchesObservers = !csr_notification_center_forgets_deallocated_observers()
+        if Self.checksRegistrations || Self.watchesObservers { try context.install(Self.addObserver, on: [center]) }
+        if Self.watchesObservers {
+            try context.install(Self.removeObserver, on: [center])
+            try context.install(Self.removeObserverNameObject, on: [center])
+        }
         Self.active = true
     }
 
@@ -39,6 +45,16 @@ final class NotificationGuard: CrashGuard {
     }
 
     nonisolated(unsafe) static var active = false
+    /// Whether observers are recorded and watched for deallocation: only where the center would message a dead one.
+    nonisolated(unsafe) static var watchesObservers = true
+
+    /// Whether `addObserver:selector:name:object:` raises at add time for a bad registration: GNUstep does; Apple's
+    /// center accepts it and fails at the post (an unrecognized selector, the unrecognized-selector guard's case).
+    #if canImport(Darwin)
+    static let checksRegistrations = false
+    #else
+    static let checksRegistrations = true
+    #endif
 
     // MARK: Hooks
 
@@ -57,7 +73,7 @@ final class NotificationGuard: CrashGuard {
             return original(receiver, cmd, observer, selector, name, object)
         }
         original(receiver, cmd, observer, selector, name, object)
-        guard let observer, let selector else { return }
+        guard watchesObservers, let observer, let selector else { return }
         registry.added(center: receiver, observer: observer, selector: String(cString: csr_sel_getName(selector)),
                        name: name.flatMap(KVOGuard.string), object: object)
     }
@@ -88,15 +104,10 @@ final class NotificationGuard: CrashGuard {
 
     struct Problem { let exception: String; let reason: String; let hint: String }
 
-    /// What `addObserver:selector:name:object:` would raise (GNUstep checks at add time; Apple fails at the post).
+    /// What `addObserver:selector:name:object:` would raise at add time: GNUstep checks; Apple accepts every
+    /// registration (a missing selector fails at each post instead, as an unrecognized selector).
     static func addProblem(center: CSRObject, cmd: CSRSelector?, observer: CSRObject?, selector: CSRSelector?) -> Problem? {
-        #if canImport(Darwin)
-        guard let observer, let selector, !csr_object_responds(observer, selector) else { return nil }
-        let name = String(cString: csr_sel_getName(selector))
-        return Problem(exception: "NSInvalidArgumentException",
-                       reason: "-[\(GuardFailure.className(observer)) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(observer))",
-                       hint: "implement -\(name) in \(GuardFailure.className(observer)) or register the right selector")
-        #else
+        guard checksRegistrations else { return nil }
         guard let observer else {
             return Problem(exception: "NSInvalidArgumentException", reason: "Nil observer passed to addObserver ...",
                            hint: "pass the object that should receive the notification")
@@ -111,7 +122,6 @@ final class NotificationGuard: CrashGuard {
         return Problem(exception: "NSInvalidArgumentException",
                        reason: "[\(GuardFailure.className(center))-\(command)] Observer '\(describe(observer))' does not respond to selector '\(name)'",
                        hint: "implement -\(name) in \(GuardFailure.className(observer)) or register the right selector")
-        #endif
     }
 
     // MARK: Incidents that are not a call
@@ -124,11 +134,9 @@ final class NotificationGuard: CrashGuard {
                                 implementation: DeallocWatcher.deallocPoint.replacementAddress)
     }
 
-    #if canImport(Darwin)
-    static let deadObserverException = "EXC_BAD_ACCESS"
-    #else
+    /// What the post would have crashed with. Only where the center messages dead observers (GNUstep); Apple's never
+    /// does, and nothing is reported there.
     static let deadObserverException = "SIGSEGV"
-    #endif
 
     // MARK: Helpers
 

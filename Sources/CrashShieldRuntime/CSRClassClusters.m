@@ -1,0 +1,227 @@
+// CSRClassClusters.m: the concrete classes behind public class clusters, from real sample instances (see
+// CSRObjects.h). No private class is ever named: the classes come from objects made the ways apps make them.
+//
+// Apple's Foundation hands out a different class for many forms an alloc/init sample never produces: literals of
+// constants (NSConstantArray, NSConstantDictionary: compiled into the binary when the deployment target allows),
+// empty and single-object forms (__NSArray0, __NSSingleObjectArrayI, __NSDictionary0, __NSSingleEntryDictionaryI,
+// __NSSingleObjectSetI), constant strings (__NSCFConstantString), short ASCII strings (NSTaggedPointerString: a
+// tagged pointer, whose class object_getClass reads from the pointer's tag), copies of mutable containers
+// (__NSFrozenArrayM, __NSFrozenDictionaryM, __NSFrozenSetM), path strings (NSPathStore2), JSON containers and
+// CoreFoundation-made objects (__NSCFArray, __NSCFDictionary, __NSCFSet, __NSCFString). GNUstep has fewer
+// (GSInlineArray, GSArray, GSMutableArray, GSCInlineString, GSCBufferString, NSConstantString...). The samples below
+// make every such form; only classes that are a kind of the family's public class are kept (and, for an immutable
+// family, not of its mutable subclass: Apple's CoreFoundation classes, mutable or not, are NSMutable* subclasses).
+#import <Foundation/Foundation.h>
+#include <objc/runtime.h>
+#include <stdio.h>
+#include <string.h>
+#include "CSRObjects.h"
+#include "CSRMemory.h"
+
+/// The samples of one family: classes that are a kind of `family` and, for an immutable family (NSArray), not of its
+/// mutable public subclass (NSMutableArray), which has its own family.
+typedef struct CSRClassSet { Class family; Class mutableFamily; CSRClass *out; int max; int count; } CSRClassSet;
+
+static void csr_add(CSRClassSet *set, id object) {
+    if (object == nil) return;
+    Class cls = object_getClass(object);   // Apple: also for tagged pointers (the class comes from the tag)
+    if (![cls isSubclassOfClass: set->family]) return;
+    if (set->mutableFamily != Nil && [cls isSubclassOfClass: set->mutableFamily]) return;
+    for (int i = 0; i < set->count; i++) if (set->out[i] == (CSR_BRIDGE CSRClass)cls) return;
+    if (set->count < set->max) set->out[set->count++] = (CSR_BRIDGE CSRClass)cls;
+}
+
+/// Adds the placeholder class `+alloc` hands out, then lets `-init` consume the placeholder.
+static void csr_add_placeholder(CSRClassSet *set) {
+    id placeholder = [set->family alloc];
+    csr_add(set, placeholder);
+    id object = [placeholder init];
+    csr_add(set, object);
+    CSR_RELEASE(object);
+}
+
+/// `object`, its copy, its mutable copy and the copy of its mutable copy (Apple: a "frozen" copy-on-write class).
+static void csr_add_with_copies(CSRClassSet *set, id object) {
+    csr_add(set, object);
+    csr_add(set, CSR_AUTORELEASE([object copy]));
+    id mutableCopy = CSR_AUTORELEASE([object mutableCopy]);
+    csr_add(set, mutableCopy);
+    csr_add(set, CSR_AUTORELEASE([mutableCopy copy]));
+}
+
+/// Strings "s0"... of `count` elements, in an immutable array.
+static NSArray *csr_items(NSUInteger count) {
+    NSMutableArray *items = [NSMutableArray arrayWithCapacity: count];
+    for (NSUInteger i = 0; i < count; i++) [items addObject: [NSString stringWithFormat: @"s%lu", (unsigned long)i]];
+    return [NSArray arrayWithArray: items];
+}
+
+/// Sizes that select different storage on Apple: empty, single, small, large.
+static const NSUInteger csr_sizes[] = { 0, 1, 3, 40 };
+#define CSR_SIZE_COUNT (sizeof csr_sizes / sizeof csr_sizes[0])
+
+static id csr_json(const char *text, BOOL mutableContainers) {
+    NSData *data = [NSData dataWithBytes: text length: strlen(text)];
+    return [NSJSONSerialization JSONObjectWithData: data
+                                           options: mutableContainers ? NSJSONReadingMutableContainers : 0 error: NULL];
+}
+
+/// JSON values of every kind, immutable and mutable containers: the objects app code most often gets wrong.
+static void csr_add_json(CSRClassSet *set) {
+    static const char *document = "[[], [1], {\"k\": [1, 2]}, {}, \"ab\", \"a string longer than a tagged pointer\"]";
+    for (int mutableContainers = 0; mutableContainers < 2; mutableContainers++) {
+        NSArray *values = csr_json(document, mutableContainers ? YES : NO);
+        csr_add(set, values);
+        for (id value in values) csr_add(set, value);
+    }
+}
+
+static void csr_array_samples(CSRClassSet *set) {
+    // Literals: constant elements (Apple: a constant array compiled into the binary when the target allows) and
+    // a runtime element (+arrayWithObjects:count:).
+    NSArray *literals[] = { @[], @[@"a"], @[@"a", @"b"], @[@"a", @"b", @"c"], @[csr_items(1)] };
+    for (size_t i = 0; i < sizeof literals / sizeof literals[0]; i++) csr_add_with_copies(set, literals[i]);
+    for (size_t i = 0; i < CSR_SIZE_COUNT; i++) {
+        NSArray *items = csr_items(csr_sizes[i]);
+        csr_add_with_copies(set, items);
+        csr_add(set, [set->family arrayWithArray: items]);
+    }
+    NSArray *source = csr_items(3);
+    csr_add(set, [set->family array]);
+    csr_add(set, [set->family arrayWithObject: @"a"]);
+    csr_add(set, [NSMutableArray arrayWithCapacity: 4]);
+    csr_add(set, [source subarrayWithRange: NSMakeRange(1, 2)]);
+    csr_add(set, [source arrayByAddingObject: @"d"]);
+    csr_add(set, [source sortedArrayUsingSelector: @selector(compare:)]);
+    csr_add(set, [[source reverseObjectEnumerator] allObjects]);
+    csr_add(set, [@"a,b" componentsSeparatedByString: @","]);
+    csr_add(set, [[NSDictionary dictionaryWithObject: @"v" forKey: @"k"] allKeys]);
+    csr_add_json(set);
+#if defined(__APPLE__)
+    // Toll-free bridged arrays (system APIs hand them out).
+    csr_add(set, CFBridgingRelease(CFArrayCreate(NULL, NULL, 0, &kCFTypeArrayCallBacks)));
+    csr_add(set, CFBridgingRelease(CFArrayCreateMutable(NULL, 0, &kCFTypeArrayCallBacks)));
+#endif
+}
+
+static void csr_dictionary_samples(CSRClassSet *set) {
+    NSDictionary *literals[] = { @{}, @{@"k": @"v"}, @{@"k1": @"v1", @"k2": @"v2", @"k3": @"v3"}, @{@"k": csr_items(1)} };
+    for (size_t i = 0; i < sizeof literals / sizeof literals[0]; i++) csr_add_with_copies(set, literals[i]);
+    for (size_t i = 0; i < CSR_SIZE_COUNT; i++) {
+        NSArray *keys = csr_items(csr_sizes[i]);
+        NSDictionary *dictionary = [NSDictionary dictionaryWithObjects: keys forKeys: keys];
+        csr_add_with_copies(set, dictionary);
+        csr_add(set, [set->family dictionaryWithDictionary: dictionary]);
+    }
+    csr_add(set, [set->family dictionary]);
+    csr_add(set, [set->family dictionaryWithObject: @"v" forKey: @"k"]);
+    csr_add(set, [NSMutableDictionary dictionaryWithCapacity: 4]);
+    csr_add_json(set);
+#if defined(__APPLE__)
+    // Shared-key dictionaries (GNUstep Base 1.28 has no +sharedKeySetForKeys:).
+    csr_add(set, [NSMutableDictionary dictionaryWithSharedKeySet: [NSDictionary sharedKeySetForKeys: csr_items(2)]]);
+    csr_add(set, CFBridgingRelease(CFDictionaryCreate(NULL, NULL, NULL, 0, &kCFTypeDictionaryKeyCallBacks,
+                                                      &kCFTypeDictionaryValueCallBacks)));
+    csr_add(set, CFBridgingRelease(CFDictionaryCreateMutable(NULL, 0, &kCFTypeDictionaryKeyCallBacks,
+                                                             &kCFTypeDictionaryValueCallBacks)));
+#endif
+}
+
+static void csr_set_samples(CSRClassSet *set, BOOL ordered) {
+    for (size_t i = 0; i < CSR_SIZE_COUNT; i++) {
+        NSArray *items = csr_items(csr_sizes[i]);
+        csr_add_with_copies(set, ordered ? (id)[set->family orderedSetWithArray: items] : (id)[set->family setWithArray: items]);
+    }
+    csr_add(set, ordered ? (id)[set->family orderedSetWithObject: @"a"] : (id)[set->family setWithObject: @"a"]);
+    csr_add(set, ordered ? (id)[NSMutableOrderedSet orderedSetWithCapacity: 4] : (id)[NSMutableSet setWithCapacity: 4]);
+    if (!ordered) {
+        csr_add(set, [NSCountedSet setWithArray: csr_items(2)]);
+#if defined(__APPLE__)
+        csr_add(set, CFBridgingRelease(CFSetCreate(NULL, NULL, 0, &kCFTypeSetCallBacks)));
+        csr_add(set, CFBridgingRelease(CFSetCreateMutable(NULL, 0, &kCFTypeSetCallBacks)));
+#endif
+    }
+}
+
+static void csr_string_samples(CSRClassSet *set) {
+    NSString *constantLong = @"a constant string longer than any tagged pointer";
+    // Constants, short ASCII (Apple: tagged pointers), long and non-ASCII strings, and what common calls return.
+    NSString *forms[] = {
+        @"", @"c", @"constant", constantLong,
+        [NSString stringWithUTF8String: "utf8"], [NSString stringWithUTF8String: "\xc3\xa9t\xc3\xa9"],
+        [NSString stringWithUTF8String: "a string made at run time, longer than a tagged pointer"],
+        [NSString stringWithFormat: @"%d", 42], [NSString stringWithFormat: @"%@ %d", constantLong, 42],
+        [NSString stringWithString: constantLong], [NSString stringWithCString: "cstring" encoding: NSASCIIStringEncoding],
+        [constantLong substringFromIndex: 3], [constantLong substringToIndex: 3], [constantLong uppercaseString],
+        [@"lower" uppercaseString], [@"ab" stringByAppendingString: @"cd"],
+        [@"a,b" stringByReplacingOccurrencesOfString: @"," withString: @";"],
+        [csr_items(3) componentsJoinedByString: @","], [[NSNumber numberWithInt: 42] stringValue],
+        [@"folder" stringByAppendingPathComponent: @"file.txt"], [@"/folder/file.txt" lastPathComponent],
+        [@"/folder/../file" stringByStandardizingPath], NSStringFromClass([NSObject class]),
+        CSR_AUTORELEASE([[NSString alloc] initWithBytes: "bytes" length: 5 encoding: NSASCIIStringEncoding]),
+        CSR_AUTORELEASE([[NSString alloc] initWithBytes: "u\0t\0" length: 4 encoding: NSUTF16LittleEndianStringEncoding]),
+        CSR_AUTORELEASE([[NSString alloc] initWithData: [NSData dataWithBytes: "data" length: 4]
+                                              encoding: NSUTF8StringEncoding]),
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) csr_add_with_copies(set, forms[i]);
+    csr_add(set, [set->family string]);
+    csr_add(set, [set->family stringWithFormat: @"%d", 7]);
+    csr_add(set, [NSMutableString stringWithCapacity: 4]);
+    // The strings an attributed string hands out (GNUstep: a wrapper, and a tracker that edits the attributed string).
+    NSMutableAttributedString *attributed = CSR_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"text"]);
+    csr_add(set, [attributed string]);
+    csr_add(set, [attributed mutableString]);
+    csr_add_json(set);
+#if defined(__APPLE__)
+    csr_add(set, CFBridgingRelease(CFStringCreateWithCString(NULL, "a CoreFoundation string, longer than a tag",
+                                                             kCFStringEncodingUTF8)));
+    csr_add(set, CFBridgingRelease(CFStringCreateMutable(NULL, 0)));
+#endif
+}
+
+static void csr_attributed_string_samples(CSRClassSet *set) {
+    NSAttributedString *plain = CSR_AUTORELEASE([[NSAttributedString alloc] initWithString: @"text"]);
+    NSDictionary *attributes = [NSDictionary dictionaryWithObject: @"v" forKey: @"k"];
+    NSAttributedString *styled = CSR_AUTORELEASE([[NSAttributedString alloc] initWithString: @"text" attributes: attributes]);
+    csr_add_with_copies(set, plain);
+    csr_add_with_copies(set, styled);
+    csr_add(set, [styled attributedSubstringFromRange: NSMakeRange(1, 2)]);
+    csr_add(set, CSR_AUTORELEASE([[NSMutableAttributedString alloc] initWithAttributedString: styled]));
+}
+
+CSRClass csr_cluster_placeholder_class(const char *family) {
+    Class cls = family ? objc_lookUpClass(family) : Nil;
+    if (cls == Nil) return NULL;
+    Class result = Nil;
+    @autoreleasepool {
+        id placeholder = [cls alloc];
+        result = object_getClass(placeholder);
+        id object = [placeholder init];
+        CSR_RELEASE(object);
+    }
+    return (CSR_BRIDGE CSRClass)result;
+}
+
+int csr_cluster_sample_classes(const char *family, CSRClass *out, int max) {
+    if (family == NULL || out == NULL || max <= 0) return 0;
+    Class cls = objc_lookUpClass(family);
+    if (cls == Nil) return 0;
+    Class mutableFamily = Nil;
+    if (strncmp(family, "NSMutable", 9) != 0 && strncmp(family, "NS", 2) == 0) {
+        char name[128];
+        snprintf(name, sizeof name, "NSMutable%s", family + 2);
+        mutableFamily = objc_lookUpClass(name);
+    }
+    CSRClassSet set = { cls, mutableFamily, out, max, 0 };
+    @autoreleasepool {
+        csr_add_placeholder(&set);
+        if (strcmp(family, "NSArray") == 0 || strcmp(family, "NSMutableArray") == 0) csr_array_samples(&set);
+        else if (strcmp(family, "NSDictionary") == 0 || strcmp(family, "NSMutableDictionary") == 0) csr_dictionary_samples(&set);
+        else if (strcmp(family, "NSSet") == 0 || strcmp(family, "NSMutableSet") == 0) csr_set_samples(&set, NO);
+        else if (strcmp(family, "NSOrderedSet") == 0 || strcmp(family, "NSMutableOrderedSet") == 0) csr_set_samples(&set, YES);
+        else if (strcmp(family, "NSString") == 0 || strcmp(family, "NSMutableString") == 0) csr_string_samples(&set);
+        else if (strcmp(family, "NSAttributedString") == 0 || strcmp(family, "NSMutableAttributedString") == 0)
+            csr_attributed_string_samples(&set);
+    }
+    return set.count;
+}
