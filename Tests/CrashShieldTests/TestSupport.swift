@@ -44,3 +44,10 @@ class ShieldTestCase: XCTestCase {
         super.tearDown()
     }
 }
+
+/// CPU seconds the calling thread has used.
+func threadCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
