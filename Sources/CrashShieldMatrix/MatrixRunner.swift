@@ -69,7 +69,7 @@ public struct MatrixRunner: Sendable {
     }
 
     public func run(_ scenarios: [Scenario]) -> [MatrixRow] {
-        let rows = Locked<[Int: MatrixRow]>([:])
+        let rows = Guarded<[Int: MatrixRow]>([:])
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = jobs
         for (index, scenario) in scenarios.enumerated() {
@@ -172,13 +172,13 @@ public struct MatrixRunner: Sendable {
         do { try process.run() } catch {
             return ChildOutcome(ending: .exited(-1), stdout: "", stderr: "could not start \(executable.path): \(error)")
         }
-        let timedOut = Locked(false)
+        let timedOut = Guarded(false)
         let watchdog = DispatchWorkItem {
             timedOut.withLock { $0 = true }
             kill(process.processIdentifier, SIGKILL)
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        let errData = Locked(Data())
+        let errData = Guarded(Data())
         let errReader = Thread { errData.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() } }
         errReader.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()

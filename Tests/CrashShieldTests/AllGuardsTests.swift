@@ -1,4 +1,4 @@
-import CrashShield
+@testable import CrashShield
 import CrashShieldScenarios
 import CrashShieldTesting
 import XCTest

@@ -34,6 +34,9 @@ final class ConfigurationSafetyTests: ShieldTestCase {
             }
             XCTAssertEqual(CrashShield.activeGuards, .container, "a refused call changes nothing")
         }
+        XCTAssertThrowsError(try CrashShield.setGuard(.container, enabled: true)) { error in
+            XCTAssertEqual(error as? CrashShieldError, .notRunning, "one way to fail: an error, not a Bool")
+        }
     }
 
     func testRedactionRunsBeforeAnySinkAndKeepsTheReportsIdentity() throws {

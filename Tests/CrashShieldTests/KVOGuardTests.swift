@@ -1,4 +1,4 @@
-import CrashShield
+@testable import CrashShield
 import CrashShieldRuntime
 import CrashShieldScenarios
 import CrashShieldTesting

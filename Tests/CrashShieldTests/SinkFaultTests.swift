@@ -46,8 +46,8 @@ final class SinkFaultTests: ShieldTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 1, "the app's thread never waits for a sink")
         start = Date()
         finishes(within: 1, "setGuard while a sink blocks") {
-            XCTAssertEqual(try? CrashShield.setGuard(.container, enabled: false), true)
-            XCTAssertEqual(try? CrashShield.setGuard(.container, enabled: true), true)
+            XCTAssertNotNil(try? CrashShield.setGuard(.container, enabled: false))
+            XCTAssertNotNil(try? CrashShield.setGuard(.container, enabled: true))
         }
         finishes(within: 1, "stop while a sink blocks") { CrashShield.stop() }
         XCTAssertLessThan(Date().timeIntervalSince(start), 1.5)

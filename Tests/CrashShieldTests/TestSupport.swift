@@ -1,4 +1,4 @@
-import CrashShield
+@testable import CrashShield
 import CrashShieldMatrix
 import CrashShieldRuntime
 import CrashShieldTesting

@@ -2,6 +2,8 @@
 public enum CrashShieldError: Error, Equatable, CustomStringConvertible {
     /// `start` was called while CrashShield is running. Call `stop()` first to apply a new configuration.
     case alreadyRunning
+    /// The call needs CrashShield running (`setGuard`): call `start` first.
+    case notRunning
     /// A class list in the configuration names a class the runtime does not know.
     case unknownClass(String)
     /// A configuration value is out of range; the text says which and why.
@@ -12,6 +14,7 @@ public enum CrashShieldError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .alreadyRunning: return "CrashShield is already running; call stop() before starting it again"
+        case .notRunning: return "CrashShield is not running; call start() first"
         case .unknownClass(let name): return "the configuration names class '\(name)', which the Objective-C runtime does not know"
         case .invalidConfiguration(let text): return "invalid configuration: \(text)"
         case .hookFailed(let category, let error): return "the \(category) guard could not install a hook: \(error)"

@@ -58,16 +58,17 @@ public enum CrashShield {
     public static var availableGuards: GuardCategory { GuardRegistry.available }
 
     /// Kill switch: switches guards off (their hooks are reverted, calls behave as without CrashShield) or back on,
-    /// at run time. Returns false when CrashShield is not running.
-    @discardableResult
-    public static func setGuard(_ categories: GuardCategory, enabled: Bool) throws -> Bool {
+    /// at run time. Never waits for a sink. Throws `CrashShieldError.notRunning` when CrashShield is not running,
+    /// `.invalidConfiguration` for bits that name no guard, or the error of a guard that could not install (then that
+    /// guard stays off; the others named are as asked).
+    public static func setGuard(_ categories: GuardCategory, enabled: Bool) throws {
         let unknown = categories.subtracting(.all)
         guard unknown.isEmpty else {
             throw CrashShieldError.invalidConfiguration(
                 "setGuard: bits 0x\(String(unknown.rawValue, radix: 16)) name no guard (known: \(GuardCategory.all.name))")
         }
-        return try lock.withLock {
-            guard let session = Session.current.load(ordering: .acquiring) else { return false }
+        try lock.withLock {
+            guard let session = Session.current.load(ordering: .acquiring) else { throw CrashShieldError.notRunning }
             for category in categories.members {
                 if enabled {
                     try install(category, in: session)
@@ -75,7 +76,6 @@ public enum CrashShield {
                     uninstall(category, in: session)
                 }
             }
-            return true
         }
     }
 

@@ -4,17 +4,17 @@ import CrashShieldRuntime
 /// mutable copies, the `+alloc` placeholder) rather than from private class names, which change between OS versions.
 /// On iOS NSArray gives __NSArray0, __NSSingleObjectArrayI, __NSArrayI, __NSPlaceholderArray...; here GSInlineArray,
 /// GSPlaceholderArray... The same code covers both.
-public struct ClassFamily: Sendable, CustomStringConvertible {
+struct ClassFamily: Sendable, CustomStringConvertible {
     /// The public classes ("NSArray", "NSMutableArray").
-    public let roots: [ObjCClass]
+    let roots: [ObjCClass]
     /// Concrete classes of the samples, placeholders included.
-    public let members: [ObjCClass]
+    let members: [ObjCClass]
 
     /// The family behind one or more related public classes (a class and its mutable subclass belong together:
     /// their concrete classes inherit from each other, and one hook point must not be installed at two levels).
-    public init?(_ publicClassNames: String...) { self.init(publicClassNames) }
+    init?(_ publicClassNames: String...) { self.init(publicClassNames) }
 
-    public init?(_ publicClassNames: [String]) {
+    init?(_ publicClassNames: [String]) {
         var roots: [ObjCClass] = []
         var members: [ObjCClass] = []
         for name in publicClassNames {
@@ -35,7 +35,7 @@ public struct ClassFamily: Sendable, CustomStringConvertible {
     /// concrete class; hooking both levels with one replacement would recurse when a subclass calls super.)
     /// Implementations inherited from above the roots (NSObject) are shared with unrelated classes and left alone.
     /// Class methods: the roots.
-    public func hookTargets(for selector: ObjCSelector, kind: MethodKind) -> [ObjCClass] {
+    func hookTargets(for selector: ObjCSelector, kind: MethodKind) -> [ObjCClass] {
         if kind == .class { return roots }
         var owners: [ObjCClass] = []
         for member in members {
@@ -47,7 +47,7 @@ public struct ClassFamily: Sendable, CustomStringConvertible {
         return owners.filter { owner in !owners.contains { $0 != owner && $0.isKind(of: owner) } }
     }
 
-    public var description: String {
+    var description: String {
         "\(roots.map(\.name).joined(separator: "+")): \(members.map(\.name).joined(separator: ", "))"
     }
 }

@@ -1,16 +1,16 @@
 import CrashShieldRuntime
 
 /// A method replacement that is installed, and can be reverted. Returned by `HookEngine.install`.
-public final class Hook: @unchecked Sendable, CustomStringConvertible {
+final class Hook: @unchecked Sendable, CustomStringConvertible {
     /// How the replacement got into the class.
-    public enum Origin: String, Sendable {
+    enum Origin: String, Sendable {
         /// The class defined the method; its implementation was swapped.
         case replacedOwnMethod
         /// The class only inherited the method; an override was added that calls the superclass's current one.
         case addedOverride
     }
 
-    public enum State: String, Sendable {
+    enum State: String, Sendable {
         case active
         /// The original implementation is back in the class.
         case reverted
@@ -19,12 +19,12 @@ public final class Hook: @unchecked Sendable, CustomStringConvertible {
         case passingThrough
     }
 
-    public let targetClass: ObjCClass
-    public let point: AnyHookPoint
-    public let origin: Origin
-    public internal(set) var state: State
+    let targetClass: ObjCClass
+    let point: AnyHookPoint
+    let origin: Origin
+    internal(set) var state: State
     /// What was put into the class: the point's replacement (or its trampoline for the class's slot).
-    public let replacement: CSRIMP
+    let replacement: CSRIMP
     /// The implementation the class had before (nil for an added override: the superclass answers).
     let previous: CSRIMP?
     unowned let engine: HookEngine
@@ -40,15 +40,15 @@ public final class Hook: @unchecked Sendable, CustomStringConvertible {
         self.engine = engine
     }
 
-    public var selector: ObjCSelector { point.selector }
+    var selector: ObjCSelector { point.selector }
 
     var replacementWord: UInt { UInt(bitPattern: unsafeBitCast(replacement, to: Int.self)) }
 
     /// Restores the original behaviour. Idempotent; never clobbers a hook another library installed after this one.
     @discardableResult
-    public func revert() -> State { engine.revert(self) }
+    func revert() -> State { engine.revert(self) }
 
-    public var description: String {
+    var description: String {
         "\(point.kind == .class ? "+" : "-")[\(targetClass.isMetaclass ? targetClass.name : targetClass.name) \(selector)] (\(origin.rawValue), \(state.rawValue))"
     }
 }
@@ -58,11 +58,11 @@ public final class Hook: @unchecked Sendable, CustomStringConvertible {
 /// Thread-safe (one lock), idempotent (installing a hook point twice on a class returns the same hook), and
 /// cooperative: the replacement calls whatever implementation was installed before it, and a revert leaves the
 /// class alone when another library has hooked the method since.
-public final class HookEngine: @unchecked Sendable {
-    public static let shared = HookEngine()
+final class HookEngine: @unchecked Sendable {
+    static let shared = HookEngine()
 
     /// Selectors that must never be replaced: memory management and class set-up.
-    public static let forbiddenSelectors: Set<String> = [
+    static let forbiddenSelectors: Set<String> = [
         "retain", "release", "autorelease", "retainCount", "_tryRetain", "_isDeallocating",
         "allowsWeakReference", "retainWeakReference", ".cxx_destruct", ".cxx_construct",
         "load", "initialize", "alloc", "allocWithZone:", "class", "self", "isProxy",
@@ -76,7 +76,7 @@ public final class HookEngine: @unchecked Sendable {
     private let lock = Lock()
     private var hooks: [Key: Hook] = [:]
 
-    public init() {
+    init() {
         csr_runtime_prepare_for_hooks()   // GNU runtime: keep replaced dispatch tables alive for other threads
         csr_hot_selectors_prepare()       // hot replacements read these selectors without lazy initialisation
     }
@@ -87,7 +87,7 @@ public final class HookEngine: @unchecked Sendable {
     /// implementation, so neither the superclass nor its other subclasses change. Subclasses of `cls` see the hook on
     /// both runtimes.
     @discardableResult
-    public func install(_ point: AnyHookPoint, on cls: ObjCClass) throws -> Hook {
+    func install(_ point: AnyHookPoint, on cls: ObjCClass) throws -> Hook {
         let selectorName = point.selector.name
         guard !Self.forbiddenSelectors.contains(selectorName) else { throw HookError.forbiddenSelector(selectorName) }
         let target = point.kind == .class ? cls.metaclass : cls
@@ -157,7 +157,7 @@ public final class HookEngine: @unchecked Sendable {
 
     /// Installs `point` on the class named `className`.
     @discardableResult
-    public func install(_ point: AnyHookPoint, onClassNamed className: String) throws -> Hook {
+    func install(_ point: AnyHookPoint, onClassNamed className: String) throws -> Hook {
         guard let cls = ObjCClass(named: className) else { throw HookError.classNotFound(className) }
         return try install(point, on: cls)
     }
@@ -182,5 +182,5 @@ public final class HookEngine: @unchecked Sendable {
     }
 
     /// Every hook this engine installed that is still active.
-    public var activeHooks: [Hook] { lock.withLock { hooks.values.filter { $0.state == .active } } }
+    var activeHooks: [Hook] { lock.withLock { hooks.values.filter { $0.state == .active } } }
 }

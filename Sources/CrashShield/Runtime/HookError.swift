@@ -13,8 +13,6 @@ public enum HookError: Error, Equatable, CustomStringConvertible {
     /// The same hook point is already installed on a superclass or subclass of this class. One shared replacement
     /// cannot tell the two levels apart, so a subclass implementation calling `super` would recurse forever.
     case nestedInstallation(class: String, selector: String, existing: String)
-    /// The hook was already reverted.
-    case notInstalled(class: String, selector: String)
 
     public var description: String {
         switch self {
@@ -25,7 +23,6 @@ public enum HookError: Error, Equatable, CustomStringConvertible {
         case .tooManyClasses(let sel, let limit): return "\(sel) is hooked on \(limit) classes already (the limit)"
         case .nestedInstallation(let cls, let sel, let existing):
             return "\(sel) is already hooked on \(existing), a superclass or subclass of \(cls), by the same hook point"
-        case .notInstalled(let cls, let sel): return "the hook on \(cls) \(sel) is not installed"
         }
     }
 }

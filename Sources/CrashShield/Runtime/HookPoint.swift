@@ -1,20 +1,20 @@
 import CrashShieldRuntime
 
 /// Whether a hook replaces an instance method or a class method.
-public enum MethodKind: String, Sendable {
+enum MethodKind: String, Sendable {
     case instance, `class`
 }
 
 /// One replacement implementation for one selector, installable on any number of classes (class-cluster members,
 /// subclasses). The replacement finds the original implementation of the receiver's class with `original(for:)`.
-public class AnyHookPoint: @unchecked Sendable {
-    public let selector: ObjCSelector
-    public let kind: MethodKind
+class AnyHookPoint: @unchecked Sendable {
+    let selector: ObjCSelector
+    let kind: MethodKind
     /// The replacement, as the runtime sees it.
-    public let replacement: CSRIMP
+    let replacement: CSRIMP
     /// Whether the replacement recognises being re-entered for the same receiver through `super` (as the dealloc
     /// watcher does with a per-thread frame). Only such a point may be installed on a class and its superclass.
-    public let handlesReentry: Bool
+    let handlesReentry: Bool
     let originals: OriginalTable
 
     init(selector: ObjCSelector, kind: MethodKind, replacement: CSRIMP, handlesReentry: Bool,
@@ -37,16 +37,16 @@ public class AnyHookPoint: @unchecked Sendable {
     func replacement(forSlot slot: Int) -> CSRIMP { replacement }
 
     /// Address of the replacement, used to find the caller's frame in a call stack.
-    public var replacementAddress: UnsafeRawPointer { unsafeBitCast(replacement, to: UnsafeRawPointer.self) }
+    var replacementAddress: UnsafeRawPointer { unsafeBitCast(replacement, to: UnsafeRawPointer.self) }
 
     /// Whether the hook a receiver reaches is active (false once reverted in place). Cold path.
-    public func isActive(for receiver: CSRObject?) -> Bool {
+    func isActive(for receiver: CSRObject?) -> Bool {
         originals.isActive(forClass: UInt(bitPattern: csr_object_getClass(receiver)))
     }
 }
 
 /// A hook point whose replacement has the `@convention(c)` type `Signature` (receiver, `_cmd`, arguments...).
-public class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
+class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
     /// - Parameters:
     ///   - selector: the selector to replace, e.g. "objectAtIndex:".
     ///   - kind: instance or class method.
@@ -54,7 +54,7 @@ public class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
     ///   - hotTable: for the hottest methods only, a statically allocated table (`csr_hot_table(...)`) that the
     ///     replacement reads with `HookPoint.original(in:for:)`, without touching this object.
     ///   - replacement: a `@convention(c)` function taking the receiver and `_cmd` first.
-    public init(_ selector: ObjCSelector, kind: MethodKind = .instance, handlesReentry: Bool = false,
+    init(_ selector: ObjCSelector, kind: MethodKind = .instance, handlesReentry: Bool = false,
                 hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, replacement: Signature) {
         precondition(MemoryLayout<Signature>.size == MemoryLayout<CSRIMP>.size,
                      "HookPoint needs a @convention(c) function type")
@@ -65,7 +65,7 @@ public class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
     /// Hot path: the implementation the receiver's class had before the hook. nil only if the receiver's class never
     /// reached this hook (it cannot call the replacement then).
     @inline(__always)
-    public func original(for receiver: CSRObject?) -> Signature? {
+    func original(for receiver: CSRObject?) -> Signature? {
         let imp = originals.original(forClass: UInt(bitPattern: csr_object_getClass(receiver)))
         return imp == 0 ? nil : unsafeBitCast(imp, to: Signature.self)
     }
@@ -73,7 +73,7 @@ public class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
     /// Hot path for a point with a static table: the original for the receiver's class, read straight from `table`
     /// (no lazy global, no object access). Falls back to the point itself on a miss.
     @inline(__always)
-    public static func original(in table: UnsafeMutablePointer<CSRHookTable>, for receiver: CSRObject?,
+    static func original(in table: UnsafeMutablePointer<CSRHookTable>, for receiver: CSRObject?,
                                 point: @autoclosure () -> HookPoint<Signature>) -> Signature? {
         let cls = UInt(bitPattern: csr_object_getClass(receiver))
         let found = csr_hook_table_find(table, cls)

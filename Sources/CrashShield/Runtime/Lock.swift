@@ -67,16 +67,16 @@ final class Condition: @unchecked Sendable {
 }
 
 /// A value guarded by a lock: CrashShield's shared state, and handy for apps' tests of it.
-public final class Locked<Value>: @unchecked Sendable {
+final class Locked<Value>: @unchecked Sendable {
     private let lock = Lock()
     private var value: Value
 
-    public init(_ value: Value) { self.value = value }
+    init(_ value: Value) { self.value = value }
 
     @inline(__always)
-    public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         try lock.withLock { try body(&value) }
     }
 
-    public var current: Value { withLock { $0 } }
+    var current: Value { withLock { $0 } }
 }

@@ -1,42 +1,42 @@
 import CrashShieldRuntime
 
 /// An Objective-C class (or metaclass), by pointer. Equality is identity.
-public struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable {
-    public let pointer: CSRClass
+struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable {
+    let pointer: CSRClass
 
-    public init(_ pointer: CSRClass) { self.pointer = pointer }
+    init(_ pointer: CSRClass) { self.pointer = pointer }
 
     /// The class registered under `name`, or nil.
-    public init?(named name: String) {
+    init?(named name: String) {
         guard let pointer = csr_class_lookup(name) else { return nil }
         self.pointer = pointer
     }
 
     /// The class of `object` (nil for nil).
-    public init?(of object: CSRObject?) {
+    init?(of object: CSRObject?) {
         guard let pointer = csr_object_getClass(object) else { return nil }
         self.pointer = pointer
     }
 
-    public var name: String { String(cString: csr_class_getName(pointer)) }
-    public var superclass: ObjCClass? { csr_class_getSuperclass(pointer).map(ObjCClass.init) }
-    public var metaclass: ObjCClass { ObjCClass(csr_class_getMetaclass(pointer)) }
-    public var isMetaclass: Bool { csr_class_isMetaClass(pointer) }
-    public var instanceSize: Int { csr_class_getInstanceSize(pointer) }
+    var name: String { String(cString: csr_class_getName(pointer)) }
+    var superclass: ObjCClass? { csr_class_getSuperclass(pointer).map(ObjCClass.init) }
+    var metaclass: ObjCClass { ObjCClass(csr_class_getMetaclass(pointer)) }
+    var isMetaclass: Bool { csr_class_isMetaClass(pointer) }
+    var instanceSize: Int { csr_class_getInstanceSize(pointer) }
     /// Path of the binary that defines the class.
-    public var imagePath: String? { csr_class_imagePath(pointer).map { String(cString: $0) } }
-    public var description: String { isMetaclass ? "+\(name)" : name }
+    var imagePath: String? { csr_class_imagePath(pointer).map { String(cString: $0) } }
+    var description: String { isMetaclass ? "+\(name)" : name }
 
-    public func isKind(of ancestor: ObjCClass) -> Bool { csr_class_isKindOf(pointer, ancestor.pointer) }
-    public func owns(_ selector: ObjCSelector) -> Bool { csr_class_ownsMethod(pointer, selector.pointer) }
-    public func responds(to selector: ObjCSelector) -> Bool {
+    func isKind(of ancestor: ObjCClass) -> Bool { csr_class_isKindOf(pointer, ancestor.pointer) }
+    func owns(_ selector: ObjCSelector) -> Bool { csr_class_ownsMethod(pointer, selector.pointer) }
+    func responds(to selector: ObjCSelector) -> Bool {
         csr_class_methodImplementation(pointer, selector.pointer) != nil
     }
-    public func methodTypes(_ selector: ObjCSelector) -> String? {
+    func methodTypes(_ selector: ObjCSelector) -> String? {
         csr_class_methodTypes(pointer, selector.pointer).map { String(cString: $0) }
     }
     /// The nearest class, from this one up, that defines `selector` itself.
-    public func owner(of selector: ObjCSelector) -> ObjCClass? {
+    func owner(of selector: ObjCSelector) -> ObjCClass? {
         var current: ObjCClass? = self
         while let cls = current {
             if cls.owns(selector) { return cls }
@@ -45,7 +45,7 @@ public struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable 
         return nil
     }
     /// This class and its superclasses, nearest first.
-    public var lineage: [ObjCClass] {
+    var lineage: [ObjCClass] {
         var result: [ObjCClass] = []
         var current: ObjCClass? = self
         while let cls = current { result.append(cls); current = cls.superclass }
@@ -53,7 +53,7 @@ public struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable 
     }
 
     /// Every class registered with the runtime.
-    public static func all() -> [ObjCClass] {
+    static func all() -> [ObjCClass] {
         let count = Int(csr_class_list(nil, 0))
         var buffer = [CSRClass?](repeating: nil, count: count + 64)
         let filled = buffer.withUnsafeMutableBufferPointer { Int(csr_class_list($0.baseAddress, Int32($0.count))) }
@@ -62,60 +62,60 @@ public struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable 
 }
 
 /// An Objective-C selector. Equality compares names (the GNU runtime keeps several typed selectors per name).
-public struct ObjCSelector: Hashable, CustomStringConvertible, ExpressibleByStringLiteral, @unchecked Sendable {
-    public let pointer: CSRSelector
-    public let name: String
+struct ObjCSelector: Hashable, CustomStringConvertible, ExpressibleByStringLiteral, @unchecked Sendable {
+    let pointer: CSRSelector
+    let name: String
 
-    public init(_ name: String) {
+    init(_ name: String) {
         self.name = name
         self.pointer = csr_sel_register(name)
     }
 
-    public init(stringLiteral name: String) { self.init(name) }
+    init(stringLiteral name: String) { self.init(name) }
 
     /// Wraps a selector received by an implementation (`_cmd`).
-    public init(_ pointer: CSRSelector) {
+    init(_ pointer: CSRSelector) {
         self.pointer = pointer
         self.name = String(cString: csr_sel_getName(pointer))
     }
 
-    public static func == (lhs: ObjCSelector, rhs: ObjCSelector) -> Bool { lhs.name == rhs.name }
-    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
-    public var description: String { name }
+    static func == (lhs: ObjCSelector, rhs: ObjCSelector) -> Bool { lhs.name == rhs.name }
+    func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    var description: String { name }
 }
 
 /// Objective-C message sends from Swift, with the implementation's real signature.
-public enum Messaging {
+enum Messaging {
     /// The implementation `selector` reaches on `receiver`, cast to `Signature` (a `@convention(c)` function type).
     @inline(__always)
-    public static func implementation<Signature>(_ receiver: CSRObject?, _ selector: CSRSelector?,
+    static func implementation<Signature>(_ receiver: CSRObject?, _ selector: CSRSelector?,
                                                  as _: Signature.Type) -> Signature {
         unsafeBitCast(csr_msg_lookup(receiver, selector), to: Signature.self)
     }
 
-    public typealias CountIMP = @convention(c) (CSRObject?, CSRSelector?) -> UInt
-    public typealias ObjectIMP = @convention(c) (CSRObject?, CSRSelector?) -> CSRObject?
+    typealias CountIMP = @convention(c) (CSRObject?, CSRSelector?) -> UInt
+    typealias ObjectIMP = @convention(c) (CSRObject?, CSRSelector?) -> CSRObject?
 
     /// `[receiver count]` (or `length`, or any other method returning NSUInteger with no argument).
     @inline(__always)
-    public static func sendUInt(_ receiver: CSRObject?, _ selector: CSRSelector?) -> UInt {
+    static func sendUInt(_ receiver: CSRObject?, _ selector: CSRSelector?) -> UInt {
         implementation(receiver, selector, as: CountIMP.self)(receiver, selector)
     }
 
     /// `[receiver selector]` returning an object.
     @inline(__always)
-    public static func sendObject(_ receiver: CSRObject?, _ selector: CSRSelector?) -> CSRObject? {
+    static func sendObject(_ receiver: CSRObject?, _ selector: CSRSelector?) -> CSRObject? {
         implementation(receiver, selector, as: ObjectIMP.self)(receiver, selector)
     }
 }
 
 /// Selectors the guards send on hot paths, registered once.
-public enum Selectors {
+enum Selectors {
     /// The same registrations the hottest replacements read (`csr_hot_selectors`), made on first use.
     @inline(__always)
-    public static var count: CSRSelector? { prepared().count }
+    static var count: CSRSelector? { prepared().count }
     @inline(__always)
-    public static var length: CSRSelector? { prepared().length }
+    static var length: CSRSelector? { prepared().length }
 
     @inline(__always)
     private static func prepared() -> CSRHotSelectors {
@@ -135,14 +135,14 @@ extension String {
 
 /// Runs `body` inside an Objective-C autorelease pool. `body` is boxed (escaping) so that an Objective-C exception
 /// unwinding through this call leaves no Swift bookkeeping half done.
-public func withAutoreleasePool(_ body: @escaping () -> Void) {
+func withAutoreleasePool(_ body: @escaping () -> Void) {
     let box = Unmanaged.passRetained(ClosureBox(body))
     csr_with_autorelease_pool({ raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() }, box.toOpaque())
     box.release()
 }
 
 /// A closure behind a pointer, for C callbacks.
-public final class ClosureBox {
-    public let body: () -> Void
-    public init(_ body: @escaping () -> Void) { self.body = body }
+final class ClosureBox {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
 }

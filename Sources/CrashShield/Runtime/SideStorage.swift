@@ -10,17 +10,17 @@ import CrashShieldRuntime
 /// tables may hold values for the same object; all of them are cleaned up.
 ///
 /// The table never retains the objects. Keys must be live objects while they are stored, read or removed.
-public final class SideStorage<Value>: DeallocObserver, @unchecked Sendable {
+final class SideStorage<Value>: DeallocObserver, @unchecked Sendable {
     /// Called when an object that has a value here is deallocated, with the object (still readable: its class, its
     /// address; do not retain it or send it messages that would) and its value, which is removed already.
-    public typealias DeallocationHandler = (CSRObject, Value) -> Void
+    typealias DeallocationHandler = (CSRObject, Value) -> Void
 
     private let lock = Lock()
     private var values: [UInt: Value] = [:]
     private let onDeallocate: DeallocationHandler?
     private let watcher: DeallocWatcher
 
-    public init(onDeallocate: DeallocationHandler? = nil) {
+    init(onDeallocate: DeallocationHandler? = nil) {
         self.onDeallocate = onDeallocate
         self.watcher = .shared
     }
@@ -32,7 +32,7 @@ public final class SideStorage<Value>: DeallocObserver, @unchecked Sendable {
 
     /// The value stored for `object`; setting nil removes it. A set that cannot hook the object's class (see
     /// `setValue(_:for:)`) stores nothing.
-    public subscript(object: CSRObject) -> Value? {
+    subscript(object: CSRObject) -> Value? {
         get { lock.withLock { values[UInt(bitPattern: object)] } }
         set {
             if let newValue {
@@ -46,7 +46,7 @@ public final class SideStorage<Value>: DeallocObserver, @unchecked Sendable {
     /// Stores `value` for `object`, replacing any previous one.
     /// - Throws: `HookError` when `-dealloc` of the object's class cannot be hooked (for example, the hook point's
     ///   class limit is reached); nothing is stored then.
-    public func setValue(_ value: Value, for object: CSRObject) throws {
+    func setValue(_ value: Value, for object: CSRObject) throws {
         try watcher.cover(objectOf: object)
         let address = UInt(bitPattern: object)
         let replaced: Value? = lock.withLock {
@@ -60,7 +60,7 @@ public final class SideStorage<Value>: DeallocObserver, @unchecked Sendable {
 
     /// Removes and returns the value stored for `object`.
     @discardableResult
-    public func removeValue(for object: CSRObject) -> Value? {
+    func removeValue(for object: CSRObject) -> Value? {
         let address = UInt(bitPattern: object)
         return lock.withLock {
             let removed = values.removeValue(forKey: address)
@@ -70,7 +70,7 @@ public final class SideStorage<Value>: DeallocObserver, @unchecked Sendable {
     }
 
     /// How many objects have a value.
-    public var count: Int { lock.withLock { values.count } }
+    var count: Int { lock.withLock { values.count } }
 
     /// The watcher's callback (`DeallocObserver`).
     func objectWillDeallocate(_ object: CSRObject) {

@@ -1,14 +1,14 @@
 /// What the observation guards hold right now (for tests and diagnostics).
-public enum ObservationStatus {
+enum ObservationStatus {
     /// Objects observed through the KVO guard's proxies.
-    public static var kvoObservedObjectCount: Int { KVOProxyRegistry.shared.observedCount }
+    static var kvoObservedObjectCount: Int { KVOProxyRegistry.shared.observedCount }
     /// Observers in the notification guard's ledger (registered while the guard was on, not removed yet).
-    public static var notificationObserverCount: Int { NotificationObserverRegistry.shared.observerCount }
+    static var notificationObserverCount: Int { NotificationObserverRegistry.shared.observerCount }
     /// Trampolines registered for `CrashShield.observe` closures (one per center, name and object).
-    public static var closureObservationGroupCount: Int { ClosureObservations.shared.groupCount }
+    static var closureObservationGroupCount: Int { ClosureObservations.shared.groupCount }
     /// Repeating timers whose target is held weakly by the timer guard and still alive.
-    public static var timerProxyCount: Int { TimerProxyRegistry.shared.liveProxyCount }
+    static var timerProxyCount: Int { TimerProxyRegistry.shared.liveProxyCount }
     /// Observers whose deallocation waits for (or, to break a cycle of waits, is held by) a change being delivered to
     /// them on another thread.
-    public static var kvoObserversBeingDeallocated: Int { KVOProxyRegistry.shared.dyingCount }
+    static var kvoObserversBeingDeallocated: Int { KVOProxyRegistry.shared.dyingCount }
 }
