@@ -2,6 +2,7 @@
 # Type-checks every target for an Apple platform against a real Apple SDK (Swift with Objective-C interop, every .m/.c
 # file under ARC with modules), when SDK names one: SDK=~/apple-sdks/iPhoneOS17.4.sdk scripts/check-apple.sh.
 # A headers-only SDK (the macOS 12 one) gets the Objective-C half only. Without SDK it says it skipped the check.
+# An iOS SDK with Swift interfaces also checks the example apps (scripts/check-examples.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${SDK:-}" ]; then
@@ -20,6 +21,10 @@ grep -E "error:" "$log" | sort -u || true
 line=$(tail -1 "$log")
 echo "$line"
 case "$line" in
-    "apple typecheck: 0 objc errors, 0 swift errors"*|"apple typecheck: 0 objc errors, n/a swift errors"*) exit 0 ;;
+    "apple typecheck: 0 objc errors, 0 swift errors"*|"apple typecheck: 0 objc errors, n/a swift errors"*) ;;
     *) echo "apple typecheck failed: full log in $log" >&2; exit 1 ;;
 esac
+# The example apps (Swift and UIKit) need an iOS SDK with Swift interfaces.
+if [ "${SWIFT_CHECK:-1}" != 0 ] && [ -d "$SDK/System/Library/Frameworks/UIKit.framework" ]; then
+    scripts/check-examples.sh
+fi
