@@ -52,9 +52,13 @@ let package = Package(
         .executable(name: "crashshield-report", targets: ["crashshield-report"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // A low floor: swift-log's newest releases declare swift-tools-version 6.2 (Xcode 26); an app on an older Xcode
+        // resolves an older release. Only the tests use InMemoryLogging (in all platforms' manifests since 1.8).
+        .package(url: "https://github.com/apple/swift-log", from: "1.7.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        // `swift package generate-documentation --target CrashShield` builds the DocC catalog.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The thin Objective-C/C layer: runtime primitives, @try, forwarding. Every runtime difference lives here.

@@ -57,8 +57,9 @@ public struct Configuration: Sendable {
 
     /// Release builds: production-safe guards, recover and report.
     public static var production: Configuration { Configuration() }
-    /// Development builds: the same guards, failing loudly so the bug gets fixed.
-    public static var debug: Configuration { Configuration(mode: .debug) }
+    /// Development builds: the same guards, failing loudly so the bug gets fixed; each report is logged
+    /// (`LogReportSink`) before the failure, so the developer sees what CrashShield saw.
+    public static var debug: Configuration { Configuration(mode: .debug, sinks: [LogReportSink()]) }
 
     /// The mode of one guard.
     public func mode(for category: GuardCategory) -> GuardMode { modeOverrides[category] ?? mode }

@@ -76,9 +76,11 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     private var lockStuck = false
 
     /// - Parameters:
+    ///   - fileURL: the store's file (a `file:` URL); keep it in Application Support, which iOS does not purge.
     ///   - maxBytes: the file's size bound, from `minimumMaxBytes` to `maximumMaxBytes`.
     ///   - maxReportBytes: the bound of one report's line, from `minimumMaxReportBytes` to `maxBytes / 2`; nil for
     ///     `defaultMaxReportBytes` (or `maxBytes / 2` if smaller).
+    ///   - logger: where the store logs what it could not store.
     /// - Throws: `ReportStoreError` when a bound is out of range, the URL is not a file URL, names a directory, a
     ///   symbolic link, a device or anything else that is not a regular file, or the folder cannot be created or
     ///   written. The folder is created when missing; the file is not.

@@ -11,6 +11,7 @@ import Logging
 public final class LogReportSink: ReportSink {
     public let logger: Logger
 
+    /// - Parameter logger: the swift-log logger the reports are written to.
     public init(logger: Logger = Logger(label: "CrashShield")) {
         self.logger = logger
     }
