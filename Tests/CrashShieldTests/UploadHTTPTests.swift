@@ -4,6 +4,9 @@ import Foundation
 import InMemoryLogging
 import Logging
 import XCTest
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `HTTPUploadSink` against real HTTP servers on loopback (Tests/Fixtures/upload_server.py): accepting, down, slow,
 /// 500, 429/503 with Retry-After, closing mid-body, rejecting.
@@ -33,6 +36,7 @@ final class UploadHTTPTests: UploadTestCase {
         let sink = try sink(server.url, options: fastOptions { $0.headers = ["Authorization": "Bearer t0ken"] })
         let reports = (1...7).map { makeReport($0) }
         reports.forEach(sink.receive)
+        reports.forEach(sink.receive)   // a re-delivery with no new occurrences (flush) is not uploaded again
         XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
         let requests = server.requests
         // 7 reports in batches of at most 3 (how many batches depends on when the sender woke: at least 3).
@@ -177,6 +181,19 @@ final class UploadHTTPTests: UploadTestCase {
         var total = 0
         while let url = enumerator?.nextObject() as? URL { total += (try url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0 }
         return total
+    }
+
+    func testASendAfterTheTransportWasInvalidatedFailsInsteadOfStoppingTheProcess() throws {
+        let server = try server()
+        let transport = URLSessionUploadTransport()
+        transport.invalidate()   // what close() does while the sender may be about to send
+        let done = expectation(description: "completion")
+        transport.send(URLRequest(url: server.url)) { result in
+            if case .failure(let error as URLError) = result { XCTAssertEqual(error.code, .cancelled) } else { XCTFail("\(result)") }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+        XCTAssertEqual(server.requests.count, 0)
     }
 
     func testARealStoppedCrashReachesTheServerOffTheAppThread() throws {

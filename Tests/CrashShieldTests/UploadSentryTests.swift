@@ -128,7 +128,7 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertTrue(CrashShield.flush(timeout: 5))
         XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
         let envelopes = try parsedEnvelopes(server)
-        XCTAssertEqual(envelopes.count, 1, "flush re-delivers the same count: not uploaded twice")
+        XCTAssertEqual(envelopes.count, 1)
         let event = try XCTUnwrap(((envelopes.first?["items"] as? [[String: Any]])?.first)?["event"] as? [String: Any])
         let exception = try XCTUnwrap(((event["exception"] as? [String: Any])?["values"] as? [[String: Any]])?.first)
         let frames = try XCTUnwrap((exception["stacktrace"] as? [String: Any])?["frames"] as? [[String: Any]])

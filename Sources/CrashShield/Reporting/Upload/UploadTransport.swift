@@ -27,6 +27,9 @@ public protocol UploadTransport: AnyObject, Sendable {
 /// `UploadTransport` over an ephemeral `URLSession` of its own (no cookies, no cache, no credentials on disk).
 public final class URLSessionUploadTransport: UploadTransport, @unchecked Sendable {
     private let session: URLSession
+    /// Set by `invalidate()`. FoundationNetworking stops the process (fatalError "Session invalidated") when a task is
+    /// made on an invalidated session, so making tasks and invalidating take turns under this lock.
+    private let invalidated = Locked(false)
 
     public init() {
         let configuration = URLSessionConfiguration.ephemeral
@@ -37,16 +40,12 @@ public final class URLSessionUploadTransport: UploadTransport, @unchecked Sendab
     }
 
     public func send(_ request: URLRequest, completion: @escaping @Sendable (Result<UploadResponse, Error>) -> Void) {
-        let task = session.dataTask(with: request) { _, response, error in
-            if let error {
-                completion(.failure(error))
-            } else if let http = response as? HTTPURLResponse {
-                completion(.success(UploadResponse(statusCode: http.statusCode,
-                                                   retryAfter: http.value(forHTTPHeaderField: "Retry-After"))))
-            } else {
-                completion(.failure(URLError(.badServerResponse)))
+        let task = invalidated.withLock { invalidated in
+            invalidated ? nil : session.dataTask(with: request) { _, response, error in
+                completion(Self.result(response, error))
             }
         }
+        guard let task else { return completion(.failure(URLError(.cancelled))) }
         task.resume()
         // The whole request must finish within its timeout. URLSession's own timeout is an idle timeout, and on
         // Linux (FoundationNetworking) a server that took the body and then stays silent was waited for past it
@@ -54,5 +53,17 @@ public final class URLSessionUploadTransport: UploadTransport, @unchecked Sendab
         DispatchQueue.global().asyncAfter(deadline: .now() + request.timeoutInterval) { [weak task] in task?.cancel() }
     }
 
-    public func invalidate() { session.invalidateAndCancel() }
+    private static func result(_ response: URLResponse?, _ error: Error?) -> Result<UploadResponse, Error> {
+        if let error { return .failure(error) }
+        guard let http = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
+        return .success(UploadResponse(statusCode: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After")))
+    }
+
+    public func invalidate() {
+        invalidated.withLock { invalidated in
+            guard !invalidated else { return }
+            invalidated = true
+            session.invalidateAndCancel()
+        }
+    }
 }
