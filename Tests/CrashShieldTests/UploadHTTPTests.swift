@@ -1,5 +1,4 @@
 import CrashShield
-import CrashShieldScenarios
 import Foundation
 import InMemoryLogging
 import Logging
@@ -199,13 +198,7 @@ final class UploadHTTPTests: UploadTestCase {
     func testARealStoppedCrashReachesTheServerOffTheAppThread() throws {
         let server = try server(["500"])
         let sink = try sink(server.url)
-        var configuration = Configuration(guards: .container)
-        configuration.sinks = [sink]
-        try CrashShield.start(configuration)
-        defer { CrashShield.stop() }
-        withAutoreleasePool { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) }
-        XCTAssertTrue(CrashShield.flush(timeout: 5))
-        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        try stopARealCrash(into: sink)
         let report = try XCTUnwrap(try deliveredReports(server).first?.reports.first)
         XCTAssertEqual(report.selector, "objectAtIndex:")
         XCTAssertEqual(report.callerFrame?.symbol, "css_test_call_objectAtIndex")

@@ -1,5 +1,4 @@
 import CrashShield
-import CrashShieldScenarios
 import Foundation
 import XCTest
 
@@ -120,13 +119,7 @@ final class UploadSentryTests: UploadTestCase {
     func testARealStoppedCrashBecomesASentryEventWithItsCallerMarked() throws {
         let server = try server()
         let sink = try sentrySink(port: server.port)
-        var configuration = Configuration(guards: .container)
-        configuration.sinks = [sink]
-        try CrashShield.start(configuration)
-        defer { CrashShield.stop() }
-        withAutoreleasePool { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) }
-        XCTAssertTrue(CrashShield.flush(timeout: 5))
-        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        try stopARealCrash(into: sink)
         let envelopes = try parsedEnvelopes(server)
         XCTAssertEqual(envelopes.count, 1)
         let event = try XCTUnwrap(((envelopes.first?["items"] as? [[String: Any]])?.first)?["event"] as? [String: Any])

@@ -1,4 +1,5 @@
 import CrashShield
+import CrashShieldScenarios
 import Foundation
 import XCTest
 
@@ -97,6 +98,18 @@ class UploadTestCase: ShieldTestCase {
 
     func server(_ plan: [String] = [], port: Int = 0, name: String = "server") throws -> LoopbackServer {
         try LoopbackServer(plan: plan, port: port, recordURL: folder.appendingPathComponent("\(name)-\(UUID().uuidString).jsonl"))
+    }
+
+    /// Starts CrashShield with `sink`, makes one real out-of-range `objectAtIndex:` call, and waits until the sink
+    /// has sent it.
+    func stopARealCrash(into sink: UploadSink) throws {
+        var configuration = Configuration(guards: .container)
+        configuration.sinks = [sink]
+        try CrashShield.start(configuration)
+        defer { CrashShield.stop() }
+        withAutoreleasePool { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) }
+        XCTAssertTrue(CrashShield.flush(timeout: 5))
+        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
     }
 
     /// Short delays, so that retries take milliseconds.

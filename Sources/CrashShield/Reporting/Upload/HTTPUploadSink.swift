@@ -14,10 +14,8 @@ import Logging
 /// retried with exponential backoff and jitter; any other 4xx drops the batch with one error log line. Memory and
 /// disk are capped (`UploadOptions.maxQueuedReports`, `maxStoredBytes`). Reports of guards outside
 /// `options.uploadedGuards` (by default `.mainThreadUI`) are not uploaded.
-public final class HTTPUploadSink: ReportSink, @unchecked Sendable {
+public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
     public var endpoint: URL { queue.endpoint }
-    public var options: UploadOptions { queue.options }
-    private let queue: UploadQueue
 
     /// - Parameters:
     ///   - folder: a folder the sink owns (created if missing), for example `Caches/CrashShield/upload`. One sink
@@ -27,14 +25,29 @@ public final class HTTPUploadSink: ReportSink, @unchecked Sendable {
     public init(endpoint: URL, folder: URL, options: UploadOptions = UploadOptions(),
                 transport: UploadTransport = URLSessionUploadTransport(),
                 logger: Logger = Logger(label: "CrashShield.Upload")) throws {
-        queue = try UploadQueue(endpoint: endpoint, folder: folder, options: options, batchSize: options.maxBatchSize,
-                                transport: transport, logger: logger) { reports, _ in
+        super.init(queue: try UploadQueue(endpoint: endpoint, folder: folder, options: options,
+                                          batchSize: options.maxBatchSize, transport: transport, logger: logger) { reports, _ in
             (try ReportJSON.encoder().encode(Batch(reports: reports)), ["Content-Type": "application/json"])
-        }
+        })
     }
+
+    private struct Batch: Encodable {
+        var reports: [CrashReport]
+    }
+}
+
+/// What `HTTPUploadSink` and `SentrySink` share: the upload policy in `receive`, statistics, waiting, closing.
+public class UploadSink: ReportSink, @unchecked Sendable {
+    let queue: UploadQueue
+
+    init(queue: UploadQueue) { self.queue = queue }
 
     deinit { queue.close() }
 
+    public var options: UploadOptions { queue.options }
+
+    /// Persists the report (one append) for the sink's own queue to send; reports of guards outside
+    /// `options.uploadedGuards` are ignored.
     public func receive(_ report: CrashReport) {
         guard queue.options.uploads(report) else { return }
         queue.enqueue(report)
@@ -48,10 +61,6 @@ public final class HTTPUploadSink: ReportSink, @unchecked Sendable {
 
     /// Stops sending now; unsent reports stay on disk for the next launch.
     public func close() { queue.close() }
-
-    private struct Batch: Encodable {
-        var reports: [CrashReport]
-    }
 }
 
 /// The JSON form of reports in upload bodies: the JSON Lines store's (sorted keys, ISO-8601 dates with milliseconds).

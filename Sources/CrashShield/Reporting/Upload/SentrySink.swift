@@ -50,10 +50,8 @@ public struct SentryDSN: Sendable, Equatable {
 /// symbolication; tags `guard`, `class`, `selector`, `action`, `caller`; `fingerprint` = [signature], so Sentry
 /// groups as CrashShield does; `extra.occurrences` and the rest of the report. The event id is the batch's
 /// idempotency key: a retried envelope has the same id and Sentry keeps one.
-public final class SentrySink: ReportSink, @unchecked Sendable {
+public final class SentrySink: UploadSink, @unchecked Sendable {
     public let dsn: SentryDSN
-    public var options: UploadOptions { queue.options }
-    private let queue: UploadQueue
 
     /// - Parameters:
     ///   - dsn: the project's DSN (Sentry: Settings, Client Keys).
@@ -67,26 +65,12 @@ public final class SentrySink: ReportSink, @unchecked Sendable {
         let parsed = try SentryDSN(dsn)
         self.dsn = parsed
         let envelope = SentryEnvelope(dsn: parsed, environment: environment, release: release, isAppImage: isAppImage)
-        queue = try UploadQueue(endpoint: parsed.envelopeURL, folder: folder, options: options, batchSize: 1,
-                                transport: transport, logger: logger) { reports, key in
+        super.init(queue: try UploadQueue(endpoint: parsed.envelopeURL, folder: folder, options: options, batchSize: 1,
+                                          transport: transport, logger: logger) { reports, key in
             (try envelope.encode(reports[0], eventID: key),
              ["Content-Type": "application/x-sentry-envelope", "X-Sentry-Auth": parsed.authHeader])
-        }
+        })
     }
-
-    deinit { queue.close() }
-
-    public func receive(_ report: CrashReport) {
-        guard queue.options.uploads(report) else { return }
-        queue.enqueue(report)
-    }
-
-    public var statistics: UploadStatistics { queue.statistics }
-
-    @discardableResult
-    public func waitUntilIdle(timeout: TimeInterval) -> Bool { queue.waitUntilIdle(timeout: timeout) }
-
-    public func close() { queue.close() }
 }
 
 /// Builds Sentry envelopes (https://develop.sentry.dev/sdk/envelopes/) holding one event.
