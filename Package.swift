@@ -62,7 +62,8 @@ let package = Package(
     ],
     targets: [
         // The thin Objective-C/C layer: runtime primitives, @try, forwarding. Every runtime difference lives here.
-        .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcLinks),
+        // zlib: gzip for upload bodies (libz ships with Apple's SDKs and with Linux as zlib1g).
+        .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcLinks + [.linkedLibrary("z")]),
         // Public API, hook engine, guards, report pipeline.
         .target(name: "CrashShield", dependencies: [
             "CrashShieldRuntime",

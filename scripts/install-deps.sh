@@ -4,6 +4,7 @@ set -euo pipefail
 missing=()
 dpkg -s gobjc >/dev/null 2>&1 || missing+=(gobjc)
 dpkg -s libgnustep-base-dev >/dev/null 2>&1 || missing+=(libgnustep-base-dev)
+dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)   # gzip for upload bodies
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}"
     sudo_cmd=""
@@ -11,4 +12,6 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo_cmd apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
+# sentry-sdk: the upload tests parse Sentry envelopes with its parser.
+python3 -c "import sentry_sdk" 2>/dev/null || python3 -m pip install --quiet sentry-sdk
 command -v swift >/dev/null || { echo "swift is not on PATH (install a Swift toolchain, 5.9 or later)" >&2; exit 1; }

@@ -12,5 +12,6 @@
 #include "CSRForwarding.h"
 #include "CSRLifetime.h"
 #include "CSRNotification.h"
+#include "CSRGzip.h"
 #include "CrashShield.h"
 #endif

@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+
+/// Sends reports to an HTTP(S) endpoint as gzipped JSON batches: `POST endpoint` with body
+/// `{"reports": [CrashReport, ...]}` (the JSON Lines store's encoding: sorted keys, ISO-8601 dates with milliseconds),
+/// headers `Content-Type: application/json`, `Content-Encoding: gzip`, `Idempotency-Key: <32 hex digits>` (the same
+/// for every retry of a batch, across launches too: a server that remembers keys drops duplicates) and
+/// `options.headers` (authentication).
+///
+/// `receive` only persists the report (one append to a file in `folder`) and wakes the sink's own queue, which sends;
+/// neither the app's thread nor CrashShield's delivery queue waits for the network. Unsent reports survive the
+/// process and are sent by the sink created at the next launch. Answers: 2xx accepted; 429/503 retried after
+/// `Retry-After` (seconds or HTTP-date) when given; 408, 5xx and transport failures (refused, timed out, cut off)
+/// retried with exponential backoff and jitter; any other 4xx drops the batch with one error log line. Memory and
+/// disk are capped (`UploadOptions.maxQueuedReports`, `maxStoredBytes`). Reports of guards outside
+/// `options.uploadedGuards` (by default `.mainThreadUI`) are not uploaded.
+public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
+    public var endpoint: URL { queue.endpoint }
+
+    /// - Parameters:
+    ///   - folder: a folder the sink owns (created if missing), for example `Caches/CrashShield/upload`. One sink
+    ///     per folder.
+    ///   - transport: how requests are sent; the default is an ephemeral `URLSession`.
+    /// - Throws: `UploadError` for a non-http(s) endpoint or an unusable folder, `ReportStoreError` for its files.
+    public init(endpoint: URL, folder: URL, options: UploadOptions = UploadOptions(),
+                transport: UploadTransport = URLSessionUploadTransport(),
+                logger: Logger = Logger(label: "CrashShield.Upload")) throws {
+        super.init(queue: try UploadQueue(endpoint: endpoint, folder: folder, options: options,
+                                          batchSize: options.maxBatchSize, transport: transport, logger: logger) { reports, _ in
+            (try ReportJSON.encoder().encode(Batch(reports: reports)), ["Content-Type": "application/json"])
+        })
+    }
+
+    private struct Batch: Encodable {
+        var reports: [CrashReport]
+    }
+}
+
+/// What `HTTPUploadSink` and `SentrySink` share: the upload policy in `receive`, statistics, waiting, closing.
+public class UploadSink: ReportSink, @unchecked Sendable {
+    let queue: UploadQueue
+
+    init(queue: UploadQueue) { self.queue = queue }
+
+    deinit { queue.close() }
+
+    public var options: UploadOptions { queue.options }
+
+    /// Persists the report (one append) for the sink's own queue to send; reports of guards outside
+    /// `options.uploadedGuards` are ignored.
+    public func receive(_ report: CrashReport) {
+        guard queue.options.uploads(report) else { return }
+        queue.enqueue(report)
+    }
+
+    public var statistics: UploadStatistics { queue.statistics }
+
+    /// Waits until every report so far was accepted, rejected or dropped, at most `timeout` seconds (tests, shutdown).
+    @discardableResult
+    public func waitUntilIdle(timeout: TimeInterval) -> Bool { queue.waitUntilIdle(timeout: timeout) }
+
+    /// Stops sending now; unsent reports stay on disk for the next launch.
+    public func close() { queue.close() }
+}
+
+/// The JSON form of reports in upload bodies: the JSON Lines store's (sorted keys, ISO-8601 dates with milliseconds).
+enum ReportJSON {
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(timestamp(date))
+        }
+        return encoder
+    }
+
+    /// `2024-05-01T12:00:00.123Z`.
+    static func timestamp(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Logging
+
+/// A Sentry DSN, `https://<public key>@<host>[:port][/<path>]/<project id>`, and what it implies.
+public struct SentryDSN: Sendable, Equatable {
+    public let dsn: String
+    public let publicKey: String
+    public let projectID: String
+    /// `<scheme>://<host>[:port][/<path>]/api/<project>/envelope/`.
+    public let envelopeURL: URL
+
+    /// - Throws: `UploadError.invalidDSN` saying what is missing.
+    public init(_ dsn: String) throws {
+        guard let components = URLComponents(string: dsn),
+              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw UploadError.invalidDSN(dsn, reason: "not an http or https URL")
+        }
+        guard let key = components.user, !key.isEmpty else { throw UploadError.invalidDSN(dsn, reason: "no public key before '@'") }
+        guard let host = components.host, !host.isEmpty else { throw UploadError.invalidDSN(dsn, reason: "no host") }
+        var path = components.path.split(separator: "/").map(String.init)
+        guard let project = path.popLast(), !project.isEmpty else {
+            throw UploadError.invalidDSN(dsn, reason: "no project id after the host")
+        }
+        var envelope = URLComponents()
+        envelope.scheme = scheme
+        envelope.host = host
+        envelope.port = components.port
+        envelope.path = "/" + (path + ["api", project, "envelope"]).joined(separator: "/") + "/"
+        guard let url = envelope.url else { throw UploadError.invalidDSN(dsn, reason: "no envelope URL can be made from it") }
+        self.dsn = dsn
+        publicKey = key
+        projectID = project
+        envelopeURL = url
+    }
+
+    /// The `X-Sentry-Auth` header value.
+    var authHeader: String {
+        "Sentry sentry_version=7, sentry_key=\(publicKey), sentry_client=\(SentryEnvelope.client)"
+    }
+}
+
+/// Sends each report to Sentry as a handled error event (one envelope per report, `POST .../api/<project>/envelope/`
+/// with `X-Sentry-Auth`), through the same machinery as `HTTPUploadSink`: persisted until sent, retried with backoff,
+/// `Retry-After` honoured, gzip, `options.uploadedGuards` (by default all but `.mainThreadUI`).
+///
+/// The event: `exception.values[0]` with the exception name as type, the reason as value, mechanism
+/// `{type: "crashshield", handled: true}` and the stack oldest frame first (`in_app` for app images; the frames above
+/// the caller, CrashShield's own, are not in-app, so Sentry points at the caller; `mechanism.data.caller_frame` is
+/// the caller's index in `frames`); `debug_meta.images` for frames whose image has a UUID (Apple), for server-side
+/// symbolication; tags `guard`, `class`, `selector`, `action`, `caller`; `fingerprint` = [signature], so Sentry
+/// groups as CrashShield does; `extra.occurrences` and the rest of the report. The event id is the batch's
+/// idempotency key: a retried envelope has the same id and Sentry keeps one.
+public final class SentrySink: UploadSink, @unchecked Sendable {
+    public let dsn: SentryDSN
+
+    /// - Parameters:
+    ///   - dsn: the project's DSN (Sentry: Settings, Client Keys).
+    ///   - folder: a folder the sink owns, for unsent events.
+    ///   - environment, release: set on every event when given.
+    ///   - isAppImage: which images are the app's (`in_app`); by default `AppImages.isAppImage`.
+    public init(dsn: String, folder: URL, options: UploadOptions = UploadOptions(), environment: String? = nil,
+                release: String? = nil, isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage,
+                transport: UploadTransport = URLSessionUploadTransport(),
+                logger: Logger = Logger(label: "CrashShield.Sentry")) throws {
+        let parsed = try SentryDSN(dsn)
+        self.dsn = parsed
+        let envelope = SentryEnvelope(dsn: parsed, environment: environment, release: release, isAppImage: isAppImage)
+        super.init(queue: try UploadQueue(endpoint: parsed.envelopeURL, folder: folder, options: options, batchSize: 1,
+                                          transport: transport, logger: logger) { reports, key in
+            (try envelope.encode(reports[0], eventID: key),
+             ["Content-Type": "application/x-sentry-envelope", "X-Sentry-Auth": parsed.authHeader])
+        })
+    }
+}
+
+/// Builds Sentry envelopes (https://develop.sentry.dev/sdk/envelopes/) holding one event.
+struct SentryEnvelope: Sendable {
+    static let client = "crashshield/0.1.0"
+
+    let dsn: SentryDSN
+    let environment: String?
+    let release: String?
+    let isAppImage: @Sendable (String) -> Bool
+
+    func encode(_ report: CrashReport, eventID: String) throws -> Data {
+        let payload = try json(event(for: report, eventID: eventID))
+        let header = try json(["event_id": eventID, "dsn": dsn.dsn, "sent_at": ReportJSON.timestamp(Date()),
+                               "sdk": ["name": "crashshield", "version": "0.1.0"]])
+        let itemHeader = try json(["type": "event", "length": payload.count, "content_type": "application/json"])
+        return header + Data("\n".utf8) + itemHeader + Data("\n".utf8) + payload + Data("\n".utf8)
+    }
+
+    func event(for report: CrashReport, eventID: String) -> [String: Any] {
+        var mechanism: [String: Any] = ["type": "crashshield", "handled": true]
+        let frames = self.frames(of: report)
+        if let caller = frames.callerIndex { mechanism["data"] = ["caller_frame": String(caller)] }
+        var exception: [String: Any] = ["type": report.exceptionName, "value": report.reason, "mechanism": mechanism,
+                                        "thread_id": report.thread.id]
+        if !frames.list.isEmpty { exception["stacktrace"] = ["frames": frames.list] }
+        var tags = ["guard": report.category, "class": report.className, "selector": report.selector,
+                    "action": report.action.rawValue]
+        if let caller = report.callerFrame {
+            tags["caller"] = "\((caller.image as NSString).lastPathComponent)+0x\(String(caller.offsetInImage, radix: 16))"
+        }
+        var extra: [String: Any] = ["occurrences": report.occurrences, "method": report.method,
+                                    "first_seen": ReportJSON.timestamp(report.firstSeen),
+                                    "last_seen": ReportJSON.timestamp(report.lastSeen),
+                                    "thread": report.thread.name]
+        if !report.hint.isEmpty { extra["hint"] = report.hint }
+        if !report.details.isEmpty { extra["details"] = report.details }
+        var event: [String: Any] = [
+            "event_id": eventID,
+            "timestamp": report.lastSeen.timeIntervalSince1970,
+            "platform": "native",
+            "level": report.action == .failedLoudly ? "fatal" : "error",
+            "logger": "crashshield",
+            "culprit": report.method,
+            "exception": ["values": [exception]],
+            "tags": tags,
+            "fingerprint": [report.signature],
+            "extra": extra,
+            "sdk": ["name": "crashshield", "version": "0.1.0"],
+        ]
+        let images = debugImages(of: report)
+        if !images.isEmpty { event["debug_meta"] = ["images": images] }
+        if let environment { event["environment"] = environment }
+        if let release { event["release"] = release }
+        return event
+    }
+
+    /// Sentry frames, oldest first (the report's stack is innermost first), and the caller's index among them.
+    private func frames(of report: CrashReport) -> (list: [[String: Any]], callerIndex: Int?) {
+        let stack = report.callStack
+        var list: [[String: Any]] = []
+        for (index, frame) in stack.enumerated().reversed() {
+            // Frames above the caller are CrashShield's replacement: never in-app, so Sentry highlights the caller.
+            let aboveCaller = report.callerFrameIndex.map { index < $0 } ?? false
+            var entry: [String: Any] = [
+                "instruction_addr": Self.hex(frame.address),
+                "image_addr": Self.hex(frame.imageBase),
+                "package": frame.image,
+                "in_app": !aboveCaller && isAppImage(frame.image),
+            ]
+            if let symbol = frame.symbol { entry["function"] = symbol }
+            list.append(entry)
+        }
+        let caller = report.callerFrameIndex.flatMap { stack.indices.contains($0) ? stack.count - 1 - $0 : nil }
+        return (list, caller)
+    }
+
+    /// One entry per image with a UUID: what Sentry needs to find the debug files.
+    private func debugImages(of report: CrashReport) -> [[String: Any]] {
+        var seen = Set<String>()
+        var images: [[String: Any]] = []
+        for frame in report.callStack {
+            guard let uuid = frame.imageUUID, seen.insert(uuid).inserted else { continue }
+            #if canImport(Darwin)
+            let type = "macho"
+            #else
+            let type = "elf"
+            #endif
+            images.append(["type": type, "code_file": frame.image, "debug_id": Self.debugID(uuid),
+                           "image_addr": Self.hex(frame.imageBase)])
+        }
+        return images
+    }
+
+    /// `8-4-4-4-12` lower-case hex, from a UUID in any of its spellings.
+    static func debugID(_ uuid: String) -> String {
+        let hex = Array(uuid.lowercased().filter(\.isHexDigit))
+        guard hex.count == 32 else { return uuid.lowercased() }
+        let cuts = [0, 8, 12, 16, 20, 32]
+        return zip(cuts, cuts.dropFirst()).map { String(hex[$0..<$1]) }.joined(separator: "-")
+    }
+
+    static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
+
+    private func json(_ object: Any) throws -> Data {
+        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    }
+}

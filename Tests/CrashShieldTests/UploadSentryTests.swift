@@ -1,0 +1,133 @@
+import CrashShield
+import Foundation
+import XCTest
+
+/// `SentrySink` against a fake Sentry on loopback; every envelope is parsed back by the sentry-sdk Python package's
+/// own envelope parser (Tests/Fixtures/sentry_envelopes.py), not by CrashShield's code.
+final class UploadSentryTests: UploadTestCase {
+    private static let sdkInstalled: Bool = {
+        if run(["python3", "-c", "import sentry_sdk"]) == 0 { return true }
+        return run(["python3", "-m", "pip", "install", "--quiet", "sentry-sdk"]) == 0
+    }()
+
+    private static func run(_ arguments: [String]) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        do { try process.run() } catch { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// The envelopes the server processed, as sentry-sdk reads them.
+    private func parsedEnvelopes(_ server: LoopbackServer) throws -> [[String: Any]] {
+        XCTAssertTrue(Self.sdkInstalled, "pip install sentry-sdk failed")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", LoopbackServer.fixtures.appendingPathComponent("sentry_envelopes.py").path,
+                             server.recordURL.path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    private func sentrySink(port: Int) throws -> SentrySink {
+        try SentrySink(dsn: "http://0123abcd@127.0.0.1:\(port)/42", folder: folder.appendingPathComponent("sentry"),
+                       options: fastOptions(), environment: "test", release: "app@1.2")
+    }
+
+    func testEachReportIsAHandledEventThatSentrySDKReadsBackFieldByField() throws {
+        let server = try server(["429:1", "500"])
+        let sink = try sentrySink(port: server.port)
+        let uuid = "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9"
+        let reports = [makeReport(1, occurrences: 12, uuid: uuid), makeReport(2)]
+        reports.forEach(sink.receive)
+        sink.receive(makeReport(3, category: "mainThreadUI"))   // stays local by default
+        XCTAssertTrue(sink.waitUntilIdle(timeout: 15))
+        XCTAssertEqual(server.requests.map(\.behaviour), ["429:1", "500", "ok", "ok"])
+        XCTAssertGreaterThanOrEqual(server.requests[1].time - server.requests[0].time, 0.95, "Retry-After honoured")
+
+        let envelopes = try parsedEnvelopes(server)
+        XCTAssertEqual(envelopes.count, 2, "one envelope per report, the main-thread UI one not uploaded")
+        let first = try XCTUnwrap(envelopes.first)
+        let request = try XCTUnwrap(first["request_headers"] as? [String: String])
+        XCTAssertEqual(first["path"] as? String, "/api/42/envelope/")
+        let auth = try XCTUnwrap(request.first { $0.key.lowercased() == "x-sentry-auth" }?.value)
+        XCTAssertTrue(auth.hasPrefix("Sentry sentry_version=7, sentry_key=0123abcd"), auth)
+        XCTAssertEqual(request.first { $0.key.lowercased() == "content-encoding" }?.value, "gzip")
+
+        let items = try XCTUnwrap(first["items"] as? [[String: Any]])
+        XCTAssertEqual(items.count, 1)
+        XCTAssertEqual(items[0]["type"] as? String, "event")
+        let event = try XCTUnwrap(items[0]["event"] as? [String: Any])
+        let header = try XCTUnwrap(first["envelope_headers"] as? [String: Any])
+        let eventID = try XCTUnwrap(event["event_id"] as? String)
+        XCTAssertEqual(header["event_id"] as? String, eventID)
+        XCTAssertEqual(header["dsn"] as? String, "http://0123abcd@127.0.0.1:\(server.port)/42")
+        let retried = server.requests.filter { $0.idempotencyKey == eventID.replacingOccurrences(of: "-", with: "") }
+        XCTAssertEqual(retried.map(\.behaviour), ["429:1", "500", "ok"], "the retries carry the same event id")
+        XCTAssertEqual(event["level"] as? String, "error")
+        XCTAssertEqual(event["environment"] as? String, "test")
+        XCTAssertEqual(event["release"] as? String, "app@1.2")
+
+        let report = reports[0]
+        let exception = try XCTUnwrap(((event["exception"] as? [String: Any])?["values"] as? [[String: Any]])?.first)
+        XCTAssertEqual(exception["type"] as? String, "NSRangeException")
+        XCTAssertEqual(exception["value"] as? String, report.reason)
+        let mechanism = try XCTUnwrap(exception["mechanism"] as? [String: Any])
+        XCTAssertEqual(mechanism["type"] as? String, "crashshield")
+        XCTAssertEqual(mechanism["handled"] as? Bool, true)
+        let frames = try XCTUnwrap((exception["stacktrace"] as? [String: Any])?["frames"] as? [[String: Any]])
+        XCTAssertEqual(frames.map { $0["instruction_addr"] as? String },
+                       report.callStack.reversed().map { "0x" + String($0.address, radix: 16) }, "oldest frame first")
+        XCTAssertEqual(frames.map { $0["package"] as? String }, report.callStack.reversed().map(\.image))
+        XCTAssertEqual(frames.map { $0["in_app"] as? Bool },
+                       [false, true, true, false], "system image, the caller, app, CrashShield's replacement frame")
+        let callerIndex = try XCTUnwrap((mechanism["data"] as? [String: Any])?["caller_frame"] as? String)
+        XCTAssertEqual(frames[Int(callerIndex)!]["function"] as? String, "_$s5MyApp4loadyyF", "the caller is marked")
+        let images = try XCTUnwrap((event["debug_meta"] as? [String: Any])?["images"] as? [[String: Any]])
+        XCTAssertEqual(images.count, 1, "one entry per image UUID")
+        XCTAssertEqual(images[0]["debug_id"] as? String, "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
+        XCTAssertEqual(images[0]["image_addr"] as? String, "0x400000")
+        XCTAssertEqual(images[0]["code_file"] as? String, "/app/CrashShield")
+        let tags = try XCTUnwrap(event["tags"] as? [String: String])
+        XCTAssertEqual(tags["guard"], "container")
+        XCTAssertEqual(tags["class"], "GSInlineArray")
+        XCTAssertEqual(tags["selector"], "objectAtIndex:")
+        XCTAssertEqual(event["fingerprint"] as? [String], [report.signature])
+        XCTAssertEqual((event["extra"] as? [String: Any])?["occurrences"] as? Int, 12)
+    }
+
+    func testDSNsParseIntoTheEnvelopeEndpointAndBadOnesSayWhy() throws {
+        XCTAssertEqual(try SentryDSN("https://k3y@o1.ingest.sentry.io/123").envelopeURL.absoluteString,
+                       "https://o1.ingest.sentry.io/api/123/envelope/")
+        XCTAssertEqual(try SentryDSN("http://k@sentry.local:9000/prefix/7").envelopeURL.absoluteString,
+                       "http://sentry.local:9000/prefix/api/7/envelope/")
+        for bad in ["ftp://k@host/1", "https://host/1", "https://k@host/", "not a url"] {
+            XCTAssertThrowsError(try SentryDSN(bad), bad) { error in
+                XCTAssertTrue("\(error)".contains("Client Keys"), "\(error)")
+            }
+        }
+    }
+
+    func testARealStoppedCrashBecomesASentryEventWithItsCallerMarked() throws {
+        let server = try server()
+        let sink = try sentrySink(port: server.port)
+        try stopARealCrash(into: sink)
+        let envelopes = try parsedEnvelopes(server)
+        XCTAssertEqual(envelopes.count, 1)
+        let event = try XCTUnwrap(((envelopes.first?["items"] as? [[String: Any]])?.first)?["event"] as? [String: Any])
+        let exception = try XCTUnwrap(((event["exception"] as? [String: Any])?["values"] as? [[String: Any]])?.first)
+        let frames = try XCTUnwrap((exception["stacktrace"] as? [String: Any])?["frames"] as? [[String: Any]])
+        let callerIndex = try XCTUnwrap(((exception["mechanism"] as? [String: Any])?["data"] as? [String: Any])?["caller_frame"] as? String)
+        XCTAssertEqual(frames[Int(callerIndex)!]["function"] as? String, "css_test_call_objectAtIndex")
+        XCTAssertEqual(frames.last?["in_app"] as? Bool, false, "the innermost frame is CrashShield's replacement")
+        XCTAssertEqual((event["tags"] as? [String: String])?["selector"], "objectAtIndex:")
+    }
+}

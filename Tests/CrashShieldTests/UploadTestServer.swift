@@ -1,0 +1,158 @@
+import CrashShield
+import CrashShieldScenarios
+import Foundation
+import XCTest
+
+/// A real HTTP server on 127.0.0.1: Tests/Fixtures/upload_server.py in a child process, with a plan of behaviours
+/// (ok, 500, 429:S, slow:S, close, ...) and a log of every request it got.
+final class LoopbackServer {
+    struct Request {
+        var time: Double
+        var behaviour: String
+        var path: String
+        var headers: [String: String]
+        var body: Data
+        var processed: Bool
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.key.lowercased() == name.lowercased() }?.value
+        }
+        var idempotencyKey: String? { header("Idempotency-Key") }
+    }
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    let port: Int
+    let recordURL: URL
+    private let process: Process
+
+    /// Starts the server (on `port`, or a free one) and returns once it listens.
+    init(plan: [String] = [], port: Int = 0, recordURL: URL) throws {
+        self.recordURL = recordURL
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.fixtures.appendingPathComponent("upload_server.py").path,
+                             "--record", recordURL.path, "--port", String(port), "--plan", plan.joined(separator: ",")]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("PORT "), let listening = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw NSError(domain: "LoopbackServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "server did not start: \(text)"])
+        }
+        self.port = listening
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)/v1/reports")! }
+
+    /// Every request so far, in the order they finished.
+    var requests: [Request] {
+        guard let data = try? Data(contentsOf: recordURL) else { return [] }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return Request(time: object["time"] as? Double ?? 0, behaviour: object["behaviour"] as? String ?? "",
+                           path: object["path"] as? String ?? "", headers: object["headers"] as? [String: String] ?? [:],
+                           body: Data(base64Encoded: object["body"] as? String ?? "") ?? Data(),
+                           processed: object["processed"] as? Bool ?? false)
+        }
+    }
+
+    /// A port nothing listens on: a server's, once it stopped (connections are refused).
+    static func freePort(in folder: URL) throws -> Int {
+        let probe = try LoopbackServer(recordURL: folder.appendingPathComponent("probe.jsonl"))
+        probe.stop()
+        return probe.port
+    }
+}
+
+/// A folder of its own per test, removed afterwards.
+class UploadTestCase: ShieldTestCase {
+    var folder: URL!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("upload-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+        try super.tearDownWithError()
+    }
+
+    func server(_ plan: [String] = [], port: Int = 0, name: String = "server") throws -> LoopbackServer {
+        try LoopbackServer(plan: plan, port: port, recordURL: folder.appendingPathComponent("\(name)-\(UUID().uuidString).jsonl"))
+    }
+
+    /// Starts CrashShield with `sink`, makes one real out-of-range `objectAtIndex:` call, and waits until the sink
+    /// has sent it.
+    func stopARealCrash(into sink: UploadSink) throws {
+        var configuration = Configuration(guards: .container)
+        configuration.sinks = [sink]
+        try CrashShield.start(configuration)
+        defer { CrashShield.stop() }
+        withAutoreleasePool { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) }
+        XCTAssertTrue(CrashShield.flush(timeout: 5))
+        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+    }
+
+    /// Short delays, so that retries take milliseconds.
+    func fastOptions(_ change: (inout UploadOptions) -> Void = { _ in }) -> UploadOptions {
+        var options = UploadOptions(maxBatchSize: 3, batchDelay: 0.1, requestTimeout: 1, initialBackoff: 0.05, maxBackoff: 0.2)
+        change(&options)
+        return options
+    }
+
+    func makeReport(_ n: Int, category: String = "container", occurrences: Int = 1, uuid: String? = nil) -> CrashReport {
+        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        // Innermost first: CrashShield's replacement, the caller (app), more app code, a system library.
+        let images = ["/app/CrashShield", "/app/MyApp", "/app/MyApp", "/usr/lib/libSystem.dylib"]
+        var stack: [StackFrame] = []
+        for (i, image) in images.enumerated() {
+            let isApp = image.hasPrefix("/app/")
+            stack.append(StackFrame(address: 0x40_1000 + UInt64(i) * 16, image: image,
+                                    imageBase: isApp ? 0x40_0000 : 0x7f00_0000, symbol: i == 1 ? "_$s5MyApp4loadyyF" : nil,
+                                    imageUUID: isApp ? uuid : nil))
+        }
+        return CrashReport(
+            signature: "\(category)|GSInlineArray|objectAtIndex:|caller-\(n)", category: category,
+            exceptionName: "NSRangeException", reason: "Index \(n) is out of range 2 (in 'objectAtIndex:')",
+            className: "GSInlineArray", selector: "objectAtIndex:", isClassMethod: false,
+            hint: "check the index against count", action: .recovered, details: ["index": "\(n)"],
+            thread: ThreadInfo(id: 7, name: "worker", isMain: false), callStack: stack, callerFrameIndex: 1,
+            firstSeen: base.addingTimeInterval(Double(n)), lastSeen: base.addingTimeInterval(Double(n) + 0.5),
+            occurrences: occurrences)
+    }
+
+    /// The reports in the processed requests' bodies (`{"reports": [...]}`), with each request's idempotency key.
+    func deliveredReports(_ server: LoopbackServer) throws -> [(key: String, reports: [CrashReport])] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            guard let date = formatter.date(from: text) else { throw CocoaError(.coderInvalidValue) }
+            return date
+        }
+        struct Body: Decodable { var reports: [CrashReport] }
+        return try server.requests.filter(\.processed).map { request in
+            (request.idempotencyKey ?? "", try decoder.decode(Body.self, from: request.body).reports)
+        }
+    }
+}
