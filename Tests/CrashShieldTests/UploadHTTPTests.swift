@@ -1,4 +1,4 @@
-import CrashShield
+@testable import CrashShield
 import Foundation
 import InMemoryLogging
 import Logging

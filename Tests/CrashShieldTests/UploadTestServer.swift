@@ -1,4 +1,4 @@
-import CrashShield
+@testable import CrashShield
 import CrashShieldScenarios
 import Foundation
 import XCTest
