@@ -75,6 +75,18 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     /// The last wait for the file lock timed out (another process holds it): try once, do not wait again.
     private var lockStuck = false
 
+    /// The sibling file every process sharing `fileURL` locks (`.<name>.lock`).
+    static func lockFileURL(for fileURL: URL) -> URL {
+        fileURL.deletingLastPathComponent().appendingPathComponent("." + fileURL.lastPathComponent + ".lock")
+    }
+
+    /// Deletes a store's file and its lock file, for a store no other process uses any more (a sent upload batch).
+    /// Never for a shared store: a process waiting on the old lock file would then lock a different file.
+    static func removeFiles(of fileURL: URL) {
+        try? FileManager.default.removeItem(at: fileURL)
+        try? FileManager.default.removeItem(at: lockFileURL(for: fileURL))
+    }
+
     /// - Parameters:
     ///   - fileURL: the store's file (a `file:` URL); keep it in Application Support, which iOS does not purge.
     ///   - maxBytes: the file's size bound, from `minimumMaxBytes` to `maximumMaxBytes`.
@@ -126,7 +138,7 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
         self.maxBytes = maxBytes
         self.maxReportBytes = reportBound
         self.path = path
-        self.lockPath = (folder as NSString).appendingPathComponent("." + fileURL.lastPathComponent + ".lock")
+        self.lockPath = Self.lockFileURL(for: fileURL).path
         self.logger = logger
         removeStaleTemporaryFiles(in: folder)
     }

@@ -241,7 +241,7 @@ final class UploadQueue: @unchecked Sendable {
             state.attempt = 0
             state.busy = false
         }
-        try? FileManager.default.removeItem(at: batch.fileURL)
+        JSONLinesReportStore.removeFiles(of: batch.fileURL)
         pump()
     }
 
@@ -284,14 +284,14 @@ final class UploadQueue: @unchecked Sendable {
             let store = try JSONLinesReportStore(fileURL: url, maxBytes: storeBytes, logger: logger)
             for report in reports { store.receive(report) }
             guard store.writeFailures == 0 else {
-                try? FileManager.default.removeItem(at: url)
+                JSONLinesReportStore.removeFiles(of: url)
                 return nil
             }
             // The store may have compacted an oversized batch: what is on disk is the batch.
             return Batch(key: key, fileURL: url, reports: try store.load().reports, bytes: Self.size(of: url))
         } catch {
             logger.error("upload: could not write batch file \(url.path): \(error)")
-            try? FileManager.default.removeItem(at: url)
+            JSONLinesReportStore.removeFiles(of: url)
             return nil
         }
     }
@@ -301,7 +301,7 @@ final class UploadQueue: @unchecked Sendable {
         let first = state.busy ? 1 : 0
         while state.batchBytes > storeBytes, state.batches.count > first + 1 {
             let dropped = state.batches.remove(at: first)
-            try? FileManager.default.removeItem(at: dropped.fileURL)
+            JSONLinesReportStore.removeFiles(of: dropped.fileURL)
             state.statistics.droppedReports += dropped.reports.count
             logger.warning("upload: disk cap reached; dropped batch \(dropped.key) (\(dropped.reports.count) reports)")
         }
@@ -318,11 +318,11 @@ final class UploadQueue: @unchecked Sendable {
             let key = String(name.dropLast(".jsonl".count).split(separator: "-").last ?? "")
             do {
                 let reports = try JSONLinesReportStore(fileURL: url, maxBytes: storeBytes, logger: logger).load().reports
-                if reports.isEmpty || key.isEmpty { try? fm.removeItem(at: url); continue }
+                if reports.isEmpty || key.isEmpty { JSONLinesReportStore.removeFiles(of: url); continue }
                 batches.append(Batch(key: key, fileURL: url, reports: reports, bytes: Self.size(of: url)))
             } catch {
                 logger.error("upload: batch file \(url.path) is unreadable (\(error)); removed")
-                try? fm.removeItem(at: url)
+                JSONLinesReportStore.removeFiles(of: url)
             }
         }
         var unsent: [CrashReport] = []
