@@ -23,10 +23,15 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/deps"
 ln -s "$root" "$tmp/deps/CrashShield"
 for dep in .build/checkouts/*; do ln -s "$root/$dep" "$tmp/deps/"; done
-printf 'module CrashShieldRuntime {\n    umbrella header "%s"\n    export *\n}\n' \
-    "$root/Sources/CrashShieldRuntime/include/CrashShieldRuntime.h" > "$tmp/module.modulemap"
+# SwiftPM hands a C target's own include/module.modulemap to its dependents (or generates one from the umbrella header).
+modulemap="$root/Sources/CrashShieldRuntime/include/module.modulemap"
+if [ ! -f "$modulemap" ]; then
+    modulemap="$tmp/module.modulemap"
+    printf 'module CrashShieldRuntime {\n    umbrella header "%s"\n    export *\n}\n' \
+        "$root/Sources/CrashShieldRuntime/include/CrashShieldRuntime.h" > "$modulemap"
+fi
 export DEPS_DIR=$tmp/deps
-headers="-I $root/Sources/CrashShieldRuntime/include -fmodule-map-file=$tmp/module.modulemap"
+headers="-I $root/Sources/CrashShieldRuntime/include -fmodule-map-file=$modulemap"
 
 # check NAME LABEL EXPECTED [VAR=VALUE...]: runs the checker on Examples/NAME; prints its errors and last line.
 check() {

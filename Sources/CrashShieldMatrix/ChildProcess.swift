@@ -1,5 +1,5 @@
 import CrashShield
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 import CrashShieldTesting
 import Foundation
 

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 import Foundation
 
 /// A value behind a lock (the runner's rows and a child's pipes are filled from several threads).

@@ -1,5 +1,5 @@
 @testable import CrashShield
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 import CrashShieldScenarios
 import XCTest
 

@@ -1,7 +1,7 @@
 import XCTest
 @testable import CrashShield
 import CrashShieldMatrix
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 import CrashShieldScenarios
 import CrashShieldTesting
 

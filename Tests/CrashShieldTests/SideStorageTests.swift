@@ -1,7 +1,7 @@
 import XCTest
 import Dispatch
 @testable import CrashShield
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 import CrashShieldScenarios
 
 /// Side storage on real Objective-C objects, created and released from Objective-C (CrashShieldScenarios' tracked

@@ -1,5 +1,5 @@
 @_spi(Testing) @testable import CrashShield
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 import CrashShieldScenarios
 import CrashShieldTesting
 import Foundation

@@ -1,6 +1,6 @@
 @testable import CrashShield
 import CrashShieldMatrix
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 import CrashShieldTesting
 import XCTest
 

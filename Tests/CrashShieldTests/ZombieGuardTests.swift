@@ -1,6 +1,6 @@
 import XCTest
 @testable import CrashShield
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 import CrashShieldScenarios
 import CrashShieldTesting
 

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 import Foundation
 
 /// The C entry points declared in CrashShield.h, for Objective-C and C apps.

@@ -1,5 +1,5 @@
 import Foundation
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// The failure path every guard takes when it stopped a call that would crash. One direction: the hook describes the
 /// failure (`Failure`); `decide` asks the session (guard on? class excluded? mode?) and the call stack (is the call

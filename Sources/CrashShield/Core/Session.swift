@@ -1,5 +1,5 @@
 import Atomics
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Everything that exists while CrashShield runs. Published atomically so that failure paths never take a lock that
 /// `start`/`stop` might hold.

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// The failure path every hook-based guard takes when its precondition check failed.
 enum GuardFailure {

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// A hook point for a hot read-only method whose replacements are C trampolines (CSRHotReads.h): they call the
 /// original inside `@try` instead of asking the receiver its count or length first, so a valid call costs one load

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Captures call stacks and finds the frame that made the bad call.
 enum CallStack {

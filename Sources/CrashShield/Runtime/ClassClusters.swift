@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// The concrete classes behind a public class cluster, found from real sample instances (empty, single, several,
 /// mutable copies, the `+alloc` placeholder) rather than from private class names, which change between OS versions.

@@ -1,5 +1,5 @@
 import Atomics
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Keeps state about objects it does not own, and must drop it when one of them is deallocated (a `SideStorage`).
 protocol DeallocObserver: AnyObject {

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// A method replacement that is installed, and can be reverted. Returned by `HookEngine.install`.
 final class Hook: @unchecked Sendable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Whether a hook replaces an instance method or a class method.
 enum MethodKind: String, Sendable {

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// An Objective-C class (or metaclass), by pointer. Equality is identity.
 struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable {

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// For one hook point: which original implementation belongs to which receiver class.
 ///

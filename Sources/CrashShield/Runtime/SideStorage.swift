@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// A thread-safe table from Objective-C objects (by address) to values, whose entries disappear when their object is
 /// deallocated: associated objects for runtimes that have none (GCC's libobjc), and the same on Apple platforms.

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// NSArray and NSMutableArray: index, range, index-set and nil checks. See `ContainerGuard` for the recovery rules.
 enum ArrayGuard {

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Helpers shared by the container guards.
 enum ContainerFailure {

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// NSDictionary and NSMutableDictionary: nil keys and values, mismatched key and object arrays. See `ContainerGuard`
 /// for the recovery rules.

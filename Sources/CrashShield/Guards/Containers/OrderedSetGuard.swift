@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// NSOrderedSet and NSMutableOrderedSet: index and nil checks. See `ContainerGuard` for the recovery rules.
 ///

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// NSSet and NSMutableSet: nil objects. See `ContainerGuard` for the recovery rules.
 ///

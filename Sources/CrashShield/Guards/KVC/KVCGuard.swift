@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Stops key-value coding failures: an undefined key (`setValue:forKey:`, `valueForKey:`, key paths through an
 /// undefined key, `setValuesForKeysWithDictionary:` with unknown keys), a nil key, and a nil value for a scalar

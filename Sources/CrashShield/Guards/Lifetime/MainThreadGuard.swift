@@ -1,5 +1,5 @@
 import Atomics
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Stops main-thread-only UI methods called from another thread (`Configuration.mainThreadOnlyMethods`; on iOS,
 /// UIView's `setNeedsLayout`, `setNeedsDisplay`, `setNeedsDisplayInRect:`, `layoutIfNeeded`).

@@ -1,5 +1,5 @@
 import Atomics
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Stops messages to deallocated objects of the app's own classes (opt-in: keeps freed memory; not in
 /// `.productionSafe`).

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Messages NSNull does not implement (a JSON `null` used as a string, number, array or dictionary: `length`,
 /// `integerValue`, `objectForKey:`, `count`, `objectAtIndex:`...) behave like messages to nil: the caller gets

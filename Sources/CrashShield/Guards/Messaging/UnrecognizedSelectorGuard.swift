@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Stops `unrecognized selector sent to instance/class` for the app's own classes and the Foundation classes app
 /// code commonly confuses (`Configuration.unrecognizedSelectorFoundationClasses`, `protectedClassPrefixes`).

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Stops unbalanced, duplicate and dangling key-value observation.
 ///

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// The state behind the KVO guard: one proxy per observed object (the only observer Foundation knows of), the
 /// registrations it forwards to, and who watches whom. Objects are kept by address and never retained; both the

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Stops notification observers that die registered or cannot receive what they registered for.
 ///

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// A notification handed to a closure. The pointers are valid during the call only (retain them to keep them).
 public struct ObservedNotification {

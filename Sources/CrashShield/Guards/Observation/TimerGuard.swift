@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Repeating timers no longer keep their target alive, and timers whose target lacks the selector are stopped.
 ///

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// NSAttributedString and NSMutableAttributedString: ranges and indexes past the end, a nil string. Recovery as in
 /// `StringGuard`: an empty attributed string, an empty attribute dictionary or nil (the effective range, if asked

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// NSMutableString mutations at an index or range past the end. An invalid mutation is skipped (see `StringGuard`).
 /// Legal on GNUstep and left alone: `appendString:nil`, `appendFormat:nil`, `setString:nil`, `insertString:nil

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// Stops out-of-range and nil arguments to NSString, NSMutableString, NSAttributedString and
 /// NSMutableAttributedString.

@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 import Foundation
 
 /// What to do with a batch after the server answered (or did not).
