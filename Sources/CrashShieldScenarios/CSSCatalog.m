@@ -15,6 +15,9 @@ static const CSSFamily css_families[] = {
     css_messaging_scenarios,
     css_lifetime_scenarios,
     css_notification_scenarios,
+#if defined(__APPLE__)
+    css_apple_only_scenarios,
+#endif
 };
 
 const CSSScenario *css_scenarios(int *count) {

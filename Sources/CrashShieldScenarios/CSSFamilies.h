@@ -14,6 +14,8 @@ const CSSScenario *css_kvc_scenarios(int *count);
 const CSSScenario *css_messaging_scenarios(int *count);
 const CSSScenario *css_lifetime_scenarios(int *count);
 const CSSScenario *css_notification_scenarios(int *count);
+/// Calls only Apple's Foundation raises for (CSSAppleScenarios.m): in the catalog on Apple only.
+const CSSScenario *css_apple_only_scenarios(int *count);
 
 /// One call for the differential tests (CSSValidCalls.m runs it, guards off and on): `call` is made on a fresh
 /// `receiver()` with an index (or range location) the test chooses. `size` is the receiver's count or length, from

@@ -46,6 +46,13 @@ static const char *mutableStringWithStringNil(void) {
 }
 static const char *initWithStringNil(void) { return bracketed(CSS_STR_AUTORELEASE([[NSString alloc] initWithString: css_opaque(nil)])); }
 static const char *mutableInitWithStringNil(void) { return bracketed(CSS_STR_AUTORELEASE([[NSMutableString alloc] initWithString: css_opaque(nil)])); }
+/// A nil format: GNUstep raises "NULL format" from `initWithFormat:locale:arguments:` (Apple: "nil argument").
+static const char *initWithFormatNil(void) { return bracketed(CSS_STR_AUTORELEASE([[NSString alloc] initWithFormat: css_opaque(nil)])); }
+static const char *mutableStringWithFormatNil(void) { return bracketed([NSMutableString stringWithFormat: css_opaque(nil)]); }
+#if !defined(__APPLE__)
+/// GNUstep only: its `stringByAppendingFormat:` builds the appended part with `initWithFormat:locale:arguments:`.
+static const char *stringByAppendingFormatNil(void) { return bracketed([hello() stringByAppendingFormat: css_opaque(nil)]); }
+#endif
 static const char *stringWithUTF8Null(void) { return bracketed([NSString stringWithUTF8String: nullCString()]); }
 static const char *initWithUTF8Null(void) { return bracketed(CSS_STR_AUTORELEASE([[NSString alloc] initWithUTF8String: nullCString()])); }
 static const char *mutableInitWithUTF8Null(void) { return bracketed(CSS_STR_AUTORELEASE([[NSMutableString alloc] initWithUTF8String: nullCString()])); }
@@ -146,6 +153,11 @@ static const CSSScenario css_string_table[] = {
     { "mutableString.stringWithString.nil", "string", "stringWithString:", "NSInvalidArgumentException", "[ok]", 1, mutableStringWithStringNil },
     { "string.initWithString.nil", "string", "initWithString:", "NSInvalidArgumentException", "[]", 1, initWithStringNil },
     { "mutableString.initWithString.nil", "string", "initWithString:", "NSInvalidArgumentException", "[]", 1, mutableInitWithStringNil },
+    { "string.initWithFormat.nil", "string", "initWithFormat:locale:arguments:", "NSInvalidArgumentException", "[]", 1, initWithFormatNil },
+    { "mutableString.stringWithFormat.nil", "string", "initWithFormat:locale:arguments:", "NSInvalidArgumentException", "[]", 1, mutableStringWithFormatNil },
+#if !defined(__APPLE__)
+    { "string.stringByAppendingFormat.nil", "string", "initWithFormat:locale:arguments:", "NSInvalidArgumentException", "[hello]", 1, stringByAppendingFormatNil },
+#endif
     { "string.stringWithUTF8String.null", "string", "stringWithUTF8String:", "NSInvalidArgumentException", "[]", 1, stringWithUTF8Null },
     { "string.initWithUTF8String.null", "string", "initWithUTF8String:", "NSInvalidArgumentException", "[]", 1, initWithUTF8Null },
     { "mutableString.initWithUTF8String.null", "string", "initWithUTF8String:", "NSInvalidArgumentException", "[]", 1, mutableInitWithUTF8Null },

@@ -34,6 +34,14 @@ typedef struct CSSScenario {
 /// Every scenario, in catalog order.
 const CSSScenario *css_scenarios(int *count);
 
+/// The calls only Apple's Foundation raises for (in `css_scenarios` on Apple only), and Apple's reason for each
+/// (unverified on a device; NULL past the end). GNUstep's tests run them under Apple's rules, emulated.
+const CSSScenario *css_apple_only_scenarios(int *count);
+const char *css_apple_only_reason(int scenario);
+/// Valid calls of the methods those scenarios misuse, as one text (identical with and without CrashShield, under
+/// either rules). Call inside a pool.
+const char *css_valid_apple_only_calls(void);
+
 /// Valid calls (the differential test): a text describing every result, identical with and without CrashShield.
 const char *css_valid_container_calls(void);
 /// Valid NSString, NSMutableString and attributed-string calls (legal edge cases included), as one text.

@@ -20,5 +20,6 @@ final class ContainerGuard: CrashGuard {
         try DictionaryGuard.install(in: context)
         try SetGuard.install(in: context)
         try OrderedSetGuard.install(in: context)
+        try CacheGuard.install(in: context)
     }
 }

@@ -4,7 +4,9 @@ import CrashShieldRuntime.Internal
 /// for the recovery rules.
 ///
 /// Legal calls stay unguarded: `objectForKey:nil` (nil), `d[k] = nil` (removes k), and on GNUstep
-/// `removeObjectForKey:nil`, `setValue:nil forKey:`, `addEntriesFromDictionary:nil`, `removeObjectsForKeys:nil`.
+/// `removeObjectForKey:nil` (logs), `d[nil] = nil`, `setValue:nil forKey:`, `addEntriesFromDictionary:nil`,
+/// `removeObjectsForKeys:nil`. Under Apple's rules (`FoundationRules`) `removeObjectForKey:nil` and `d[nil] = nil`
+/// raise and are guarded.
 enum DictionaryGuard {
     typealias M = FoundationMessages
     private static let nilHint = "check keys and values for nil before storing them (a JSON null or a failed lookup?)"
@@ -18,6 +20,7 @@ enum DictionaryGuard {
         for point in [setObjectForKey, setObjectForKeyedSubscript] as [AnyHookPoint] {
             try context.install(point, onOwnersIn: mutable)
         }
+        if FoundationRules.isApple { try context.install(removeObjectForKey, onOwnersIn: mutable) }
     }
 
     // MARK: Construction
@@ -89,15 +92,22 @@ enum DictionaryGuard {
     /// object: `d[nil] = nil` removes nothing).
     static let setObjectForKeyedSubscript: HookPoint<ContainerIMP.VoidWithObjectObject> = HookPoint("setObject:forKeyedSubscript:") { receiver, cmd, object, key in
         guard let original = setObjectForKeyedSubscript.original(for: receiver) else { return }
-        #if canImport(Darwin)
-        if key != nil { return original(receiver, cmd, object, key) }
-        #else
-        if key != nil || object == nil { return original(receiver, cmd, object, key) }
-        #endif
+        if key != nil || (object == nil && !FoundationRules.isApple) { return original(receiver, cmd, object, key) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, setObjectForKeyedSubscript, M.invalidArgument, hint: nilHint, reason: {
             M.nilArgument("Tried to add nil key to dictionary", cls: $0, method: "setObject:forKeyedSubscript:", apple: "key cannot be nil")
         }) { return }
         original(receiver, cmd, object, key)
+    }
+
+    /// Apple's rules only: a nil key raises (GNUstep logs and removes nothing). Apple's text unverified on a device.
+    static let removeObjectForKey: HookPoint<ContainerIMP.VoidWithObject> = HookPoint("removeObjectForKey:") { receiver, cmd, key in
+        guard let original = removeObjectForKey.original(for: receiver) else { return }
+        if key != nil { return original(receiver, cmd, key) }
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, removeObjectForKey, M.invalidArgument,
+                                    hint: "check the key for nil before removing it", reason: {
+            M.apple($0, "removeObjectForKey:", "key cannot be nil")
+        }) { return }
+        original(receiver, cmd, key)
     }
 }
 

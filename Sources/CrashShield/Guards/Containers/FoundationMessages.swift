@@ -34,13 +34,15 @@ enum FoundationMessages {
         #endif
     }
 
-    /// A nil argument to a mutation (`gnustep`: GNUstep's text).
+    /// A nil argument to a mutation (`gnustep`: GNUstep's text), as the rules in force word it.
     static func nilArgument(_ gnustep: String, cls: String, method: String, apple: String = "object cannot be nil") -> String {
-        #if canImport(Darwin)
-        return "*** -[\(cls) \(method)]: \(apple)"
-        #else
-        return gnustep
-        #endif
+        FoundationRules.isApple ? Self.apple(cls, method, apple) : gnustep
+    }
+
+    /// Apple's wording, `*** -[Class method]: text` (`+[...]` for a class method). Used alone by the guards that
+    /// exist only under Apple's rules; their texts (see Docs/AppleRuntime.md) are unverified on a device.
+    static func apple(_ cls: String, _ method: String, _ text: String, isClassMethod: Bool = false) -> String {
+        "*** \(isClassMethod ? "+" : "-")[\(cls) \(method)]: \(text)"
     }
 
     /// Exception an ordered set raises for an index past the end: GNUstep fails an internal assertion

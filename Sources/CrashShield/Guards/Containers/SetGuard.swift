@@ -2,8 +2,9 @@ import CrashShieldRuntime.Internal
 
 /// NSSet and NSMutableSet: nil objects. See `ContainerGuard` for the recovery rules.
 ///
-/// Legal calls stay unguarded: `containsObject:nil`, `member:nil`, and on GNUstep `removeObject:nil` and a mutable
-/// set built with nil objects (`[NSMutableSet setWithObjects:count:]` drops them and logs).
+/// Legal calls stay unguarded: `containsObject:nil`, `member:nil`, and on GNUstep `removeObject:nil` (logs) and a
+/// mutable set built with nil objects (`[NSMutableSet setWithObjects:count:]` drops them and logs). Under Apple's
+/// rules (`FoundationRules`) `removeObject:nil` raises and is guarded.
 enum SetGuard {
     typealias M = FoundationMessages
     private static let nilHint = "check the object for nil before adding it (a JSON null or a failed lookup?)"
@@ -18,6 +19,7 @@ enum SetGuard {
         #endif
         try context.install(setByAddingObject, onOwnersIn: sets)
         try context.install(addObject, onOwnersIn: mutable)
+        if FoundationRules.isApple { try context.install(removeObject, onOwnersIn: mutable) }
     }
 
     /// Behind `setWithObjects:count:`, `setWithObject:`. Recovery: the set of the non-nil objects.
@@ -52,6 +54,17 @@ enum SetGuard {
         if object != nil { return original(receiver, cmd, object) }
         if GuardFailure.stopOrRaise(.container, receiver, cmd, addObject, M.invalidArgument, hint: nilHint, reason: {
             M.nilArgument("Tried to add nil to set", cls: $0, method: "addObject:")
+        }) { return }
+        original(receiver, cmd, object)
+    }
+
+    /// Apple's rules only (GNUstep logs and removes nothing). Apple's text unverified on a device.
+    static let removeObject: HookPoint<ContainerIMP.VoidWithObject> = HookPoint("removeObject:") { receiver, cmd, object in
+        guard let original = removeObject.original(for: receiver) else { return }
+        if object != nil { return original(receiver, cmd, object) }
+        if GuardFailure.stopOrRaise(.container, receiver, cmd, removeObject, M.invalidArgument,
+                                    hint: "check the object for nil before removing it", reason: {
+            M.apple($0, "removeObject:", "object cannot be nil")
         }) { return }
         original(receiver, cmd, object)
     }

@@ -2,7 +2,8 @@ import CrashShieldRuntime.Internal
 
 /// NSMutableString mutations at an index or range past the end. An invalid mutation is skipped (see `StringGuard`).
 /// Legal on GNUstep and left alone: `appendString:nil`, `appendFormat:nil`, `setString:nil`, `insertString:nil
-/// atIndex:i` for i <= length, `replaceCharactersInRange:r withString:nil` (deletes r).
+/// atIndex:i` for i <= length, `replaceCharactersInRange:r withString:nil` (deletes r). Under Apple's rules
+/// (`FoundationRules`) `appendString:nil` raises and is guarded.
 enum MutableStringGuard {
     typealias M = StringMessages
     private static let rangeHint = "check the index or range against length before the call"
@@ -12,6 +13,7 @@ enum MutableStringGuard {
         try context.install(insertStringAtIndex, onOwnersIn: mutable)
         try context.install(replaceCharactersInRange, onOwnersIn: mutable)
         try context.install(layers: [deleteCharactersInRangeBase, deleteCharactersInRange], onOwnersIn: mutable)
+        if FoundationRules.isApple { try context.install(appendString, onOwnersIn: mutable) }
     }
 
     /// Legal for index == length (appends). GNUstep checks in `replaceCharactersInRange:withString:`.
@@ -24,6 +26,17 @@ enum MutableStringGuard {
                             appleMethod: "insertString:atIndex:", cls: $0)
         }) { return }
         original(receiver, cmd, string, index)
+    }
+
+    /// Apple's rules only (GNUstep appends nothing). Apple's text unverified on a device.
+    static let appendString: HookPoint<ContainerIMP.VoidWithObject> = HookPoint("appendString:") { receiver, cmd, string in
+        guard let original = appendString.original(for: receiver) else { return }
+        if string != nil { return original(receiver, cmd, string) }
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, appendString, M.invalidArgument,
+                                    hint: "check the string for nil before appending it", reason: {
+            FoundationMessages.apple($0, "appendString:", "nil argument")
+        }) { return }
+        original(receiver, cmd, string)
     }
 
     static let replaceCharactersInRange: HookPoint<ContainerIMP.VoidWithRangeObject> = HookPoint("replaceCharactersInRange:withString:") { receiver, cmd, range, string in

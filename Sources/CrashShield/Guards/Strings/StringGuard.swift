@@ -66,6 +66,9 @@ enum StringIMP {
     typealias AttributeAtIndex = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, UnsafeMutablePointer<CSRRange>?) -> CSRObject?
     typealias VoidWithObjectRange = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRRange) -> Void
     typealias VoidWithObjectObjectRange = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, CSRRange) -> Void
+    /// The `va_list` is passed through untouched, as the one word it is in a call on every supported ABI (arm64
+    /// Darwin: a `char *`; x86_64: an array that decays to a pointer; AAPCS64's struct goes by reference).
+    typealias InitWithFormat = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UnsafeMutableRawPointer?) -> CSRObject?
 }
 
 /// NSString reads and constructors (every concrete string class, mutable ones included).
@@ -94,6 +97,8 @@ enum StringReads {
         let unrelated = placeholders.filter { cls in !placeholders.contains { $0 != cls && (cls.isKind(of: $0) || $0.isKind(of: cls)) } }
         try context.install(initWithString, on: unrelated)
         try context.install(initWithUTF8String, on: unrelated)
+        try context.install(initWithFormatLocaleArguments, on: unrelated)
+        if FoundationRules.isApple { try context.install(stringByAppendingString, onOwnersIn: strings) }
     }
 
     // MARK: Reads
@@ -197,7 +202,31 @@ enum StringReads {
         return original(receiver, cmd, suffix)
     }
 
+    /// Apple's rules only (GNUstep answers a copy of the receiver). Recovery: the same copy (the receiver
+    /// appended with ""). Apple's text unverified on a device.
+    static let stringByAppendingString: HookPoint<ContainerIMP.ObjectWithObject> = HookPoint("stringByAppendingString:") { receiver, cmd, string in
+        guard let original = stringByAppendingString.original(for: receiver) else { return nil }
+        if string != nil { return original(receiver, cmd, string) }
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, stringByAppendingString, M.invalidArgument, hint: nilHint, reason: {
+            FoundationMessages.apple($0, "stringByAppendingString:", "nil argument")
+        }) { return original(receiver, cmd, csr_string_create("")) }
+        return original(receiver, cmd, string)
+    }
+
     // MARK: Constructors (recovery: an empty string of the class asked for)
+
+    /// A nil format raises on both Foundations (the variadic `initWithFormat:`, `stringWithFormat:` and, on GNUstep,
+    /// `stringByAppendingFormat:` end here; GNUstep's `+[NSString stringWithFormat:]` raises before, unguarded).
+    /// Recovery: the original with an empty format (no argument is read).
+    static let initWithFormatLocaleArguments: HookPoint<StringIMP.InitWithFormat> = HookPoint("initWithFormat:locale:arguments:") { receiver, cmd, format, locale, arguments in
+        guard let original = initWithFormatLocaleArguments.original(for: receiver) else { return nil }
+        if format != nil { return original(receiver, cmd, format, locale, arguments) }
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, initWithFormatLocaleArguments, M.invalidArgument,
+                                    hint: "check the format for nil before the call", reason: { M.nilFormat(cls: $0) }) {
+            return original(receiver, cmd, csr_string_create(""), locale, arguments)
+        }
+        return original(receiver, cmd, format, locale, arguments)
+    }
 
     static let stringWithString: HookPoint<ContainerIMP.ObjectWithObject> = HookPoint("stringWithString:", kind: .class) { receiver, cmd, string in
         guard let original = stringWithString.original(for: receiver) else { return nil }

@@ -73,6 +73,15 @@ enum StringMessages {
         #endif
     }
 
+    /// A nil format reaching `initWithFormat:locale:arguments:` (behind `initWithFormat:`, `stringWithFormat:` on
+    /// Apple and on GNUstep's NSMutableString, `stringByAppendingFormat:` on GNUstep). Apple's text unverified on a
+    /// device.
+    static func nilFormat(cls: String) -> String {
+        FoundationRules.isApple
+            ? FoundationMessages.apple(cls, "initWithFormat:locale:arguments:", "nil argument")
+            : "[\(cls)-initWithFormat:locale:arguments:]: NULL format"
+    }
+
     /// An attributed-string index past the end (`attributesAtIndex:...`, `attribute:atIndex:...`).
     static func attributeIndex(_ index: UInt, length: UInt, cls: String) -> String {
         #if canImport(Darwin)

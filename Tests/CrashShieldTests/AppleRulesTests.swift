@@ -1,0 +1,167 @@
+@testable import CrashShield
+import CrashShieldScenarios
+import CrashShieldTesting
+import XCTest
+
+/// The calls only Apple's Foundation raises for (CSSAppleScenarios.m), proven on GNUstep with Apple's rules emulated
+/// (`FoundationRules.current = .apple`): "Apple would raise X with reason Y; CrashShield stops it and reports exactly
+/// that". With GNUstep's rules the same calls reach GNUstep unchanged and nothing extra is installed.
+final class AppleRulesTests: XCTestCase {
+    /// One Apple-only catalog row and Apple's reason for it.
+    struct AppleCase {
+        let name, category, selector, exception, expectedResult, appleReason: String
+        let run: @convention(c) () -> UnsafePointer<CChar>?
+
+        static let all: [AppleCase] = {
+            var count: Int32 = 0
+            guard let table = css_apple_only_scenarios(&count) else { return [] }
+            return (0..<count).map { index in
+                let raw = table[Int(index)]
+                return AppleCase(name: String(cString: raw.name), category: String(cString: raw.category),
+                                 selector: String(cString: raw.selector), exception: String(cString: raw.exception),
+                                 expectedResult: String(cString: raw.expectedResult),
+                                 appleReason: String(cString: css_apple_only_reason(index)), run: raw.run)
+            }
+        }()
+
+        func perform() -> String {
+            var text = ""
+            withAutoreleasePool { text = run().map { String(cString: $0) } ?? "nil" }
+            return text
+        }
+
+        /// Apple's reason with Apple's concrete class replaced by the receiver's (`*** -[__NSDictionaryM m]: ...`).
+        func expectedReason(className: String) -> String {
+            guard let open = appleReason.firstIndex(of: "["), let space = appleReason[open...].firstIndex(of: " ") else { return appleReason }
+            return appleReason.replacingCharacters(in: appleReason.index(after: open)..<space, with: className)
+        }
+    }
+
+    /// The selectors only Apple's rules hook.
+    static let appleOnlySelectors: Set<String> = ["removeObjectForKey:", "removeObject:", "appendString:",
+                                                  "stringByAppendingString:", "setObject:forKey:cost:"]
+
+    override func tearDown() {
+        FoundationRules.current = FoundationRules.platform
+        super.tearDown()
+    }
+
+    func testTheCatalogHasEveryAppleOnlyCall() {
+        XCTAssertEqual(Set(AppleCase.all.map(\.selector)), Self.appleOnlySelectors.union(["setObject:forKeyedSubscript:"]))
+    }
+
+    /// Release mode: the call is stopped, the caller gets the receiver untouched, one report names Apple's exception
+    /// and reason.
+    func testAppleRulesStopEachCallAndReportApplesException() throws {
+        FoundationRules.current = .apple
+        for apple in AppleCase.all {
+            try withShield(Configuration(guards: .all)) { sink in
+                let result = apple.perform()
+                CrashShield.flush()
+                XCTAssertEqual(result, apple.expectedResult, "\(apple.name): what the caller got")
+                XCTAssertEqual(sink.reports.count, 1, "\(apple.name): \(sink.reports.map(\.method))")
+                guard let report = sink.reports.first else { return }
+                XCTAssertEqual(report.category, apple.category, apple.name)
+                XCTAssertEqual(report.selector, apple.selector, apple.name)
+                XCTAssertEqual(report.exceptionName, apple.exception, apple.name)
+                XCTAssertEqual(report.reason, apple.expectedReason(className: report.className), apple.name)
+            }
+        }
+    }
+
+    /// Debug mode, the app's own call: Apple's exception, with Apple's reason, raised at the call.
+    func testAppleRulesInDebugModeRaiseApplesException() throws {
+        FoundationRules.current = .apple
+        for apple in AppleCase.all {
+            try withShield(Configuration(guards: .all, mode: .debug)) { sink in
+                let raised = catchingObjCException { _ = apple.perform() }
+                CrashShield.flush()
+                XCTAssertEqual(raised?.name, apple.exception, apple.name)
+                let className = sink.reports.first?.className ?? "?"
+                XCTAssertEqual(raised?.reason, apple.expectedReason(className: className), apple.name)
+            }
+        }
+    }
+
+    /// GNUstep's rules: each call behaves exactly as without CrashShield (same result and receiver, nothing raised,
+    /// no report), and no hook for an Apple-only precondition is installed.
+    func testGNUstepRulesLeaveTheCallsToGNUstep() throws {
+        FoundationRules.current = .gnustep
+        for apple in AppleCase.all {
+            var unguarded: (name: String, reason: String)?
+            var baseline = ""
+            unguarded = catchingObjCException { baseline = apple.perform() }
+            XCTAssertNil(unguarded, "\(apple.name): GNUstep raises: not an Apple-only call")
+            try withShield(Configuration(guards: .all)) { sink in
+                var guarded = ""
+                XCTAssertNil(catchingObjCException { guarded = apple.perform() }, apple.name)
+                CrashShield.flush()
+                XCTAssertEqual(guarded, baseline, "\(apple.name): the call changed under GNUstep's rules")
+                XCTAssertEqual(sink.reports.map(\.method), [], apple.name)
+            }
+        }
+    }
+
+    func testAppleOnlyHooksAreInstalledOnlyUnderAppleRules() throws {
+        for rules in [FoundationRules.gnustep, .apple] {
+            FoundationRules.current = rules
+            try withShield(Configuration(guards: .all)) { _ in
+                let session = try XCTUnwrap(Session.current.load(ordering: .acquiring))
+                let hooked = Set(session.installed.values.flatMap { $0.hooks.map(\.point.selector.name) })
+                let appleOnly = hooked.intersection(Self.appleOnlySelectors)
+                XCTAssertEqual(appleOnly, rules == .apple ? Self.appleOnlySelectors : [], "\(rules)")
+            }
+        }
+    }
+
+    /// A nil format raises on both Foundations: the catalog's GNUstep rows (checked by the crash matrix) report
+    /// GNUstep's "NULL format"; under Apple's rules the same calls report Apple's "nil argument".
+    func testNilFormatReportsTheRulesReason() throws {
+        let names = ["string.initWithFormat.nil", "mutableString.stringWithFormat.nil", "string.stringByAppendingFormat.nil"]
+        for rules in [FoundationRules.gnustep, .apple] {
+            FoundationRules.current = rules
+            for name in names {
+                let scenario = try XCTUnwrap(scenario(named: name), name)
+                try withShield(Configuration(guards: .all)) { sink in
+                    var text = ""
+                    withAutoreleasePool { text = scenario.run().map { String(cString: $0) } ?? "nil" }
+                    CrashShield.flush()
+                    XCTAssertEqual(text, String(cString: scenario.expectedResult), name)
+                    XCTAssertEqual(sink.reports.count, 1, name)
+                    guard let report = sink.reports.first else { return }
+                    XCTAssertEqual(report.selector, "initWithFormat:locale:arguments:", name)
+                    XCTAssertEqual(report.reason, rules == .apple
+                                   ? "*** -[\(report.className) initWithFormat:locale:arguments:]: nil argument"
+                                   : "[\(report.className)-initWithFormat:locale:arguments:]: NULL format", name)
+                }
+            }
+        }
+    }
+
+    /// Valid calls of the Apple-only hooks behave as without CrashShield under Apple's rules. (The GNUstep lists of
+    /// valid calls hold `removeObjectForKey:nil`, `appendString:nil`...: Apple's rules rightly report those.)
+    func testValidCallsUnderAppleRulesAreUnchanged() throws {
+        FoundationRules.current = .apple
+        func validCalls() -> String {
+            var text = ""
+            withAutoreleasePool {
+                text = String(cString: css_valid_apple_only_calls())
+            }
+            return text
+        }
+        let baseline = validCalls()
+        XCTAssertTrue(baseline.contains("format=5-x-y z 3 ab7!"), baseline)
+        try withShield(Configuration(guards: .all)) { sink in
+            let guarded = validCalls()
+            CrashShield.flush()
+            XCTAssertEqual(guarded, baseline)
+            XCTAssertEqual(sink.reports.map(\.method), [])
+        }
+    }
+
+    private func scenario(named name: String) -> CSSScenario? {
+        var count: Int32 = 0
+        guard let table = css_scenarios(&count) else { return nil }
+        return (0..<Int(count)).map { table[$0] }.first { String(cString: $0.name) == name }
+    }
+}
