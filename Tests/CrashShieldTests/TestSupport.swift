@@ -1,4 +1,4 @@
-@testable import CrashShield
+@_spi(Testing) @testable import CrashShield
 import CrashShieldMatrix
 import CrashShieldRuntime.Internal
 import CrashShieldTesting
@@ -28,7 +28,8 @@ func withShield(_ configuration: Configuration = Configuration(guards: .all), fi
         XCTFail("start failed: \(error)", file: file, line: line)
         return
     }
-    defer { CrashShield.stop() }
+    // stop() hands pending counts to the delivery queue: wait for them, so no sink writes after the test moved on.
+    defer { CrashShield.stop(); CrashShield.waitForSinks() }
     try body(sink)
 }
 
@@ -41,6 +42,7 @@ class ShieldTestCase: XCTestCase {
 
     override func tearDown() {
         CrashShield.stop()
+        CrashShield.waitForSinks()
         super.tearDown()
     }
 }

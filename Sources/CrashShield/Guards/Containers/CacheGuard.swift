@@ -1,4 +1,4 @@
-import CrashShieldRuntime
+import CrashShieldRuntime.Internal
 
 /// NSCache, under Apple's rules only (`FoundationRules`): Apple raises for a nil object, GNUstep stores nothing.
 /// `setObject:forKey:` reaches `setObject:forKey:cost:` on both Foundations (Apple's reason names the latter), so one
