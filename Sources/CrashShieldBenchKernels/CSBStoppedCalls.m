@@ -3,12 +3,7 @@
 // Each stopped-call kernel crashes without its guard: run it only with that guard on.
 #include "CrashShieldBenchKernels.h"
 #include "CSBSupport.h"
-#if defined(__APPLE__)
 #include <objc/runtime.h>
-#include <objc/message.h>
-#else
-#include <objc/runtime.h>
-#endif
 
 /// An app class (defined in the benchmark's own binary, so the unrecognized-selector guard protects it).
 @interface CSBProfile : NSObject
