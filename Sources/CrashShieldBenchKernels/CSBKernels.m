@@ -1,15 +1,6 @@
 // CSBKernels.m: valid hot-path calls, timed with a monotonic clock around the loop.
-#import <Foundation/Foundation.h>
-#include <time.h>
 #include "CrashShieldBenchKernels.h"
-
-static double csb_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static id csb_opaque(id object) { __asm__ volatile("" : : "r"(object) : "memory"); return object; }
+#include "CSBSupport.h"
 
 /// `[array objectAtIndex: i]` (`subscript` false) or `array[i]` (true: what the subscript syntax compiles to).
 static double arrayRead(unsigned long iterations, bool subscript) {
@@ -119,12 +110,6 @@ static double characterAtIndex(unsigned long iterations) {
 - (void)setNeedsLayout { layouts++; }
 @end
 
-#if __has_feature(objc_arc)
-#define CSB_RELEASE(object) ((void)0)
-#else
-#define CSB_RELEASE(object) [(object) release]
-#endif
-
 static double appObjectAllocRelease(unsigned long iterations) {
     double start = csb_now();
     for (unsigned long i = 0; i < iterations; i++) {
@@ -169,4 +154,16 @@ static const CSBBenchmark csb_table[] = {
 const CSBBenchmark *csb_benchmarks(int *count) {
     *count = (int)(sizeof csb_table / sizeof csb_table[0]);
     return csb_table;
+}
+
+double csb_run_measured(CSBKernel kernel, unsigned long iterations) { return kernel(iterations); }
+
+#define CSB_STRING(x) CSB_STRING_(x)
+#define CSB_STRING_(x) #x
+const char *csb_foundation_version(void) {
+#if defined(GNUSTEP_BASE_VERSION)
+    return CSB_STRING(GNUSTEP_BASE_VERSION);
+#else
+    return "Apple";  // Apple's Foundation has no GNUstep version
+#endif
 }

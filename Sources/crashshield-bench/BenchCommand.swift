@@ -3,50 +3,65 @@ import CrashShield
 import CrashShieldBenchKernels
 import Foundation
 
-/// Guarded vs unguarded cost of hot calls, in one process: each kernel runs alternately without CrashShield and
-/// with it (and once more after stop, where nothing must remain), and the medians are compared.
+/// Guarded vs unguarded cost, in one process: hot calls (each with its own guard), an app-like workload (with the
+/// production-safe guards), start()/stop(), and the cost of one stopped call per guard family.
 @main
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crashshield-bench",
-        abstract: "Measures the overhead of the guards on hot calls (build with -c release).")
+        abstract: "Measures the overhead of the guards (build with -c release; scripts/bench.sh).")
 
-    @Option(help: "Calls per timed run.") var iterations: UInt = 2_000_000
+    @Option(help: "Calls per timed run of a hot-call kernel.") var iterations: UInt = 2_000_000
     @Option(help: "Timed runs per mode (the median is reported).") var runs = 9
+    @Option(help: "Screen loads per timed run of the app workload.") var appIterations: UInt = 60
+    @Option(help: "start()/stop() pairs timed per configuration.") var startRuns = 15
+    @Option(help: "Extra app classes registered at run time before start() is timed again.") var extraClasses: Int32 = 5_000
+    @Option(help: "Stopped calls timed per guard family.") var stoppedCalls: UInt = 2_000
+    @Option(help: "Instruction counts written by scripts/bench-instructions.sh in this run (TSV).")
+    var instructions: String?
+    @Flag(help: "Print BENCHMARKS.md (machine, date, tables) instead of plain text.") var markdown = false
+    @Option(help: "The toolchain line for --markdown (scripts/bench.sh passes `swift --version`).")
+    var toolchain = "unknown Swift"
+    @Option(help: "Run only this kernel (a hot-call name or \"app workload\"), for callgrind; prints its ns/call.")
+    var kernel: String?
+    @Option(help: "With --kernel: unguarded, or guarded (the kernel's own guard).") var mode = "unguarded"
+    @Option(help: "Only start() and stop() this many times with the production-safe guards (for perf record).")
+    var startProfile: Int?
+    @Option(help: "With --start-profile: app classes registered at run time first.") var profileExtraClasses: Int32 = 0
 
     func run() throws {
-        var count: Int32 = 0
-        let table = csb_benchmarks(&count)!
-        let kernels = (0..<Int(count)).map { (String(cString: table[$0].name), table[$0].kernel!, String(cString: table[$0].guard)) }
-        var unguarded: [String: [Double]] = [:], guarded: [String: [Double]] = [:], stopped: [String: [Double]] = [:]
-        for (_, kernel, _) in kernels { _ = kernel(iterations / 4) }  // warm up caches and dispatch tables
-        for _ in 0..<runs {
-            for (name, kernel, _) in kernels { unguarded[name, default: []].append(kernel(iterations)) }
-            for (name, kernel, guardName) in kernels {
-                try CrashShield.start(Self.configuration(for: guardName))
-                guarded[name, default: []].append(kernel(iterations))
-                CrashShield.stop()
-            }
+        if let kernel { return try runOne(kernel) }
+        if let startProfile {
+            _ = csb_register_app_classes(profileExtraClasses)
+            for _ in 0..<startProfile { try CrashShield.start(.production); CrashShield.stop() }
+            return
         }
-        for _ in 0..<runs { for (name, kernel, _) in kernels { stopped[name, default: []].append(kernel(iterations)) } }
-        print("benchmark (median of \(runs) runs x \(iterations) calls; each call with its own guard on)")
-        print("call".padding(toLength: 20, withPad: " ", startingAt: 0) + "  guard           unguarded ns  guarded ns   ratio  after stop")
-        for (name, _, guardName) in kernels {
-            let u = median(unguarded[name]!), g = median(guarded[name]!), s = median(stopped[name]!)
-            print(name.padding(toLength: 20, withPad: " ", startingAt: 0) + "  " + guardName.padding(toLength: 14, withPad: " ", startingAt: 0)
-                  + String(format: "  %12.2f  %10.2f  %5.2fx  %9.2fx", u, g, g / u, s / u))
-        }
+        let results = BenchResults(
+            hot: try HotCalls.measure(iterations: iterations, runs: runs),
+            app: try AppWorkload.measure(iterations: appIterations, runs: runs),
+            startStop: try StartStop.measure(runs: startRuns, extraClasses: extraClasses),
+            stopped: try StoppedCalls.measure(calls: stoppedCalls),
+            instructions: try instructions.map(InstructionCounts.init(path:)))
+        print(markdown ? results.markdown(toolchain: toolchain, settings: settingsLine) : results.text(settings: settingsLine))
     }
 
-    /// One guard, release mode. "zombie/stack": zombies with deallocation stacks. The main-thread guard gets
-    /// the benchmark's stand-in view class.
-    static func configuration(for guardName: String) -> Configuration {
-        let parts = guardName.split(separator: "/").map(String.init)
-        var configuration = Configuration(guards: GuardCategory(name: parts[0]) ?? .container)
-        if parts.count > 1, parts[1] == "stack" { configuration.zombies.recordsDeallocationStack = true }
-        configuration.mainThreadOnlyMethods = ["CSBView": ["setNeedsLayout"]]
-        return configuration
+    private var settingsLine: String {
+        "median of \(runs) runs; hot calls \(iterations) calls a run, app workload \(appIterations) screen loads a run, "
+            + "start()/stop() \(startRuns) pairs, \(stoppedCalls) stopped calls per family"
     }
 
-    private func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    /// One kernel, for callgrind: a warm-up outside the count, then `csb_run_measured`, the counted function.
+    private func runOne(_ name: String) throws {
+        guard let entry = Kernels.hot.first(where: { $0.name == name }) ?? (name == AppWorkload.name ? AppWorkload.entry : nil)
+        else { throw ValidationError("no kernel named \(name); kernels: \((Kernels.hot.map(\.name) + [AppWorkload.name]).joined(separator: ", "))") }
+        switch mode {
+        case "unguarded": break
+        case "guarded": try CrashShield.start(Kernels.configuration(for: entry.guardName))
+        default: throw ValidationError("--mode is unguarded or guarded")
+        }
+        _ = entry.kernel(max(iterations / 4, 1))
+        let ns = csb_run_measured(entry.kernel, iterations)
+        CrashShield.stop()
+        print("\(name) \(mode): \(String(format: "%.2f", ns)) ns per call")
+    }
 }

@@ -20,6 +20,25 @@ typedef struct CSBBenchmark {
 /// Every kernel.
 const CSBBenchmark *csb_benchmarks(int *count);
 
+/// Bad calls, one per guard family, each crashing without its guard (`guard` names it): nanoseconds per stopped call.
+const CSBBenchmark *csb_stopped_calls(int *count);
+
+/// The app-like workload (JSON, KVC models, sorting, strings, dictionaries and sets): nanoseconds per screen load.
+double csb_app_workload(unsigned long iterations);
+/// The checksum of the last `csb_app_workload` run: the same with and without guards, or a guard changed a result.
+unsigned long csb_app_workload_checksum(void);
+
+/// Runs `kernel`: the only function whose instructions `scripts/bench-instructions.sh` counts (callgrind's
+/// --toggle-collect), so set-up, start() and the warm-up stay out of the count.
+double csb_run_measured(CSBKernel kernel, unsigned long iterations);
+
+/// Registers `count` new NSObject subclasses with two methods each (objc_allocateClassPair), as a large app has;
+/// returns how many were registered.
+int csb_register_app_classes(int count);
+
+/// The Foundation the kernels run on: GNUstep Base's version ("1.28.0"), or "Apple" on Apple platforms.
+const char *csb_foundation_version(void);
+
 #ifdef __cplusplus
 }
 #endif

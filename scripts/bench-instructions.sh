@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Instructions, guarded / unguarded, of the benchmark's kernels under callgrind: repeatable to the instruction
+# whatever else the machine runs (wall-clock ratios here move by 0.1x between runs).
+#
+#   scripts/bench-instructions.sh [--out FILE] [--no-build] [KERNEL...]
+#
+# Each kernel runs in its own process (`crashshield-bench --kernel NAME --mode unguarded|guarded`): a warm-up, then
+# `csb_run_measured`, the only function counted (--toggle-collect), a fixed number of times. Guarded: the kernel's own
+# guard (the app workload: Configuration.production's guards). valgrind cannot read Swift's debug info, so it runs a
+# stripped copy of the release binary (csb_run_measured stays in the dynamic symbol table: --export-dynamic).
+# FILE (TSV: kernel, guard, unguarded Ir, guarded Ir) is what `crashshield-bench --instructions FILE` reads.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="" build=1
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --out) out="$2"; shift 2 ;;
+        --no-build) build=0; shift ;;
+        *) break ;;
+    esac
+done
+command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
+if [[ $build == 1 ]]; then swift build -c release --product crashshield-bench >&2; fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+strip -o "$work/crashshield-bench" .build/release/crashshield-bench
+
+# Kernel names and guards, and how many calls each counts (the app workload: screen loads).
+kernels=("$@")
+if [[ ${#kernels[@]} -eq 0 ]]; then
+    kernels=("objectAtIndex:" "array[i]" "objectForKey:" "setObject:forKey:" "addObject:" "substringWithRange:"
+             "characterAtIndex:" "alloc+release NSObj" "setNeedsLayout main" "app workload")
+fi
+calls_for() { [[ "$1" == "app workload" ]] && echo 20 || echo 100000; }
+
+instructions() {  # kernel mode -> instructions counted in csb_run_measured
+    local file="$work/callgrind.out"
+    valgrind --tool=callgrind --callgrind-out-file="$file" --collect-atstart=no --toggle-collect=csb_run_measured \
+        "$work/crashshield-bench" --kernel "$1" --mode "$2" --iterations "$(calls_for "$1")" >/dev/null 2>"$work/log" \
+        || { cat "$work/log" >&2; exit 1; }
+    awk '/^summary:/ { print $2 }' "$file"
+}
+
+table="# kernel	guard	unguarded Ir	guarded Ir"
+printf '%-22s %14s %14s %8s\n' kernel "unguarded Ir" "guarded Ir" ratio
+for kernel in "${kernels[@]}"; do
+    u=$(instructions "$kernel" unguarded)
+    g=$(instructions "$kernel" guarded)
+    printf '%-22s %14s %14s %7.3fx\n' "$kernel" "$u" "$g" "$(echo "$g / $u" | bc -l)"
+    table+=$'\n'"$kernel	-	$u	$g"
+done
+if [[ -n "$out" ]]; then printf '%s\n' "$table" > "$out"; fi
