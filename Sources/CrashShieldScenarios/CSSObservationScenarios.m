@@ -206,6 +206,64 @@ void css_kvo_valid_sequence(char *buffer, unsigned long size) {
     CSS_POOL_END
 }
 
+void css_kvo_set_name_object(void *model, void *object) {
+    [(CSS_BRIDGE CSSKVOModel *)model setName: (CSS_BRIDGE id)object];
+}
+
+/// Removes itself from the model it observes in its own -dealloc (the usual, correct pattern).
+@interface CSSKVOTidyObserver : CSSKVORecorder { @public CSSKVOModel *_model; }
+@end
+@implementation CSSKVOTidyObserver
+- (void)dealloc {
+    [_model removeObserver: self forKeyPath: @"level"];
+    CSS_RELEASE(_model);
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+void *css_kvo_tidy_observer_new(void *model, long tag) {
+    CSSKVOTidyObserver *observer = [[CSSKVOTidyObserver alloc] init];
+    observer->_tag = tag;
+#if __has_feature(objc_arc)
+    observer->_model = (__bridge CSSKVOModel *)model;
+#else
+    observer->_model = [(CSSKVOModel *)model retain];
+#endif
+    [observer->_model addObserver: observer forKeyPath: @"level" options: NSKeyValueObservingOptionNew context: NULL];
+    return (CSS_BRIDGE void *)observer;
+}
+
+/// Observes its own level from init to dealloc.
+@interface CSSKVOSelfObserver : CSSKVOModel { long _tag; }
+@end
+@implementation CSSKVOSelfObserver
+- (instancetype)initWithTag:(long)tag {
+    if ((self = [super init])) {
+        _tag = tag;
+        [self addObserver: self forKeyPath: @"level" options: NSKeyValueObservingOptionNew context: NULL];
+    }
+    return self;
+}
+- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change
+                       context:(void *)context {
+    css_log_append([NSString stringWithFormat: @"%ld|%@|%lu|%s", _tag, keyPath, (unsigned long)(uintptr_t)context,
+                                               css_dictionary_contents(change)]);
+}
+- (void)dealloc {
+    [self removeObserver: self forKeyPath: @"level"];
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+void *css_kvo_self_observer_new(long tag) {
+    return (CSS_BRIDGE void *)[[CSSKVOSelfObserver alloc] initWithTag: tag];
+}
+
+void *css_kvo_operation_new(void) { return (CSS_BRIDGE void *)[[NSOperation alloc] init]; }
+void css_kvo_set_priority(void *operation, long priority) {
+    [(CSS_BRIDGE NSOperation *)operation setQueuePriority: (NSOperationQueuePriority)priority];
+}
+
 // MARK: Observers released while a change is being delivered to them
 
 static pthread_mutex_t css_probe_lock = PTHREAD_MUTEX_INITIALIZER;
