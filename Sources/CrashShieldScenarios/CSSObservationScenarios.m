@@ -210,10 +210,20 @@ void css_kvo_set_name_object(void *model, void *object) {
     [(CSS_BRIDGE CSSKVOModel *)model setName: (CSS_BRIDGE id)object];
 }
 
-/// Removes itself from the model it observes in its own -dealloc (the usual, correct pattern).
-@interface CSSKVOTidyObserver : CSSKVORecorder { @public CSSKVOModel *_model; }
+static void css_log_change(long tag, NSString *keyPath, void *context, NSDictionary *change) {
+    css_log_append([NSString stringWithFormat: @"%ld|%@|%lu|%s", tag, keyPath, (unsigned long)(uintptr_t)context,
+                                               css_dictionary_contents(change)]);
+}
+
+/// Removes itself from the model it observes in its own -dealloc (the usual, correct pattern). A direct subclass of
+/// NSObject, so that the guard's -dealloc hook is on this class and runs before this -dealloc's body.
+@interface CSSKVOTidyObserver : NSObject { @public long _tag; CSSKVOModel *_model; }
 @end
 @implementation CSSKVOTidyObserver
+- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change
+                       context:(void *)context {
+    css_log_change(_tag, keyPath, context, change);
+}
 - (void)dealloc {
     [_model removeObserver: self forKeyPath: @"level"];
     CSS_RELEASE(_model);
@@ -233,8 +243,9 @@ void *css_kvo_tidy_observer_new(void *model, long tag) {
     return (CSS_BRIDGE void *)observer;
 }
 
-/// Observes its own level from init to dealloc.
-@interface CSSKVOSelfObserver : CSSKVOModel { long _tag; }
+/// Observes its own level from init to dealloc (a direct subclass of NSObject, as above).
+@interface CSSKVOSelfObserver : NSObject { int _level; long _tag; }
+- (void)setLevel:(int)level;
 @end
 @implementation CSSKVOSelfObserver
 - (instancetype)initWithTag:(long)tag {
@@ -244,10 +255,11 @@ void *css_kvo_tidy_observer_new(void *model, long tag) {
     }
     return self;
 }
+- (int)level { return _level; }
+- (void)setLevel:(int)level { _level = level; }
 - (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change
                        context:(void *)context {
-    css_log_append([NSString stringWithFormat: @"%ld|%@|%lu|%s", _tag, keyPath, (unsigned long)(uintptr_t)context,
-                                               css_dictionary_contents(change)]);
+    css_log_change(_tag, keyPath, context, change);
 }
 - (void)dealloc {
     [self removeObserver: self forKeyPath: @"level"];

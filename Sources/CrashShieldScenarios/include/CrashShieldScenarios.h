@@ -149,7 +149,8 @@ void css_kvo_valid_sequence(char *buffer, unsigned long size);
 void css_kvo_set_name_object(void *model, void *object);
 /// A recorder (tag) that observes `level` of `model` (which it retains) and removes itself in its own -dealloc.
 void *css_kvo_tidy_observer_new(void *model, long tag);
-/// A model that observes its own `level` (recording with tag) from its init and removes itself in its -dealloc.
+/// An object with a `level` (set it with css_kvo_set_level) that observes it itself (recording with tag) from its
+/// init and removes itself in its -dealloc.
 void *css_kvo_self_observer_new(long tag);
 /// An NSOperation (a Foundation class: system KVO); `css_kvo_set_priority` sets its `queuePriority`, which it
 /// announces by KVO itself.

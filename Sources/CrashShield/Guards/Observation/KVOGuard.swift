@@ -1,3 +1,4 @@
+import Atomics
 import CrashShieldRuntime.Internal
 
 /// Stops unbalanced, duplicate and dangling key-value observation.
@@ -59,7 +60,7 @@ final class KVOGuard: CrashGuard {
                                                            Self.removeObserverContext.replacement, "v@:@@^v")
                 || Self.addedContextRemoval
         }
-        Self.active = true
+        Self.active.store(true, ordering: .releasing)
     }
 
     func willUninstall() {
@@ -69,11 +70,12 @@ final class KVOGuard: CrashGuard {
     }
 
     func uninstall() {
-        Self.active = false
+        Self.active.store(false, ordering: .releasing)
         Self.registry.handBackToFoundation()   // nothing left, unless the hooks were reverted without willUninstall
     }
 
-    nonisolated(unsafe) static var active = false
+    /// Read by every hook on other threads (an atomic: ThreadSanitizer reported the plain flag).
+    static let active = ManagedAtomic<Bool>(false)
     nonisolated(unsafe) static var addedContextRemoval = false
 
     // MARK: Hooks
@@ -275,7 +277,7 @@ final class KVOGuard: CrashGuard {
 
     /// Whether new registrations go through the proxy (guard on and the class not excluded).
     static func isGuarding(_ receiver: CSRObject) -> Bool {
-        guard active, let session = Session.current.load(ordering: .acquiring), session.isEnabled(.kvo) else { return false }
+        guard active.load(ordering: .acquiring), let session = Session.current.load(ordering: .acquiring), session.isEnabled(.kvo) else { return false }
         guard let cls = ObjCClass(of: receiver) else { return false }
         return !session.isExcluded(cls)
     }
