@@ -92,15 +92,6 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
 
     // MARK: Queries
 
-    /// Whether (observed, observer, key path, context) is registered.
-    func contains(observed object: CSRObject, observer: CSRObject, keyPath: String, context: UInt) -> Bool {
-        lock.withLock {
-            observed[UInt(bitPattern: object)]?.registrations.contains {
-                $0.observer == UInt(bitPattern: observer) && $0.keyPath == keyPath && $0.context == context
-            } ?? false
-        }
-    }
-
     var observedCount: Int { lock.withLock { observed.count } }
 
     /// Whether `object` is one of the live proxies (by address: a removal may name an observer already freed).
