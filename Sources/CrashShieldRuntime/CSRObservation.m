@@ -48,6 +48,15 @@ CSRObject csr_object_copy_owned(CSRObject object) {
 #endif
 }
 
+CSRObject csr_object_retain_owned(CSRObject object) {
+    if (!object) return NULL;
+#if __has_feature(objc_arc)
+    return (__bridge_retained CSRObject)(__bridge id)object;
+#else
+    return (CSRObject)[(id)object retain];
+#endif
+}
+
 void csr_object_release_owned(CSRObject object) {
     if (!object) return;
 #if __has_feature(objc_arc)
@@ -65,6 +74,25 @@ void csr_kvo_add(CSRObject observed, CSRObject observer, CSRObject keyPath, unsi
 
 void csr_kvo_remove(CSRObject observed, CSRObject observer, CSRObject keyPath) {
     [(CSR_BRIDGE id)observed removeObserver: (CSR_BRIDGE id)observer forKeyPath: (CSR_BRIDGE NSString *)keyPath];
+}
+
+void csr_kvo_remove_registration(CSRObject observed, CSRObject observer, CSRObject keyPath, void *context) {
+#if defined(__APPLE__)
+    [(CSR_BRIDGE id)observed removeObserver: (CSR_BRIDGE id)observer forKeyPath: (CSR_BRIDGE NSString *)keyPath
+                                    context: context];
+#else
+    // GNUstep keeps one registration per observer and key path (and has no context removal).
+    (void)context;
+    csr_kvo_remove(observed, observer, keyPath);
+#endif
+}
+
+bool csr_kvo_has_observation_info(CSRObject object) {
+    if (!object) return false;
+    bool observed;
+    // GNUstep's -observationInfo returns the info retained and autoreleased.
+    @autoreleasepool { observed = [(CSR_BRIDGE id)object observationInfo] != NULL; }
+    return observed;
 }
 
 void csr_kvo_deliver(CSRObject observer, CSRObject keyPath, CSRObject object, CSRObject change, void *context,

@@ -206,6 +206,76 @@ void css_kvo_valid_sequence(char *buffer, unsigned long size) {
     CSS_POOL_END
 }
 
+void css_kvo_set_name_object(void *model, void *object) {
+    [(CSS_BRIDGE CSSKVOModel *)model setName: (CSS_BRIDGE id)object];
+}
+
+static void css_log_change(long tag, NSString *keyPath, void *context, NSDictionary *change) {
+    css_log_append([NSString stringWithFormat: @"%ld|%@|%lu|%s", tag, keyPath, (unsigned long)(uintptr_t)context,
+                                               css_dictionary_contents(change)]);
+}
+
+/// Removes itself from the model it observes in its own -dealloc (the usual, correct pattern). A direct subclass of
+/// NSObject, so that the guard's -dealloc hook is on this class and runs before this -dealloc's body.
+@interface CSSKVOTidyObserver : NSObject { @public long _tag; CSSKVOModel *_model; }
+@end
+@implementation CSSKVOTidyObserver
+- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change
+                       context:(void *)context {
+    css_log_change(_tag, keyPath, context, change);
+}
+- (void)dealloc {
+    [_model removeObserver: self forKeyPath: @"level"];
+    CSS_RELEASE(_model);
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+void *css_kvo_tidy_observer_new(void *model, long tag) {
+    CSSKVOTidyObserver *observer = [[CSSKVOTidyObserver alloc] init];
+    observer->_tag = tag;
+#if __has_feature(objc_arc)
+    observer->_model = (__bridge CSSKVOModel *)model;
+#else
+    observer->_model = [(CSSKVOModel *)model retain];
+#endif
+    [observer->_model addObserver: observer forKeyPath: @"level" options: NSKeyValueObservingOptionNew context: NULL];
+    return (CSS_BRIDGE void *)observer;
+}
+
+/// Observes its own level from init to dealloc (a direct subclass of NSObject, as above).
+@interface CSSKVOSelfObserver : NSObject { int _level; long _tag; }
+- (void)setLevel:(int)level;
+@end
+@implementation CSSKVOSelfObserver
+- (instancetype)initWithTag:(long)tag {
+    if ((self = [super init])) {
+        _tag = tag;
+        [self addObserver: self forKeyPath: @"level" options: NSKeyValueObservingOptionNew context: NULL];
+    }
+    return self;
+}
+- (int)level { return _level; }
+- (void)setLevel:(int)level { _level = level; }
+- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change
+                       context:(void *)context {
+    css_log_change(_tag, keyPath, context, change);
+}
+- (void)dealloc {
+    [self removeObserver: self forKeyPath: @"level"];
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+void *css_kvo_self_observer_new(long tag) {
+    return (CSS_BRIDGE void *)[[CSSKVOSelfObserver alloc] initWithTag: tag];
+}
+
+void *css_kvo_operation_new(void) { return (CSS_BRIDGE void *)[[NSOperation alloc] init]; }
+void css_kvo_set_priority(void *operation, long priority) {
+    [(CSS_BRIDGE NSOperation *)operation setQueuePriority: (NSOperationQueuePriority)priority];
+}
+
 // MARK: Observers released while a change is being delivered to them
 
 static pthread_mutex_t css_probe_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -29,6 +29,11 @@ public struct Configuration: Sendable {
     public var redact: (@Sendable (CrashReport) -> CrashReport)?
     /// The zombie guard's pool and the classes whose objects become zombies (see `ZombieOptions`).
     public var zombies = ZombieOptions()
+    /// The KVO guard leaves the key-value observing of system classes alone (seed 002's rule): a registration whose
+    /// observed object or observer is of a class defined outside the app's own binaries (`isAppImage`), such as a
+    /// framework observing its own objects or the app observing a `UIScrollView`, and its removal, go to Foundation
+    /// untouched. false: those are guarded too.
+    public var kvoLeavesSystemClassesAlone = true
     /// Main-thread-only methods, by class name (the class and its subclasses): the selectors the main-thread guard
     /// watches. Classes that do not exist are skipped. Default: UIView's layout and display invalidation.
     public var mainThreadOnlyMethods: [String: [String]] = [

@@ -124,6 +124,7 @@ public enum CrashShield {
     private static func uninstall(_ category: GuardCategory, in session: Session) {
         _ = session.enabled.loadThenBitwiseAnd(with: ~category.rawValue, ordering: .releasing)
         guard let (guardObject, hooks) = session.installed.removeValue(forKey: category.rawValue) else { return }
+        guardObject.willUninstall()
         for hook in hooks.reversed() { hook.revert() }
         guardObject.uninstall()
     }

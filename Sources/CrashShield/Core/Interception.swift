@@ -31,6 +31,9 @@ enum Interception {
         /// The replacement that stopped the call, to find the caller's frame.
         var implementation: UnsafeRawPointer?
         var callSite: CallSite
+        /// CrashShield dealt with it before anything failed (an observer deallocated while registered was removed):
+        /// nothing fails, in any mode; the report says `.recovered`.
+        var alreadyHandled = false
 
         /// A call on a receiver (an object or a class object).
         init(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?, exception: String, hint: String,
@@ -51,8 +54,10 @@ enum Interception {
         /// An incident that is not a method call on a live receiver (an observer that died, a timer whose target is
         /// gone): named by class name.
         init(_ category: GuardCategory, className: String, selector: String, isClassMethod: Bool = false,
-             exception: String, hint: String, details: [String: String] = [:], implementation: UnsafeRawPointer?) {
+             exception: String, hint: String, details: [String: String] = [:], implementation: UnsafeRawPointer?,
+             alreadyHandled: Bool = false) {
             self.category = category
+            self.alreadyHandled = alreadyHandled
             cls = ObjCClass(named: className)
             self.className = className
             self.selector = selector
@@ -79,7 +84,7 @@ enum Interception {
         let location = CallStack.locateCaller(of: failure.implementation, callSite: failure.callSite,
                                               maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
         let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
-        let loud = configuration.mode(for: failure.category) == .debug && fromAppCode
+        let loud = configuration.mode(for: failure.category) == .debug && fromAppCode && !failure.alreadyHandled
         let site = ReportPipeline.SiteKey(category: failure.category.rawValue, cls: UInt(bitPattern: failure.cls?.pointer),
                                           selector: failure.selector, caller: location.callerAddress)
         session.pipeline.record(site: site) {
@@ -112,13 +117,15 @@ enum Interception {
                        details: details, implementation: implementation, callSite: callSite), reason: reason)
     }
 
-    /// `decide` for an incident that is not a method call on a receiver; true to recover.
+    /// `decide` for an incident that is not a method call on a receiver; true to recover. `alreadyHandled`: see
+    /// `Failure.alreadyHandled`.
     @inline(never)
     static func report(_ category: GuardCategory, className: String, selector: String, isClassMethod: Bool = false,
                        exception: String, reason: () -> String, hint: String, details: [String: String] = [:],
-                       implementation: UnsafeRawPointer?) -> Bool {
+                       implementation: UnsafeRawPointer?, alreadyHandled: Bool = false) -> Bool {
         decide(Failure(category, className: className, selector: selector, isClassMethod: isClassMethod,
-                       exception: exception, hint: hint, details: details, implementation: implementation),
+                       exception: exception, hint: hint, details: details, implementation: implementation,
+                       alreadyHandled: alreadyHandled),
                reason: reason) == .recover
     }
 

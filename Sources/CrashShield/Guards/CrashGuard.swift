@@ -6,11 +6,14 @@ protocol CrashGuard: AnyObject {
     static var category: GuardCategory { get }
     init()
     func install(in context: GuardContext) throws
+    /// Called when the guard is switched off (its category is no longer enabled), before its hooks are reverted.
+    func willUninstall()
     /// Called after the guard's hooks were reverted.
     func uninstall()
 }
 
 extension CrashGuard {
+    func willUninstall() {}
     func uninstall() {}
 }
 

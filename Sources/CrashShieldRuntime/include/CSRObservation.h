@@ -19,6 +19,8 @@ CSRObject csr_kvo_proxy_new(void);
 bool csr_kvo_is_proxy(CSRObject object);
 /// `[object copy]`, owned by the caller (+1); NULL for NULL.
 CSRObject csr_object_copy_owned(CSRObject object);
+/// `[object retain]`: the caller owns one more reference (+1; NULL for NULL).
+CSRObject csr_object_retain_owned(CSRObject object);
 /// Releases an object the caller owns (NULL is ignored).
 void csr_object_release_owned(CSRObject object);
 
@@ -26,6 +28,11 @@ void csr_object_release_owned(CSRObject object);
 void csr_kvo_add(CSRObject observed, CSRObject observer, CSRObject keyPath, unsigned long options, void *context);
 /// `[observed removeObserver:observer forKeyPath:keyPath]` (a plain message send).
 void csr_kvo_remove(CSRObject observed, CSRObject observer, CSRObject keyPath);
+/// Removes the registration of `observer` for `keyPath` with `context` (Apple: `removeObserver:forKeyPath:context:`;
+/// GNUstep, which keeps one registration per observer and key path: `removeObserver:forKeyPath:`).
+void csr_kvo_remove_registration(CSRObject observed, CSRObject observer, CSRObject keyPath, void *context);
+/// Whether Foundation has any key-value observer registered with `object` (`-observationInfo` is not NULL).
+bool csr_kvo_has_observation_info(CSRObject object);
 /// Called with the observer when an exception leaves its `-observeValueForKeyPath:ofObject:change:context:`.
 typedef void (*CSRKVOUnwind)(CSRObject observer);
 /// `[observer observeValueForKeyPath:keyPath ofObject:object change:change context:context]`. When that raises,

@@ -153,6 +153,17 @@ long css_kvo_deliveries(void);
 void css_kvo_take_log(char *buffer, unsigned long size);
 /// Runs a valid observation sequence (every option, several observers and contexts); copies the log into `buffer`.
 void css_kvo_valid_sequence(char *buffer, unsigned long size);
+/// `[model setName:object]` (any object, e.g. another model: key path "name.level").
+void css_kvo_set_name_object(void *model, void *object);
+/// A recorder (tag) that observes `level` of `model` (which it retains) and removes itself in its own -dealloc.
+void *css_kvo_tidy_observer_new(void *model, long tag);
+/// An object with a `level` (set it with css_kvo_set_level) that observes it itself (recording with tag) from its
+/// init and removes itself in its -dealloc.
+void *css_kvo_self_observer_new(long tag);
+/// An NSOperation (a Foundation class: system KVO); `css_kvo_set_priority` sets its `queuePriority`, which it
+/// announces by KVO itself.
+void *css_kvo_operation_new(void);
+void css_kvo_set_priority(void *operation, long priority);
 // MARK: Test support: lifetime (zombies, main-thread-only views)
 
 /// `[object value]`, `[object release]`, `[object description]` sent from Objective-C app code (a CSSZombieTarget,

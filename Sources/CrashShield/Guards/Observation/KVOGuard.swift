@@ -1,3 +1,4 @@
+import Atomics
 import CrashShieldRuntime.Internal
 
 /// Stops unbalanced, duplicate and dangling key-value observation.
@@ -13,7 +14,7 @@ import CrashShieldRuntime.Internal
 /// | remove an observer never added / more often than added | nothing (Apple: NSRangeException) | skipped, reported |
 /// | add the same registration twice | delivered once (Apple: twice) | delivered once, reported |
 /// | observed object deallocated with observers | nothing (Apple < iOS 11: exception) | cleaned up, reported |
-/// | observer deallocated while registered | message to freed memory (crash) | removed at its dealloc, reported |
+/// | observer deallocated while registered | message to freed memory at the next change (crash) | removed at its dealloc, reported (nothing fails, in any mode) |
 /// | observer released on one thread while a change is delivered to it on another | message to freed memory (crash) | its dealloc waits for the call (or, when its thread is itself inside a delivery, the memory is freed when the call returns); no later change reaches it |
 /// | observer without `observeValueForKeyPath:...` | NSInvalidArgumentException at the change | skipped, reported |
 /// | nil key path on add | SIGSEGV | skipped, reported |
@@ -25,6 +26,12 @@ import CrashShieldRuntime.Internal
 /// prior), the observer's own context, the newest registration first (GNUstep's order), initial notifications at
 /// add time (Foundation's own). One difference, deliberate: one observer may observe one key path with several
 /// contexts and gets each (Apple's behaviour; GNUstep keeps only the last registration).
+///
+/// Registrations the guard did not make are Foundation's: those made before `start()` or while the guard was off,
+/// and (`Configuration.kvoLeavesSystemClassesAlone`, seed 002's rule) every registration whose observed object or
+/// observer is of a system class. Their removal goes to Foundation; a removal is reported as unbalanced only when
+/// Foundation has no observer of the object besides the guard's proxy. Switching the guard off (`stop()`, the kill
+/// switch) hands the proxies' registrations back to Foundation before the hooks are reverted.
 final class KVOGuard: CrashGuard {
     static let category = GuardCategory.kvo
 
@@ -34,6 +41,8 @@ final class KVOGuard: CrashGuard {
 
     func install(in context: GuardContext) throws {
         guard let object = ObjCClass(named: "NSObject") else { return }
+        Self.systemClasses.clear()
+        Self.registry.open()
         csr_kvo_set_handler { proxy, keyPath, object, change, context in
             guard let proxy, let keyPath, let object, let change else { return }
             KVOGuard.registry.deliver(proxy: proxy, keyPath: keyPath, object: object, change: change, context: context)
@@ -51,16 +60,22 @@ final class KVOGuard: CrashGuard {
                                                            Self.removeObserverContext.replacement, "v@:@@^v")
                 || Self.addedContextRemoval
         }
-        Self.active = true
+        Self.active.store(true, ordering: .releasing)
     }
 
-    func uninstall() {
-        Self.active = false
-        // The hooks are gone: registrations made through the proxies go back to Foundation, unchanged.
+    func willUninstall() {
+        // Switched off, hooks still installed: every registration made through the proxies goes back to Foundation,
+        // so that the app's removals, made directly once the hooks are reverted, find them.
         Self.registry.handBackToFoundation()
     }
 
-    nonisolated(unsafe) static var active = false
+    func uninstall() {
+        Self.active.store(false, ordering: .releasing)
+        Self.registry.handBackToFoundation()   // nothing left, unless the hooks were reverted without willUninstall
+    }
+
+    /// Read by every hook on other threads (an atomic: ThreadSanitizer reported the plain flag).
+    static let active = ManagedAtomic<Bool>(false)
     nonisolated(unsafe) static var addedContextRemoval = false
 
     // MARK: Hooks
@@ -71,9 +86,13 @@ final class KVOGuard: CrashGuard {
 
     static let addObserver: HookPoint<AddIMP> = HookPoint("addObserver:forKeyPath:options:context:") { receiver, cmd, observer, keyPath, options, context in
         guard let original = addObserver.original(for: receiver) else { return }
-        guard let receiver, isGuarding(receiver), !csr_kvo_is_proxy(observer) else {
+        guard let receiver, !csr_kvo_is_proxy(observer) else {
             return original(receiver, cmd, observer, keyPath, options, context)
         }
+        func toFoundation() {
+            registry.callFoundation(on: receiver, adds: true) { original(receiver, cmd, observer, keyPath, options, context) }
+        }
+        guard isGuarding(receiver) else { return toFoundation() }
         let name = keyPath.flatMap(string)
         guard let observer, let keyPath, let name, !name.isEmpty else {
             let exception: String, reason: String
@@ -94,14 +113,20 @@ final class KVOGuard: CrashGuard {
                                         hint: "pass an observer and a non-empty key path", reason: { _ in reason }) { return }
             return original(receiver, cmd, observer, keyPath, options, context)
         }
+        if leavesAlone(receiver, observer) { return toFoundation() }
         let outcome: KVOProxyRegistry.AddOutcome
         do {
             outcome = try registry.add(observed: receiver, observer: observer, keyPathObject: keyPath, keyPath: name,
                                        options: options, context: UInt(bitPattern: context))
         } catch {
-            return original(receiver, cmd, observer, keyPath, options, context)   // the classes cannot be watched
+            return toFoundation()   // the classes cannot be watched
         }
-        if outcome == .duplicate {
+        switch outcome {
+        case .added:
+            break
+        case .notOurs:
+            toFoundation()   // the guard is being switched off
+        case .duplicate:
             _ = GuardFailure.stop(.kvo, receiver, cmd, addObserver, duplicateException,
                                   hint: "add each (observer, key path, context) once; remove before adding again", reason: { cls in
                 "\(String(describing: observer)) is already observing the key path \"\(name)\" of \(cls) with context \(GuardFailure.address(context)): delivered once"
@@ -111,33 +136,54 @@ final class KVOGuard: CrashGuard {
 
     static let removeObserver: HookPoint<RemoveIMP> = HookPoint("removeObserver:forKeyPath:") { receiver, cmd, observer, keyPath in
         guard let original = removeObserver.original(for: receiver) else { return }
-        guard let receiver, !csr_kvo_is_proxy(observer) else { return original(receiver, cmd, observer, keyPath) }
-        if remove(receiver, cmd, observer, keyPath, context: nil, point: removeObserver) { return }
-        original(receiver, cmd, observer, keyPath)
+        guard let receiver, !registry.isProxy(observer) else { return original(receiver, cmd, observer, keyPath) }
+        guard remove(receiver, cmd, observer, keyPath, context: nil, point: removeObserver) != .handled else { return }
+        registry.callFoundation(on: receiver, adds: false) { original(receiver, cmd, observer, keyPath) }
     }
 
     static let removeObserverContext: HookPoint<RemoveContextIMP> = HookPoint("removeObserver:forKeyPath:context:") { receiver, cmd, observer, keyPath, context in
         let original = removeObserverContext.original(for: receiver)
-        guard let receiver, !csr_kvo_is_proxy(observer) else {
+        guard let receiver, !registry.isProxy(observer) else {
             if let original { original(receiver, cmd, observer, keyPath, context) }
             return
         }
-        if remove(receiver, cmd, observer, keyPath, context: UInt(bitPattern: context), point: removeObserverContext) { return }
-        if let original { return original(receiver, cmd, observer, keyPath, context) }
-        // GNUstep: the method is the guard's own; not recovered (guard off, debug mode, after stop) it fails as
-        // GNUstep does without it.
+        let removal = remove(receiver, cmd, observer, keyPath, context: UInt(bitPattern: context), point: removeObserverContext)
+        guard removal != .handled else { return }
+        if let original {
+            return registry.callFoundation(on: receiver, adds: false) { original(receiver, cmd, observer, keyPath, context) }
+        }
+        // GNUstep: the method is the guard's own. A registration Foundation may know (made before start(), while the
+        // guard was off, or as system KVO) is removed by key path, GNUstep's only removal; otherwise (guard off,
+        // debug mode) it fails as GNUstep does without the method.
+        if removal == .foundation, isGuarding(receiver), let plain = removeObserver.original(for: receiver) {
+            let selector = removeObserver.selector.pointer
+            return registry.callFoundation(on: receiver, adds: false) { plain(receiver, selector, observer, keyPath) }
+        }
         csr_object_does_not_recognize(receiver, cmd)
     }
 
-    /// The common part of the two removals. true: handled (removed, or stopped and reported).
+    /// What a removal hook does after `remove`.
+    enum Removal {
+        /// Removed, or stopped and reported.
+        case handled
+        /// Not the guard's: Foundation's own registration (or Foundation decides), as without CrashShield.
+        case foundation
+        /// Debug mode, reported: the call fails as Foundation's would.
+        case failLoudly
+    }
+
+    /// The common part of the two removals.
     private static func remove(_ receiver: CSRObject, _ cmd: CSRSelector?, _ observer: CSRObject?, _ keyPath: CSRObject?,
-                               context: UInt?, point: AnyHookPoint) -> Bool {
+                               context: UInt?, point: AnyHookPoint) -> Removal {
         let name = keyPath.flatMap(string)
-        if let observer, let name, !name.isEmpty,
-           registry.remove(observed: receiver, observer: observer, keyPath: name, context: context) {
-            return true
+        if let observer, let name, !name.isEmpty {
+            if registry.remove(observed: receiver, observer: observer, keyPath: name, context: context) { return .handled }
+            // Not the registry's. Unbalanced only when Foundation has no other observer of the object either.
+            guard isGuarding(receiver), registry.removalIsUnbalanced(from: receiver), !leavesAlone(receiver, observer)
+            else { return .foundation }
+        } else {
+            guard isGuarding(receiver) else { return .foundation }
         }
-        guard isGuarding(receiver) else { return false }
         let hint = "remove only what was added (balance add/remove; check the key path and context)"
         let reason: (String) -> String = { cls in
             "Cannot remove an observer \(String(describing: observer)) for the key path \"\(name ?? "(null)")\" from \(cls)"
@@ -148,9 +194,10 @@ final class KVOGuard: CrashGuard {
             // Not a hook (GNUstep has no original): report directly.
             return Interception.shouldRecover(.kvo, receiver: receiver, selector: cmd, exception: "NSRangeException",
                                               reason: { reason(GuardFailure.className(receiver)) }, hint: hint,
-                                              implementation: point.replacementAddress)
+                                              implementation: point.replacementAddress) ? .handled : .failLoudly
         }
         return GuardFailure.stop(.kvo, receiver, cmd, point, "NSRangeException", hint: hint, reason: reason)
+            ? .handled : .failLoudly
     }
 
     // MARK: Incidents that are not a call
@@ -164,20 +211,22 @@ final class KVOGuard: CrashGuard {
                                    implementation: nil)
     }
 
-    /// An observer was deallocated while still registered: its registrations are gone, nothing will message it.
+    /// An observer's `-dealloc` returned while it was still registered: its registrations were removed before anything
+    /// was sent to it. Nothing failed (without CrashShield the next change of those key paths would have been sent to
+    /// the freed observer): reported as recovered, in every mode.
     static func observerDied(className: String, keyPaths: [String]) {
         _ = Interception.report(.kvo, className: className, selector: observeSelector, exception: deadObserverException,
-                                reason: { "An instance of \(className) was deallocated while still observing the key paths \(keyPaths.joined(separator: ", ")); its registrations were removed" },
-                                hint: "remove the observer (removeObserver:forKeyPath:) before it is deallocated",
-                                implementation: nil)
+                                reason: { "An instance of \(className) was deallocated while still observing the key paths \(keyPaths.joined(separator: ", ")); CrashShield removed its registrations, so no change is sent to it (without CrashShield the next change would be sent to the freed object)" },
+                                hint: "remove the observer (removeObserver:forKeyPath:) before it is deallocated, e.g. in its -dealloc",
+                                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
     }
 
-    /// An observed object was deallocated with observers still registered: they were removed.
-    static func observedDied(_ object: CSRObject, className: String, keyPaths: [String]) {
+    /// An observed object's `-dealloc` returned with observers still registered: they were removed. Nothing failed.
+    static func observedDied(_ address: UInt, className: String, keyPaths: [String]) {
         _ = Interception.report(.kvo, className: className, selector: "dealloc", exception: "NSInternalInconsistencyException",
-                                reason: { "An instance \(GuardFailure.address(object)) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); they were removed" },
+                                reason: { "An instance \(GuardFailure.address(UnsafeRawPointer(bitPattern: address))) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); CrashShield removed them" },
                                 hint: "remove every observer before the observed object goes away",
-                                implementation: nil)
+                                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
     }
 
     // MARK: Helpers
@@ -200,9 +249,35 @@ final class KVOGuard: CrashGuard {
     }
     #endif
 
+    /// Seed 002's rule (`Configuration.kvoLeavesSystemClassesAlone`): the KVO of system classes is theirs. true when
+    /// the observed object or the observer is of a class defined outside the app's own binaries.
+    static func leavesAlone(_ object: CSRObject, _ observer: CSRObject) -> Bool {
+        guard let session = Session.current.load(ordering: .acquiring),
+              session.configuration.kvoLeavesSystemClassesAlone else { return false }
+        return isSystemObject(object, session) || isSystemObject(observer, session)
+    }
+
+    private static let systemClasses = ClassDecisions()
+
+    /// Whether `object`'s class is a system class: the nearest class in its superclass chain that has an image (KVO's
+    /// subclasses made at run time have none) is outside the app's own binaries.
+    private static func isSystemObject(_ object: CSRObject, _ session: Session) -> Bool {
+        guard let cls = ObjCClass(of: object) else { return false }
+        return systemClasses.decide(cls) {
+            var current: ObjCClass? = cls
+            while let candidate = current {
+                if let path = csr_class_imagePath(candidate.pointer) {
+                    return !session.configuration.isAppImage(String(cString: path))
+                }
+                current = candidate.superclass
+            }
+            return false
+        }
+    }
+
     /// Whether new registrations go through the proxy (guard on and the class not excluded).
     static func isGuarding(_ receiver: CSRObject) -> Bool {
-        guard active, let session = Session.current.load(ordering: .acquiring), session.isEnabled(.kvo) else { return false }
+        guard active.load(ordering: .acquiring), let session = Session.current.load(ordering: .acquiring), session.isEnabled(.kvo) else { return false }
         guard let cls = ObjCClass(of: receiver) else { return false }
         return !session.isExcluded(cls)
     }

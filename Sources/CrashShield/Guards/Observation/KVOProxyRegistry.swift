@@ -1,21 +1,27 @@
 import CrashShieldRuntime.Internal
+import Dispatch
 
-/// The state behind the KVO guard: one proxy per observed object (the only observer Foundation knows of), the
-/// registrations it forwards to, and who watches whom. Objects are kept by address and never retained; both the
-/// observed objects and the observers are watched through `DeallocWatcher` (GCC's libobjc has no weak references).
+/// The state behind the KVO guard: one proxy per observed object (the only observer Foundation knows of for the
+/// registrations made through the guard), the registrations it forwards to, and who watches whom. Objects are kept
+/// by address and never retained; both the observed objects and the observers are watched through `DeallocWatcher`
+/// (GCC's libobjc has no weak references).
 ///
 /// A registration is keyed on (observed, observer, key path, context) and keeps its options. The proxy is registered
-/// with Foundation once per key path, with the union of the registrations' options; each change is forwarded to every
-/// registration of that key path (newest first, GNUstep's order), prior notifications only to those that asked for
-/// them; on Apple each gets only the values it asked for (GNUstep sends every observer the same dictionary). An
-/// initial notification Foundation sends while the proxy is registered with Initial goes to the new registration only.
-///
-/// The proxy stays registered for a key path once registered, until the observed object is deallocated or the guard
-/// stops (see `remove`: GNUstep's removal is not thread-safe).
+/// with Foundation for each key path some registration observes, with the union of their options, and taken off a
+/// key path when its last registration goes (an object left observed when it is deallocated leaks GNUstep's
+/// observation info). Each change is forwarded to every registration of that key path (newest first, GNUstep's
+/// order), prior notifications only to those that asked for them; on Apple each gets only the values it asked for
+/// (GNUstep sends every observer the same dictionary). An initial notification Foundation sends while the proxy is
+/// registered with Initial goes to the new registration only.
 ///
 /// Locking: one lock for every table; nothing calls out (to observers, to Foundation's KVO, to the report pipeline)
-/// while holding it. Observers are pinned while a change is delivered to them, and their dealloc waits for calls on
-/// other threads (see "Deliveries in flight").
+/// while holding it. Two kinds of calls are made outside it, each with the objects involved *pinned* (their
+/// deallocation waits for the call, see "Deliveries in flight"), so nothing is ever sent to a freed object:
+/// - changes delivered to observers (the observer is pinned);
+/// - Foundation KVO calls on an observed object (the object is pinned, and the calling thread holds its *access*,
+///   see "Access"): GNUstep's `-removeObserver:forKeyPath:` is not synchronised with `-addObserver:...` (it drops the
+///   object's observation info without GNUstep's KVO lock), so the registry never makes two such calls on one object
+///   at once, and the app's own calls on an object the registry knows wait for the registry's.
 final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     static let shared = KVOProxyRegistry()
 
@@ -32,12 +38,29 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         let proxy: CSRObject
         let className: String
         var registrations: [Registration] = []
-        /// Key path -> (an owned copy of the key path string, the options the proxy is registered with).
-        var proxied: [String: (keyPath: UInt, options: UInt)] = [:]
+        /// What Foundation has for the proxy: key path -> (an owned copy of the key path string, the options).
+        var applied: [String: (keyPath: UInt, options: UInt)] = [:]
         /// Registrations being added with the Initial option, by thread: Foundation's initial notification to the
         /// proxy during that add belongs to them alone.
         var initialFor: [(thread: UInt64, id: Int)] = []
+        /// While the proxy is registered: whether it is the object's only observer in Foundation (the object had none
+        /// when the proxy was first registered, and nothing was registered around the proxy since). Then a removal
+        /// the registry does not know is unbalanced; otherwise Foundation may know it (registered before `start()`,
+        /// while the guard was off, or left alone as system KVO) and decides.
+        var proxyOnly = false
+        /// The thread calling Foundation's KVO on the object (see "Access") and how deeply (nested calls).
+        var owner: UInt64?
+        var depth = 0
+        /// Off the table (its object was deallocated, or it was handed back): the proxy comes off every key path,
+        /// once (`disposed`), by the thread that retired it or, when another holds the access, by that thread.
+        var retired = false
+        var disposed = false
         init(proxy: CSRObject, className: String) { self.proxy = proxy; self.className = className }
+
+        /// A key path the proxy is registered for that no registration observes any more.
+        var staleKeyPath: String? {
+            applied.keys.first { keyPath in !registrations.contains { $0.keyPath == keyPath } }
+        }
     }
 
     enum Options {
@@ -48,127 +71,210 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     private var observed: [UInt: Observed] = [:]
     /// Observer address -> the observed objects it has registrations on.
     private var observers: [UInt: Set<UInt>] = [:]
+    /// The live proxies' addresses.
+    private var proxies: Set<UInt> = []
+    /// Objects being deallocated: what they left registered, until their own `-dealloc` has run (it may still remove
+    /// it: an observer removing itself, an object removing its observers). Reported at `objectDidDeallocate`.
+    private var departed: [UInt: Departed] = [:]
+    /// Set while the registrations are handed back to Foundation (the guard is being switched off): no new ones.
+    private var closed = false
     private var nextID = 0
     private let watcher = DeallocWatcher.shared
 
+    private struct Departed {
+        /// As an observer: (observed object, registration).
+        var observing: [(object: UInt, registration: Registration)] = []
+        /// As an observed object: its class and the registrations of its observers.
+        var observedClass = ""
+        var observedBy: [Registration] = []
+        var isEmpty: Bool { observing.isEmpty && observedBy.isEmpty }
+    }
+
     // MARK: Queries
 
-    /// Whether (observed, observer, key path, context) is registered.
-    func contains(observed object: CSRObject, observer: CSRObject, keyPath: String, context: UInt) -> Bool {
-        lock.withLock {
-            observed[UInt(bitPattern: object)]?.registrations.contains {
-                $0.observer == UInt(bitPattern: observer) && $0.keyPath == keyPath && $0.context == context
-            } ?? false
-        }
-    }
-
-    /// How many registrations the observed object has (0 when unknown).
-    func registrationCount(of object: CSRObject) -> Int {
-        lock.withLock { observed[UInt(bitPattern: object)]?.registrations.count ?? 0 }
-    }
-
     var observedCount: Int { lock.withLock { observed.count } }
+
+    /// Whether `object` is one of the live proxies (by address: a removal may name an observer already freed).
+    func isProxy(_ object: CSRObject?) -> Bool {
+        guard let object else { return false }
+        return lock.withLock { proxies.contains(UInt(bitPattern: object)) }
+    }
+
+    /// Registrations made through the proxies.
+    var registrationCount: Int { lock.withLock { observed.values.reduce(0) { $0 + $1.registrations.count } } }
 
     /// Observers in their dealloc cleanup waiting for calls on other threads, or whose deallocation is held.
     var dyingCount: Int { lock.withLock { dying.count } }
 
     // MARK: Add
 
-    enum AddOutcome { case added, duplicate }
+    enum AddOutcome { case added, duplicate, notOurs }
 
-    /// Registers `observer` through the proxy of `object`. Throws when the classes cannot be watched.
+    /// Registers `observer` through the proxy of `object`. `.notOurs`: the registry is closed (the guard is being
+    /// switched off); the caller registers it with Foundation directly. Throws when the classes cannot be watched.
     func add(observed object: CSRObject, observer: CSRObject, keyPathObject: CSRObject, keyPath: String,
              options: UInt, context: UInt) throws -> AddOutcome {
         try watcher.cover(objectOf: object)
         try watcher.cover(objectOf: observer)
         let objectAddress = UInt(bitPattern: object), observerAddress = UInt(bitPattern: observer)
+        let thread = csr_thread_id()
         let observerClass = GuardFailure.className(observer)
         var spareProxy: CSRObject? = lock.withLock { observed[objectAddress] == nil } ? csr_kvo_proxy_new() : nil
         defer { if let spareProxy { csr_object_release_owned(spareProxy) } }
-
-        let keyPathCopy = csr_object_copy_owned(keyPathObject)
-        var unusedCopy: CSRObject? = keyPathCopy
+        var unusedCopy = csr_object_copy_owned(keyPathObject)
         defer { if let unusedCopy { csr_object_release_owned(unusedCopy) } }
 
-        enum Step { case duplicate, register(proxy: CSRObject, keyPath: UInt, options: UInt, previous: UInt?, id: Int, initial: Bool) }
-        let step: Step? = lock.withLock {
+        enum Step { case notOurs(Access?), duplicate(Access), added(Access, ProxyCall?) }
+        let (entry, step): (Observed?, Step) = lock.withLock {
+            guard !closed else { return (nil, .notOurs(nil)) }
             let entry: Observed
             if let existing = observed[objectAddress] {
                 entry = existing
             } else {
-                guard let proxy = spareProxy else { return nil }
+                guard let proxy = spareProxy else { return (nil, .notOurs(nil)) }   // created and retired meanwhile
                 spareProxy = nil
                 entry = Observed(proxy: proxy, className: GuardFailure.className(object))
                 observed[objectAddress] = entry
+                proxies.insert(UInt(bitPattern: proxy))
                 watcher.watch(objectAddress, by: self)
             }
+            let access = acquireLocked(objectAddress, entry, thread: thread, wait: true)
+            guard access != .gone, !closed else { return (entry, .notOurs(access)) }
             if entry.registrations.contains(where: {
                 $0.observer == observerAddress && $0.keyPath == keyPath && $0.context == context
-            }) { return .duplicate }
+            }) { return (entry, .duplicate(access)) }
             nextID += 1
             let registration = Registration(id: nextID, observer: observerAddress, keyPath: keyPath, context: context,
                                             options: options, observerClass: observerClass)
             entry.registrations.append(registration)
             if observers[observerAddress] == nil { watcher.watch(observerAddress, by: self) }
             observers[observerAddress, default: []].insert(objectAddress)
-            let previous = entry.proxied[keyPath]
+            let previous = entry.applied[keyPath]
             let union = (previous?.options ?? 0) | (options & ~Options.initial)
-            let proxiedKeyPath: UInt
-            if let previous {
-                proxiedKeyPath = previous.keyPath
-            } else {
-                proxiedKeyPath = UInt(bitPattern: keyPathCopy)
-                unusedCopy = nil
-            }
-            entry.proxied[keyPath] = (proxiedKeyPath, union)
-            if options & Options.initial != 0 { entry.initialFor.append((csr_thread_id(), registration.id)) }
-            return .register(proxy: entry.proxy, keyPath: proxiedKeyPath, options: union, previous: previous?.options,
-                             id: registration.id, initial: options & Options.initial != 0)
+            let initial = options & Options.initial != 0
+            guard previous?.options != union || initial else { return (entry, .added(access, nil)) }
+            if initial { entry.initialFor.append((thread, registration.id)) }
+            let copy = previous?.keyPath ?? UInt(bitPattern: unusedCopy)
+            if previous == nil { unusedCopy = nil }
+            _ = csr_object_retain_owned(UnsafeMutableRawPointer(bitPattern: copy))
+            return (entry, .added(access, ProxyCall(keyPath: keyPath, keyPathObject: copy, options: union,
+                                                   replaces: previous != nil, initial: initial,
+                                                   first: entry.applied.isEmpty, id: registration.id,
+                                                   proxy: csr_object_retain_owned(entry.proxy))))
         }
-        guard let step else { return .added }
         switch step {
-        case .duplicate:
+        case let .notOurs(access):
+            if let entry, let access { release(object, entry, access, thread: thread) }
+            return .notOurs
+        case let .duplicate(access):
+            if let entry { release(object, entry, access, thread: thread) }
             return .duplicate
-        case let .register(proxy, keyPath, options, previous, id, initial):
-            let keyPathObject = UnsafeMutableRawPointer(bitPattern: keyPath)
-            if previous != options || initial {
-                #if canImport(Darwin)
-                // Apple keeps both registrations of one observer: replace the proxy's instead.
-                if previous != nil { csr_kvo_remove(object, proxy, keyPathObject) }
-                #endif
-                // GNUstep replaces the options of an observer registered again for the same key path. With Initial,
-                // Foundation sends the initial notification now; `deliver` hands it to this registration only.
-                csr_kvo_add(object, proxy, keyPathObject, options | (initial ? Options.initial : 0), nil)
-            }
-            if initial {
-                lock.withLock { observed[objectAddress]?.initialFor.removeAll { $0.id == id } }
-            }
+        case let .added(access, call):
+            guard let entry else { return .added }
+            if let call { registerProxy(call, on: object, entry, exclusive: access == .held) }
+            release(object, entry, access, thread: thread)
+            return .added
         }
-        return .added
+    }
+
+    /// A registration of the proxy with Foundation `add` makes (outside the lock). The proxy and the key path object
+    /// are retained for the call (a retired entry is disposed of by another thread).
+    private struct ProxyCall {
+        let keyPath: String, keyPathObject: UInt, options: UInt
+        let replaces: Bool, initial: Bool, first: Bool
+        let id: Int
+        let proxy: CSRObject?
+    }
+
+    /// Registers the proxy for a key path with Foundation. With Initial, Foundation sends the initial notification
+    /// now; `deliver` hands it to the new registration only. `exclusive`: made with the object's access.
+    private func registerProxy(_ call: ProxyCall, on object: CSRObject, _ entry: Observed, exclusive: Bool) {
+        let keyPathObject = UnsafeMutableRawPointer(bitPattern: call.keyPathObject)
+        defer {
+            csr_object_release_owned(call.proxy)
+            csr_object_release_owned(keyPathObject)
+        }
+        // Whether Foundation has observers of the object the registry does not know (asked before the proxy is one).
+        let others = call.first && exclusive ? csr_kvo_has_observation_info(object) : true
+        #if canImport(Darwin)
+        // Apple keeps both registrations of one observer: replace the proxy's instead.
+        if call.replaces { csr_kvo_remove(object, call.proxy, keyPathObject) }
+        #endif
+        // GNUstep replaces the options of an observer registered again for the same key path.
+        csr_kvo_add(object, call.proxy, keyPathObject, call.options | (call.initial ? Options.initial : 0), nil)
+        enum Outcome { case applied, spareCopy, stray }
+        let outcome: Outcome = lock.withLock {
+            if call.initial { entry.initialFor.removeAll { $0.id == call.id } }
+            // Disposed of meanwhile (only without the access): the proxy must come off again.
+            guard !entry.disposed else { return .stray }
+            if call.first { entry.proxyOnly = !others } else if !exclusive { entry.proxyOnly = false }
+            if let existing = entry.applied[call.keyPath], existing.keyPath != call.keyPathObject {
+                // Another thread (without the access) registered the key path meanwhile, with its own copy.
+                entry.applied[call.keyPath] = (existing.keyPath, existing.options | call.options)
+                return .spareCopy
+            }
+            entry.applied[call.keyPath] = (call.keyPathObject, call.options)
+            return .applied
+        }
+        if outcome == .stray { csr_kvo_remove(object, call.proxy, keyPathObject) }
+        if outcome != .applied, !call.replaces { csr_object_release_owned(keyPathObject) }
     }
 
     // MARK: Remove
 
     /// Removes the registration matching (observer, key path, context), or the newest one for (observer, key path)
-    /// when `context` is nil. Returns false when there is none.
+    /// when `context` is nil; also one left by an object being deallocated (removed by its own `-dealloc`). Returns
+    /// false when there is none.
     func remove(observed object: CSRObject, observer: CSRObject, keyPath: String, context: UInt?) -> Bool {
         let objectAddress = UInt(bitPattern: object), observerAddress = UInt(bitPattern: observer)
-        return lock.withLock {
-            guard let entry = observed[objectAddress],
-                  let index = entry.registrations.lastIndex(where: {
-                      $0.observer == observerAddress && $0.keyPath == keyPath && (context == nil || $0.context == context)
-                  }) else { return false }
+        let thread = csr_thread_id()
+        func matches(_ registration: Registration) -> Bool {
+            registration.observer == observerAddress && registration.keyPath == keyPath
+                && (context == nil || registration.context == context)
+        }
+        var prune: (Observed, Access)?
+        let found: Bool = lock.withLock {
+            guard let entry = observed[objectAddress], let index = entry.registrations.lastIndex(where: matches) else {
+                return removeDepartedLocked(object: objectAddress, observer: observerAddress, matches)
+            }
             entry.registrations.remove(at: index)
             forgetObserverIfDone(observerAddress, on: objectAddress, entry: entry)
-            // The proxy stays registered with Foundation for the key path, even without registrations: it is
-            // unregistered only when the observed object is deallocated (or at stop). GNUstep's
-            // -removeObserver:forKeyPath: is not synchronised with -addObserver:... and changes on other threads
-            // (it drops the object's observation info, and swaps its class back, without the KVO lock): removing
-            // and re-adding the proxy while other threads observe or change the object corrupts GNUstep's state
-            // (an over-released object, found at a later autorelease pool drain). A change nobody observes costs one
-            // proxy call and a lookup.
+            // The proxy comes off the key path now, unless another thread is calling Foundation on the object
+            // (that thread does it when it is done).
+            if entry.staleKeyPath != nil {
+                let access = acquireLocked(objectAddress, entry, thread: thread, wait: false)
+                if access != .gone { prune = (entry, access) }
+            }
             return true
         }
+        if let (entry, access) = prune { release(object, entry, access, thread: thread) }
+        return found
+    }
+
+    /// Under the lock: removes a registration an object in its `-dealloc` left behind (see `departed`).
+    private func removeDepartedLocked(object: UInt, observer: UInt, _ matches: (Registration) -> Bool) -> Bool {
+        if var left = departed[observer], let index = left.observing.lastIndex(where: { $0.object == object && matches($0.registration) }) {
+            left.observing.remove(at: index)
+            departed[observer] = left
+            return true
+        }
+        if var left = departed[object], let index = left.observedBy.lastIndex(where: matches) {
+            left.observedBy.remove(at: index)
+            departed[object] = left
+            return true
+        }
+        return false
+    }
+
+    /// For a removal the registry does not know: whether Foundation has no such registration either, so that the
+    /// removal is unbalanced (Apple raises). true when the object has no observers at all, or only the proxy.
+    /// Otherwise Foundation may know it (registered before `start()`, while the guard was off, or as system KVO).
+    func removalIsUnbalanced(from object: CSRObject) -> Bool {
+        let proxyOnly: Bool? = lock.withLock {
+            guard let entry = observed[UInt(bitPattern: object)], !entry.applied.isEmpty else { return nil }
+            return entry.proxyOnly
+        }
+        return proxyOnly ?? !csr_kvo_has_observation_info(object)
     }
 
     /// Under the lock.
@@ -180,6 +286,129 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             // Still watched while a call to it is in flight: its dealloc must wait for the call (`unpinLocked`).
             if observed[observerAddress] == nil, !isPinned(observerAddress) { watcher.unwatch(observerAddress, by: self) }
         }
+    }
+
+    // MARK: Calls the registry does not make
+
+    /// Runs `body`, a Foundation KVO call on `object` made for the app (a registration or removal that is not the
+    /// registry's), after the registry's own calls on that object: see "Access". `adds`: it registers an observer
+    /// the registry will not know.
+    func callFoundation(on object: CSRObject, adds: Bool, _ body: () -> Void) {
+        let address = UInt(bitPattern: object), thread = csr_thread_id()
+        let held: (Observed, Access)? = lock.withLock {
+            guard let entry = observed[address] else { return nil }
+            let access = acquireLocked(address, entry, thread: thread, wait: true)
+            if adds, access != .gone { entry.proxyOnly = false }
+            return access == .gone ? nil : (entry, access)
+        }
+        body()
+        if let (entry, access) = held { release(object, entry, access, thread: thread) }
+    }
+
+    // MARK: Access
+    //
+    // Every Foundation KVO call the registry makes on an observed object (registering and removing its proxy, handing
+    // registrations back) is made by the thread holding the object's *access*, one thread at a time, with the object
+    // pinned (its dealloc cleanup waits for the call, as for deliveries). The app's own KVO calls on an object the
+    // registry knows (removals it does not know, registrations it leaves alone) take the access too.
+    // A thread waits for the access only when it is inside no delivery and holds no other access (it could hold
+    // GNUstep's lock of an object, which the call it waits for needs), and at most `waitLimit`: otherwise it makes its
+    // call without the access (pinned all the same), as the call would be made without CrashShield.
+    // Whoever gives the access up last takes the proxy off the key paths nobody observes any more (`release`).
+
+    private enum Access { case held, without, gone }
+
+    /// Under the lock: pins `address` for this thread and takes its access when it can. `.gone`: the entry is retired
+    /// or its object is being deallocated (nothing pinned).
+    private func acquireLocked(_ address: UInt, _ entry: Observed, thread: UInt64, wait: Bool) -> Access {
+        let deadline = Deadline(after: Self.waitLimit)
+        var waited = false
+        while true {
+            if let death = dying[address], death.thread != thread { return .gone }
+            let free = entry.owner == nil || entry.owner == thread
+            // A retired entry stays in the table until its proxy is off: calls on its object wait for that.
+            if entry.retired && free { return .gone }
+            if free || !wait || waited || pins.keys.contains(where: { $0.thread == thread }) {
+                pins[Pin(observer: address, thread: thread), default: 0] += 1
+                guard free else { return .without }
+                entry.owner = thread
+                entry.depth += 1
+                return .held
+            }
+            waited = !lock.wait(settled, until: deadline)
+        }
+    }
+
+    /// Gives up what `acquireLocked` returned (outside the lock). The outermost holder of the access first takes the
+    /// proxy off stale key paths, or disposes of a retired entry.
+    private func release(_ object: CSRObject, _ entry: Observed, _ access: Access, thread: UInt64) {
+        let address = UInt(bitPattern: object)
+        while true {
+            let next: ReleaseStep = lock.withLock {
+                switch access {
+                case .gone: return .done(nil)
+                case .without:
+                    // Retired while its access holder was done already: nobody else disposes of it.
+                    if entry.retired, entry.owner == nil, let next = retireLocked(address, entry) { return next }
+                    return .done(unpinLocked(address, thread: thread))
+                case .held: break
+                }
+                if entry.depth == 1 {
+                    if entry.retired {
+                        if let next = retireLocked(address, entry) { return next }
+                    } else if dying[address] == nil, let stale = entry.staleKeyPath,
+                              let applied = entry.applied.removeValue(forKey: stale) {
+                        return .prune(applied.keyPath)
+                    }
+                    entry.owner = nil
+                    settled.broadcast()
+                }
+                entry.depth -= 1
+                return .done(unpinLocked(address, thread: thread))
+            }
+            switch next {
+            case let .done(finish):
+                if let finish { finishHeldDeallocation(finish) }
+                return
+            case let .prune(keyPath):
+                let keyPathObject = UnsafeMutableRawPointer(bitPattern: keyPath)
+                csr_kvo_remove(object, entry.proxy, keyPathObject)
+                csr_object_release_owned(keyPathObject)
+            case .dispose:
+                dispose(object, entry)
+            }
+        }
+    }
+
+    /// Under the lock, for a retired entry whose access is being given up: `.dispose` once, then it leaves the table.
+    private func retireLocked(_ address: UInt, _ entry: Observed) -> ReleaseStep? {
+        if !entry.disposed {
+            entry.disposed = true
+            return .dispose
+        }
+        if observed[address] === entry { observed[address] = nil }
+        return nil
+    }
+
+    private enum ReleaseStep { case done(UInt?), prune(UInt), dispose }
+
+    /// Takes the proxy of a retired entry off every key path and releases it. Called once per entry, by the thread
+    /// that retired it or holds its access (the object is its own dying object, or pinned).
+    private func dispose(_ object: CSRObject, _ entry: Observed) {
+        let applied = lock.withLock {
+            let applied = entry.applied
+            entry.applied.removeAll()
+            return applied
+        }
+        withAutoreleasePool {
+            for (_, proxied) in applied {
+                let keyPath = UnsafeMutableRawPointer(bitPattern: proxied.keyPath)
+                csr_kvo_remove(object, entry.proxy, keyPath)
+                csr_object_release_owned(keyPath)
+            }
+        }
+        lock.withLock { _ = proxies.remove(UInt(bitPattern: entry.proxy)) }
+        csr_object_release_owned(entry.proxy)
     }
 
     // MARK: Delivery
@@ -242,38 +471,70 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         }
     }
 
+    // MARK: Janitor
+
+    /// Observed objects whose proxy may be registered for key paths nobody observes any more (see
+    /// `objectWillDeallocate`): the janitor, a thread of its own that holds no lock, takes the proxy off.
+    private var pendingPrunes: Set<UInt> = []
+    private let janitor = DispatchQueue(label: "CrashShield.KVO.janitor")
+
+    /// Under the lock.
+    private func schedulePruneLocked(_ address: UInt) {
+        guard pendingPrunes.insert(address).inserted, pendingPrunes.count == 1 else { return }
+        janitor.async { self.prunePending() }
+    }
+
+    private func prunePending() {
+        let thread = csr_thread_id()
+        while true {
+            let next: (UInt, Observed, Access)? = lock.withLock {
+                while let address = pendingPrunes.popFirst() {
+                    guard let entry = observed[address], entry.staleKeyPath != nil else { continue }
+                    let access = acquireLocked(address, entry, thread: thread, wait: true)
+                    if access != .gone { return (address, entry, access) }
+                }
+                return nil
+            }
+            guard let (address, entry, access) = next, let object = UnsafeMutableRawPointer(bitPattern: address) else {
+                return
+            }
+            withAutoreleasePool { self.release(object, entry, access, thread: thread) }
+        }
+    }
+
     // MARK: Deliveries in flight
     //
     // The proxy never retains observers (KVO does not), and GCC's libobjc has no weak references: an observer can be
     // released on one thread while another thread is calling its observeValueForKeyPath:... So every call to an
     // observer is made with the observer *pinned* (under the lock: `pins[(observer, thread)] += 1`, dropped after the
-    // call, also when an exception leaves it), and an observer's dealloc cleanup (`objectWillDeallocate`, which runs
-    // before its memory is freed), when another thread has it pinned:
-    //   1. marks it dying (`dying`): no delivery pins it any more;
-    //   2. when its own thread is in no delivery (holds no pin), waits on `settled` (the wait releases the lock) until
-    //      no other thread has it pinned. Pins of the dying thread itself are never waited for: the observer released
-    //      itself inside its own observeValue..., or a change was made from inside a dealloc; that call finishes as it
-    //      would without the guard;
-    //   3. otherwise (its own thread is inside a delivery), or when the wait lasts longer than `waitLimit`, it does not
-    //      wait: it holds the deallocation (`DeallocWatcher.holdDeallocation`), and the thread that drops the last
-    //      pin of another thread runs the original -dealloc (`finishHeldDeallocation`).
+    // call, also when an exception leaves it), and so is every Foundation call on an observed object (see "Access").
+    // An object's dealloc cleanup (`objectWillDeallocate`, which runs before its memory is freed), when another
+    // thread has it pinned:
+    //   1. marks it dying (`dying`): no delivery pins it any more, and no thread takes its access;
+    //   2. when its own thread holds no pin, waits on `settled` (the wait releases the lock) until no other thread
+    //      has it pinned. Pins of the dying thread itself are never waited for: the observer released itself inside
+    //      its own observeValue..., or a change was made from inside a dealloc; that call finishes as it would
+    //      without the guard;
+    //   3. otherwise (its own thread holds a pin), or when the wait lasts longer than `waitLimit`, it does not wait:
+    //      it holds the deallocation (`DeallocWatcher.holdDeallocation`), and the thread that drops the last pin of
+    //      another thread runs the original -dealloc (`finishHeldDeallocation`).
     // Why no deadlock: only a thread holding no pin ever waits, and it waits only for pins; a pinned thread never
-    // waits (step 3), so no thread waits, through pins, for a waiting thread. GNUstep's KVO holds the observed
-    // object's lock while it notifies (so a pinned thread holds a KVO lock), which is why a thread inside a delivery
-    // must not wait either: it could hold the lock the other call needs. (And an observer's cleanup never calls
-    // Foundation: the proxies stay registered, see `remove`, so it needs no KVO lock.)
+    // waits for a dying object (step 3), so no thread waits, through pins, for a waiting thread. GNUstep's KVO holds
+    // the observed object's lock while it notifies (so a pinned thread holds a KVO lock), which is why a thread inside
+    // a delivery must not wait either: it could hold the lock the other call needs.
     // The time limit covers locks the guard cannot see (an app lock held around the release that the other call
     // needs): a late deallocation instead of a deadlock.
-    // Nothing calls out with the lock held; the lock order is registry lock -> DeallocWatcher's lock.
+    // The lock order is registry lock -> DeallocWatcher's lock.
 
     private struct Pin: Hashable { let observer: UInt; let thread: UInt64 }
-    /// Calls to observers in flight: (observer, calling thread) -> how many (nested deliveries on one thread).
+    /// Calls in flight: (observer or observed object, calling thread) -> how many (nested on one thread).
     private var pins: [Pin: Int] = [:]
-    /// Observers being deallocated: address -> the dying thread, and whether the deallocation is held (step 3).
+    /// Objects being deallocated: address -> the dying thread, and whether the deallocation is held (step 3).
     private var dying: [UInt: (thread: UInt64, held: Bool)] = [:]
-    /// Broadcast when a call to a dying observer returns.
+    /// Broadcast when a pinned call returns or an access is given up.
     private let settled = Condition()
-    /// How long a dealloc waits for calls on other threads before it holds the deallocation instead (seconds).
+    /// How long a dealloc waits for calls on other threads before it holds the deallocation instead, and how long a
+    /// thread waits for another's access to an object before it goes on without (seconds).
     static let waitLimit = 2.0
 
     /// Drops a pin after an exception left the observer's handler.
@@ -281,36 +542,36 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         if let finish = lock.withLock({ unpinLocked(observer, thread: thread) }) { finishHeldDeallocation(finish) }
     }
 
-    /// Under the lock: drops one pin. Returns the observer whose held deallocation must now finish (outside the lock).
-    private func unpinLocked(_ observer: UInt, thread: UInt64) -> UInt? {
-        let key = Pin(observer: observer, thread: thread)
+    /// Under the lock: drops one pin. Returns the object whose held deallocation must now finish (outside the lock).
+    private func unpinLocked(_ address: UInt, thread: UInt64) -> UInt? {
+        let key = Pin(observer: address, thread: thread)
         if let depth = pins[key], depth > 1 {
             pins[key] = depth - 1
         } else {
             pins[key] = nil
-            // Removed while it was being called: the watch was kept for the call (`forgetObserverIfDone`).
-            if observers[observer] == nil, observed[observer] == nil, !isPinned(observer) {
-                watcher.unwatch(observer, by: self)
+            // Dropped from the tables while it was being called: the watch was kept for the call.
+            if observers[address] == nil, observed[address] == nil, !isPinned(address) {
+                watcher.unwatch(address, by: self)
             }
         }
-        guard !dying.isEmpty, let death = dying[observer] else { return nil }
+        guard !dying.isEmpty, let death = dying[address] else { return nil }
         settled.broadcast()
-        guard death.held, !hasForeignPins(observer, except: death.thread) else { return nil }
-        dying[observer] = nil
-        return observer
+        guard death.held, !hasForeignPins(address, except: death.thread) else { return nil }
+        dying[address] = nil
+        return address
     }
 
-    /// Under the lock: whether some thread is calling `observer`.
-    private func isPinned(_ observer: UInt) -> Bool {
-        !pins.isEmpty && pins.keys.contains { $0.observer == observer }
+    /// Under the lock: whether some thread is calling `address` (or calling Foundation on it).
+    private func isPinned(_ address: UInt) -> Bool {
+        !pins.isEmpty && pins.keys.contains { $0.observer == address }
     }
 
-    /// Under the lock: whether a thread other than `thread` is calling `observer`.
-    private func hasForeignPins(_ observer: UInt, except thread: UInt64) -> Bool {
-        !pins.isEmpty && pins.keys.contains { $0.observer == observer && $0.thread != thread }
+    /// Under the lock: whether a thread other than `thread` has `address` pinned.
+    private func hasForeignPins(_ address: UInt, except thread: UInt64) -> Bool {
+        !pins.isEmpty && pins.keys.contains { $0.observer == address && $0.thread != thread }
     }
 
-    /// Under the lock, in the dealloc cleanup of `address` on `thread`, when other threads are calling it: steps 1-3.
+    /// Under the lock, in the dealloc cleanup of `address` on `thread`, when other threads have it pinned: steps 1-3.
     /// Returns true when the deallocation is held. Leaves `dying[address]` set (the caller clears it unless held).
     private func settleDeliveries(to address: UInt, object: CSRObject, thread: UInt64) -> Bool {
         dying[address] = (thread, false)
@@ -335,31 +596,45 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
 
     func objectWillDeallocate(_ object: CSRObject) {
         let address = UInt(bitPattern: object)
-        // As an observer: drop its registrations everywhere, never message it again (the proxies stay registered
-        // with Foundation, see `remove`).
-        var lostPaths: [String] = []
-        var observerClass = ""
-        // As an observed object: unregister the proxy, report leftover observers.
-        var orphaned: Observed?
         let thread = csr_thread_id()
+        // Observed objects whose proxy this observer's registrations kept on key paths: taken off now.
+        var prunes: [(UInt, Observed, Access)] = []
+        // As an observed object: its entry, when this thread disposes of it.
+        var orphaned: Observed?
         lock.withLock {
             // First let calls to it on other threads return (no new one starts once it is dying).
             // Held: the original -dealloc runs when the last call on another thread returns.
             let held = hasForeignPins(address, except: thread)
                 && settleDeliveries(to: address, object: object, thread: thread)
             defer { if !held { dying[address] = nil } }
+            var left = Departed()
+            // As an observer: drop its registrations everywhere, never message it again.
             for objectAddress in observers.removeValue(forKey: address) ?? [] {
                 guard let entry = observed[objectAddress] else { continue }
-                let mine = entry.registrations.filter { $0.observer == address }
+                for registration in entry.registrations where registration.observer == address {
+                    left.observing.append((objectAddress, registration))
+                }
                 entry.registrations.removeAll { $0.observer == address }
-                for registration in mine {
-                    observerClass = registration.observerClass
-                    lostPaths.append(registration.keyPath)
+                guard entry.staleKeyPath != nil else { continue }
+                // Inside a delivery (or a Foundation call) this thread may hold GNUstep's lock of another object,
+                // which a call on this one could wait for, while the thread holding this one waits for it: the
+                // janitor takes the proxy off later. (Without CrashShield an observer's dealloc makes no KVO call.)
+                if pins.keys.contains(where: { $0.thread == thread }) {
+                    schedulePruneLocked(objectAddress)
+                    continue
+                }
+                switch acquireLocked(objectAddress, entry, thread: thread, wait: false) {
+                case .held: prunes.append((objectAddress, entry, .held))
+                case .without: _ = unpinLocked(objectAddress, thread: thread)   // its access holder prunes
+                case .gone: break
                 }
             }
-            orphaned = observed.removeValue(forKey: address)
-            if let orphaned {
-                for registration in orphaned.registrations {
+            // As an observed object: retire its entry (the proxy comes off), forget its observers' registrations.
+            if let entry = observed.removeValue(forKey: address) {
+                entry.retired = true
+                left.observedClass = entry.className
+                left.observedBy = entry.registrations
+                for registration in entry.registrations {
                     observers[registration.observer]?.remove(address)
                     if observers[registration.observer]?.isEmpty == true {
                         observers[registration.observer] = nil
@@ -368,55 +643,102 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                         }
                     }
                 }
+                entry.registrations.removeAll()
+                // Another thread holding the access disposes of it when it gives the access up.
+                if entry.owner == nil || entry.owner == thread, !entry.disposed {
+                    entry.disposed = true
+                    orphaned = entry
+                }
             }
+            if !left.isEmpty { departed[address] = left }
         }
-        if !lostPaths.isEmpty {
-            KVOGuard.observerDied(className: observerClass, keyPaths: lostPaths)
+        for (objectAddress, entry, access) in prunes {
+            guard let observedObject = UnsafeMutableRawPointer(bitPattern: objectAddress) else { continue }
+            release(observedObject, entry, access, thread: thread)
         }
-        if let orphaned {
-            for (_, proxied) in orphaned.proxied {
-                let keyPath = UnsafeMutableRawPointer(bitPattern: proxied.keyPath)
-                csr_kvo_remove(object, orphaned.proxy, keyPath)
-                csr_object_release_owned(keyPath)
-            }
-            if !orphaned.registrations.isEmpty {
-                KVOGuard.observedDied(object, className: orphaned.className,
-                                      keyPaths: orphaned.registrations.map(\.keyPath))
-            }
-            csr_object_release_owned(orphaned.proxy)
+        if let orphaned { dispose(object, orphaned) }
+    }
+
+    /// The object's own `-dealloc` has run: report what it left registered (see `departed`).
+    func objectDidDeallocate(_ address: UInt) {
+        guard let left = lock.withLock({ departed.removeValue(forKey: address) }) else { return }
+        if let first = left.observing.first {
+            KVOGuard.observerDied(className: first.registration.observerClass,
+                                  keyPaths: left.observing.map(\.registration.keyPath))
+        }
+        if !left.observedBy.isEmpty {
+            KVOGuard.observedDied(address, className: left.observedClass, keyPaths: left.observedBy.map(\.keyPath))
         }
     }
 
-    // MARK: Stop
+    // MARK: Guard switched on and off
 
-    /// Hands every registration back to Foundation (the hooks are gone): each observer is registered directly again,
-    /// with its own options and context, and the proxies are dropped.
+    /// The guard is on: registrations go through the proxies again.
+    func open() { lock.withLock { closed = false } }
+
+    /// Hands every registration back to Foundation while the guard is switched off (its hooks still installed, the
+    /// guard no longer guarding): each observer is registered directly again, with its own options and context, and
+    /// the proxies are taken off and released. Every object involved is pinned while it is messaged (an observer or
+    /// observed object released meanwhile on another thread is freed only afterwards); a registration removed, or
+    /// whose observer started dying, while it was being handed back is removed from Foundation again. A change made on
+    /// another thread while an object is handed back may reach its observers twice (directly and through the proxy).
     func handBackToFoundation() {
-        let all: [(UInt, Observed)] = lock.withLock {
-            let all = Array(observed)
-            observed.removeAll()
-            for (address, _) in all { watcher.unwatch(address, by: self) }
-            for (address, _) in observers { watcher.unwatch(address, by: self) }
-            observers.removeAll()
-            return all
+        let entries: [(UInt, Observed)] = lock.withLock {
+            closed = true
+            return Array(observed)
         }
-        for (address, entry) in all {
+        let thread = csr_thread_id()
+        for (address, entry) in entries {
             guard let object = UnsafeMutableRawPointer(bitPattern: address) else { continue }
-            withAutoreleasePool {
-                for registration in entry.registrations {
-                    guard let proxied = entry.proxied[registration.keyPath] else { continue }
-                    csr_kvo_add(object, UnsafeMutableRawPointer(bitPattern: registration.observer),
-                                UnsafeMutableRawPointer(bitPattern: proxied.keyPath),
-                                registration.options & ~Options.initial,
-                                UnsafeMutableRawPointer(bitPattern: registration.context))
-                }
-                for (_, proxied) in entry.proxied {
-                    let keyPath = UnsafeMutableRawPointer(bitPattern: proxied.keyPath)
-                    csr_kvo_remove(object, entry.proxy, keyPath)
-                    csr_object_release_owned(keyPath)
-                }
+            let access = lock.withLock { acquireLocked(address, entry, thread: thread, wait: true) }
+            guard access != .gone else { continue }   // being deallocated: its cleanup disposes of the entry
+            withAutoreleasePool { self.handBack(object, entry, thread: thread) }
+            release(object, entry, access, thread: thread)
+        }
+    }
+
+    /// Hands the registrations of one object back (its access held or, failing that, the object pinned), then retires
+    /// its entry.
+    private func handBack(_ object: CSRObject, _ entry: Observed, thread: UInt64) {
+        let address = UInt(bitPattern: object)
+        #if !canImport(Darwin)
+        // GNUstep: an object whose proxy is registered has observation info until its -dealloc has begun (the KVO
+        // subclass's -dealloc drops it before the hooked -dealloc runs): never register observers with an object that
+        // is being deallocated; its cleanup disposes of the entry.
+        if lock.withLock({ !entry.applied.isEmpty }), !csr_kvo_has_observation_info(object) { return }
+        #endif
+        while true {
+            // The oldest registration left (Foundation keeps the order: newest notified first), its observer pinned.
+            let next: (Registration, UInt)? = lock.withLock {
+                guard let registration = entry.registrations.first(where: { entry.applied[$0.keyPath] != nil }),
+                      let keyPath = entry.applied[registration.keyPath]?.keyPath else { return nil }
+                pins[Pin(observer: registration.observer, thread: thread), default: 0] += 1
+                return (registration, keyPath)
             }
-            csr_object_release_owned(entry.proxy)
+            guard let (registration, keyPath) = next else { break }
+            let observer = UnsafeMutableRawPointer(bitPattern: registration.observer)
+            let keyPathObject = UnsafeMutableRawPointer(bitPattern: keyPath)
+            let context = UnsafeMutableRawPointer(bitPattern: registration.context)
+            csr_kvo_add(object, observer, keyPathObject, registration.options & ~Options.initial, context)
+            let undo: Bool = lock.withLock {
+                let kept = entry.registrations.contains { $0.id == registration.id }
+                entry.registrations.removeAll { $0.id == registration.id }
+                forgetObserverIfDone(registration.observer, on: address, entry: entry)
+                // Removed by the app meanwhile, or its observer is being deallocated: not Foundation's either.
+                return !kept || dying[registration.observer] != nil
+            }
+            if undo { csr_kvo_remove_registration(object, observer, keyPathObject, context) }
+            if let finish = lock.withLock({ unpinLocked(registration.observer, thread: thread) }) {
+                finishHeldDeallocation(finish)
+            }
+        }
+        lock.withLock {
+            // Registrations whose key path the proxy never got (an add still in flight) are dropped.
+            let dropped = entry.registrations
+            entry.registrations.removeAll()
+            for registration in dropped { forgetObserverIfDone(registration.observer, on: address, entry: entry) }
+            // It leaves the table once its proxy is off (`release`): until then, calls on the object wait for it.
+            entry.retired = true
         }
     }
 }

@@ -131,7 +131,7 @@ final class NotificationGuard: CrashGuard {
         _ = Interception.report(.notification, className: className, selector: selector, exception: deadObserverException,
                                 reason: { "An instance of \(className) was deallocated while still registered for the notifications \(names.joined(separator: ", ")) (selector \(selector)); it was removed from the notification center" },
                                 hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc",
-                                implementation: DeallocWatcher.deallocPoint.replacementAddress)
+                                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
     }
 
     /// What the post would have crashed with. Only where the center messages dead observers (GNUstep); Apple's never

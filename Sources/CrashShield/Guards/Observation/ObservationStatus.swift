@@ -2,6 +2,8 @@
 enum ObservationStatus {
     /// Objects observed through the KVO guard's proxies.
     static var kvoObservedObjectCount: Int { KVOProxyRegistry.shared.observedCount }
+    /// Registrations made through the KVO guard's proxies (not those it left to Foundation).
+    static var kvoRegistrationCount: Int { KVOProxyRegistry.shared.registrationCount }
     /// Observers in the notification guard's ledger (registered while the guard was on, not removed yet).
     static var notificationObserverCount: Int { NotificationObserverRegistry.shared.observerCount }
     /// Trampolines registered for `CrashShield.observe` closures (one per center, name and object).
