@@ -97,26 +97,6 @@ enum Interception {
         return loud ? .failLoudly : .recover
     }
 
-    /// `decide` for a call on a receiver, as a yes/no: true to recover.
-    @inline(never)
-    static func shouldRecover(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?,
-                              exception: String, reason: () -> String, hint: String,
-                              details: [String: String] = [:], implementation: UnsafeRawPointer?,
-                              callSite: CallSite = .directCaller) -> Bool {
-        decide(category, receiver: receiver, selector: selector, exception: exception, reason: reason, hint: hint,
-               details: details, implementation: implementation, callSite: callSite) == .recover
-    }
-
-    /// `decide` for a call on a receiver.
-    @inline(never)
-    static func decide(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?,
-                       exception: String, reason: () -> String, hint: String,
-                       details: [String: String] = [:], implementation: UnsafeRawPointer?,
-                       callSite: CallSite = .directCaller) -> Decision {
-        decide(Failure(category, receiver: receiver, selector: selector, exception: exception, hint: hint,
-                       details: details, implementation: implementation, callSite: callSite), reason: reason)
-    }
-
     /// `decide` for an incident that is not a method call on a receiver; true to recover. `alreadyHandled`: see
     /// `Failure.alreadyHandled`.
     @inline(never)

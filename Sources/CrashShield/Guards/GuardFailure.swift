@@ -12,9 +12,10 @@ enum GuardFailure {
                        callSite: CallSite = .directCaller, implementation: UnsafeRawPointer? = nil,
                        reason: (String) -> String) -> Interception.Decision {
         guard point.isActive(for: receiver) else { return .passThrough }
-        return Interception.decide(category, receiver: receiver, selector: cmd, exception: exception,
-                                   reason: { reason(className(receiver)) }, hint: hint, details: details,
-                                   implementation: implementation ?? point.replacementAddress, callSite: callSite)
+        let failure = Interception.Failure(category, receiver: receiver, selector: cmd, exception: exception, hint: hint,
+                                           details: details, implementation: implementation ?? point.replacementAddress,
+                                           callSite: callSite)
+        return Interception.decide(failure, reason: { reason(className(receiver)) })
     }
 
     /// `decide`, as a yes/no. true: recover (return a safe value, skip the mutation); false: call the original (guard

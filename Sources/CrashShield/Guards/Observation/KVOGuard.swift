@@ -192,9 +192,10 @@ final class KVOGuard: CrashGuard {
         }
         if point === removeObserverContext && addedContextRemoval {
             // Not a hook (GNUstep has no original): report directly.
-            return Interception.shouldRecover(.kvo, receiver: receiver, selector: cmd, exception: "NSRangeException",
-                                              reason: { reason(GuardFailure.className(receiver)) }, hint: hint,
-                                              implementation: point.replacementAddress) ? .handled : .failLoudly
+            let failure = Interception.Failure(.kvo, receiver: receiver, selector: cmd, exception: "NSRangeException",
+                                               hint: hint, implementation: point.replacementAddress)
+            return Interception.decide(failure, reason: { reason(GuardFailure.className(receiver)) }) == .recover
+                ? .handled : .failLoudly
         }
         return GuardFailure.stop(.kvo, receiver, cmd, point, "NSRangeException", hint: hint, reason: reason)
             ? .handled : .failLoudly
