@@ -26,7 +26,7 @@ struct FuzzSummary {
     var skipped = 0
     var restarts = 0
     var classes = Set<String>()
-    /// Methods no longer called after `FuzzDriver.quarantineAfter` crashes with guards.
+    /// Methods no longer called after `SkipList.quarantineAfter` crashes with guards.
     var quarantined = Set<String>()
 
     func count(_ divergence: Divergence) -> Int { findings.filter { $0.divergence == divergence }.count }
@@ -137,7 +137,7 @@ struct FuzzDriver {
                                                     key: String(FuzzCalls.key(call), radix: 16), lines: lines + tail(stderrFile)))
                 skip.shapes.insert(FuzzCalls.key(call))
                 crashesByEntry[call.entry, default: 0] += 1
-                if crashesByEntry[call.entry] == Self.quarantineAfter {
+                if crashesByEntry[call.entry] == SkipList.quarantineAfter {
                     skip.entries.insert(call.entry)
                     summary.quarantined.insert(String(cString: csp_fuzz_entry_name(call.entry)))
                 }
@@ -222,8 +222,6 @@ struct FuzzDriver {
     /// A crashing worker dies at once: Swift's backtracer would spend a second naming frames nobody reads.
     static let workerEnvironment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
 
-    /// Crashes (or hangs) with guards after which a method is no longer called in this run.
-    static let quarantineAfter = 3
 
     private func signalName(_ signal: Int32) -> String {
         switch signal {
@@ -248,7 +246,7 @@ extension FuzzSummary {
         lines.append(String(format: "fuzz: seed %llu, %d calls in %.1f s (%d worker restarts)", seed, calls, seconds, restarts))
         lines.append("  valid \(valid), raised and recovered \(recovered), raised and left alone \(leftAlone), receiver classes \(classes.count)")
         lines.append("  skipped \(skipped) calls: \(unguardedCrashes.count) shapes that crash or hang without CrashShield, the shapes that did "
-                     + "with guards, and every call of \(quarantined.count) methods after \(FuzzDriver.quarantineAfter) crashes with guards"
+                     + "with guards, and every call of \(quarantined.count) methods after \(SkipList.quarantineAfter) crashes with guards"
                      + (quarantined.isEmpty ? "" : " (\(quarantined.sorted().joined(separator: ", ")))"))
         for crash in unguardedCrashes.prefix(examples) {
             lines.append("    #\(crash.index) \(crash.how) without CrashShield: \(crash.repro)")

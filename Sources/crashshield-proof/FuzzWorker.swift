@@ -38,6 +38,9 @@ struct SkipList {
     var shapes = Set<UInt64>()
     var entries = Set<UInt32>()
 
+    /// Crashes (or hangs) with guards after which a method is no longer called in this run.
+    static let quarantineAfter = 3
+
     func contains(_ call: CSPCall) -> Bool { entries.contains(call.entry) || shapes.contains(FuzzCalls.key(call)) }
 
     var text: String { (shapes.map { String($0, radix: 16) } + entries.map { "entry \($0)" }).joined(separator: "\n") }
