@@ -95,12 +95,13 @@ struct FuzzDriver {
         var crashesByEntry: [UInt32: Int] = [:]
         var next = range.lowerBound
         let progress = try ProgressFile(path: folder.appendingPathComponent("progress-\(job)").path)
-        let results = folder.appendingPathComponent("results-\(job).tsv")
         let skipFile = folder.appendingPathComponent("skip-\(job).txt")
         let stderrFile = folder.appendingPathComponent("worker-\(job).stderr")
         while next < range.upperBound {
             guard summary.restarts < 500 else { throw ProofError("job \(job): more than 500 worker restarts, giving up at call \(next)") }
             try skip.text.write(to: skipFile, atomically: true, encoding: .utf8)
+            // One results file per worker, all kept: --work-folder then holds every finding line of the run.
+            let results = folder.appendingPathComponent("results-\(job)-\(summary.restarts).tsv")
             _ = FileManager.default.createFile(atPath: results.path, contents: nil)
             _ = FileManager.default.createFile(atPath: stderrFile.path, contents: nil)
             progress.reset()
