@@ -8,22 +8,12 @@
 #endif
 #include "CSPClasses.h"
 
-/// Counts the changes and notifications it gets.
-@interface CSPChurnObserver : NSObject { @public long _deliveries; }
-@end
-@implementation CSPChurnObserver
-- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change context:(void *)context {
-    _deliveries++;
-}
-- (void)note:(NSNotification *)notification { _deliveries++; }
-@end
-
 void csp_churn_kvo_cycle(bool freeRegistered) {
     CSP_POOL_BEGIN
     CSPModel *model = [[CSPModel alloc] init];
-    CSPChurnObserver *clean = [[CSPChurnObserver alloc] init];
-    CSPChurnObserver *twice = [[CSPChurnObserver alloc] init];
-    CSPChurnObserver *dying = [[CSPChurnObserver alloc] init];
+    CSPCountingObserver *clean = [[CSPCountingObserver alloc] init];
+    CSPCountingObserver *twice = [[CSPCountingObserver alloc] init];
+    CSPCountingObserver *dying = [[CSPCountingObserver alloc] init];
     [model addObserver: clean forKeyPath: @"level" options: NSKeyValueObservingOptionNew context: NULL];
     [model setLevel: 1];
     [model removeObserver: clean forKeyPath: @"level"];
@@ -45,13 +35,13 @@ void csp_churn_kvo_cycle(bool freeRegistered) {
 void csp_churn_notification_cycle(bool freeRegistered) {
     CSP_POOL_BEGIN
     NSNotificationCenter *center = [NSNotificationCenter defaultCenter];
-    CSPChurnObserver *clean = [[CSPChurnObserver alloc] init];
+    CSPCountingObserver *clean = [[CSPCountingObserver alloc] init];
     [center addObserver: clean selector: @selector(note:) name: @"CSPChurn.note" object: nil];
     [center postNotificationName: @"CSPChurn.note" object: nil];
     [center removeObserver: clean];
     CSP_RELEASE(clean);
     if (freeRegistered) {
-        CSPChurnObserver *dying = [[CSPChurnObserver alloc] init];
+        CSPCountingObserver *dying = [[CSPCountingObserver alloc] init];
         [center addObserver: dying selector: @selector(note:) name: @"CSPChurn.never" object: nil];
         CSP_RELEASE(dying);   // freed while registered; that name is never posted
     }

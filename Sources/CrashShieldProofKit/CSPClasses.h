@@ -37,6 +37,11 @@
 - (long)value;
 @end
 
+/// Counts the key-value changes and the notifications (-note:) it gets.
+@interface CSPCountingObserver : NSObject { @public long _deliveries; }
+- (void)note:(NSNotification *)notification;
+@end
+
 /// Subclasses of the class clusters, each backed by a Foundation instance (they implement the primitives only).
 @interface CSPArray : NSArray { NSArray *_backing; }
 @end

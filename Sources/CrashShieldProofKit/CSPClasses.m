@@ -65,6 +65,13 @@
 - (NSString *)description { return @"<CSPPlain>"; }
 @end
 
+@implementation CSPCountingObserver
+- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change context:(void *)context {
+    _deliveries++;
+}
+- (void)note:(NSNotification *)notification { _deliveries++; }
+@end
+
 // MARK: Class-cluster subclasses: primitives only, forwarded to a Foundation instance
 
 @implementation CSPArray

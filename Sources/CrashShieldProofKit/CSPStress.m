@@ -165,27 +165,17 @@ static void csp_stress_unrecognized(uint64_t seed, CSPProblem *problem) {
     CSP_BAD([(id)@"text" objectForKey: @"k"]);
 }
 
-/// Counts the changes it gets.
-@interface CSPStressObserver : NSObject { @public volatile long _changes; }
-@end
-@implementation CSPStressObserver
-- (void)observeValueForKeyPath:(NSString *)keyPath ofObject:(id)object change:(NSDictionary *)change context:(void *)context {
-    _changes++;
-}
-- (void)note:(NSNotification *)notification { _changes++; }
-@end
-
 static void csp_stress_kvo(uint64_t seed, CSPProblem *problem) {
     CSPModel *model = CSP_AUTORELEASE([[CSPModel alloc] init]);
-    CSPStressObserver *clean = [[CSPStressObserver alloc] init];
-    CSPStressObserver *twice = [[CSPStressObserver alloc] init];
-    CSPStressObserver *dying = [[CSPStressObserver alloc] init];
+    CSPCountingObserver *clean = [[CSPCountingObserver alloc] init];
+    CSPCountingObserver *twice = [[CSPCountingObserver alloc] init];
+    CSPCountingObserver *dying = [[CSPCountingObserver alloc] init];
     [model addObserver: clean forKeyPath: @"level" options: NSKeyValueObservingOptionNew context: NULL];
     [model setLevel: (int)seed];
-    csp_expect(problem, clean->_changes == 1, "one change delivered once to a registered observer");
+    csp_expect(problem, clean->_deliveries == 1, "one change delivered once to a registered observer");
     [model removeObserver: clean forKeyPath: @"level"];
     [model setLevel: (int)seed + 1];
-    csp_expect(problem, clean->_changes == 1, "no change delivered after removal");
+    csp_expect(problem, clean->_deliveries == 1, "no change delivered after removal");
     [model addObserver: twice forKeyPath: @"name" options: 0 context: NULL];
     [model removeObserver: twice forKeyPath: @"name"];
     CSP_BAD([model removeObserver: twice forKeyPath: @"name"]);
@@ -199,15 +189,15 @@ static void csp_stress_kvo(uint64_t seed, CSPProblem *problem) {
 
 static void csp_stress_notification(uint64_t seed, CSPProblem *problem) {
     NSNotificationCenter *center = [NSNotificationCenter defaultCenter];
-    CSPStressObserver *clean = [[CSPStressObserver alloc] init];
-    CSPStressObserver *dying = [[CSPStressObserver alloc] init];
+    CSPCountingObserver *clean = [[CSPCountingObserver alloc] init];
+    CSPCountingObserver *dying = [[CSPCountingObserver alloc] init];
     NSString *name = [NSString stringWithFormat: @"CSPStress.%llu", (unsigned long long)(seed % 4)];
     [center addObserver: clean selector: @selector(note:) name: name object: clean];
     [center postNotificationName: name object: clean];
-    csp_expect(problem, clean->_changes == 1, "a notification delivered once to a registered observer");
+    csp_expect(problem, clean->_deliveries == 1, "a notification delivered once to a registered observer");
     [center removeObserver: clean];
     [center postNotificationName: name object: clean];
-    csp_expect(problem, clean->_changes == 1, "no notification delivered after removal");
+    csp_expect(problem, clean->_deliveries == 1, "no notification delivered after removal");
     CSP_BAD([center addObserver: clean selector: @selector(missing:) name: name object: clean]);
     [center removeObserver: clean];
     [center addObserver: dying selector: @selector(note:) name: @"CSPStress.never" object: dying];
