@@ -92,9 +92,16 @@ let package = Package(
         .executableTarget(name: "crashshield-report", dependencies: [
             "CrashShieldReportTool", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The proof tools: the fuzzer's call table, stress operations and churn cycles in Objective-C, and their
+        // Swift driver (scripts/fuzz.sh, stress.sh, sanitize.sh).
+        .target(name: "CrashShieldProofKit", cSettings: objcFlags, linkerSettings: objcLinks),
+        .executableTarget(name: "crashshield-proof", dependencies: [
+            "CrashShield", "CrashShieldTesting", "CrashShieldProofKit",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "CrashShieldTests", dependencies: [
             "CrashShield", "CrashShieldTesting", "CrashShieldMatrix", "CrashShieldScenarios", "CrashShieldRuntime",
-            "CrashShieldReportTool",
+            "CrashShieldReportTool", "CrashShieldProofKit",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),
         ]),

@@ -1,0 +1,701 @@
+// CSPFuzzCalls.m: the fuzzer's call table. Every method a container, string, KVC, NSNull or unrecognized-selector
+// guard hooks, and the Foundation methods that reach them from inside (GNUstep's own convenience code), each made
+// from Objective-C exactly as an app makes it, on a fresh receiver, inside @try.
+#import <Foundation/Foundation.h>
+#include <pthread.h>
+#include <string.h>
+#include "CSPClasses.h"
+#include "CSPFuzz.h"
+#include "CSPFuzzReceivers.h"
+
+// MARK: Results (what the caller got, described without addresses)
+
+static void out_object(CSPText *out, id value) { csp_describe(out, value, true); }
+static void out_uint(CSPText *out, NSUInteger value) { csp_text_appendf(out, "%lu", (unsigned long)value); }
+static void out_int(CSPText *out, long long value) { csp_text_appendf(out, "%lld", value); }
+static void out_bool(CSPText *out, BOOL value) { csp_text_append(out, value ? "YES" : "NO"); }
+static void out_double(CSPText *out, double value) { csp_text_appendf(out, "%.17g", value); }
+static void out_range(CSPText *out, NSRange range) {
+    csp_text_appendf(out, "{%lu, %lu}", (unsigned long)range.location, (unsigned long)range.length);
+}
+static void out_void(CSPText *out) { csp_text_append(out, "void"); }
+static void out_cstring(CSPText *out, const char *bytes) {
+    if (bytes) csp_text_appendf(out, "C \"%s\"", bytes);
+    else csp_text_append(out, "C NULL");
+}
+
+/// An out-parameter range starts as this, so a call that does not set it shows.
+static const NSRange csp_unset_range = { 77, 77 };
+
+#define CALL(name) static void name(id r, CSPArgs *a, CSPText *out)
+#define O0 (a->object[0])
+#define O1 (a->object[1])
+#define O2 (a->object[2])
+#define I0 (a->index[0])
+#define I1 (a->index[1])
+#define RANGE (a->range)
+
+// MARK: NSArray
+
+CALL(array_objectAtIndex) { out_object(out, [(NSArray *)r objectAtIndex: I0]); }
+CALL(array_objectAtIndexedSubscript) { out_object(out, [(NSArray *)r objectAtIndexedSubscript: I0]); }
+CALL(array_subarrayWithRange) { out_object(out, [(NSArray *)r subarrayWithRange: RANGE]); }
+CALL(array_objectsAtIndexes) { out_object(out, [(NSArray *)r objectsAtIndexes: O0]); }
+CALL(array_getObjectsRange) {
+    NSUInteger size = [(NSArray *)r count] + 8;
+    __unsafe_unretained id *buffer = (__unsafe_unretained id *)calloc(size, sizeof(id));
+    for (NSUInteger i = 0; i < size; i++) buffer[i] = @"_";
+    @try {
+        [(NSArray *)r getObjects: buffer range: RANGE];
+        for (NSUInteger i = 0; i < size; i++) { csp_describe(out, buffer[i], false); csp_text_append(out, " "); }
+    } @finally {
+        free(buffer);
+    }
+}
+CALL(array_arrayByAddingObject) { out_object(out, [(NSArray *)r arrayByAddingObject: O0]); }
+CALL(array_arrayByAddingObjectsFromArray) { out_object(out, [(NSArray *)r arrayByAddingObjectsFromArray: O0]); }
+CALL(array_indexOfObjectInRange) { out_uint(out, [(NSArray *)r indexOfObject: O0 inRange: RANGE]); }
+CALL(array_containsObject) { out_bool(out, [(NSArray *)r containsObject: O0]); }
+CALL(array_indexOfObject) { out_uint(out, [(NSArray *)r indexOfObject: O0]); }
+CALL(array_firstObject) { out_object(out, [(NSArray *)r firstObject]); }
+CALL(array_lastObject) { out_object(out, [(NSArray *)r lastObject]); }
+CALL(array_componentsJoined) { out_object(out, [(NSArray *)r componentsJoinedByString: O0]); }
+CALL(array_isEqualToArray) { out_bool(out, [(NSArray *)r isEqualToArray: O0]); }
+
+// MARK: NSMutableArray
+
+CALL(marray_addObject) { [(NSMutableArray *)r addObject: O0]; out_void(out); }
+CALL(marray_insertObjectAtIndex) { [(NSMutableArray *)r insertObject: O0 atIndex: I1]; out_void(out); }
+CALL(marray_removeObjectAtIndex) { [(NSMutableArray *)r removeObjectAtIndex: I0]; out_void(out); }
+CALL(marray_replaceObjectAtIndex) { [(NSMutableArray *)r replaceObjectAtIndex: I0 withObject: O1]; out_void(out); }
+CALL(marray_removeObjectsInRange) { [(NSMutableArray *)r removeObjectsInRange: RANGE]; out_void(out); }
+CALL(marray_exchange) { [(NSMutableArray *)r exchangeObjectAtIndex: I0 withObjectAtIndex: I1]; out_void(out); }
+CALL(marray_setObjectAtIndexedSubscript) { [(NSMutableArray *)r setObject: O0 atIndexedSubscript: I1]; out_void(out); }
+CALL(marray_insertObjectsAtIndexes) { [(NSMutableArray *)r insertObjects: O0 atIndexes: O1]; out_void(out); }
+CALL(marray_removeObjectsAtIndexes) { [(NSMutableArray *)r removeObjectsAtIndexes: O0]; out_void(out); }
+CALL(marray_replaceObjectsInRange) { [(NSMutableArray *)r replaceObjectsInRange: RANGE withObjectsFromArray: O1]; out_void(out); }
+CALL(marray_replaceObjectsAtIndexes) { [(NSMutableArray *)r replaceObjectsAtIndexes: O0 withObjects: O1]; out_void(out); }
+CALL(marray_removeLastObject) { [(NSMutableArray *)r removeLastObject]; out_void(out); }
+CALL(marray_addObjectsFromArray) { [(NSMutableArray *)r addObjectsFromArray: O0]; out_void(out); }
+CALL(marray_removeObject) { [(NSMutableArray *)r removeObject: O0]; out_void(out); }
+CALL(marray_removeObjectInRange) { [(NSMutableArray *)r removeObject: O0 inRange: RANGE]; out_void(out); }
+CALL(marray_removeObjectsInArray) { [(NSMutableArray *)r removeObjectsInArray: O0]; out_void(out); }
+CALL(marray_setArray) { [(NSMutableArray *)r setArray: O0]; out_void(out); }
+CALL(marray_removeAllObjects) { [(NSMutableArray *)r removeAllObjects]; out_void(out); }
+CALL(marray_sortUsingSelector) { [(NSMutableArray *)r sortUsingSelector: @selector(compare:)]; out_void(out); }
+
+// MARK: Array constructors (receiver: the class)
+
+CALL(arrayc_withObjectsCount) { out_object(out, [(Class)r arrayWithObjects: a->objects count: a->count]); }
+CALL(arrayc_withObject) { out_object(out, [(Class)r arrayWithObject: O0]); }
+CALL(arrayc_withArray) { out_object(out, [(Class)r arrayWithArray: O0]); }
+CALL(arrayc_initWithObjectsCount) {
+    out_object(out, CSP_AUTORELEASE([[(Class)r alloc] initWithObjects: a->objects count: a->count]));
+}
+CALL(arrayc_initWithArray) { out_object(out, CSP_AUTORELEASE([(NSArray *)[(Class)r alloc] initWithArray: O0])); }
+
+// MARK: NSDictionary and NSMutableDictionary
+
+CALL(dict_objectForKey) { out_object(out, [(NSDictionary *)r objectForKey: O0]); }
+CALL(dict_objectForKeyedSubscript) { out_object(out, [(NSDictionary *)r objectForKeyedSubscript: O0]); }
+CALL(dict_allKeysForObject) { out_object(out, [[(NSDictionary *)r allKeysForObject: O0] sortedArrayUsingSelector: @selector(compare:)]); }
+CALL(dict_objectsForKeys) { out_object(out, [(NSDictionary *)r objectsForKeys: O0 notFoundMarker: O1]); }
+
+CALL(mdict_setObjectForKey) { [(NSMutableDictionary *)r setObject: O0 forKey: O1]; out_void(out); }
+CALL(mdict_setObjectForKeyedSubscript) { [(NSMutableDictionary *)r setObject: O0 forKeyedSubscript: O1]; out_void(out); }
+CALL(mdict_removeObjectForKey) { [(NSMutableDictionary *)r removeObjectForKey: O0]; out_void(out); }
+CALL(mdict_setValueForKey) { [(NSMutableDictionary *)r setValue: O0 forKey: O1]; out_void(out); }
+CALL(mdict_addEntries) { [(NSMutableDictionary *)r addEntriesFromDictionary: O0]; out_void(out); }
+CALL(mdict_removeObjectsForKeys) { [(NSMutableDictionary *)r removeObjectsForKeys: O0]; out_void(out); }
+CALL(mdict_setDictionary) { [(NSMutableDictionary *)r setDictionary: O0]; out_void(out); }
+CALL(mdict_removeAllObjects) { [(NSMutableDictionary *)r removeAllObjects]; out_void(out); }
+
+CALL(dictc_withObjectsForKeysCount) {
+    out_object(out, [(Class)r dictionaryWithObjects: a->objects forKeys: (__unsafe_unretained id<NSCopying> *)a->keys count: a->count]);
+}
+CALL(dictc_withObjectForKey) { out_object(out, [(Class)r dictionaryWithObject: O0 forKey: O1]); }
+CALL(dictc_withObjectsForKeys) { out_object(out, [(Class)r dictionaryWithObjects: O0 forKeys: O1]); }
+CALL(dictc_initWithObjectsForKeysCount) {
+    out_object(out, CSP_AUTORELEASE([(NSDictionary *)[(Class)r alloc] initWithObjects: a->objects
+                                                                               forKeys: (__unsafe_unretained id<NSCopying> *)a->keys
+                                                                                 count: a->count]));
+}
+CALL(dictc_withDictionary) { out_object(out, [(Class)r dictionaryWithDictionary: O0]); }
+
+// MARK: NSSet, NSMutableSet
+
+CALL(set_containsObject) { out_bool(out, [(NSSet *)r containsObject: O0]); }
+CALL(set_member) { out_object(out, [(NSSet *)r member: O0]); }
+CALL(set_setByAddingObject) { out_object(out, [(NSSet *)r setByAddingObject: O0]); }
+CALL(set_setByAddingObjectsFromArray) { out_object(out, [(NSSet *)r setByAddingObjectsFromArray: O0]); }
+CALL(set_anyObject) { out_object(out, [(NSSet *)r anyObject]); }
+
+CALL(mset_addObject) { [(NSMutableSet *)r addObject: O0]; out_void(out); }
+CALL(mset_removeObject) { [(NSMutableSet *)r removeObject: O0]; out_void(out); }
+CALL(mset_addObjectsFromArray) { [(NSMutableSet *)r addObjectsFromArray: O0]; out_void(out); }
+CALL(mset_unionSet) { [(NSMutableSet *)r unionSet: O0]; out_void(out); }
+CALL(mset_minusSet) { [(NSMutableSet *)r minusSet: O0]; out_void(out); }
+CALL(mset_intersectSet) { [(NSMutableSet *)r intersectSet: O0]; out_void(out); }
+CALL(mset_setSet) { [(NSMutableSet *)r setSet: O0]; out_void(out); }
+CALL(mset_removeAllObjects) { [(NSMutableSet *)r removeAllObjects]; out_void(out); }
+
+CALL(setc_withObjectsCount) { out_object(out, [(Class)r setWithObjects: a->objects count: a->count]); }
+CALL(setc_withObject) { out_object(out, [(Class)r setWithObject: O0]); }
+CALL(setc_withArray) { out_object(out, [(Class)r setWithArray: O0]); }
+CALL(setc_initWithObjectsCount) {
+    out_object(out, CSP_AUTORELEASE([(NSSet *)[(Class)r alloc] initWithObjects: a->objects count: a->count]));
+}
+
+// MARK: NSOrderedSet, NSMutableOrderedSet
+
+CALL(oset_objectAtIndex) { out_object(out, [(NSOrderedSet *)r objectAtIndex: I0]); }
+CALL(oset_objectAtIndexedSubscript) { out_object(out, [(NSOrderedSet *)r objectAtIndexedSubscript: I0]); }
+CALL(oset_objectsAtIndexes) { out_object(out, [(NSOrderedSet *)r objectsAtIndexes: O0]); }
+CALL(oset_indexOfObject) { out_uint(out, [(NSOrderedSet *)r indexOfObject: O0]); }
+CALL(oset_containsObject) { out_bool(out, [(NSOrderedSet *)r containsObject: O0]); }
+CALL(oset_firstObject) { out_object(out, [(NSOrderedSet *)r firstObject]); }
+CALL(oset_lastObject) { out_object(out, [(NSOrderedSet *)r lastObject]); }
+CALL(oset_array) { out_object(out, [(NSOrderedSet *)r array]); }
+
+CALL(moset_addObject) { [(NSMutableOrderedSet *)r addObject: O0]; out_void(out); }
+CALL(moset_insertObjectAtIndex) { [(NSMutableOrderedSet *)r insertObject: O0 atIndex: I1]; out_void(out); }
+CALL(moset_removeObjectAtIndex) { [(NSMutableOrderedSet *)r removeObjectAtIndex: I0]; out_void(out); }
+CALL(moset_replaceObjectAtIndex) { [(NSMutableOrderedSet *)r replaceObjectAtIndex: I0 withObject: O1]; out_void(out); }
+CALL(moset_setObjectAtIndexedSubscript) { [(NSMutableOrderedSet *)r setObject: O0 atIndexedSubscript: I1]; out_void(out); }
+CALL(moset_exchange) { [(NSMutableOrderedSet *)r exchangeObjectAtIndex: I0 withObjectAtIndex: I1]; out_void(out); }
+CALL(moset_removeObject) { [(NSMutableOrderedSet *)r removeObject: O0]; out_void(out); }
+CALL(moset_addObjectsFromArray) { [(NSMutableOrderedSet *)r addObjectsFromArray: O0]; out_void(out); }
+CALL(moset_removeObjectsAtIndexes) { [(NSMutableOrderedSet *)r removeObjectsAtIndexes: O0]; out_void(out); }
+CALL(moset_insertObjectsAtIndexes) { [(NSMutableOrderedSet *)r insertObjects: O0 atIndexes: O1]; out_void(out); }
+CALL(moset_removeObjectsInRange) { [(NSMutableOrderedSet *)r removeObjectsInRange: RANGE]; out_void(out); }
+CALL(moset_moveObjectsAtIndexes) { [(NSMutableOrderedSet *)r moveObjectsAtIndexes: O0 toIndex: I1]; out_void(out); }
+CALL(moset_removeAllObjects) { [(NSMutableOrderedSet *)r removeAllObjects]; out_void(out); }
+
+CALL(osetc_withObjectsCount) { out_object(out, [(Class)r orderedSetWithObjects: a->objects count: a->count]); }
+CALL(osetc_withObject) { out_object(out, [(Class)r orderedSetWithObject: O0]); }
+CALL(osetc_withArray) { out_object(out, [(Class)r orderedSetWithArray: O0]); }
+CALL(osetc_initWithObjectsCount) {
+    out_object(out, CSP_AUTORELEASE([(NSOrderedSet *)[(Class)r alloc] initWithObjects: a->objects count: a->count]));
+}
+
+// MARK: NSString, NSMutableString
+
+CALL(string_characterAtIndex) { out_uint(out, [(NSString *)r characterAtIndex: I0]); }
+CALL(string_substringFromIndex) { out_object(out, [(NSString *)r substringFromIndex: I0]); }
+CALL(string_substringToIndex) { out_object(out, [(NSString *)r substringToIndex: I0]); }
+CALL(string_substringWithRange) { out_object(out, [(NSString *)r substringWithRange: RANGE]); }
+CALL(string_rangeOfString) { out_range(out, [(NSString *)r rangeOfString: O0]); }
+CALL(string_hasPrefix) { out_bool(out, [(NSString *)r hasPrefix: O0]); }
+CALL(string_hasSuffix) { out_bool(out, [(NSString *)r hasSuffix: O0]); }
+CALL(string_rangeOfStringOptionsRange) { out_range(out, [(NSString *)r rangeOfString: O0 options: 0 range: RANGE]); }
+CALL(string_getCharactersRange) {
+    NSUInteger size = [(NSString *)r length] + 8;
+    unichar *buffer = calloc(size, sizeof(unichar));
+    for (NSUInteger i = 0; i < size; i++) buffer[i] = 0xFFFF;
+    @try {
+        [(NSString *)r getCharacters: buffer range: RANGE];
+        for (NSUInteger i = 0; i < size; i++) csp_text_appendf(out, "%04x ", buffer[i]);
+    } @finally {
+        free(buffer);
+    }
+}
+CALL(string_byAppending) { out_object(out, [(NSString *)r stringByAppendingString: O0]); }
+CALL(string_isEqualToString) { out_bool(out, [(NSString *)r isEqualToString: O0]); }
+CALL(string_byReplacingOccurrences) {
+    out_object(out, [(NSString *)r stringByReplacingOccurrencesOfString: O0 withString: O1]);
+}
+CALL(string_componentsSeparated) { out_object(out, [(NSString *)r componentsSeparatedByString: O0]); }
+CALL(string_lineRangeForRange) { out_range(out, [(NSString *)r lineRangeForRange: RANGE]); }
+CALL(string_composedRange) { out_range(out, [(NSString *)r rangeOfComposedCharacterSequenceAtIndex: I0]); }
+CALL(string_byReplacingCharactersInRange) {
+    out_object(out, [(NSString *)r stringByReplacingCharactersInRange: RANGE withString: O1]);
+}
+CALL(string_compare) { out_int(out, [(NSString *)r compare: O0]); }
+CALL(string_commonPrefix) { out_object(out, [(NSString *)r commonPrefixWithString: O0 options: 0]); }
+
+CALL(mstring_insertStringAtIndex) { [(NSMutableString *)r insertString: O0 atIndex: I1]; out_void(out); }
+CALL(mstring_replaceCharactersInRange) { [(NSMutableString *)r replaceCharactersInRange: RANGE withString: O1]; out_void(out); }
+CALL(mstring_deleteCharactersInRange) { [(NSMutableString *)r deleteCharactersInRange: RANGE]; out_void(out); }
+CALL(mstring_appendString) { [(NSMutableString *)r appendString: O0]; out_void(out); }
+CALL(mstring_setString) { [(NSMutableString *)r setString: O0]; out_void(out); }
+CALL(mstring_replaceOccurrences) {
+    out_uint(out, [(NSMutableString *)r replaceOccurrencesOfString: O0 withString: O1 options: 0 range: RANGE]);
+}
+CALL(mstring_appendFormat) { [(NSMutableString *)r appendFormat: @"<%@>", O0]; out_void(out); }
+
+CALL(stringc_withString) { out_object(out, [(Class)r stringWithString: O0]); }
+CALL(stringc_withUTF8String) { out_object(out, [(Class)r stringWithUTF8String: a->cString]); }
+CALL(stringc_initWithString) { out_object(out, CSP_AUTORELEASE([(NSString *)[(Class)r alloc] initWithString: O0])); }
+CALL(stringc_initWithUTF8String) {
+    out_object(out, CSP_AUTORELEASE([(NSString *)[(Class)r alloc] initWithUTF8String: a->cString]));
+}
+CALL(stringc_withFormat) { out_object(out, [(Class)r stringWithFormat: @"<%@>", O0]); }
+
+// MARK: NSAttributedString, NSMutableAttributedString
+
+/// The string argument as an attributed string when it is a string; anything else is passed as it is.
+static id csp_attributed_argument(id string) {
+    if (![string isKindOfClass: [NSString class]]) return string;
+    return CSP_AUTORELEASE([[NSAttributedString alloc] initWithString: string]);
+}
+
+CALL(attr_substringFromRange) { out_object(out, [(NSAttributedString *)r attributedSubstringFromRange: RANGE]); }
+CALL(attr_attributesAtIndex) {
+    NSRange effective = csp_unset_range;
+    out_object(out, [(NSAttributedString *)r attributesAtIndex: I0 effectiveRange: &effective]);
+    out_range(out, effective);
+}
+CALL(attr_attributeAtIndex) {
+    NSRange effective = csp_unset_range;
+    out_object(out, [(NSAttributedString *)r attribute: O0 atIndex: I1 effectiveRange: &effective]);
+    out_range(out, effective);
+}
+CALL(attr_attributesLongest) {
+    NSRange effective = csp_unset_range;
+    out_object(out, [(NSAttributedString *)r attributesAtIndex: I0 longestEffectiveRange: &effective inRange: RANGE]);
+    out_range(out, effective);
+}
+CALL(attr_string) { out_object(out, [(NSAttributedString *)r string]); }
+
+CALL(mattr_addAttribute) { [(NSMutableAttributedString *)r addAttribute: O0 value: O1 range: RANGE]; out_void(out); }
+CALL(mattr_addAttributes) { [(NSMutableAttributedString *)r addAttributes: O0 range: RANGE]; out_void(out); }
+CALL(mattr_setAttributes) { [(NSMutableAttributedString *)r setAttributes: O0 range: RANGE]; out_void(out); }
+CALL(mattr_removeAttribute) { [(NSMutableAttributedString *)r removeAttribute: O0 range: RANGE]; out_void(out); }
+CALL(mattr_replaceCharacters) {
+    [(NSMutableAttributedString *)r replaceCharactersInRange: RANGE withString: O1];
+    out_void(out);
+}
+CALL(mattr_deleteCharacters) { [(NSMutableAttributedString *)r deleteCharactersInRange: RANGE]; out_void(out); }
+CALL(mattr_insertAttributed) {
+    [(NSMutableAttributedString *)r insertAttributedString: csp_attributed_argument(O0) atIndex: I1];
+    out_void(out);
+}
+CALL(mattr_appendAttributed) { [(NSMutableAttributedString *)r appendAttributedString: csp_attributed_argument(O0)]; out_void(out); }
+CALL(mattr_setAttributed) { [(NSMutableAttributedString *)r setAttributedString: csp_attributed_argument(O0)]; out_void(out); }
+CALL(mattr_replaceWithAttributed) {
+    [(NSMutableAttributedString *)r replaceCharactersInRange: RANGE withAttributedString: csp_attributed_argument(O1)];
+    out_void(out);
+}
+
+CALL(attrc_initWithString) { out_object(out, CSP_AUTORELEASE([(NSAttributedString *)[(Class)r alloc] initWithString: O0])); }
+CALL(attrc_initWithStringAttributes) {
+    out_object(out, CSP_AUTORELEASE([(NSAttributedString *)[(Class)r alloc] initWithString: O0 attributes: O1]));
+}
+
+// MARK: Key-value coding
+
+CALL(kvc_valueForKey) { out_object(out, [r valueForKey: O0]); }
+CALL(kvc_setValueForKey) { [r setValue: O0 forKey: O1]; out_void(out); }
+CALL(kvc_valueForKeyPath) { out_object(out, [r valueForKeyPath: O0]); }
+CALL(kvc_setValueForKeyPath) { [r setValue: O0 forKeyPath: O1]; out_void(out); }
+CALL(kvc_setValuesForKeys) { [r setValuesForKeysWithDictionary: O0]; out_void(out); }
+CALL(kvc_dictionaryWithValues) { out_object(out, [r dictionaryWithValuesForKeys: O0]); }
+CALL(kvc_setNilValueForKey) { [r setNilValueForKey: O0]; out_void(out); }
+CALL(kvc_valueForUndefinedKey) { out_object(out, [r valueForUndefinedKey: O0]); }
+CALL(kvc_setValueForUndefinedKey) { [r setValue: O0 forUndefinedKey: O1]; out_void(out); }
+
+// MARK: Messages code sends to the wrong type (NSNull, a number used as a string, ...)
+
+CALL(any_length) { out_uint(out, [(id)r length]); }
+CALL(any_count) { out_uint(out, [(id)r count]); }
+CALL(any_integerValue) { out_int(out, [(id)r integerValue]); }
+CALL(any_intValue) { out_int(out, [(id)r intValue]); }
+CALL(any_boolValue) { out_bool(out, [(id)r boolValue]); }
+CALL(any_doubleValue) { out_double(out, [(id)r doubleValue]); }
+CALL(any_floatValue) { out_double(out, [(id)r floatValue]); }
+CALL(any_unsignedLongLongValue) { out_int(out, (long long)[(id)r unsignedLongLongValue]); }
+CALL(any_objectForKey) { out_object(out, [(id)r objectForKey: O0]); }
+CALL(any_objectForKeyedSubscript) { out_object(out, [(id)r objectForKeyedSubscript: O0]); }
+CALL(any_objectAtIndex) { out_object(out, [(id)r objectAtIndex: I0]); }
+CALL(any_rangeOfString) { out_range(out, [(id)r rangeOfString: O0]); }
+CALL(any_rangeValue) { out_range(out, [(id)r rangeValue]); }
+CALL(any_UTF8String) { out_cstring(out, [(id)r UTF8String]); }
+CALL(any_characterAtIndex) { out_uint(out, [(id)r characterAtIndex: I0]); }
+CALL(any_stringValue) { out_object(out, [(id)r stringValue]); }
+CALL(any_firstObject) { out_object(out, [(id)r firstObject]); }
+CALL(any_allKeys) { out_object(out, [[(id)r allKeys] sortedArrayUsingSelector: @selector(compare:)]); }
+CALL(any_lowercaseString) { out_object(out, [(id)r lowercaseString]); }
+CALL(any_setObjectForKey) { [(id)r setObject: O0 forKey: O1]; out_void(out); }
+CALL(any_addObject) { [(id)r addObject: O0]; out_void(out); }
+CALL(any_isEqualToString) { out_bool(out, [(id)r isEqualToString: O0]); }
+CALL(any_isEqual) { out_bool(out, [(id)r isEqual: O0]); }
+
+// MARK: The table
+
+typedef struct CSPEntry {
+    const char *name;
+    uint32_t receivers;   // CSPFamily bits: a receiver with any of them takes the call
+    CSPArgKind arguments[3];
+    void (*call)(id receiver, CSPArgs *args, CSPText *result);
+    /// A guard hooks this method (or the forwarding path, or the KVC fallbacks it ends in): when it raises without
+    /// CrashShield, it must be stopped. The others are Foundation methods that reach guarded ones from inside: when
+    /// they raise, they must raise the same, unless a guard stopped the inner call (then the receiver must be
+    /// unchanged and the stop reported).
+    bool guarded;
+} CSPEntry;
+
+enum {
+    FA = CSPFamilyArray, FMA = CSPFamilyMutableArray, FD = CSPFamilyDictionary, FMD = CSPFamilyMutableDictionary,
+    FS = CSPFamilySet, FMS = CSPFamilyMutableSet, FO = CSPFamilyOrderedSet, FMO = CSPFamilyMutableOrderedSet,
+    FT = CSPFamilyString, FMT = CSPFamilyMutableString, FR = CSPFamilyAttributed, FMR = CSPFamilyMutableAttributed,
+    FK = CSPFamilyKVC, FNC = CSPFamilyNull | CSPFamilyConfused,
+};
+#define ARGS(...) { __VA_ARGS__ }
+#define NONE ARGS(CSPArgNone)
+
+static const CSPEntry csp_entries[] = {
+    { "NSArray objectAtIndex:", FA, ARGS(CSPArgIndex), array_objectAtIndex, true },
+    { "NSArray objectAtIndexedSubscript:", FA, ARGS(CSPArgIndex), array_objectAtIndexedSubscript, true },
+    { "NSArray subarrayWithRange:", FA, ARGS(CSPArgRange), array_subarrayWithRange, true },
+    { "NSArray objectsAtIndexes:", FA, ARGS(CSPArgIndexSet), array_objectsAtIndexes, true },
+    { "NSArray getObjects:range:", FA, ARGS(CSPArgRange), array_getObjectsRange, true },
+    { "NSArray arrayByAddingObject:", FA, ARGS(CSPArgObject), array_arrayByAddingObject, true },
+    { "NSArray arrayByAddingObjectsFromArray:", FA, ARGS(CSPArgArray), array_arrayByAddingObjectsFromArray, false },
+    { "NSArray indexOfObject:inRange:", FA, ARGS(CSPArgObject, CSPArgRange), array_indexOfObjectInRange, false },
+    { "NSArray containsObject:", FA, ARGS(CSPArgObject), array_containsObject, false },
+    { "NSArray indexOfObject:", FA, ARGS(CSPArgObject), array_indexOfObject, false },
+    { "NSArray firstObject", FA, NONE, array_firstObject, false },
+    { "NSArray lastObject", FA, NONE, array_lastObject, false },
+    { "NSArray componentsJoinedByString:", FA, ARGS(CSPArgString), array_componentsJoined, false },
+    { "NSArray isEqualToArray:", FA, ARGS(CSPArgArray), array_isEqualToArray, false },
+    { "NSMutableArray addObject:", FMA, ARGS(CSPArgObject), marray_addObject, true },
+    { "NSMutableArray insertObject:atIndex:", FMA, ARGS(CSPArgObject, CSPArgIndex), marray_insertObjectAtIndex, true },
+    { "NSMutableArray removeObjectAtIndex:", FMA, ARGS(CSPArgIndex), marray_removeObjectAtIndex, true },
+    { "NSMutableArray replaceObjectAtIndex:withObject:", FMA, ARGS(CSPArgIndex, CSPArgObject), marray_replaceObjectAtIndex, true },
+    { "NSMutableArray removeObjectsInRange:", FMA, ARGS(CSPArgRange), marray_removeObjectsInRange, true },
+    { "NSMutableArray exchangeObjectAtIndex:withObjectAtIndex:", FMA, ARGS(CSPArgIndex, CSPArgIndex), marray_exchange, true },
+    { "NSMutableArray setObject:atIndexedSubscript:", FMA, ARGS(CSPArgObject, CSPArgIndex), marray_setObjectAtIndexedSubscript, true },
+    { "NSMutableArray insertObjects:atIndexes:", FMA, ARGS(CSPArgArray, CSPArgIndexSet), marray_insertObjectsAtIndexes, true },
+    { "NSMutableArray removeObjectsAtIndexes:", FMA, ARGS(CSPArgIndexSet), marray_removeObjectsAtIndexes, true },
+    { "NSMutableArray replaceObjectsInRange:withObjectsFromArray:", FMA, ARGS(CSPArgRange, CSPArgArray), marray_replaceObjectsInRange, true },
+    { "NSMutableArray replaceObjectsAtIndexes:withObjects:", FMA, ARGS(CSPArgIndexSet, CSPArgArray), marray_replaceObjectsAtIndexes, false },
+    { "NSMutableArray removeLastObject", FMA, NONE, marray_removeLastObject, true },
+    { "NSMutableArray addObjectsFromArray:", FMA, ARGS(CSPArgArray), marray_addObjectsFromArray, false },
+    { "NSMutableArray removeObject:", FMA, ARGS(CSPArgObject), marray_removeObject, false },
+    { "NSMutableArray removeObject:inRange:", FMA, ARGS(CSPArgObject, CSPArgRange), marray_removeObjectInRange, false },
+    { "NSMutableArray removeObjectsInArray:", FMA, ARGS(CSPArgArray), marray_removeObjectsInArray, false },
+    { "NSMutableArray setArray:", FMA, ARGS(CSPArgArray), marray_setArray, false },
+    { "NSMutableArray removeAllObjects", FMA, NONE, marray_removeAllObjects, false },
+    { "NSMutableArray sortUsingSelector:", FMA, NONE, marray_sortUsingSelector, false },
+    { "+arrayWithObjects:count:", CSPFamilyArrayClass, ARGS(CSPArgCObjects), arrayc_withObjectsCount, true },
+    { "+arrayWithObject:", CSPFamilyArrayClass, ARGS(CSPArgObject), arrayc_withObject, true },
+    { "+arrayWithArray:", CSPFamilyArrayClass, ARGS(CSPArgArray), arrayc_withArray, false },
+    { "alloc, initWithObjects:count:", CSPFamilyArrayClass, ARGS(CSPArgCObjects), arrayc_initWithObjectsCount, true },
+    { "alloc, initWithArray:", CSPFamilyArrayClass, ARGS(CSPArgArray), arrayc_initWithArray, false },
+    { "NSDictionary objectForKey:", FD, ARGS(CSPArgKey), dict_objectForKey, false },
+    { "NSDictionary objectForKeyedSubscript:", FD, ARGS(CSPArgKey), dict_objectForKeyedSubscript, false },
+    { "NSDictionary allKeysForObject:", FD, ARGS(CSPArgObject), dict_allKeysForObject, false },
+    { "NSDictionary objectsForKeys:notFoundMarker:", FD, ARGS(CSPArgArray, CSPArgObject), dict_objectsForKeys, false },
+    { "NSMutableDictionary setObject:forKey:", FMD, ARGS(CSPArgObject, CSPArgKey), mdict_setObjectForKey, true },
+    { "NSMutableDictionary setObject:forKeyedSubscript:", FMD, ARGS(CSPArgObject, CSPArgKey), mdict_setObjectForKeyedSubscript, true },
+    { "NSMutableDictionary removeObjectForKey:", FMD, ARGS(CSPArgKey), mdict_removeObjectForKey, false },
+    { "NSMutableDictionary setValue:forKey:", FMD, ARGS(CSPArgObject, CSPArgKey), mdict_setValueForKey, true },
+    { "NSMutableDictionary addEntriesFromDictionary:", FMD, ARGS(CSPArgDictionary), mdict_addEntries, false },
+    { "NSMutableDictionary removeObjectsForKeys:", FMD, ARGS(CSPArgArray), mdict_removeObjectsForKeys, false },
+    { "NSMutableDictionary setDictionary:", FMD, ARGS(CSPArgDictionary), mdict_setDictionary, false },
+    { "NSMutableDictionary removeAllObjects", FMD, NONE, mdict_removeAllObjects, false },
+    { "+dictionaryWithObjects:forKeys:count:", CSPFamilyDictionaryClass, ARGS(CSPArgCPairs), dictc_withObjectsForKeysCount, true },
+    { "+dictionaryWithObject:forKey:", CSPFamilyDictionaryClass, ARGS(CSPArgObject, CSPArgKey), dictc_withObjectForKey, true },
+    { "+dictionaryWithObjects:forKeys:", CSPFamilyDictionaryClass, ARGS(CSPArgArray, CSPArgArray), dictc_withObjectsForKeys, true },
+    { "alloc, initWithObjects:forKeys:count:", CSPFamilyDictionaryClass, ARGS(CSPArgCPairs), dictc_initWithObjectsForKeysCount, true },
+    { "+dictionaryWithDictionary:", CSPFamilyDictionaryClass, ARGS(CSPArgDictionary), dictc_withDictionary, false },
+    { "NSSet containsObject:", FS, ARGS(CSPArgObject), set_containsObject, false },
+    { "NSSet member:", FS, ARGS(CSPArgObject), set_member, false },
+    { "NSSet setByAddingObject:", FS, ARGS(CSPArgObject), set_setByAddingObject, true },
+    { "NSSet setByAddingObjectsFromArray:", FS, ARGS(CSPArgArray), set_setByAddingObjectsFromArray, false },
+    { "NSSet anyObject", FS, NONE, set_anyObject, false },
+    { "NSMutableSet addObject:", FMS, ARGS(CSPArgObject), mset_addObject, true },
+    { "NSMutableSet removeObject:", FMS, ARGS(CSPArgObject), mset_removeObject, false },
+    { "NSMutableSet addObjectsFromArray:", FMS, ARGS(CSPArgArray), mset_addObjectsFromArray, false },
+    { "NSMutableSet unionSet:", FMS, ARGS(CSPArgArray), mset_unionSet, false },
+    { "NSMutableSet minusSet:", FMS, ARGS(CSPArgArray), mset_minusSet, false },
+    { "NSMutableSet intersectSet:", FMS, ARGS(CSPArgArray), mset_intersectSet, false },
+    { "NSMutableSet setSet:", FMS, ARGS(CSPArgArray), mset_setSet, false },
+    { "NSMutableSet removeAllObjects", FMS, NONE, mset_removeAllObjects, false },
+    { "+setWithObjects:count:", CSPFamilySetClass, ARGS(CSPArgCObjects), setc_withObjectsCount, true },
+    { "+setWithObject:", CSPFamilySetClass, ARGS(CSPArgObject), setc_withObject, true },
+    { "+setWithArray:", CSPFamilySetClass, ARGS(CSPArgArray), setc_withArray, false },
+    { "alloc, initWithObjects:count: (set)", CSPFamilySetClass, ARGS(CSPArgCObjects), setc_initWithObjectsCount, true },
+    { "NSOrderedSet objectAtIndex:", FO, ARGS(CSPArgIndex), oset_objectAtIndex, true },
+    { "NSOrderedSet objectAtIndexedSubscript:", FO, ARGS(CSPArgIndex), oset_objectAtIndexedSubscript, true },
+    { "NSOrderedSet objectsAtIndexes:", FO, ARGS(CSPArgIndexSet), oset_objectsAtIndexes, true },
+    { "NSOrderedSet indexOfObject:", FO, ARGS(CSPArgObject), oset_indexOfObject, false },
+    { "NSOrderedSet containsObject:", FO, ARGS(CSPArgObject), oset_containsObject, false },
+    { "NSOrderedSet firstObject", FO, NONE, oset_firstObject, false },
+    { "NSOrderedSet lastObject", FO, NONE, oset_lastObject, false },
+    { "NSOrderedSet array", FO, NONE, oset_array, false },
+    { "NSMutableOrderedSet addObject:", FMO, ARGS(CSPArgObject), moset_addObject, true },
+    { "NSMutableOrderedSet insertObject:atIndex:", FMO, ARGS(CSPArgObject, CSPArgIndex), moset_insertObjectAtIndex, true },
+    { "NSMutableOrderedSet removeObjectAtIndex:", FMO, ARGS(CSPArgIndex), moset_removeObjectAtIndex, true },
+    { "NSMutableOrderedSet replaceObjectAtIndex:withObject:", FMO, ARGS(CSPArgIndex, CSPArgObject), moset_replaceObjectAtIndex, true },
+    { "NSMutableOrderedSet setObject:atIndexedSubscript:", FMO, ARGS(CSPArgObject, CSPArgIndex), moset_setObjectAtIndexedSubscript, true },
+    { "NSMutableOrderedSet exchangeObjectAtIndex:withObjectAtIndex:", FMO, ARGS(CSPArgIndex, CSPArgIndex), moset_exchange, true },
+    { "NSMutableOrderedSet removeObject:", FMO, ARGS(CSPArgObject), moset_removeObject, false },
+    { "NSMutableOrderedSet addObjectsFromArray:", FMO, ARGS(CSPArgArray), moset_addObjectsFromArray, false },
+    { "NSMutableOrderedSet removeObjectsAtIndexes:", FMO, ARGS(CSPArgIndexSet), moset_removeObjectsAtIndexes, false },
+    { "NSMutableOrderedSet insertObjects:atIndexes:", FMO, ARGS(CSPArgArray, CSPArgIndexSet), moset_insertObjectsAtIndexes, false },
+    { "NSMutableOrderedSet removeObjectsInRange:", FMO, ARGS(CSPArgRange), moset_removeObjectsInRange, false },
+    { "NSMutableOrderedSet moveObjectsAtIndexes:toIndex:", FMO, ARGS(CSPArgIndexSet, CSPArgIndex), moset_moveObjectsAtIndexes, false },
+    { "NSMutableOrderedSet removeAllObjects", FMO, NONE, moset_removeAllObjects, false },
+    { "+orderedSetWithObjects:count:", CSPFamilyOrderedSetClass, ARGS(CSPArgCObjects), osetc_withObjectsCount, true },
+    { "+orderedSetWithObject:", CSPFamilyOrderedSetClass, ARGS(CSPArgObject), osetc_withObject, true },
+    { "+orderedSetWithArray:", CSPFamilyOrderedSetClass, ARGS(CSPArgArray), osetc_withArray, false },
+    { "alloc, initWithObjects:count: (ordered set)", CSPFamilyOrderedSetClass, ARGS(CSPArgCObjects), osetc_initWithObjectsCount, true },
+    { "NSString characterAtIndex:", FT, ARGS(CSPArgIndex), string_characterAtIndex, true },
+    { "NSString substringFromIndex:", FT, ARGS(CSPArgIndex), string_substringFromIndex, true },
+    { "NSString substringToIndex:", FT, ARGS(CSPArgIndex), string_substringToIndex, true },
+    { "NSString substringWithRange:", FT, ARGS(CSPArgRange), string_substringWithRange, true },
+    { "NSString rangeOfString:", FT, ARGS(CSPArgString), string_rangeOfString, true },
+    { "NSString hasPrefix:", FT, ARGS(CSPArgString), string_hasPrefix, true },
+    { "NSString hasSuffix:", FT, ARGS(CSPArgString), string_hasSuffix, true },
+    { "NSString rangeOfString:options:range:", FT, ARGS(CSPArgString, CSPArgRange), string_rangeOfStringOptionsRange, false },
+    { "NSString getCharacters:range:", FT, ARGS(CSPArgRange), string_getCharactersRange, false },
+    { "NSString stringByAppendingString:", FT, ARGS(CSPArgString), string_byAppending, false },
+    { "NSString isEqualToString:", FT, ARGS(CSPArgString), string_isEqualToString, false },
+    { "NSString stringByReplacingOccurrencesOfString:withString:", FT, ARGS(CSPArgString, CSPArgString), string_byReplacingOccurrences, false },
+    { "NSString componentsSeparatedByString:", FT, ARGS(CSPArgString), string_componentsSeparated, false },
+    { "NSString lineRangeForRange:", FT, ARGS(CSPArgRange), string_lineRangeForRange, false },
+    { "NSString rangeOfComposedCharacterSequenceAtIndex:", FT, ARGS(CSPArgIndex), string_composedRange, false },
+    { "NSString stringByReplacingCharactersInRange:withString:", FT, ARGS(CSPArgRange, CSPArgString), string_byReplacingCharactersInRange, false },
+    { "NSString compare:", FT, ARGS(CSPArgString), string_compare, false },
+    { "NSString commonPrefixWithString:options:", FT, ARGS(CSPArgString), string_commonPrefix, false },
+    { "NSMutableString insertString:atIndex:", FMT, ARGS(CSPArgString, CSPArgIndex), mstring_insertStringAtIndex, true },
+    { "NSMutableString replaceCharactersInRange:withString:", FMT, ARGS(CSPArgRange, CSPArgString), mstring_replaceCharactersInRange, true },
+    { "NSMutableString deleteCharactersInRange:", FMT, ARGS(CSPArgRange), mstring_deleteCharactersInRange, true },
+    { "NSMutableString appendString:", FMT, ARGS(CSPArgString), mstring_appendString, false },
+    { "NSMutableString setString:", FMT, ARGS(CSPArgString), mstring_setString, false },
+    { "NSMutableString replaceOccurrencesOfString:withString:options:range:", FMT, ARGS(CSPArgString, CSPArgString, CSPArgRange), mstring_replaceOccurrences, false },
+    { "NSMutableString appendFormat:", FMT, ARGS(CSPArgObject), mstring_appendFormat, false },
+    { "+stringWithString:", CSPFamilyStringClass, ARGS(CSPArgString), stringc_withString, true },
+    { "+stringWithUTF8String:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_withUTF8String, true },
+    { "alloc, initWithString:", CSPFamilyStringClass, ARGS(CSPArgString), stringc_initWithString, true },
+    { "alloc, initWithUTF8String:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithUTF8String, true },
+    { "+stringWithFormat:", CSPFamilyStringClass, ARGS(CSPArgObject), stringc_withFormat, false },
+    { "NSAttributedString attributedSubstringFromRange:", FR, ARGS(CSPArgRange), attr_substringFromRange, true },
+    { "NSAttributedString attributesAtIndex:effectiveRange:", FR, ARGS(CSPArgIndex), attr_attributesAtIndex, true },
+    { "NSAttributedString attribute:atIndex:effectiveRange:", FR, ARGS(CSPArgAttributeName, CSPArgIndex), attr_attributeAtIndex, true },
+    { "NSAttributedString attributesAtIndex:longestEffectiveRange:inRange:", FR, ARGS(CSPArgIndex, CSPArgRange), attr_attributesLongest, false },
+    { "NSAttributedString string", FR, NONE, attr_string, false },
+    { "NSMutableAttributedString addAttribute:value:range:", FMR, ARGS(CSPArgAttributeName, CSPArgObject, CSPArgRange), mattr_addAttribute, true },
+    { "NSMutableAttributedString addAttributes:range:", FMR, ARGS(CSPArgAttributes, CSPArgRange), mattr_addAttributes, true },
+    { "NSMutableAttributedString setAttributes:range:", FMR, ARGS(CSPArgAttributes, CSPArgRange), mattr_setAttributes, true },
+    { "NSMutableAttributedString removeAttribute:range:", FMR, ARGS(CSPArgAttributeName, CSPArgRange), mattr_removeAttribute, true },
+    { "NSMutableAttributedString replaceCharactersInRange:withString:", FMR, ARGS(CSPArgRange, CSPArgString), mattr_replaceCharacters, true },
+    { "NSMutableAttributedString deleteCharactersInRange:", FMR, ARGS(CSPArgRange), mattr_deleteCharacters, true },
+    { "NSMutableAttributedString insertAttributedString:atIndex:", FMR, ARGS(CSPArgString, CSPArgIndex), mattr_insertAttributed, false },
+    { "NSMutableAttributedString appendAttributedString:", FMR, ARGS(CSPArgString), mattr_appendAttributed, false },
+    { "NSMutableAttributedString setAttributedString:", FMR, ARGS(CSPArgString), mattr_setAttributed, false },
+    { "NSMutableAttributedString replaceCharactersInRange:withAttributedString:", FMR, ARGS(CSPArgRange, CSPArgString), mattr_replaceWithAttributed, false },
+    { "alloc, initWithString: (attributed)", CSPFamilyAttributedClass, ARGS(CSPArgString), attrc_initWithString, true },
+    { "alloc, initWithString:attributes:", CSPFamilyAttributedClass, ARGS(CSPArgString, CSPArgAttributes), attrc_initWithStringAttributes, false },
+    { "KVC valueForKey:", FK, ARGS(CSPArgKVCKey), kvc_valueForKey, true },
+    { "KVC setValue:forKey:", FK, ARGS(CSPArgKVCValue, CSPArgKVCKey), kvc_setValueForKey, true },
+    { "KVC valueForKeyPath:", FK, ARGS(CSPArgKVCKey), kvc_valueForKeyPath, true },
+    { "KVC setValue:forKeyPath:", FK, ARGS(CSPArgKVCValue, CSPArgKVCKey), kvc_setValueForKeyPath, true },
+    { "KVC setValuesForKeysWithDictionary:", FK, ARGS(CSPArgKVCDictionary), kvc_setValuesForKeys, true },
+    { "KVC dictionaryWithValuesForKeys:", FK, ARGS(CSPArgKeyArray), kvc_dictionaryWithValues, true },
+    { "KVC setNilValueForKey:", FK, ARGS(CSPArgKVCKey), kvc_setNilValueForKey, true },
+    { "KVC valueForUndefinedKey:", FK, ARGS(CSPArgKVCKey), kvc_valueForUndefinedKey, true },
+    { "KVC setValue:forUndefinedKey:", FK, ARGS(CSPArgKVCValue, CSPArgKVCKey), kvc_setValueForUndefinedKey, true },
+    { "any length", FNC, NONE, any_length, true },
+    { "any count", FNC, NONE, any_count, true },
+    { "any integerValue", FNC, NONE, any_integerValue, true },
+    { "any intValue", FNC, NONE, any_intValue, true },
+    { "any boolValue", FNC, NONE, any_boolValue, true },
+    { "any doubleValue", FNC, NONE, any_doubleValue, true },
+    { "any floatValue", FNC, NONE, any_floatValue, true },
+    { "any unsignedLongLongValue", FNC, NONE, any_unsignedLongLongValue, true },
+    { "any objectForKey:", FNC, ARGS(CSPArgKey), any_objectForKey, true },
+    { "any objectForKeyedSubscript:", FNC, ARGS(CSPArgKey), any_objectForKeyedSubscript, true },
+    { "any objectAtIndex:", FNC, ARGS(CSPArgIndex), any_objectAtIndex, true },
+    { "any rangeOfString:", FNC, ARGS(CSPArgString), any_rangeOfString, true },
+    { "any rangeValue", FNC, NONE, any_rangeValue, true },
+    { "any UTF8String", FNC, NONE, any_UTF8String, true },
+    { "any characterAtIndex:", FNC, ARGS(CSPArgIndex), any_characterAtIndex, true },
+    { "any stringValue", FNC, NONE, any_stringValue, true },
+    { "any firstObject", FNC, NONE, any_firstObject, true },
+    { "any allKeys", FNC, NONE, any_allKeys, true },
+    { "any lowercaseString", FNC, NONE, any_lowercaseString, true },
+    { "any setObject:forKey:", FNC, ARGS(CSPArgObject, CSPArgKey), any_setObjectForKey, true },
+    { "any addObject:", FNC, ARGS(CSPArgObject), any_addObject, true },
+    { "any isEqualToString:", FNC, ARGS(CSPArgString), any_isEqualToString, true },
+    { "any isEqual:", FNC, ARGS(CSPArgObject), any_isEqual, true },
+};
+
+static const uint32_t csp_entry_total = (uint32_t)(sizeof csp_entries / sizeof csp_entries[0]);
+
+uint32_t csp_fuzz_entry_count(void) { return csp_entry_total; }
+
+const char *csp_fuzz_entry_name(uint32_t entry) { return entry < csp_entry_total ? csp_entries[entry].name : "?"; }
+
+// MARK: Generating
+
+/// SplitMix64: small, fast, and the same on every platform.
+static uint64_t csp_next(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/// The receiver kinds an entry takes (global kind indexes), built once.
+static uint32_t *csp_candidates[sizeof csp_entries / sizeof csp_entries[0]];
+static uint32_t csp_candidate_counts[sizeof csp_entries / sizeof csp_entries[0]];
+static pthread_once_t csp_candidates_once = PTHREAD_ONCE_INIT;
+
+/// Each entry's selector, from its name ("NSMutableArray insertObject:atIndex:", "+arrayWithObject:",
+/// "alloc, initWithObjects:count: (set)").
+static char *csp_selectors[sizeof csp_entries / sizeof csp_entries[0]];
+
+static char *csp_selector_of(const char *name) {
+    char *copy = strdup(name);
+    char *paren = strstr(copy, " (");
+    if (paren) *paren = 0;
+    char *last = strrchr(copy, ' ');
+    char *selector = strdup(last ? last + 1 : copy);
+    free(copy);
+    if (selector[0] == '+') memmove(selector, selector + 1, strlen(selector));
+    return selector;
+}
+
+static void csp_build_candidates(void) {
+    for (uint32_t entry = 0; entry < csp_entry_total; entry++) csp_selectors[entry] = csp_selector_of(csp_entries[entry].name);
+    uint32_t kinds = 0;
+    const CSPReceiverKind *table = csp_receiver_kinds(&kinds);
+    for (uint32_t entry = 0; entry < csp_entry_total; entry++) {
+        csp_candidates[entry] = calloc(kinds, sizeof(uint32_t));
+        for (uint32_t kind = 0; kind < kinds; kind++) {
+            if (table[kind].families & csp_entries[entry].receivers) {
+                csp_candidates[entry][csp_candidate_counts[entry]++] = kind;
+            }
+        }
+    }
+}
+
+/// Calls GNUstep itself cannot survive, with or without CrashShield: never generated (the fuzzer compares
+/// outcomes, and these have none). Found by the fuzzer's own child processes; each one is GNUstep 1.28's.
+static bool csp_foundation_fails(const CSPCall *call) {
+    const CSPEntry *entry = &csp_entries[call->entry];
+    // objectsAtIndexes: loops forever on a nil index set and on {NSNotFound-1} (its index walk never ends).
+    if (entry->call == array_objectsAtIndexes || entry->call == oset_objectsAtIndexes) {
+        return call->arguments[0] == 0 || call->arguments[0] == 9;
+    }
+    // replaceOccurrencesOfString:withString:options:range: checks location + length after it overflows, then reads
+    // far past the string (SIGSEGV) for a range whose end is past 2^64.
+    if (entry->call == mstring_replaceOccurrences) return csp_arg_range_overflows(call->arguments[2]);
+    return false;
+}
+
+void csp_fuzz_generate(uint64_t *random, CSPCall *call) {
+    pthread_once(&csp_candidates_once, csp_build_candidates);
+    do {
+        memset(call, 0, sizeof *call);
+        call->entry = (uint32_t)(csp_next(random) % csp_entry_total);
+        uint32_t candidates = csp_candidate_counts[call->entry];
+        call->receiver = candidates ? csp_candidates[call->entry][csp_next(random) % candidates] : 0;
+        for (int i = 0; i < 3; i++) {
+            CSPArgKind kind = csp_entries[call->entry].arguments[i];
+            call->arguments[i] = kind == CSPArgNone ? 0 : (uint32_t)(csp_next(random) % csp_arg_choices(kind));
+        }
+    } while (csp_foundation_fails(call));
+}
+
+uint64_t csp_fuzz_key(const CSPCall *call) {
+    uint64_t key = call->entry;
+    for (int i = 0; i < 3; i++) key = key * 256 + call->arguments[i];
+    return key;
+}
+
+static const CSPReceiverKind *csp_kind(const CSPCall *call) {
+    uint32_t kinds = 0;
+    const CSPReceiverKind *table = csp_receiver_kinds(&kinds);
+    return &table[call->receiver < kinds ? call->receiver : 0];
+}
+
+const char *csp_fuzz_receiver_name(const CSPCall *call) { return csp_kind(call)->name; }
+
+bool csp_fuzz_in_scope(const CSPCall *call) { return csp_kind(call)->inScope; }
+
+const char *csp_fuzz_selector(const CSPCall *call) {
+    pthread_once(&csp_candidates_once, csp_build_candidates);
+    return csp_selectors[call->entry < csp_entry_total ? call->entry : 0];
+}
+
+bool csp_fuzz_expects_recovery(const CSPCall *call) {
+    if (!csp_kind(call)->inScope || call->entry >= csp_entry_total || !csp_entries[call->entry].guarded) return false;
+    if (!(csp_entries[call->entry].receivers & FNC)) return true;
+    // A message to the wrong type is the guards' only when nothing implements it (a method that exists and raises,
+    // like NSNumber's -rangeValue, is that class's own failure).
+    bool responds = false;
+    CSP_POOL_BEGIN
+    responds = [csp_kind(call)->make() respondsToSelector: sel_registerName(csp_fuzz_selector(call))];
+    CSP_POOL_END
+    return !responds;
+}
+
+// MARK: Running
+
+static char *csp_copy_string(NSString *string) {
+    const char *bytes = [string UTF8String];
+    return strdup(bytes ? bytes : "");
+}
+
+/// The receiver's description, or what went wrong describing it.
+static char *csp_describe_receiver(id receiver) {
+    @try {
+        return csp_describe_copy(receiver, true);
+    } @catch (NSException *exception) {
+        return csp_copy_string([NSString stringWithFormat: @"<describing raised %@>", [exception name]]);
+    }
+}
+
+void csp_fuzz_run(const CSPCall *call, CSPOutcome *outcome) {
+    memset(outcome, 0, sizeof *outcome);
+    const CSPEntry *entry = &csp_entries[call->entry < csp_entry_total ? call->entry : 0];
+    CSP_POOL_BEGIN
+    NSMutableArray *keep = [NSMutableArray array];
+    id receiver = csp_kind(call)->make();
+    NSUInteger size = csp_size_of(receiver);
+    CSPArgs args;
+    memset(&args, 0, sizeof args);
+    outcome->before = csp_describe_receiver(receiver);
+    CSPText result = {0};
+    @try {
+        for (int i = 0; i < 3; i++) csp_arg_realize(entry->arguments[i], call->arguments[i], i, size, &args, keep);
+        entry->call(receiver, &args, &result);
+    } @catch (NSException *exception) {
+        outcome->exceptionName = csp_copy_string([exception name]);
+        outcome->exceptionReason = csp_copy_string([exception reason]);
+    } @catch (id other) {
+        outcome->exceptionName = strdup("(not an NSException)");
+        outcome->exceptionReason = strdup("");
+    }
+    outcome->result = csp_text_take(&result);
+    outcome->after = csp_describe_receiver(receiver);
+    CSP_POOL_END
+}
+
+void csp_outcome_free(CSPOutcome *outcome) {
+    free(outcome->result);
+    free(outcome->before);
+    free(outcome->after);
+    free(outcome->exceptionName);
+    free(outcome->exceptionReason);
+    memset(outcome, 0, sizeof *outcome);
+}
+
+char *csp_fuzz_describe(const CSPCall *call) {
+    const CSPEntry *entry = &csp_entries[call->entry < csp_entry_total ? call->entry : 0];
+    CSPText text = {0};
+    CSP_POOL_BEGIN
+    id receiver = csp_kind(call)->make();
+    NSUInteger size = csp_size_of(receiver);
+    csp_text_appendf(&text, "%s on %s = ", entry->name, csp_kind(call)->name);
+    csp_describe(&text, receiver, true);
+    for (int i = 0; i < 3 && entry->arguments[i] != CSPArgNone; i++) {
+        csp_text_append(&text, i ? "; " : " with ");
+        csp_arg_describe(entry->arguments[i], call->arguments[i], size, &text);
+    }
+    CSP_POOL_END
+    return csp_text_take(&text);
+}
