@@ -137,3 +137,20 @@ void *css_test_bad_call(void) {
     NSArray *array = css_opaque([NSArray arrayWithObjects: @"a", @"b", nil]);
     return (__bridge void *)[array objectAtIndex: css_opaque_index(5)];
 }
+
+/// `[@"abc" mutableCopy] setString:` given an NSNumber: GNUstep's own code then sends `-length` to the number. Returns
+/// the string afterwards ("abc" when the call raised before changing it); `raised` tells whether it raised.
+const char *css_test_set_string_to_number(bool *raised) {
+    static char result[64];
+    *raised = false;
+    @autoreleasepool {
+        NSMutableString *string = [NSMutableString stringWithString: @"abc"];
+        @try {
+            [string setString: css_opaque([NSNumber numberWithInt: 7])];
+        } @catch (NSException *exception) {
+            *raised = true;
+        }
+        snprintf(result, sizeof result, "%s", [string UTF8String]);
+    }
+    return result;
+}

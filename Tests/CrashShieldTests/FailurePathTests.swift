@@ -34,4 +34,20 @@ final class FailurePathTests: ShieldTestCase {
             XCTAssertEqual(caller.symbol, "css_test_bad_call", "caller: \(caller)")
         }
     }
+
+    /// A message nothing answers, sent by Foundation's own code (GNUstep's `setString:` asking an NSNumber for its
+    /// `length`), is Foundation's failure: recovering it would let Foundation go on with a made-up length and empty the
+    /// app's string. It passes through: Foundation raises as without CrashShield, and the string is untouched.
+    func testAMessageFoundationSendsIsNotRecoveredInsideFoundation() throws {
+        var unguardedRaised = false
+        let unguarded = String(cString: css_test_set_string_to_number(&unguardedRaised))
+        XCTAssertTrue(unguardedRaised)
+        try withShield(Configuration(guards: .all)) { sink in
+            var raised = false
+            let guarded = String(cString: css_test_set_string_to_number(&raised))
+            XCTAssertEqual(guarded, unguarded, "the receiver is as Foundation left it")
+            XCTAssertTrue(raised, "Foundation's own exception reaches the app, as without CrashShield")
+            XCTAssertTrue(sink.reports(in: .unrecognizedSelector).isEmpty)
+        }
+    }
 }

@@ -31,6 +31,11 @@ enum Interception {
         /// The replacement that stopped the call, to find the caller's frame.
         var implementation: UnsafeRawPointer?
         var callSite: CallSite
+        /// Whether a call made by Foundation's own code is recovered too. Not for messages nothing answers
+        /// (`.pastForwarding`): Foundation sending `-length` to an NSNumber it was handed, or `-copyWithZone:` to a
+        /// key that is no NSCopying, would go on with the made-up answer (an empty string, a nil key stored) and
+        /// change the app's object; passed through, Foundation raises as it would without CrashShield.
+        var recoversFoundationCallers: Bool
         /// CrashShield dealt with it before anything failed (an observer deallocated while registered was removed):
         /// nothing fails, in any mode; the report says `.recovered`.
         var alreadyHandled = false
@@ -49,6 +54,7 @@ enum Interception {
             self.details = details
             self.implementation = implementation
             self.callSite = callSite
+            recoversFoundationCallers = callSite != .pastForwarding
         }
 
         /// An incident that is not a method call on a live receiver (an observer that died, a timer whose target is
@@ -67,6 +73,7 @@ enum Interception {
             self.details = details
             self.implementation = implementation
             callSite = .directCaller
+            recoversFoundationCallers = true
         }
     }
 
@@ -84,6 +91,9 @@ enum Interception {
         let location = CallStack.locateCaller(of: failure.implementation, callSite: failure.callSite,
                                               maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
         let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
+        if !failure.recoversFoundationCallers, let image = location.callerImage, CallStack.foundationImages.contains(image) {
+            return .passThrough
+        }
         let loud = configuration.mode(for: failure.category) == .debug && fromAppCode && !failure.alreadyHandled
         let site = ReportPipeline.SiteKey(category: failure.category.rawValue, cls: UInt(bitPattern: failure.cls?.pointer),
                                           selector: failure.selector, caller: location.callerAddress)

@@ -2,6 +2,9 @@ import CrashShieldRuntime.Internal
 
 /// Captures call stacks and finds the frame that made the bad call.
 enum CallStack {
+    /// Frames walked to find a call site, whatever the report keeps.
+    static let searchDepth = 64
+
     /// Where a bad call was made: the stack from the replacement's frame outwards, and which frame is the call site.
     struct Location {
         /// Return addresses, innermost first; index 0 is the replacement's own frame when it was found.
@@ -10,8 +13,9 @@ enum CallStack {
         var callerIndex: Int?
         /// The binary image of that frame.
         var callerImage: String?
-        /// The call site's return address (0 when unknown): with the guard, class and selector, a rate-limit key.
-        var callerAddress: UInt { callerIndex.map { addresses[$0] } ?? 0 }
+        /// The call site's return address (0 when unknown), also when it lies deeper than the frames kept: with the
+        /// guard, class and selector, a rate-limit key.
+        var callerAddress: UInt
     }
 
     /// Finds the frame that made the bad call stopped by `implementation`, without symbolicating anything.
@@ -37,7 +41,7 @@ enum CallStack {
                 guard own + 1 < count, let image = Images.path(of: UInt(bitPattern: buffer[own + 1])),
                       !foundationImages.contains(image) else { return nil }
                 return Location(addresses: [UInt(bitPattern: buffer[own]), UInt(bitPattern: buffer[own + 1])],
-                                callerIndex: 1, callerImage: image)
+                                callerIndex: 1, callerImage: image, callerAddress: UInt(bitPattern: buffer[own + 1]))
             }
             if let found { return found }
         }
@@ -46,30 +50,35 @@ enum CallStack {
 
     static func locate(callerOf implementation: UnsafeRawPointer?, callSite: CallSite, maxDepth: Int,
                        isAppImage: (String) -> Bool) -> Location {
-        var raw = [UnsafeMutableRawPointer?](repeating: nil, count: maxDepth + 8)
+        // The call site is looked for on the whole stack (GNUstep's forwarding path alone is a dozen frames deep);
+        // only the report keeps no more than `maxDepth` frames.
+        var raw = [UnsafeMutableRawPointer?](repeating: nil, count: max(maxDepth, searchDepth) + 8)
         let count = Int(raw.withUnsafeMutableBufferPointer { csr_backtrace($0.baseAddress, Int32($0.count)) })
         let all = raw.prefix(count).map { UInt(bitPattern: $0) }
         var caller = callerIndex(in: all, implementation: implementation)
         if callSite == .pastForwarding, let first = caller { caller = senderIndex(in: all, after: first) }
         // Drop CrashShield's own frames above the replacement: the stack starts at the replacement.
         let start = caller.map { max(0, $0 - 1) } ?? 0
-        let addresses = Array(all[start...].prefix(maxDepth))
+        let stack = Array(all[start...])
         var index = caller.map { $0 - start }
         if let direct = index {
             switch callSite {
             case .firstAppFrame:
-                if let image = Images.path(of: addresses[direct]), !isAppImage(image),
-                   let app = addresses[direct...].firstIndex(where: { Images.path(of: $0).map(isAppImage) ?? false }) {
+                if let image = Images.path(of: stack[direct]), !isAppImage(image),
+                   let app = stack[direct...].firstIndex(where: { Images.path(of: $0).map(isAppImage) ?? false }) {
                     index = app
                 }
             case .directCaller:
-                index = pastFoundationConveniences(addresses, from: direct)
+                index = pastFoundationConveniences(stack, from: direct)
             case .pastForwarding:
                 break
             }
         }
-        if let found = index, !addresses.indices.contains(found) { index = nil }
-        return Location(addresses: addresses, callerIndex: index, callerImage: index.flatMap { Images.path(of: addresses[$0]) })
+        if let found = index, !stack.indices.contains(found) { index = nil }
+        let site = index.map { stack[$0] } ?? 0
+        let kept = Array(stack.prefix(maxDepth))
+        return Location(addresses: kept, callerIndex: index.flatMap { kept.indices.contains($0) ? $0 : nil },
+                        callerImage: index.flatMap { Images.path(of: stack[$0]) }, callerAddress: site)
     }
 
     /// The current thread's stack, innermost first, and the index of the caller of `implementation` (symbolicated).

@@ -108,6 +108,8 @@ unsigned long css_test_add_nil_direct(unsigned long times);
 unsigned long css_test_add_nil_through_invocation(unsigned long times);
 /// One uncaught bad call (`objectAtIndex:5` of a two-object array); its result (nil when recovered).
 void *css_test_bad_call(void);
+/// `setString:` given an NSNumber (Foundation's own code then messages the number); the string afterwards.
+const char *css_test_set_string_to_number(bool *raised);
 
 // MARK: Test support: objects created and released from Objective-C
 
