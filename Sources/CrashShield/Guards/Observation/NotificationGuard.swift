@@ -1,3 +1,4 @@
+import Atomics
 import CrashShieldRuntime.Internal
 
 /// Stops notification observers that die registered or cannot receive what they registered for.
@@ -35,16 +36,17 @@ final class NotificationGuard: CrashGuard {
             try context.install(Self.removeObserver, on: [center])
             try context.install(Self.removeObserverNameObject, on: [center])
         }
-        Self.active = true
+        Self.active.store(true, ordering: .releasing)
     }
 
     func uninstall() {
-        Self.active = false
+        Self.active.store(false, ordering: .releasing)
         // Foundation kept every registration: there is nothing to hand back, only the ledger to drop.
         Self.registry.forgetAll()
     }
 
-    nonisolated(unsafe) static var active = false
+    /// Whether the guard is installed (written under CrashShield's lock, read by hooks on any thread).
+    static let active = ManagedAtomic<Bool>(false)
     /// Whether observers are recorded and watched for deallocation: only where the center would message a dead one.
     nonisolated(unsafe) static var watchesObservers = true
 
@@ -142,7 +144,7 @@ final class NotificationGuard: CrashGuard {
 
     /// Whether new registrations are checked and recorded (guard on and the class not excluded).
     static func isGuarding(_ receiver: CSRObject) -> Bool {
-        guard active, let session = Session.current.load(ordering: .acquiring), session.isEnabled(.notification) else { return false }
+        guard active.load(ordering: .acquiring), let session = Session.current.load(ordering: .acquiring), session.isEnabled(.notification) else { return false }
         guard let cls = ObjCClass(of: receiver) else { return false }
         return !session.isExcluded(cls)
     }

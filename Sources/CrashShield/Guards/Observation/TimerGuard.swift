@@ -1,3 +1,4 @@
+import Atomics
 import CrashShieldRuntime.Internal
 
 /// Repeating timers no longer keep their target alive, and timers whose target lacks the selector are stopped.
@@ -32,16 +33,17 @@ final class TimerGuard: CrashGuard {
         guard let timer = ObjCClass(named: "NSTimer") else { return }
         TimerProxyRegistry.installHandler()
         try context.install(Self.initPoint, on: [timer])
-        Self.active = true
+        Self.active.store(true, ordering: .releasing)
     }
 
     func uninstall() {
-        Self.active = false
+        Self.active.store(false, ordering: .releasing)
         // Timers made while the guard was on keep their proxies (NSTimer has no way to change a target): the proxies
         // and the registry keep working without hooks, so those targets stay weak and safe.
     }
 
-    nonisolated(unsafe) static var active = false
+    /// Whether the guard is installed (written under CrashShield's lock, read by hooks on any thread).
+    static let active = ManagedAtomic<Bool>(false)
 
     typealias InitIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, Double, CSRObject?, CSRSelector?, CSRObject?, UInt8) -> CSRObject?
 
@@ -87,7 +89,7 @@ final class TimerGuard: CrashGuard {
 
     /// Whether new timers are checked and proxied (guard on and the class not excluded).
     static func isGuarding(_ receiver: CSRObject) -> Bool {
-        guard active, let session = Session.current.load(ordering: .acquiring), session.isEnabled(.timer) else { return false }
+        guard active.load(ordering: .acquiring), let session = Session.current.load(ordering: .acquiring), session.isEnabled(.timer) else { return false }
         guard let cls = ObjCClass(of: receiver) else { return false }
         return !session.isExcluded(cls)
     }
