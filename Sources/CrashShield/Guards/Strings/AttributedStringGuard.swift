@@ -14,7 +14,8 @@ enum AttributedStringGuard {
     static func install(in context: GuardContext) throws {
         guard let attributed = ClassFamily("NSAttributedString", "NSMutableAttributedString"),
               let mutable = ClassFamily("NSMutableAttributedString") else { return }
-        for point in [attributedSubstringFromRange, attributesAtIndex, attributeAtIndex, initWithString] as [AnyHookPoint] {
+        for point in [attributedSubstringFromRange, attributesAtIndex, attributeAtIndex, attributesInRange,
+                      attributeInRange, initWithString] as [AnyHookPoint] {
             try context.install(point, onOwnersIn: attributed)
         }
         // The same replacement serves plain mutable strings (an unrelated class hierarchy: no nesting).
@@ -171,6 +172,48 @@ enum AttributedStringGuard {
             return nil
         }
         return original(receiver, cmd, name, index, effective)
+    }
+
+    /// The longest-effective-range reads call `attributesAtIndex:effectiveRange:` and then walk from the range it
+    /// gave: a bad index is stopped here, at the app's call, before Foundation's walk starts (recovered inside it,
+    /// GNUstep's walk would go on from a made-up range forever). The range limit is Foundation's own check.
+    /// Recovery: an empty dictionary.
+    static let attributesInRange: HookPoint<StringIMP.AttributesAtIndexInRange> = HookPoint("attributesAtIndex:longestEffectiveRange:inRange:") { receiver, cmd, index, effective, limit in
+        guard let original = attributesInRange.original(for: receiver) else { return nil }
+        let length = Messaging.sendUInt(receiver, Selectors.length)
+        if attributeIndexFits(index, length: length) || rejectsLimit(limit, length: length) {
+            return original(receiver, cmd, index, effective, limit)
+        }
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, attributesInRange, M.range, hint: rangeHint, reason: {
+            M.attributeIndex(index, length: length, cls: $0)
+        }) {
+            effective?.pointee = notFound
+            return dictionaryClass.flatMap { Messaging.sendObject($0.pointer, emptyDictionary) }
+        }
+        return original(receiver, cmd, index, effective, limit)
+    }
+
+    /// Whether Foundation's own range-limit check raises first: `NSMaxRange(limit) > length`, in C's wrapping
+    /// arithmetic (a limit whose end wraps past 2^64 passes it, and the walk then starts from the bad index).
+    private static func rejectsLimit(_ limit: CSRRange, length: UInt) -> Bool {
+        limit.location &+ limit.length > length
+    }
+
+    /// As `attributesInRange`, for one attribute. Recovery: nil.
+    static let attributeInRange: HookPoint<StringIMP.AttributeAtIndexInRange> = HookPoint("attribute:atIndex:longestEffectiveRange:inRange:") { receiver, cmd, name, index, effective, limit in
+        guard let original = attributeInRange.original(for: receiver) else { return nil }
+        let length = Messaging.sendUInt(receiver, Selectors.length)
+        // A nil name returns nil before the index is read (GNUstep): nothing to stop.
+        if name == nil || attributeIndexFits(index, length: length) || rejectsLimit(limit, length: length) {
+            return original(receiver, cmd, name, index, effective, limit)
+        }
+        if GuardFailure.stopOrRaise(.string, receiver, cmd, attributeInRange, M.range, hint: rangeHint, reason: {
+            M.attributeIndex(index, length: length, cls: $0)
+        }) {
+            effective?.pointee = notFound
+            return nil
+        }
+        return original(receiver, cmd, name, index, effective, limit)
     }
 
     /// Recovery: an empty attributed string.

@@ -64,6 +64,8 @@ enum StringIMP {
     typealias ObjectWithCString = @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CChar>?) -> CSRObject?
     typealias AttributesAtIndex = @convention(c) (CSRObject?, CSRSelector?, UInt, UnsafeMutablePointer<CSRRange>?) -> CSRObject?
     typealias AttributeAtIndex = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, UnsafeMutablePointer<CSRRange>?) -> CSRObject?
+    typealias AttributesAtIndexInRange = @convention(c) (CSRObject?, CSRSelector?, UInt, UnsafeMutablePointer<CSRRange>?, CSRRange) -> CSRObject?
+    typealias AttributeAtIndexInRange = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, UnsafeMutablePointer<CSRRange>?, CSRRange) -> CSRObject?
     typealias VoidWithObjectRange = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRRange) -> Void
     typealias VoidWithObjectObjectRange = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, CSRRange) -> Void
     /// The `va_list` is passed through untouched, as the one word it is in a call on every supported ABI (arm64
