@@ -22,7 +22,7 @@ final class Hook: @unchecked Sendable, CustomStringConvertible {
     let targetClass: ObjCClass
     let point: AnyHookPoint
     let origin: Origin
-    internal(set) var state: State
+    var state: State
     /// What was put into the class: the point's replacement (or its trampoline for the class's slot).
     let replacement: CSRIMP
     /// The implementation the class had before (nil for an added override: the superclass answers).

@@ -15,12 +15,16 @@ import Logging
 /// disk are capped (`UploadOptions.maxQueuedReports`, `maxStoredBytes`). Reports of guards outside
 /// `options.uploadedGuards` (by default `.mainThreadUI`) are not uploaded.
 public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
+    /// The URL batches are sent to.
     public var endpoint: URL { queue.endpoint }
 
     /// - Parameters:
+    ///   - endpoint: the http(s) URL each batch is POSTed to.
     ///   - folder: a folder the sink owns (created if missing), for example `Caches/CrashShield/upload`. One sink
     ///     per folder.
+    ///   - options: headers, retries, caps and which guards are uploaded.
     ///   - transport: how requests are sent; the default is an ephemeral `URLSession`.
+    ///   - logger: where the sink logs rejected batches and dropped reports.
     /// - Throws: `UploadError` for a non-http(s) endpoint or an unusable folder, `ReportStoreError` for its files.
     public init(endpoint: URL, folder: URL, options: UploadOptions = UploadOptions(),
                 transport: UploadTransport = URLSessionUploadTransport(),

@@ -56,8 +56,12 @@ public final class SentrySink: UploadSink, @unchecked Sendable {
     /// - Parameters:
     ///   - dsn: the project's DSN (Sentry: Settings, Client Keys).
     ///   - folder: a folder the sink owns, for unsent events.
-    ///   - environment, release: set on every event when given.
+    ///   - options: headers, retries, caps and which guards are uploaded.
+    ///   - environment: set on every event when given ("production").
+    ///   - release: set on every event when given ("app@1.2").
     ///   - isAppImage: which images are the app's (`in_app`); by default `AppImages.isAppImage`.
+    ///   - transport: how requests are sent; the default is an ephemeral `URLSession`.
+    ///   - logger: where the sink logs rejected envelopes and dropped reports.
     public init(dsn: String, folder: URL, options: UploadOptions = UploadOptions(), environment: String? = nil,
                 release: String? = nil, isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage,
                 transport: UploadTransport = URLSessionUploadTransport(),
