@@ -240,9 +240,12 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             entry.registrations.remove(at: index)
             forgetObserverIfDone(observerAddress, on: objectAddress, entry: entry)
             // The proxy comes off the key path now, unless another thread is calling Foundation on the object
-            // (that thread does it when it is done).
-            if entry.staleKeyPath != nil {
-                let access = acquireLocked(objectAddress, entry, thread: thread, wait: false)
+            // (that thread does it when it is done). While the guard is being switched off, the thread handing this
+            // object back may just have registered this observer with Foundation directly: wait until it is done
+            // (it undoes a registration removed meanwhile), so that no change reaches the observer after this call.
+            let handedBack = closed && entry.owner != nil && entry.owner != thread
+            if entry.staleKeyPath != nil || handedBack {
+                let access = acquireLocked(objectAddress, entry, thread: thread, wait: handedBack)
                 if access != .gone { prune = (entry, access) }
             }
             return true
