@@ -87,7 +87,8 @@ enum Interception {
         }
         if let cls = failure.cls, session.isExcluded(cls) { return .passThrough }
         let configuration = session.configuration
-        // The decision needs the call site only (a cheap walk); the full stack is captured for detailed reports.
+        // The decision needs the call site only (a cheap walk when it can); the whole stack is walked for a detailed
+        // report only if the decision's walk did not already.
         let location = CallStack.locateCaller(of: failure.implementation, callSite: failure.callSite,
                                               maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
         let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
@@ -98,8 +99,9 @@ enum Interception {
         let site = ReportPipeline.SiteKey(category: failure.category.rawValue, cls: UInt(bitPattern: failure.cls?.pointer),
                                           selector: failure.selector, caller: location.callerAddress)
         session.pipeline.record(site: site) {
-            let full = CallStack.locate(callerOf: failure.implementation, callSite: failure.callSite,
-                                        maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
+            let full = location.isComplete ? location
+                : CallStack.locate(callerOf: failure.implementation, callSite: failure.callSite,
+                                   maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
             return makeReport(failure, location: full, action: loud ? .failedLoudly : .recovered, reason: reason(),
                        redact: configuration.redact)
         }

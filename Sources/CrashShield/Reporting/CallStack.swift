@@ -16,6 +16,8 @@ enum CallStack {
         /// The call site's return address (0 when unknown), also when it lies deeper than the frames kept: with the
         /// guard, class and selector, a rate-limit key.
         var callerAddress: UInt
+        /// Whether `addresses` is the stack a report keeps (false: only what the decision needed).
+        var isComplete = true
     }
 
     /// Finds the frame that made the bad call stopped by `implementation`, without symbolicating anything.
@@ -41,7 +43,8 @@ enum CallStack {
                 guard own + 1 < count, let image = Images.path(of: UInt(bitPattern: buffer[own + 1])),
                       !foundationImages.contains(image) else { return nil }
                 return Location(addresses: [UInt(bitPattern: buffer[own]), UInt(bitPattern: buffer[own + 1])],
-                                callerIndex: 1, callerImage: image, callerAddress: UInt(bitPattern: buffer[own + 1]))
+                                callerIndex: 1, callerImage: image, callerAddress: UInt(bitPattern: buffer[own + 1]),
+                                isComplete: false)
             }
             if let found { return found }
         }
@@ -79,14 +82,6 @@ enum CallStack {
         let kept = Array(stack.prefix(maxDepth))
         return Location(addresses: kept, callerIndex: index.flatMap { kept.indices.contains($0) ? $0 : nil },
                         callerImage: index.flatMap { Images.path(of: stack[$0]) }, callerAddress: site)
-    }
-
-    /// The current thread's stack, innermost first, and the index of the caller of `implementation` (symbolicated).
-    static func capture(callerOf implementation: UnsafeRawPointer?, maxDepth: Int,
-                        callSite: CallSite = .directCaller) -> (frames: [StackFrame], caller: Int?) {
-        let location = locate(callerOf: implementation, callSite: callSite, maxDepth: maxDepth,
-                              isAppImage: AppImages.isAppImage)
-        return (location.addresses.map(frame(for:)), location.callerIndex)
     }
 
     /// How far from a replacement's entry its body may start when the entry tail-calls it (a `@convention(c)`
