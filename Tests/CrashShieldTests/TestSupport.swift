@@ -6,14 +6,7 @@ import XCTest
 
 /// Runs `body` inside `@try`; returns the Objective-C exception it raised, if any.
 func catchingObjCException(_ body: @escaping () -> Void) -> (name: String, reason: String)? {
-    var info = CSRExceptionInfo()
-    let box = Unmanaged.passRetained(ClosureBox(body))
-    defer { box.release() }
-    let raised = csr_try({ raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() }, box.toOpaque(), &info)
-    guard raised else { return nil }
-    let name = withUnsafeBytes(of: info.name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-    let reason = withUnsafeBytes(of: info.reason) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-    return (name, reason)
+    ObjCException.catching(body)
 }
 
 /// Starts CrashShield with an in-memory sink for the duration of `body`, and always stops it.
