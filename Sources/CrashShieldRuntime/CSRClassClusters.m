@@ -153,6 +153,7 @@ static void csr_string_samples(CSRClassSet *set) {
         [NSString stringWithFormat: @"%d", 42], [NSString stringWithFormat: @"%@ %d", constantLong, 42],
         [NSString stringWithString: constantLong], [NSString stringWithCString: "cstring" encoding: NSASCIIStringEncoding],
         [constantLong substringFromIndex: 3], [constantLong substringToIndex: 3], [constantLong uppercaseString],
+        [[NSString stringWithUTF8String: "a substring of a string made at run time"] substringWithRange: NSMakeRange(2, 20)],
         [@"lower" uppercaseString], [@"ab" stringByAppendingString: @"cd"],
         [@"a,b" stringByReplacingOccurrencesOfString: @"," withString: @";"],
         [csr_items(3) componentsJoinedByString: @","], [[NSNumber numberWithInt: 42] stringValue],

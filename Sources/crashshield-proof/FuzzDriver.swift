@@ -20,6 +20,7 @@ struct FuzzSummary {
     var valid = 0
     var recovered = 0
     var leftAlone = 0
+    var wrongType = 0
     var findings: [FuzzFinding] = []
     /// Calls that crash or hang without CrashShield (never run again in-process), by index.
     var unguardedCrashes: [(index: Int, how: String, repro: String)] = []
@@ -79,6 +80,7 @@ struct FuzzDriver {
             total.valid += part.valid
             total.recovered += part.recovered
             total.leftAlone += part.leftAlone
+            total.wrongType += part.wrongType
             total.findings += part.findings
             total.unguardedCrashes += part.unguardedCrashes
             total.skipped += part.skipped
@@ -180,6 +182,7 @@ struct FuzzDriver {
         summary.valid += Int(progress.load(slot: Slot.valid))
         summary.recovered += Int(progress.load(slot: Slot.recovered))
         summary.leftAlone += Int(progress.load(slot: Slot.leftAlone))
+        summary.wrongType += Int(progress.load(slot: Slot.wrongType))
         let text = (try? String(contentsOf: results, encoding: .utf8)) ?? ""
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -245,7 +248,7 @@ extension FuzzSummary {
     func render(seed: UInt64, seconds: Double, examples: Int) -> String {
         var lines: [String] = []
         lines.append(String(format: "fuzz: seed %llu, %d calls in %.1f s (%d worker restarts)", seed, calls, seconds, restarts))
-        lines.append("  valid \(valid), raised and recovered \(recovered), raised and left alone \(leftAlone), receiver classes \(classes.count)")
+        lines.append("  valid \(valid), raised and recovered \(recovered), raised and left alone \(leftAlone), raised for a wrong-typed argument as without CrashShield \(wrongType), receiver classes \(classes.count)")
         lines.append("  skipped \(skipped) calls: \(unguardedCrashes.count) shapes that crash or hang without CrashShield, the shapes that did "
                      + "with guards, and every call of \(quarantined.count) methods after \(SkipList.quarantineAfter) crashes with guards"
                      + (quarantined.isEmpty ? "" : " (\(quarantined.sorted().joined(separator: ", ")))"))

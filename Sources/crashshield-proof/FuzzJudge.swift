@@ -64,19 +64,35 @@ enum Verdict {
     case recovered
     /// Foundation raised, and must raise the same with guards (outside the guards' scope).
     case leftAlone
+    /// Foundation raised for an argument of a type the method does not take (Foundation's own code messaged it), and
+    /// must raise the same with guards: CrashShield does not recover these by design (README, "What CrashShield
+    /// does not stop"): the failure happens inside Foundation's code, past the app's call, where nothing can be
+    /// skipped or answered safely, and a type check before the call would be stricter than Foundation, which takes
+    /// any object that answers the messages it sends.
+    case wrongType
 
     /// Compares the two runs of one call.
     /// - Parameters:
     ///   - reports: reports the guarded run produced; `ownSelector`: one of them names the called method itself (its
     ///     own hook stopped it, so the mutation must have been skipped entirely).
     ///   - inScope: the receiver is one the guards protect; `expectsRecovery`: and a guard hooks the method itself.
+    ///   - selector: the method called.
     static func judge(unguarded: CallOutcome, guarded: CallOutcome, reports: Int, ownSelector: Bool, inScope: Bool,
-                      expectsRecovery: Bool) -> (Verdict, [Divergence]) {
+                      expectsRecovery: Bool, selector: String = "") -> (Verdict, [Divergence]) {
         guard let raised = unguarded.exceptionName else {
             var found: [Divergence] = []
             if guarded != unguarded { found.append(.validCallDiffers) }
             if reports > 0 { found.append(.validCallReported) }
             return (.valid, found)
+        }
+        if raisedForArgumentType(unguarded, calling: selector) {
+            // With a second fault in the same call (a range past the end), Foundation raises for whichever it checks
+            // first; a guard may stop the other one: recovered, the receiver untouched, and reported.
+            if guarded.exceptionName == nil && ownSelector && guarded.after == unguarded.before && reports > 0 {
+                return (.recovered, [])
+            }
+            let same = guarded.exceptionName == raised && guarded.after == unguarded.after && reports == 0
+            return (.wrongType, same ? [] : [.outOfScopeChanged])
         }
         if guarded.exceptionName != nil {
             if expectsRecovery { return (.recovered, [.raisingNotRecovered]) }
@@ -93,4 +109,16 @@ enum Verdict {
         if reports == 0 { found.append(.recoveredWithoutReport) }
         return (.recovered, found)
     }
+}
+
+/// Whether Foundation's exception says its own code messaged an argument that does not answer (GNUstep's texts; on
+/// Apple "unrecognized selector sent to instance"), or checked an argument's type itself. A message Foundation did
+/// not send itself, the called method (`selector`) sent to a receiver that does not answer it, is the receiver's
+/// failure (the NSNull and unrecognized-selector guards), not an argument's.
+func raisedForArgumentType(_ outcome: CallOutcome, calling selector: String) -> Bool {
+    let reason = outcome.exceptionReason
+    if reason.contains("given non-string object") || reason.contains("does not respond to") { return true }
+    let patterns = ["does not recognize ", "Can not determine type information for -[", "unrecognized selector"]
+    guard patterns.contains(where: reason.contains) else { return false }
+    return !(reason.contains("recognize \(selector)") || reason.contains(" \(selector)]"))
 }

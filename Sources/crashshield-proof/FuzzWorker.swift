@@ -115,12 +115,13 @@ struct FuzzWorker {
 
     /// Progress-file slots: calls judged, valid, recovered, left alone (cumulative), and the current batch's start.
     enum Slot {
-        static let judged = 3, valid = 4, recovered = 5, leftAlone = 6, batchStart = 7
+        static let judged = 3, valid = 4, recovered = 5, leftAlone = 6, batchStart = 7, wrongType = 8
         static func tally(_ verdict: Verdict) -> Int {
             switch verdict {
             case .valid: return valid
             case .recovered: return recovered
             case .leftAlone: return leftAlone
+            case .wrongType: return wrongType
             }
         }
     }
@@ -166,7 +167,7 @@ struct FuzzWorker {
             let (verdict, found) = Verdict.judge(
                 unguarded: before, guarded: outcome, reports: reports.count,
                 ownSelector: reports.selectors.contains(FuzzCalls.selector(call)), inScope: FuzzCalls.inScope(call),
-                expectsRecovery: FuzzCalls.expectsRecovery(call))
+                expectsRecovery: FuzzCalls.expectsRecovery(call), selector: FuzzCalls.selector(call))
             if let receiverClass = before.before.split(separator: " ").first.map(String.init), classes.insert(receiverClass).inserted {
                 write(["CLASS", receiverClass])
             }

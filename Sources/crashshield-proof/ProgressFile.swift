@@ -20,7 +20,7 @@ final class ProgressFile {
         case setup = 3
     }
 
-    private static let slots = 8
+    private static let slots = 9
     private let words: UnsafeMutablePointer<UInt64>
 
     /// Maps `path` (created or truncated to the right size) for reading and writing.

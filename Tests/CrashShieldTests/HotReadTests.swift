@@ -35,12 +35,12 @@ final class HotReadTests: ShieldTestCase {
         try withShield(Configuration(guards: .container)) { sink in
             var hooks: [Hook] = []
             for (name, _) in classes where !name.hasSuffix("Child") {
-                hooks.append(try HookEngine.shared.install(ArrayGuard.objectAtIndex, onClassNamed: name))
+                hooks.append(try HookEngine.shared.install(ArrayHooks.objectAtIndex, onClassNamed: name))
             }
             defer { hooks.forEach { $0.revert() } }
             let trampolines = Set(hooks.map { UInt(bitPattern: unsafeBitCast($0.replacement, to: Int.self)) })
             XCTAssertGreaterThan(trampolines.count, poolSize / 2, "classes get trampolines of their own slots")
-            XCTAssertTrue(trampolines.contains(UInt(bitPattern: unsafeBitCast(ArrayGuard.objectAtIndex.replacement, to: Int.self))),
+            XCTAssertTrue(trampolines.contains(UInt(bitPattern: unsafeBitCast(ArrayHooks.objectAtIndex.replacement, to: Int.self))),
                           "past the pool, the generic trampoline")
 
             for (name, implementation) in classes {
@@ -67,7 +67,7 @@ final class HotReadTests: ShieldTestCase {
         let classes = try makeIndexedClasses(prefix: "CSSHotInheriting", count: 1)
         let child = classes[1].name
         try withShield(Configuration(guards: .container)) { sink in
-            let hook = try HookEngine.shared.install(ArrayGuard.objectAtIndex, onClassNamed: child)
+            let hook = try HookEngine.shared.install(ArrayHooks.objectAtIndex, onClassNamed: child)
             defer { hook.revert() }
             XCTAssertEqual(hook.origin, .addedOverride)
             XCTAssertEqual(value(of: child, at: 2), 2, "the superclass's implementation answers")
@@ -82,7 +82,7 @@ final class HotReadTests: ShieldTestCase {
         // count says 10, the implementation raises from 3 on: index 5 is valid by the receiver's own count.
         let classes = try makeIndexedClasses(prefix: "CSSHotLying", count: 1, countsTen: true)
         try withShield(Configuration(guards: .container)) { sink in
-            let hook = try HookEngine.shared.install(ArrayGuard.objectAtIndex, onClassNamed: classes[0].name)
+            let hook = try HookEngine.shared.install(ArrayHooks.objectAtIndex, onClassNamed: classes[0].name)
             defer { hook.revert() }
             XCTAssertEqual(value(of: classes[0].name, at: 2), 2)
             for (name, _) in classes {
@@ -98,7 +98,7 @@ final class HotReadTests: ShieldTestCase {
     func testDebugModeRethrowsTheOriginalException() throws {
         let classes = try makeIndexedClasses(prefix: "CSSHotDebug", count: 1)
         try withShield(Configuration(guards: .container, mode: .debug, isAppImage: { _ in true })) { sink in
-            let hook = try HookEngine.shared.install(ArrayGuard.objectAtIndex, onClassNamed: classes[0].name)
+            let hook = try HookEngine.shared.install(ArrayHooks.objectAtIndex, onClassNamed: classes[0].name)
             defer { hook.revert() }
             let raised = catchingObjCException { _ = self.value(of: classes[0].name, at: 7) }
             XCTAssertEqual(raised?.name, "NSRangeException")

@@ -37,6 +37,30 @@ final class GuardContext {
     func install(_ point: AnyHookPoint, onOwnersIn family: ClassFamily) throws {
         try install(point, on: family.hookTargets(for: point.selector, kind: point.kind))
     }
+
+    /// Installs one selector on every class that owns the implementation a member of `family` or one of its roots
+    /// uses, also where the owners are nested (GNUstep: NSString's generic `substringWithRange:` under GSCString's
+    /// own; NSArray's generic `getObjects:range:`, which app subclasses use, under GSArray's): `layers[0]` on the
+    /// outermost owners, `layers[1]` on owners below one of those, and so on. Each layer is a separate hook point
+    /// (its own table of originals), so an override calling `super` reaches the next layer's hook, never its own.
+    func install(layers: [AnyHookPoint], onOwnersIn family: ClassFamily) throws {
+        guard let selector = layers.first?.selector else { return }
+        var owners: [ObjCClass] = []
+        for member in family.roots + family.members {
+            guard let owner = member.owner(of: selector),
+                  family.roots.contains(where: { owner.isKind(of: $0) }) || family.members.contains(owner),
+                  !owners.contains(owner) else { continue }
+            owners.append(owner)
+        }
+        for owner in owners {
+            let above = owners.filter { $0 != owner && owner.isKind(of: $0) }
+            guard above.count < layers.count else {
+                throw HookError.nestedInstallation(class: owner.name, selector: selector.name,
+                                                   existing: above.map(\.name).joined(separator: ","))
+            }
+            try install(layers[above.count], on: [owner])
+        }
+    }
 }
 
 /// Every guard CrashShield ships. A new guard adds one line here.

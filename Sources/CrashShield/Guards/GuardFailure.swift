@@ -28,21 +28,27 @@ enum GuardFailure {
                implementation: implementation, reason: reason) == .recover
     }
 
-    /// `stop`, for a guard whose original would raise `exception`: in debug mode, for the app's own call, raises
-    /// Foundation's exception (name and reason as reported) right here instead of returning false. The original is
-    /// never reached, so guards on the methods it calls cannot stop the same failure again (GNUstep's
+    /// `stop`, for a guard whose original would raise `violation.exception`: in debug mode, for the app's own call,
+    /// raises Foundation's exception (name and reason as reported) right here instead of returning false. The
+    /// original is never reached, so guards on the methods it calls cannot stop the same failure again (GNUstep's
     /// `insertObjects:atIndexes:` calls `insertObject:atIndex:`, ...): one report, and the failure is loud. A failure
     /// by signal ("SIGSEGV": GNUstep dereferences a nil argument) cannot be raised: the original fails as it would.
     static func stopOrRaise(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
-                            _ exception: String, hint: String, details: [String: String] = [:],
-                            reason: (String) -> String) -> Bool {
-        switch decide(category, receiver, cmd, point, exception, hint: hint, details: details, reason: reason) {
+                            _ violation: Violation) -> Bool {
+        let reason = violation.reason
+        switch decide(category, receiver, cmd, point, violation.exception, hint: violation.hint, reason: reason) {
         case .recover: return true
         case .passThrough: return false
         case .failLoudly:
-            if exception.hasPrefix("SIG") { return false }
-            csr_raise(exception, reason(className(receiver)))
+            if violation.exception.hasPrefix("SIG") { return false }
+            csr_raise(violation.exception, reason(className(receiver)))
         }
+    }
+
+    /// `stopOrRaise` with the violation's parts given one by one.
+    static func stopOrRaise(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
+                            _ exception: String, hint: String, reason: @escaping (String) -> String) -> Bool {
+        stopOrRaise(category, receiver, cmd, point, Violation(exception, hint: hint, reason: reason))
     }
 
     /// An address as `%p` prints it (0x and lowercase hex; "0x0" for nil), for reasons that quote Foundation.

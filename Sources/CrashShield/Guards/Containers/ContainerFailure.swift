@@ -1,6 +1,6 @@
 import CrashShieldRuntime.Internal
 
-/// Helpers shared by the container guards.
+/// Helpers shared by the container hooks.
 enum ContainerFailure {
     /// Copies the non-nil entries of `objects` (and the matching `keys`, when given: a pair with a nil side is
     /// dropped), calls `body` with the compacted buffers and their count.
@@ -71,11 +71,4 @@ enum ContainerIMP {
     typealias Void0 = @convention(c) (CSRObject?, CSRSelector?) -> Void
     typealias InitWithObjectsCount = @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CSRObject?>?, UInt) -> CSRObject?
     typealias InitWithObjectsKeysCount = @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CSRObject?>?, UnsafePointer<CSRObject?>?, UInt) -> CSRObject?
-}
-
-extension CSRRange {
-    /// Whether the range lies within `0..<count` (overflow-safe; {NSNotFound, 0} is outside unless count is huge).
-    @inline(__always)
-    func fits(in count: UInt) -> Bool { location <= count && length <= count &- location }
-    var value: CSRRangeValue { (UInt(location), UInt(length)) }
 }

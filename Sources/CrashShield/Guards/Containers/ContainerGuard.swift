@@ -16,10 +16,10 @@ final class ContainerGuard: CrashGuard {
     init() {}
 
     func install(in context: GuardContext) throws {
-        try ArrayGuard.install(in: context)
-        try DictionaryGuard.install(in: context)
-        try SetGuard.install(in: context)
-        try OrderedSetGuard.install(in: context)
-        try CacheGuard.install(in: context)
+        try ArrayHooks.install(in: context)
+        try DictionaryHooks.install(in: context)
+        try SetHooks.install(in: context)
+        try OrderedSetHooks.install(in: context)
+        try CacheHooks.install(in: context)
     }
 }

@@ -1,0 +1,239 @@
+import CrashShieldRuntime.Internal
+
+/// NSArray and NSMutableArray: index, range, index-set and nil checks. See `ContainerGuard` for the recovery rules.
+enum ArrayHooks {
+    typealias IMP = ContainerIMP
+
+    static func install(in context: GuardContext) throws {
+        guard let arrays = ClassFamily("NSArray", "NSMutableArray"), let mutable = ClassFamily("NSMutableArray") else { return }
+        for point in [objectAtIndex, objectAtIndexedSubscript, subarrayWithRange, objectsAtIndexes, initWithObjectsCount,
+                      arrayByAddingObject] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: arrays)
+        }
+        // NSArray's generic implementation (app subclasses use it) under the concrete classes' own.
+        try context.install(layers: [getObjectsRangeBase, getObjectsRange], onOwnersIn: arrays)
+        for point in [addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex, removeObjectsInRange,
+                      exchangeObjects, setObjectAtIndexedSubscript, insertObjectsAtIndexes, removeObjectsAtIndexes,
+                      removeLastObject] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: mutable)
+        }
+        try context.install(layers: [replaceObjectsInRangeBase, replaceObjectsInRange], onOwnersIn: mutable)
+    }
+
+    // MARK: Reads
+
+    /// The hottest read of all: C trampolines (CSRHotReads.h) call the original under `@try`, and its own range
+    /// exception is reported. Recovery: nil.
+    static let objectAtIndex = HotReadHookPoint<IMP.ObjectAtIndex>(
+        "objectAtIndex:", hotTable: Int32(CSRHotArrayObjectAtIndex), category: .container, hint: Hint.index,
+        precondition: indexWithinCount)
+
+    /// `array[i]`, caught as `objectAtIndex:`. GNUstep's implementation sends `objectAtIndex:`, whose trampoline
+    /// leaves the failure to this outer one (same family), so the report names the call the app made.
+    static let objectAtIndexedSubscript = HotReadHookPoint<IMP.ObjectAtIndex>(
+        "objectAtIndexedSubscript:", hotTable: Int32(CSRHotArrayObjectAtIndexedSubscript), category: .container,
+        hint: Hint.index, precondition: indexWithinCount)
+
+    /// The hot reads' precondition, asked only after the original raised.
+    private static func indexWithinCount(_ receiver: CSRObject?, _ index: UInt) -> Bool {
+        index < Messaging.sendUInt(receiver, csr_hot_selectors.count)
+    }
+
+    /// Recovery: an empty array (autoreleased, from the original with an empty range).
+    static let subarrayWithRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("subarrayWithRange:", .container) { r, cmd, range in
+        let count = count(of: r)
+        return subarrayWithRange.read(r, cmd, range.fits(in: count) ? nil : .range(range, count: count, method: "subarrayWithRange:"),
+                                      recovery: { $0(r, cmd, .empty) }) { $0(r, cmd, range) }
+    }
+
+    /// Recovery: nil (an index set past the end, or nil).
+    static let objectsAtIndexes: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("objectsAtIndexes:", .container) { r, cmd, indexes in
+        let count = count(of: r)
+        let last = probe(indexes, ContainerSelectors.lastIndex)
+        var violation: Violation?
+        if indexes != nil && last == nil { // not an index set: Foundation's own failure
+        } else if let last { // NSNotFound: an empty set
+            #if canImport(Darwin)
+            violation = last == UInt(Int.max) || last < count ? nil : Violation(ExceptionName.range, hint: Hint.index) {
+                "*** -[\($0) objectsAtIndexes:]: index \(last) in index set beyond bounds" + (count == 0 ? " for empty array" : " [0 .. \(count - 1)]")
+            }
+            #else
+            violation = last == UInt(Int.max) || last < count ? nil : .index(last, count: count, method: "objectAtIndex:")
+            #endif
+        } else {
+            violation = .fixed(ExceptionName.invalidArgument, "index set cannot be nil", method: "objectsAtIndexes:",
+                               apple: "index set cannot be nil", hint: "check the index set for nil")
+        }
+        return objectsAtIndexes.read(r, cmd, violation) { $0(r, cmd, indexes) }
+    }
+
+    /// Two layers (NSArray's generic implementation, the concrete classes' own); the same check. Recovery: the
+    /// buffer is left untouched.
+    static let getObjectsRange: GuardedMethod<IMP.VoidWithBufferRange> = GuardedMethod("getObjects:range:", .container) { r, cmd, buffer, range in
+        getObjects(getObjectsRange, r, cmd, buffer, range)
+    }
+    static let getObjectsRangeBase: GuardedMethod<IMP.VoidWithBufferRange> = GuardedMethod("getObjects:range:", .container) { r, cmd, buffer, range in
+        getObjects(getObjectsRangeBase, r, cmd, buffer, range)
+    }
+    private static func getObjects(_ point: GuardedMethod<IMP.VoidWithBufferRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                   _ buffer: UnsafeMutablePointer<CSRObject?>?, _ range: CSRRange) {
+        let count = count(of: r)
+        point.mutation(r, cmd, range.fits(in: count) ? nil : .range(range, count: count, method: "getObjects:range:")) { $0(r, cmd, buffer, range) }
+    }
+
+    // MARK: Construction
+
+    /// Behind `arrayWithObjects:count:`, `arrayWithObject:`, `@[...]` literals. Recovery: the array of the non-nil
+    /// objects.
+    static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
+        let slot = ContainerFailure.firstNil(objects, count: count)
+        return initWithObjectsCount.read(r, cmd, slot.map { .nilInInit("Tried to init array with nil object", slot: $0) },
+                                         recovery: { original in
+            ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
+        }) { $0(r, cmd, objects, count) }
+    }
+
+    /// Recovery: an unchanged copy (the receiver's autoreleased copy).
+    static let arrayByAddingObject: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("arrayByAddingObject:", .container) { r, cmd, object in
+        arrayByAddingObject.read(r, cmd, object != nil ? nil : .nilArgument("Attempt to add nil to an array", method: "arrayByAddingObject:"),
+                                 recovery: { _ in Messaging.sendObject(r, ArraySelectors.copyAutoreleased) }) { $0(r, cmd, object) }
+    }
+
+    // MARK: Mutations (an invalid one is skipped)
+
+    static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("addObject:", .container) { r, cmd, object in
+        addObject.mutation(r, cmd, object != nil ? nil : .nilArgument("Tried to add nil to array", method: "insertObject:atIndex:")) { $0(r, cmd, object) }
+    }
+
+    static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertObject:atIndex:", .container) { r, cmd, object, index in
+        let count = count(of: r)
+        let violation: Violation? = object == nil ? .nilArgument("Tried to insert nil to array", method: "insertObject:atIndex:")
+            : index > count ? .index(index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count") : nil
+        insertObjectAtIndex.mutation(r, cmd, violation) { $0(r, cmd, object, index) }
+    }
+
+    static let removeObjectAtIndex: GuardedMethod<IMP.VoidWithIndex> = GuardedMethod("removeObjectAtIndex:", .container) { r, cmd, index in
+        let count = count(of: r)
+        removeObjectAtIndex.mutation(r, cmd, index < count ? nil : .index(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
+    }
+
+    static let replaceObjectAtIndex: GuardedMethod<IMP.VoidWithIndexObject> = GuardedMethod("replaceObjectAtIndex:withObject:", .container) { r, cmd, index, object in
+        let count = count(of: r)
+        let violation: Violation? = index >= count ? .index(index, count: count, method: "replaceObjectAtIndex:withObject:")
+            : object == nil ? .nilArgument("Tried to replace object in array with nil", method: "replaceObjectAtIndex:withObject:") : nil
+        replaceObjectAtIndex.mutation(r, cmd, violation) { $0(r, cmd, index, object) }
+    }
+
+    static let removeObjectsInRange: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("removeObjectsInRange:", .container) { r, cmd, range in
+        let count = count(of: r)
+        removeObjectsInRange.mutation(r, cmd, range.fits(in: count) ? nil : .range(range, count: count, method: "removeObjectsInRange:")) { $0(r, cmd, range) }
+    }
+
+    static let exchangeObjects: GuardedMethod<IMP.VoidWithIndexIndex> = GuardedMethod("exchangeObjectAtIndex:withObjectAtIndex:", .container) { r, cmd, first, second in
+        let count = count(of: r)
+        let violation: Violation? = first < count && second < count ? nil
+            : .index(second >= count ? second : first, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:")
+        exchangeObjects.mutation(r, cmd, violation) { $0(r, cmd, first, second) }
+    }
+
+    /// `array[i] = x`: legal for i == count (appends).
+    static let setObjectAtIndexedSubscript: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("setObject:atIndexedSubscript:", .container) { r, cmd, object, index in
+        let count = count(of: r)
+        var violation: Violation?
+        if index > count {
+            #if canImport(Darwin)
+            violation = .index(index, count: count, method: "setObject:atIndexedSubscript:", hint: "assign at an index from 0 to count")
+            #else
+            violation = .index(index, count: count, method: "replaceObjectAtIndex:withObject:", hint: "assign at an index from 0 to count")
+            #endif
+        } else if object == nil {
+            violation = .nilArgument(index == count ? "Tried to add nil to array" : "Tried to replace object in array with nil",
+                                     method: "setObject:atIndexedSubscript:")
+        }
+        setObjectAtIndexedSubscript.mutation(r, cmd, violation) { $0(r, cmd, object, index) }
+    }
+
+    /// GNUstep inserts `objects[k]` at the k-th index, for k below the smaller of the two counts: a nil index set
+    /// inserts every object at 0 (`[nil firstIndex]` is 0), nil objects insert nothing, and the first index past the
+    /// array as it has grown raises (after the objects before it were inserted; the guard skips the whole call).
+    static let insertObjectsAtIndexes: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("insertObjects:atIndexes:", .container) { r, cmd, objects, indexes in
+        insertObjectsAtIndexes.mutation(r, cmd, insertionFailure(objects, indexes, count: count(of: r))) { $0(r, cmd, objects, indexes) }
+    }
+
+    /// Why `insertObjects:atIndexes:` raises, if it does.
+    private static func insertionFailure(_ objects: CSRObject?, _ indexes: CSRObject?, count: UInt) -> Violation? {
+        let hint = "insert at indexes within the array's new bounds"
+        let adding = probe(objects, Selectors.count)
+        let last = probe(indexes, ContainerSelectors.lastIndex)
+        if (objects != nil && adding == nil) || (indexes != nil && last == nil) { return nil }  // not an array, an index set
+        #if canImport(Darwin)
+        // Apple: the highest index must fit the final array (nil objects or index set: invalid argument).
+        if objects != nil, let last, last == UInt(Int.max) || last < count + (adding ?? 0) { return nil }
+        let index = Violation.index(last ?? 0, count: count, method: "insertObject:atIndex:", hint: hint)
+        return last == nil || objects == nil ? Violation(ExceptionName.invalidArgument, hint: hint, reason: index.reason) : index
+        #else
+        guard let inserted = adding, let indexes, let last else { return nil }
+        let used = Messaging.sendUInt(indexes, Selectors.count)
+        // Index k may be at most count + k; indexes rise by at least one each, so the last one used decides.
+        if used <= inserted && (used == 0 || last <= count + used - 1) { return nil }
+        var failure: Violation?
+        var position: UInt = 0
+        IndexSets.forEach(indexes) { index in
+            guard position < inserted else { return false }
+            if index > count + position {
+                failure = .index(index, count: count + position, method: "insertObject:atIndex:", hint: hint)
+                return false
+            }
+            position += 1
+            return true
+        }
+        return failure
+        #endif
+    }
+
+    /// GNUstep removes from the highest index down: the highest one past the end raises before anything changed. A
+    /// nil index set removes nothing there; Apple raises for it.
+    static let removeObjectsAtIndexes: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObjectsAtIndexes:", .container) { r, cmd, indexes in
+        let count = count(of: r)
+        let last = probe(indexes, ContainerSelectors.lastIndex)
+        var violation: Violation?
+        if indexes != nil && last == nil {  // not an index set: Foundation's own failure
+        } else if let last, last != UInt(Int.max), last >= count {
+            violation = .index(last, count: count, method: "removeObjectAtIndex:", hint: "check the index set against count")
+        } else if last == nil && FoundationRules.platform == .apple {
+            violation = .fixed(ExceptionName.invalidArgument, "", method: "removeObjectsAtIndexes:", apple: "index set cannot be nil",
+                               hint: "check the index set for nil")
+        }
+        removeObjectsAtIndexes.mutation(r, cmd, violation) { $0(r, cmd, indexes) }
+    }
+
+    /// Two layers: GNUstep's generic NSMutableArray implementation (every class uses it there) checks
+    /// `count < NSMaxRange(range)` in wrapping arithmetic, so a range whose end wraps past 2^64 passes; it then sends
+    /// `removeObjectsInRange:`, which raises for it where that method checks (the classes its hook is on) and
+    /// removes what the range covers elsewhere (app subclasses). Concrete overrides (Apple) check without wrapping.
+    static let replaceObjectsInRange: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod("replaceObjectsInRange:withObjectsFromArray:", .container) { r, cmd, range, objects in
+        replaceObjectsInRange.mutation(r, cmd, replacementFailure(r, range, wraps: false)) { $0(r, cmd, range, objects) }
+    }
+    static let replaceObjectsInRangeBase: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod("replaceObjectsInRange:withObjectsFromArray:", .container) { r, cmd, range, objects in
+        replaceObjectsInRangeBase.mutation(r, cmd, replacementFailure(r, range, wraps: FoundationRules.platform == .gnustep)) { $0(r, cmd, range, objects) }
+    }
+    private static func replacementFailure(_ r: CSRObject?, _ range: CSRRange, wraps: Bool) -> Violation? {
+        let count = count(of: r)
+        if range.fits(in: count) { return nil }
+        if wraps && range.endFits(in: count) {
+            return removeObjectsInRange.original(for: r) == nil ? nil : .range(range, count: count, method: "removeObjectsInRange:")
+        }
+        return .fixed(ExceptionName.range, "Replacing objects beyond end of array.", method: "replaceObjectsInRange:withObjectsFromArray:",
+                      apple: "range {\(range.location), \(range.length)} extends beyond bounds [0 .. \(count == 0 ? 0 : count - 1)]", hint: Hint.range)
+    }
+
+    static let removeLastObject: GuardedMethod<IMP.Void0> = GuardedMethod("removeLastObject", .container) { r, cmd in
+        removeLastObject.mutation(r, cmd, count(of: r) > 0 ? nil : .fixed(ExceptionName.range, "Trying to remove from an empty array.",
+            method: "removeLastObject", apple: "index 0 beyond bounds for empty array", hint: "check that the array is not empty")) { $0(r, cmd) }
+    }
+}
+
+enum ArraySelectors {
+    /// An autoreleased immutable copy.
+    static let copyAutoreleased = csr_sel_register("copy")
+}

@@ -1,0 +1,102 @@
+import CrashShieldRuntime.Internal
+
+/// NSDictionary and NSMutableDictionary: nil keys and values, mismatched key and object arrays. See `ContainerGuard`
+/// for the recovery rules.
+///
+/// Legal calls stay unguarded: `objectForKey:nil` (nil), `d[k] = nil` (removes k), and on GNUstep
+/// `removeObjectForKey:nil` (logs), `d[nil] = nil`, `setValue:nil forKey:`, `addEntriesFromDictionary:nil`,
+/// `removeObjectsForKeys:nil`. Under Apple's rules (`FoundationRules`) `removeObjectForKey:nil` and `d[nil] = nil`
+/// raise and are guarded.
+enum DictionaryHooks {
+    typealias IMP = ContainerIMP
+
+    static func install(in context: GuardContext) throws {
+        guard let dictionaries = ClassFamily("NSDictionary", "NSMutableDictionary"),
+              let mutable = ClassFamily("NSMutableDictionary") else { return }
+        for point in [initWithObjectsForKeysCount, initWithObjectsForKeys] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: dictionaries)
+        }
+        for point in [setObjectForKey, setObjectForKeyedSubscript] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: mutable)
+        }
+        if FoundationRules.isApple { try context.install(removeObjectForKey, onOwnersIn: mutable) }
+    }
+
+    /// The first pair with a nil side, in Foundation's order (slot by slot, the key before the value).
+    static func firstNilPair(_ objects: UnsafePointer<CSRObject?>?, _ keys: UnsafePointer<CSRObject?>?, count: UInt) -> Violation? {
+        guard count > 0 else { return nil }
+        func violation(_ slot: Int, isKey: Bool) -> Violation {
+            .nilInInit(isKey ? "Tried to init dictionary with nil key" : "Tried to init dictionary with nil value", method: "initWithObjects:forKeys:count:",
+                       slot: slot, what: isKey ? "key" : "object", hint: Hint.nilPair)
+        }
+        guard let objects, let keys else { return violation(0, isKey: keys == nil) }
+        for index in 0..<Int(count) {
+            if keys[index] == nil { return violation(index, isKey: true) }
+            if objects[index] == nil { return violation(index, isKey: false) }
+        }
+        return nil
+    }
+
+    /// Behind `dictionaryWithObjects:forKeys:count:`, `dictionaryWithObject:forKey:`, `@{...}` literals. Recovery: the
+    /// dictionary of the pairs whose key and value are both non-nil.
+    static let initWithObjectsForKeysCount: GuardedMethod<IMP.InitWithObjectsKeysCount> = GuardedMethod("initWithObjects:forKeys:count:", .container) { r, cmd, objects, keys, count in
+        initWithObjectsForKeysCount.read(r, cmd, firstNilPair(objects, keys, count: count), recovery: { original in
+            if objects == nil || keys == nil { return original(r, cmd, nil, nil, 0) }
+            return ContainerFailure.withoutNils(objects, keys, count: count) { original(r, cmd, $0, $1, $2) }
+        }) { $0(r, cmd, objects, keys, count) }
+    }
+
+    /// Behind `dictionaryWithObjects:forKeys:`. Arrays of different sizes (a nil array counts as empty; two nil
+    /// arrays are legal). Recovery: the dictionary of the first min(objects, keys) pairs, i.e. the pairs that line up.
+    static let initWithObjectsForKeys: GuardedMethod<IMP.ObjectWithObjectObject> = GuardedMethod("initWithObjects:forKeys:", .container) { r, cmd, objects, keys in
+        let objectCount = probe(objects, Selectors.count), keyCount = probe(keys, Selectors.count)
+        let answered = (objects == nil || objectCount != nil) && (keys == nil || keyCount != nil)  // arrays, or nil
+        let violation: Violation? = !answered || objectCount ?? 0 == keyCount ?? 0 ? nil : .fixed(ExceptionName.invalidArgument, "init with obj and key arrays of different sizes",
+            method: "initWithObjects:forKeys:", apple: "count of objects (\(objectCount ?? 0)) differs from count of keys (\(keyCount ?? 0))",
+            hint: "pass as many keys as objects")
+        return initWithObjectsForKeys.read(r, cmd, violation, recovery: { original in
+            let common = CSRRange(location: 0, length: min(objectCount ?? 0, keyCount ?? 0))
+            return original(r, cmd, DictionarySelectors.subarray(objects, common), DictionarySelectors.subarray(keys, common))
+        }) { $0(r, cmd, objects, keys) }
+    }
+
+    // MARK: Mutations (an invalid one is skipped)
+
+    /// Nil key or nil value (also behind `setValue:forKey:` with a nil key).
+    static let setObjectForKey: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("setObject:forKey:", .container) { r, cmd, object, key in
+        let violation: Violation? = key == nil
+            ? .nilArgument("Tried to add nil key to dictionary", method: "setObject:forKey:", apple: "key cannot be nil", hint: Hint.nilPair)
+            : object == nil ? nilValue(key, method: "setObject:forKey:") : nil
+        setObjectForKey.mutation(r, cmd, violation) { $0(r, cmd, object, key) }
+    }
+
+    private static func nilValue(_ key: CSRObject?, method: String) -> Violation {
+        let key = String(describing: key, limit: 4096)
+        return .nilArgument("Tried to add nil value for key '\(key)' to dictionary", method: method,
+                            apple: "object cannot be nil (key: \(key))", hint: Hint.nilPair)
+    }
+
+    /// `d[key] = object`. A nil object is a legal removal; only a nil key raises (on GNUstep only with a non-nil
+    /// object: `d[nil] = nil` removes nothing).
+    static let setObjectForKeyedSubscript: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("setObject:forKeyedSubscript:", .container) { r, cmd, object, key in
+        let violation: Violation? = key != nil || (object == nil && !FoundationRules.isApple) ? nil
+            : .nilArgument("Tried to add nil key to dictionary", method: "setObject:forKeyedSubscript:", apple: "key cannot be nil", hint: Hint.nilPair)
+        setObjectForKeyedSubscript.mutation(r, cmd, violation) { $0(r, cmd, object, key) }
+    }
+
+    /// Apple's rules only: a nil key raises (GNUstep logs and removes nothing).
+    static let removeObjectForKey: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObjectForKey:", .container) { r, cmd, key in
+        removeObjectForKey.mutation(r, cmd, key != nil ? nil : .appleOnly("removeObjectForKey:", "key cannot be nil",
+                                                                           hint: "check the key for nil before removing it")) { $0(r, cmd, key) }
+    }
+}
+
+enum DictionarySelectors {
+    static let subarrayWithRange = csr_sel_register("subarrayWithRange:")
+
+    /// `[array subarrayWithRange: range]` (autoreleased); nil for a nil array.
+    static func subarray(_ array: CSRObject?, _ range: CSRRange) -> CSRObject? {
+        guard let array else { return nil }
+        return Messaging.implementation(array, subarrayWithRange, as: ContainerIMP.ObjectWithRange.self)(array, subarrayWithRange, range)
+    }
+}

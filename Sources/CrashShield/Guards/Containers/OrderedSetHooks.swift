@@ -1,0 +1,171 @@
+import CrashShieldRuntime.Internal
+
+/// NSOrderedSet and NSMutableOrderedSet: index and nil checks. See `ContainerGuard` for the recovery rules.
+///
+/// On GNUstep an index past the end fails an internal assertion (NSInternalInconsistencyException, see
+/// `Violation.orderedSetIndex`); Apple raises NSRangeException. GNUstep's storage (GSIArray) takes `unsigned`
+/// indexes: an index of 2^32 or more is cut to its low 32 bits and answers (`o[2^32]` is `o[0]`), so only an index
+/// whose low 32 bits are past the end raises there (`indexFits`); Apple raises for every index past the end. GNUstep
+/// accepts an insertion past the end (it appends), so that is guarded on Apple platforms only. Legal calls stay
+/// unguarded: `containsObject:nil`, `indexOfObject:nil`, `removeObject:nil`, `o[count] = x` (appends).
+enum OrderedSetHooks {
+    typealias IMP = ContainerIMP
+
+    static func install(in context: GuardContext) throws {
+        guard let orderedSets = ClassFamily("NSOrderedSet", "NSMutableOrderedSet"),
+              let mutable = ClassFamily("NSMutableOrderedSet") else { return }
+        for point in [initWithObjectsCount, objectAtIndex, objectAtIndexedSubscript, objectsAtIndexes] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: orderedSets)
+        }
+        for point in [addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex, setObjectAtIndexedSubscript,
+                      exchangeObjects] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: mutable)
+        }
+        #if !canImport(Darwin)
+        try context.install(moveObjectsAtIndexes, onOwnersIn: mutable)
+        #endif
+    }
+
+    /// Whether an index reaches an element: on GNUstep, its low 32 bits (GSIArray's `unsigned` index) must.
+    @inline(__always)
+    static func indexFits(_ index: UInt, count: UInt) -> Bool {
+        #if canImport(Darwin)
+        return index < count
+        #else
+        return UInt(UInt32(truncatingIfNeeded: index)) < count
+        #endif
+    }
+
+    /// GNUstep's text for a nil object added to a mutable ordered set (also when one is built with nil).
+    private static let addNil = "Tried to add nil to set"
+    private static let mutableRoot = ObjCClass(named: "NSMutableOrderedSet")
+    private static func isMutable(_ r: CSRObject?) -> Bool { mutableRoot.map { ObjCClass(of: r)?.isKind(of: $0) ?? false } ?? false }
+
+    // MARK: Construction and reads
+
+    /// Behind `orderedSetWithObjects:count:`, `orderedSetWithObject:`; GNUstep's mutable ordered set adds the objects
+    /// one by one. Recovery: the ordered set of the non-nil objects.
+    static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
+        SetHooks.initWithObjects(initWithObjectsCount, isMutable(r) ? addNil : "Tried to init set with nil value", r, cmd, objects, count)
+    }
+
+    static let objectAtIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("objectAtIndex:", .container) { r, cmd, index in
+        read(objectAtIndex, r, cmd, index)
+    }
+    static let objectAtIndexedSubscript: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("objectAtIndexedSubscript:", .container) { r, cmd, index in
+        read(objectAtIndexedSubscript, r, cmd, index)
+    }
+
+    /// One element by index. Recovery: nil.
+    private static func read(_ point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?, _ index: UInt) -> CSRObject? {
+        let count = count(of: r)
+        return point.read(r, cmd, indexFits(index, count: count) ? nil : .orderedSetIndex(index, count: count, method: point.selector.name)) {
+            $0(r, cmd, index)
+        }
+    }
+
+    /// Recovery: nil. A nil index set is left alone (GNUstep loops on it rather than raising). Every index is read
+    /// in turn; on GNUstep the first one whose low 32 bits are past the end raises ({0, 2^32} reads o[0] twice).
+    static let objectsAtIndexes: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("objectsAtIndexes:", .container) { r, cmd, indexes in
+        objectsAtIndexes.read(r, cmd, indexes.flatMap { indexSetFailure($0, count: count(of: r)) }) { $0(r, cmd, indexes) }
+    }
+
+    private static func indexSetFailure(_ indexes: CSRObject, count: UInt) -> Violation? {
+        guard let last = probe(indexes, ContainerSelectors.lastIndex) else { return nil }  // not an index set
+        if last == UInt(Int.max) || last < count { return nil }  // NSNotFound: empty set
+        var failing = last
+        #if !canImport(Darwin)
+        IndexSets.forEach(indexes) { index in
+            failing = index
+            return indexFits(index, count: count)
+        }
+        if indexFits(failing, count: count) { return nil }
+        #endif
+        return .orderedSetIndex(failing, count: count, method: "objectsAtIndexes:", hint: "check the index set against count")
+    }
+
+    // MARK: Mutations (an invalid one is skipped)
+
+    static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("addObject:", .container) { r, cmd, object in
+        addObject.mutation(r, cmd, object != nil ? nil : .nilArgument(addNil, method: "addObject:")) { $0(r, cmd, object) }
+    }
+
+    /// A nil object; on Apple platforms also an index past count (GNUstep appends).
+    static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertObject:atIndex:", .container) { r, cmd, object, index in
+        var violation: Violation? = object != nil ? nil : .nilArgument(addNil, method: "insertObject:atIndex:")
+        #if canImport(Darwin)
+        let count = count(of: r)
+        if index > count {
+            violation = .orderedSetIndex(index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count")
+        }
+        #endif
+        insertObjectAtIndex.mutation(r, cmd, violation) { $0(r, cmd, object, index) }
+    }
+
+    static let removeObjectAtIndex: GuardedMethod<IMP.VoidWithIndex> = GuardedMethod("removeObjectAtIndex:", .container) { r, cmd, index in
+        let count = count(of: r)
+        removeObjectAtIndex.mutation(r, cmd, indexFits(index, count: count) ? nil
+                                        : .orderedSetIndex(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
+    }
+
+    /// The index is checked before the object (GNUstep removes, then inserts: a nil object raises after the removal;
+    /// the guard skips the whole call).
+    static let replaceObjectAtIndex: GuardedMethod<IMP.VoidWithIndexObject> = GuardedMethod("replaceObjectAtIndex:withObject:", .container) { r, cmd, index, object in
+        replaceObjectAtIndex.mutation(r, cmd, replacementFailure(r, index, object, appends: false, method: "replaceObjectAtIndex:withObject:")) {
+            $0(r, cmd, index, object)
+        }
+    }
+
+    /// `o[i] = x`: legal for i == count (appends); any other index replaces (GNUstep: `replaceObjectAtIndex:withObject:`,
+    /// whose index is cut to 32 bits).
+    static let setObjectAtIndexedSubscript: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("setObject:atIndexedSubscript:", .container) { r, cmd, object, index in
+        setObjectAtIndexedSubscript.mutation(r, cmd, replacementFailure(r, index, object, appends: true, method: "setObject:atIndexedSubscript:")) {
+            $0(r, cmd, object, index)
+        }
+    }
+
+    private static func replacementFailure(_ r: CSRObject?, _ index: UInt, _ object: CSRObject?, appends: Bool, method: String) -> Violation? {
+        let count = count(of: r)
+        guard (appends && index == count) || indexFits(index, count: count) else {
+            return .orderedSetIndex(index, count: count, method: method, hint: appends ? "assign at an index from 0 to count" : Hint.index)
+        }
+        return object != nil ? nil : .nilArgument(addNil, method: method)
+    }
+
+    /// Foundation names the first index that is out of range.
+    static let exchangeObjects: GuardedMethod<IMP.VoidWithIndexIndex> = GuardedMethod("exchangeObjectAtIndex:withObjectAtIndex:", .container) { r, cmd, first, second in
+        let count = count(of: r)
+        exchangeObjects.mutation(r, cmd, first < count && second < count ? nil : exchangeFailure(first >= count ? first : second, count: count)) {
+            $0(r, cmd, first, second)
+        }
+    }
+
+    private static func exchangeFailure(_ index: UInt, count: UInt) -> Violation {
+        #if canImport(Darwin)
+        return .orderedSetIndex(index, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:")
+        #else
+        return .index(index, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:")
+        #endif
+    }
+
+    /// GNUstep only (Apple's preconditions are unverified: left alone there). GNUstep reads every index, then removes
+    /// the objects one by one at their original indexes, in ascending order, without adjusting them for the removals
+    /// before: the k-th index must be below count - k (its low 32 bits, GSIArray's), or the removal fails an
+    /// assertion with the k objects before it already removed. The guard checks before the original runs and skips
+    /// the whole call.
+    static let moveObjectsAtIndexes: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("moveObjectsAtIndexes:toIndex:", .container) { r, cmd, indexes, index in
+        moveObjectsAtIndexes.mutation(r, cmd, moveFailure(r, indexes)) { $0(r, cmd, indexes, index) }
+    }
+
+    private static func moveFailure(_ r: CSRObject?, _ indexes: CSRObject?) -> Violation? {
+        guard probe(indexes, ContainerSelectors.lastIndex) != nil else { return nil }  // nil, or not an index set
+        let count = count(of: r)
+        var failing: UInt?, removed: UInt = 0
+        IndexSets.forEach(indexes) { index in
+            if !indexFits(index, count: count) || !indexFits(index, count: count &- removed) { failing = index }
+            removed += 1
+            return failing == nil && removed <= count
+        }
+        return failing.map { .orderedSetIndex($0, count: count, method: "moveObjectsAtIndexes:toIndex:", hint: "check the index set against count") }
+    }
+}

@@ -1,0 +1,65 @@
+import CrashShieldRuntime.Internal
+
+/// NSSet, NSMutableSet and NSCountedSet: nil objects. See `ContainerGuard` for the recovery rules.
+///
+/// Legal calls stay unguarded: `containsObject:nil`, `member:nil`, and on GNUstep `removeObject:nil` (logs) and a
+/// mutable set built with nil objects (`[NSMutableSet setWithObjects:count:]` drops them and logs; a counted set
+/// raises). Under Apple's rules (`FoundationRules`) `removeObject:nil` raises and is guarded. Apple's NSCountedSet
+/// is a class of its own whose nil handling is unverified: left alone there.
+enum SetHooks {
+    typealias IMP = ContainerIMP
+
+    static func install(in context: GuardContext) throws {
+        guard let sets = ClassFamily("NSSet", "NSMutableSet"), let immutable = ClassFamily("NSSet"),
+              let mutable = ClassFamily("NSMutableSet") else { return }
+        #if canImport(Darwin)
+        try context.install(initWithObjectsCount, onOwnersIn: sets)
+        #else
+        try context.install(initWithObjectsCount, onOwnersIn: immutable)   // GNUstep's mutable sets drop nils
+        if let counted = ClassFamily("NSCountedSet") { try context.install(countedSetInit, onOwnersIn: counted) }
+        #endif
+        try context.install(setByAddingObject, onOwnersIn: sets)
+        try context.install(addObject, onOwnersIn: mutable)
+        if FoundationRules.isApple { try context.install(removeObject, onOwnersIn: mutable) }
+    }
+
+    /// Behind `setWithObjects:count:`, `setWithObject:`. Recovery: the set of the non-nil objects.
+    static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
+        initWithObjects(initWithObjectsCount, "Tried to init set with nil value", r, cmd, objects, count)
+    }
+    static let countedSetInit: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
+        initWithObjects(countedSetInit, "Tried to init counted set with nil value", r, cmd, objects, count)
+    }
+
+    /// A constructor given nil objects (`text`: GNUstep's). Recovery: the collection of the non-nil objects. Shared
+    /// with the ordered sets.
+    static func initWithObjects(_ point: GuardedMethod<IMP.InitWithObjectsCount>, _ text: @autoclosure () -> String, _ r: CSRObject?,
+                                _ cmd: CSRSelector?, _ objects: UnsafePointer<CSRObject?>?, _ count: UInt) -> CSRObject? {
+        let slot = ContainerFailure.firstNil(objects, count: count)
+        return point.read(r, cmd, slot.map { .nilInInit(text(), slot: $0) }, recovery: { original in
+            ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
+        }) { $0(r, cmd, objects, count) }
+    }
+
+    /// Recovery: a set with the receiver's objects (autoreleased, `setByAddingObjectsFromSet:` of itself).
+    static let setByAddingObject: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("setByAddingObject:", .container) { r, cmd, object in
+        setByAddingObject.read(r, cmd, object != nil ? nil : .nilArgument("Tried to add nil to set", method: "setByAddingObject:"), recovery: { _ in
+            let sel = SetSelectors.setByAddingObjectsFromSet
+            return Messaging.implementation(r, sel, as: IMP.ObjectWithObject.self)(r, sel, r)
+        }) { $0(r, cmd, object) }
+    }
+
+    static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("addObject:", .container) { r, cmd, object in
+        addObject.mutation(r, cmd, object != nil ? nil : .nilArgument("Tried to add nil to set", method: "addObject:")) { $0(r, cmd, object) }
+    }
+
+    /// Apple's rules only (GNUstep logs and removes nothing).
+    static let removeObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObject:", .container) { r, cmd, object in
+        removeObject.mutation(r, cmd, object != nil ? nil : .appleOnly("removeObject:", "object cannot be nil",
+                                                                       hint: "check the object for nil before removing it")) { $0(r, cmd, object) }
+    }
+}
+
+enum SetSelectors {
+    static let setByAddingObjectsFromSet = csr_sel_register("setByAddingObjectsFromSet:")
+}

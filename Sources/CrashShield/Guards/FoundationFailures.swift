@@ -1,0 +1,182 @@
+import CrashShieldRuntime.Internal
+
+/// The exceptions Foundation raises, by name. The one place CrashShield spells them.
+enum ExceptionName {
+    static let range = "NSRangeException"
+    static let invalidArgument = "NSInvalidArgumentException"
+    static let internalInconsistency = "NSInternalInconsistencyException"
+    static let unknownKey = "NSUnknownKeyException"
+}
+
+/// What the developer should check, per kind of failure.
+enum Hint {
+    static let index = "check the index against count before the call"
+    static let range = "clamp the range to count"
+    static let nilObject = "check the object for nil before adding it (a JSON null or a failed lookup?)"
+    static let nilPair = "check keys and values for nil before storing them (a JSON null or a failed lookup?)"
+    static let text = "check the index or range against length before the call"
+    static let nilString = "check the string for nil before the call (a JSON null or a failed lookup?)"
+    static let nilCString = "check the C string for NULL before the call"
+}
+
+/// What Foundation raises when a container or string call fails, per platform: the one place for their texts. The
+/// crash matrix checks every GNUstep text against the real one (the unprotected run's uncaught exception); the Apple
+/// texts follow iOS's formats (those marked "Apple's rules only" are unverified on a device: Docs/AppleRuntime.md).
+/// GNUstep often raises from an inner method (`insertString:atIndex:` reports `replaceCharactersInRange:withString:`,
+/// `addObject:` reports `insertObject:atIndex:`): `method` is the one Foundation names.
+extension Violation {
+    // MARK: Containers
+
+    /// An index past the end of an array.
+    static func index(_ index: UInt, count: UInt, method: String, hint: String = Hint.index) -> Violation {
+        Violation(ExceptionName.range, hint: hint) { cls in
+            #if canImport(Darwin)
+            return "*** -[\(cls) \(method)]: index \(index) beyond bounds " + bounds(count, empty: "array")
+            #else
+            return "Index \(index) is out of range \(count) (in '\(method)')"
+            #endif
+        }
+    }
+
+    /// A range past the end of an array.
+    static func range(_ range: CSRRange, count: UInt, method: String) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.range) { cls in
+            #if canImport(Darwin)
+            return "*** -[\(cls) \(method)]: range {\(range.location), \(range.length)} extends beyond bounds"
+                + (count == 0 ? " for empty array" : " [0 .. \(count - 1)]")
+            #else
+            return "in \(method), range { \(range.location), \(range.length) } extends beyond size (\(count))"
+            #endif
+        }
+    }
+
+    /// An index past the end of an ordered set: GNUstep fails an internal assertion (GSIArrayItemAtIndex) where
+    /// Apple raises a range exception.
+    static func orderedSetIndex(_ index: UInt, count: UInt, method: String, hint: String = Hint.index) -> Violation {
+        #if canImport(Darwin)
+        Violation(ExceptionName.range, hint: hint) { cls in
+            "*** -[\(cls) \(method)]: index \(index) beyond bounds " + bounds(count, empty: "ordered set")
+        }
+        #else
+        Violation(ExceptionName.internalInconsistency, hint: hint) { _ in
+            "../Headers/GNUstepBase/GSIArray.h:529  Assertion failed in GSIArrayItemAtIndex.  NSInvalidArgumentException"
+        }
+        #endif
+    }
+
+    /// A nil argument to a mutation (`gnustep`: GNUstep's text), as the rules in force word it.
+    static func nilArgument(_ gnustep: String, method: String, apple: String = "object cannot be nil",
+                            hint: String = Hint.nilObject) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: hint) { FoundationRules.isApple ? appleText($0, method, apple) : gnustep }
+    }
+
+    /// A nil object (or key) given to a constructor at `slot` (`gnustep`: GNUstep's text; Apple names the slot).
+    static func nilInInit(_ gnustep: String, method: String = "initWithObjects:count:", slot: Int, what: String = "object",
+                          hint: String = Hint.nilObject) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: hint) { cls in
+            #if canImport(Darwin)
+            return "*** -[\(cls) \(method)]: attempt to insert nil \(what) from \(what)s[\(slot)]"
+            #else
+            return gnustep
+            #endif
+        }
+    }
+
+    /// A failure whose GNUstep text is fixed and whose Apple text names the method.
+    static func fixed(_ exception: String, _ gnustep: String, method: String, apple: String, hint: String) -> Violation {
+        Violation(exception, hint: hint) { cls in
+            #if canImport(Darwin)
+            return appleText(cls, method, apple)
+            #else
+            return gnustep
+            #endif
+        }
+    }
+
+    /// A call that only Apple's Foundation raises for (guarded under Apple's rules only).
+    static func appleOnly(_ method: String, _ text: String, hint: String, isClassMethod: Bool = false) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: hint) { appleText($0, method, text, isClassMethod: isClassMethod) }
+    }
+
+    // MARK: Strings
+
+    /// A range past the end of a string (GNUstep names the method that checked).
+    static func textRange(_ range: CSRRange, length: UInt, method: String) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.text) { textRangeReason(range.value, length: length, method: method, cls: $0) }
+    }
+
+    /// `substringFromIndex:` / `substringToIndex:` past the end. GNUstep checks the derived range in
+    /// `substringWithRange:` ({index, length - index} wraps around for fromIndex).
+    static func substringIndex(_ index: UInt, length: UInt, from: Bool) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.text) { cls in
+            #if canImport(Darwin)
+            return "*** -[\(cls) \(from ? "substringFromIndex:" : "substringToIndex:")]: Index \(index) out of bounds; string length \(length)"
+            #else
+            return textRangeReason(from ? (index, length &- index) : (0, index), length: length, method: "substringWithRange:", cls: cls)
+            #endif
+        }
+    }
+
+    /// A mutation of a string at an index or range past the end (`method`: the one GNUstep checks in).
+    static func textMutation(_ range: CSRRange, length: UInt, method: String, appleMethod: String) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.text) { cls in
+            #if canImport(Darwin)
+            return "*** -[\(cls) \(appleMethod)]: Range or index out of bounds"
+            #else
+            return textRangeReason(range.value, length: length, method: method, cls: cls)
+            #endif
+        }
+    }
+
+    /// A nil search string (`rangeOfString:`, `hasPrefix:`, `hasSuffix:`).
+    static func nilSearch(method: String) -> Violation {
+        fixed(ExceptionName.invalidArgument, "range of nil", method: method, apple: "nil argument", hint: Hint.nilString)
+    }
+
+    /// A nil string or C string given to a constructor. `gnustep`: GNUstep's text.
+    static func nilInit(_ gnustep: @escaping (String) -> String, method: String, isClassMethod: Bool = false,
+                        hint: String = Hint.nilString) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: hint) { cls in
+            #if canImport(Darwin)
+            return appleText(cls, method, "nil argument", isClassMethod: isClassMethod)
+            #else
+            return gnustep(cls)
+            #endif
+        }
+    }
+
+    /// A nil format reaching `initWithFormat:locale:arguments:` (behind `initWithFormat:`, `stringWithFormat:` on
+    /// Apple and on GNUstep's NSMutableString, `stringByAppendingFormat:` on GNUstep). Apple's text unverified.
+    static let nilFormat = Violation(ExceptionName.invalidArgument, hint: "check the format for nil before the call") { cls in
+        FoundationRules.isApple ? appleText(cls, "initWithFormat:locale:arguments:", "nil argument")
+            : "[\(cls)-initWithFormat:locale:arguments:]: NULL format"
+    }
+
+    /// An attributed-string index past the end (`attributesAtIndex:...`, `attribute:atIndex:...`).
+    static let attributeIndex = Violation(ExceptionName.range, hint: Hint.text) { _ in
+        #if canImport(Darwin)
+        return "NSMutableRLEArray objectAtIndex:effectiveRange:: Out of bounds"
+        #else
+        return "index is out of range in function _attributesAtIndexEffectiveRange()"
+        #endif
+    }
+
+    // MARK: Wording
+
+    /// Apple's wording, `*** -[Class method]: text` (`+[...]` for a class method).
+    static func appleText(_ cls: String, _ method: String, _ text: String, isClassMethod: Bool = false) -> String {
+        "*** \(isClassMethod ? "+" : "-")[\(cls) \(method)]: \(text)"
+    }
+
+    private static func bounds(_ count: UInt, empty: String) -> String {
+        count == 0 ? "for empty \(empty)" : "[0 .. \(count - 1)]"
+    }
+
+    private static func textRangeReason(_ range: CSRRangeValue, length: UInt, method: String, cls: String) -> String {
+        #if canImport(Darwin)
+        return "*** -[\(cls) \(method)]: Range {\(range.location), \(range.length)} out of bounds; string length \(length)"
+        #else
+        return "in \(method), range { \(range.location), \(range.length) } extends beyond size (\(length))"
+        #endif
+    }
+}

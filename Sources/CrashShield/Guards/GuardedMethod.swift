@@ -1,0 +1,98 @@
+import CrashShieldRuntime.Internal
+
+/// Why the running Foundation would raise for a call: the exception, its reason (built only when reported, from the
+/// receiver's class name) and what the developer should check. Built by the constructors in `FoundationFailures`,
+/// the one place that words them.
+struct Violation {
+    let exception: String
+    let hint: String
+    let reason: (String) -> String
+
+    init(_ exception: String, hint: String, reason: @escaping (String) -> String) {
+        self.exception = exception
+        self.hint = hint
+        self.reason = reason
+    }
+}
+
+/// A method guarded by a precondition, declared in one place: its selector, its guard category and a replacement of
+/// one shape (compute the `Violation?`, then `guarded` or `mutation`):
+///
+///     static let removeObjectAtIndex = GuardedMethod<ContainerIMP.VoidWithIndex>("removeObjectAtIndex:", .container) { r, cmd, index in
+///         let count = count(of: r)
+///         removeObjectAtIndex.mutation(r, cmd, index < count ? nil : .index(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
+///     }
+///
+/// The precondition is the running Foundation's exactly (`FoundationRules`): a valid call (no violation) reaches the
+/// original unchanged, with nothing but the check added.
+final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable {
+    let category: GuardCategory
+
+    init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance,
+         hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, replacement: Signature) {
+        self.category = category
+        super.init(selector, kind: kind, hotTable: hotTable, replacement: replacement)
+    }
+
+    /// The one shape of a guarded call. No violation: `call` runs the original. A violation: the failure path decides
+    /// (`GuardFailure.stopOrRaise`); recover -> `recovery`, given the original (some recoveries call it with a legal
+    /// argument); otherwise `call` (guard off, class excluded; in debug mode it raised already).
+    /// `unhooked`: the answer for a receiver whose class never reached this hook (cannot happen through dispatch).
+    @inline(__always)
+    func guarded<Result>(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation?, unhooked: Result,
+                         recovery: (Signature) -> Result, _ call: (Signature) -> Result) -> Result {
+        guard let original = original(for: receiver) else { return unhooked }
+        guard let violation, stops(receiver, cmd, violation) else { return call(original) }
+        return recovery(original)
+    }
+
+    /// A read whose recovery is nil, or what `recovery` answers.
+    @inline(__always)
+    func read(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation?,
+              recovery: (Signature) -> CSRObject? = { _ in nil }, _ call: (Signature) -> CSRObject?) -> CSRObject? {
+        guarded(receiver, cmd, violation, unhooked: nil, recovery: recovery, call)
+    }
+
+    /// A mutation: an invalid one is skipped, the receiver left exactly as it was.
+    @inline(__always)
+    func mutation(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation?, _ call: (Signature) -> Void) {
+        guarded(receiver, cmd, violation, unhooked: (), recovery: { _ in }, call)
+    }
+
+    @inline(never)
+    private func stops(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation) -> Bool {
+        GuardFailure.stopOrRaise(category, receiver, cmd, self, violation)
+    }
+}
+
+/// `[receiver count]`.
+@inline(__always)
+func count(of receiver: CSRObject?) -> UInt { Messaging.sendUInt(receiver, Selectors.count) }
+
+/// `[argument selector]` as an unsigned word, or nil when the argument is nil or does not answer it (an argument of a
+/// type the method does not take: the original meets it as without CrashShield, and no guard reports CrashShield's
+/// own question). For arguments of methods off the hot path: it asks `respondsToSelector:` first.
+func probe(_ argument: CSRObject?, _ selector: CSRSelector?) -> UInt? {
+    guard let argument, csr_object_responds(argument, selector) else { return nil }
+    return Messaging.sendUInt(argument, selector)
+}
+
+/// `[receiver length]`.
+@inline(__always)
+func length(of receiver: CSRObject?) -> UInt { Messaging.sendUInt(receiver, Selectors.length) }
+
+extension CSRRange {
+    /// Whether the range lies within `0..<count` (overflow-safe; {NSNotFound, 0} is outside unless count is huge).
+    @inline(__always)
+    func fits(in count: UInt) -> Bool { location <= count && length <= count &- location }
+    /// Whether `NSMaxRange(range) <= count` in C's wrapping arithmetic, the check some of GNUstep's generic
+    /// implementations make (a range whose end wraps past 2^64 passes it).
+    @inline(__always)
+    func endFits(in count: UInt) -> Bool { location &+ length <= count }
+    var value: CSRRangeValue { (UInt(location), UInt(length)) }
+    static let empty = CSRRange(location: 0, length: 0)
+    static let notFound = CSRRange(location: UInt(Int.max), length: 0)
+}
+
+/// A range as two words, printable.
+typealias CSRRangeValue = (location: UInt, length: UInt)

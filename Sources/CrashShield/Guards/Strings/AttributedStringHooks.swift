@@ -1,0 +1,182 @@
+import CrashShieldRuntime.Internal
+
+/// NSAttributedString and NSMutableAttributedString: ranges and indexes past the end, a nil string. Recovery as in
+/// `StringGuard`: an empty attributed string, an empty attribute dictionary or nil (the effective range, if asked
+/// for, is {NSNotFound, 0}); an invalid mutation is skipped; `initWithString:nil` builds an empty attributed string.
+///
+/// GNUstep accepts `attributesAtIndex:length` (an empty dictionary), and reads attributes through a helper taking
+/// `unsigned` index and length: an index of 2^32 or more is cut to its low 32 bits and answers
+/// (`attributesAtIndex:2^32` is `attributesAtIndex:0`). Apple raises from index length on, 2^32 and above included.
+enum AttributedStringHooks {
+    typealias IMP = ContainerIMP
+
+    static func install(in context: GuardContext) throws {
+        guard let attributed = ClassFamily("NSAttributedString", "NSMutableAttributedString"),
+              let mutable = ClassFamily("NSMutableAttributedString") else { return }
+        for point in [attributedSubstringFromRange, attributesAtIndex, attributeAtIndex, attributesInRange,
+                      attributeInRange, initWithString] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: attributed)
+        }
+        for point in [MutableStringHooks.replaceCharactersInRange, deleteCharactersInRange, replaceWithAttributedString,
+                      addAttribute, addAttributes, setAttributes, removeAttribute] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: mutable)
+        }
+    }
+
+    // MARK: Text mutations (skipped when invalid; GNUstep checks in `replaceCharactersInRange:withString:`)
+
+    static let deleteCharactersInRange: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("deleteCharactersInRange:", .string) { r, cmd, range in
+        deleteCharactersInRange.mutation(r, cmd, MutableStringHooks.rangeFailure(range, r, apple: "deleteCharactersInRange:")) { $0(r, cmd, range) }
+    }
+
+    /// Checked at the app's call: GNUstep changes the receiver's attributes before its inner
+    /// `replaceCharactersInRange:withString:` raises. GNUstep asks the argument its `string` first: an argument that
+    /// does not answer (not an attributed string) meets Foundation as without CrashShield.
+    static let replaceWithAttributedString: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod("replaceCharactersInRange:withAttributedString:", .string) { r, cmd, range, string in
+        let violation = string == nil || csr_object_responds(string, stringSelector)
+            ? MutableStringHooks.rangeFailure(range, r, apple: "replaceCharactersInRange:withAttributedString:") : nil
+        replaceWithAttributedString.mutation(r, cmd, violation) { $0(r, cmd, range, string) }
+    }
+    private static let stringSelector = csr_sel_register("string")
+
+    // MARK: Attribute mutations (skipped when invalid)
+
+    /// GNUstep: after the range check, each run the range covers gets a copy of its attribute dictionary with
+    /// `value` set for `name`, so a nil name or value raises there, the name first (a nil name stopped inside that
+    /// dictionary would leave the runs split: the guard checks before the original runs). An empty range covers a run
+    /// only when it starts inside one (`reachesAttributeDictionary`). Apple: a nil value raises.
+    static let addAttribute: GuardedMethod<StringIMP.VoidWithObjectObjectRange> = GuardedMethod("addAttribute:value:range:", .string) { r, cmd, name, value, range in
+        addAttribute.mutation(r, cmd, addAttributeFailure(r, name, value, range)) { $0(r, cmd, name, value, range) }
+    }
+
+    private static func addAttributeFailure(_ r: CSRObject?, _ name: CSRObject?, _ value: CSRObject?, _ range: CSRRange) -> Violation? {
+        let length = length(of: r)
+        guard range.fits(in: length) else {
+            return .textMutation(range, length: length, method: "addAttribute:value:range:", appleMethod: "addAttribute:value:range:")
+        }
+        let nilValue = Violation.fixed(ExceptionName.invalidArgument, "Tried to add nil value for key '\(String(describing: name, limit: 256))' to dictionary",
+                               method: "addAttribute:value:range:", apple: "nil value", hint: "check the attribute value for nil")
+        #if canImport(Darwin)
+        return value == nil ? nilValue : nil
+        #else
+        guard name == nil || value == nil, reachesAttributeDictionary(r, range) else { return nil }
+        return name == nil ? Violation(ExceptionName.invalidArgument, hint: "check the attribute name for nil") { _ in "Tried to add nil key to dictionary" } : nilValue
+        #endif
+    }
+
+    /// Whether GNUstep's loop over the runs in `range` runs at all: the range is not empty, or it starts inside a
+    /// run (after the run's first character).
+    private static func reachesAttributeDictionary(_ receiver: CSRObject?, _ range: CSRRange) -> Bool {
+        if range.length > 0 { return true }
+        var effective = CSRRange.empty
+        let read = Messaging.implementation(receiver, attributesSelector, as: StringIMP.AttributesAtIndex.self)
+        _ = read(receiver, attributesSelector, range.location, &effective)
+        return effective.location < range.location
+    }
+    private static let attributesSelector = csr_sel_register("attributesAtIndex:effectiveRange:")
+
+    /// GNUstep checks the dictionary first, then `NSMaxRange(range) > length` in C's wrapping arithmetic with an
+    /// `unsigned` length (a range whose end wraps past 2^64 passes), then reads the attributes at the range's
+    /// location (its own index check). (Apple's behaviour for nil is not guarded here.)
+    static let addAttributes: GuardedMethod<StringIMP.VoidWithObjectRange> = GuardedMethod("addAttributes:range:", .string) { r, cmd, attributes, range in
+        addAttributes.mutation(r, cmd, addAttributesFailure(r, attributes, range)) { $0(r, cmd, attributes, range) }
+    }
+
+    private static func addAttributesFailure(_ r: CSRObject?, _ attributes: CSRObject?, _ range: CSRRange) -> Violation? {
+        let length = length(of: r)
+        #if canImport(Darwin)
+        return range.fits(in: length) ? nil : .textMutation(range, length: length, method: "addAttributes:range:", appleMethod: "addAttributes:range:")
+        #else
+        if attributes == nil {
+            return Violation(ExceptionName.invalidArgument, hint: "check the attributes for nil") { _ in
+                "attributes is nil in method -addAttributes:range: in class NSMutableAtrributedString"
+            }
+        }
+        if !range.endFits(in: UInt(UInt32(truncatingIfNeeded: length))) {
+            return Violation(ExceptionName.range, hint: Hint.text) { _ in "RangeError in method -addAttribute:value:range: in class NSMutableAttributedString" }
+        }
+        return attributeIndexFits(range.location, length: length) ? nil : .attributeIndex
+        #endif
+    }
+
+    /// GNUstep returns before its range check for an empty range (with a warning).
+    static let setAttributes: GuardedMethod<StringIMP.VoidWithObjectRange> = GuardedMethod("setAttributes:range:", .string) { r, cmd, attributes, range in
+        let skipsCheck = FoundationRules.platform == .gnustep && range.length == 0
+        setAttributes.mutation(r, cmd, skipsCheck ? nil : MutableStringHooks.rangeFailure(range, r, method: "setAttributes:range:")) {
+            $0(r, cmd, attributes, range)
+        }
+    }
+
+    static let removeAttribute: GuardedMethod<StringIMP.VoidWithObjectRange> = GuardedMethod("removeAttribute:range:", .string) { r, cmd, name, range in
+        removeAttribute.mutation(r, cmd, MutableStringHooks.rangeFailure(range, r, method: "removeAttribute:range:")) { $0(r, cmd, name, range) }
+    }
+
+    // MARK: Reads
+
+    /// Whether `attributesAtIndex:` accepts `index`: Apple below length; GNUstep up to length, comparing the low 32
+    /// bits of both.
+    @inline(__always)
+    static func attributeIndexFits(_ index: UInt, length: UInt) -> Bool {
+        #if canImport(Darwin)
+        return index < length
+        #else
+        return UInt32(truncatingIfNeeded: index) <= UInt32(truncatingIfNeeded: length)
+        #endif
+    }
+
+    private static let dictionaryClass = ObjCClass(named: "NSDictionary")
+    private static let emptyDictionary = csr_sel_register("dictionary")
+    private static func noAttributes(_ effective: UnsafeMutablePointer<CSRRange>?) -> CSRObject? {
+        effective?.pointee = .notFound
+        return dictionaryClass.flatMap { Messaging.sendObject($0.pointer, emptyDictionary) }
+    }
+
+    /// Recovery: an empty attributed string (the original with {0, 0}).
+    static let attributedSubstringFromRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("attributedSubstringFromRange:", .string) { r, cmd, range in
+        let length = length(of: r)
+        return attributedSubstringFromRange.read(r, cmd, range.fits(in: length) ? nil : .textRange(range, length: length, method: "attributedSubstringFromRange:"),
+                                                 recovery: { $0(r, cmd, .empty) }) { $0(r, cmd, range) }
+    }
+
+    /// Recovery: an empty dictionary.
+    static let attributesAtIndex: GuardedMethod<StringIMP.AttributesAtIndex> = GuardedMethod("attributesAtIndex:effectiveRange:", .string) { r, cmd, index, effective in
+        attributesAtIndex.read(r, cmd, attributeIndexFits(index, length: length(of: r)) ? nil : .attributeIndex,
+                               recovery: { _ in noAttributes(effective) }) { $0(r, cmd, index, effective) }
+    }
+
+    /// Recovery: nil.
+    static let attributeAtIndex: GuardedMethod<StringIMP.AttributeAtIndex> = GuardedMethod("attribute:atIndex:effectiveRange:", .string) { r, cmd, name, index, effective in
+        attributeAtIndex.read(r, cmd, attributeIndexFits(index, length: length(of: r)) ? nil : .attributeIndex, recovery: { _ in
+            effective?.pointee = .notFound
+            return nil
+        }) { $0(r, cmd, name, index, effective) }
+    }
+
+    /// The longest-effective-range reads call `attributesAtIndex:effectiveRange:` and then walk from the range it
+    /// gave: a bad index is stopped here, at the app's call, before Foundation's walk starts (recovered inside it,
+    /// GNUstep's walk would go on from a made-up range forever). Foundation's own check of the range limit,
+    /// `NSMaxRange(limit) > length` in C's wrapping arithmetic, raises first. Recovery: an empty dictionary.
+    static let attributesInRange: GuardedMethod<StringIMP.AttributesAtIndexInRange> = GuardedMethod("attributesAtIndex:longestEffectiveRange:inRange:", .string) { r, cmd, index, effective, limit in
+        attributesInRange.read(r, cmd, longestRangeFailure(r, index, limit), recovery: { _ in noAttributes(effective) }) { $0(r, cmd, index, effective, limit) }
+    }
+
+    /// As `attributesInRange`, for one attribute (a nil name returns nil before the index is read). Recovery: nil.
+    static let attributeInRange: GuardedMethod<StringIMP.AttributeAtIndexInRange> = GuardedMethod("attribute:atIndex:longestEffectiveRange:inRange:", .string) { r, cmd, name, index, effective, limit in
+        attributeInRange.read(r, cmd, name == nil ? nil : longestRangeFailure(r, index, limit), recovery: { _ in
+            effective?.pointee = .notFound
+            return nil
+        }) { $0(r, cmd, name, index, effective, limit) }
+    }
+
+    private static func longestRangeFailure(_ r: CSRObject?, _ index: UInt, _ limit: CSRRange) -> Violation? {
+        let length = length(of: r)
+        return attributeIndexFits(index, length: length) || !limit.endFits(in: length) ? nil : .attributeIndex
+    }
+
+    /// Recovery: an empty attributed string.
+    static let initWithString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("initWithString:", .string) { r, cmd, string in
+        initWithString.read(r, cmd, string != nil ? nil : .nilInit({ _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
+                                                                   method: "initWithString:"),
+                            recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
+    }
+}

@@ -1,0 +1,53 @@
+import CrashShieldRuntime.Internal
+
+/// NSMutableString mutations at an index or range past the end. An invalid mutation is skipped (see `StringGuard`).
+/// Legal on GNUstep and left alone: `appendString:nil`, `appendFormat:nil`, `setString:nil`, `insertString:nil
+/// atIndex:i` for i <= length, `replaceCharactersInRange:r withString:nil` (deletes r). Under Apple's rules
+/// (`FoundationRules`) `appendString:nil` raises and is guarded.
+enum MutableStringHooks {
+    typealias IMP = ContainerIMP
+
+    static func install(in context: GuardContext) throws {
+        guard let mutable = ClassFamily("NSMutableString") else { return }
+        try context.install(insertStringAtIndex, onOwnersIn: mutable)
+        try context.install(replaceCharactersInRange, onOwnersIn: mutable)
+        try context.install(layers: [deleteCharactersInRangeBase, deleteCharactersInRange], onOwnersIn: mutable)
+        if FoundationRules.isApple { try context.install(appendString, onOwnersIn: mutable) }
+    }
+
+    /// Legal for index == length (appends). GNUstep checks in `replaceCharactersInRange:withString:`.
+    static let insertStringAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertString:atIndex:", .string) { r, cmd, string, index in
+        let length = length(of: r)
+        insertStringAtIndex.mutation(r, cmd, index <= length ? nil : .textMutation(CSRRange(location: index, length: 0), length: length,
+                                     method: "replaceCharactersInRange:withString:", appleMethod: "insertString:atIndex:")) { $0(r, cmd, string, index) }
+    }
+
+    /// Apple's rules only (GNUstep appends nothing).
+    static let appendString: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("appendString:", .string) { r, cmd, string in
+        appendString.mutation(r, cmd, string != nil ? nil : .appleOnly("appendString:", "nil argument",
+                                                                       hint: "check the string for nil before appending it")) { $0(r, cmd, string) }
+    }
+
+    /// Also installed on mutable attributed strings (an unrelated class hierarchy: no nesting).
+    static let replaceCharactersInRange: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod("replaceCharactersInRange:withString:", .string) { r, cmd, range, string in
+        replaceCharactersInRange.mutation(r, cmd, rangeFailure(range, r, method: "replaceCharactersInRange:withString:")) { $0(r, cmd, range, string) }
+    }
+
+    /// Two layers: NSMutableString's generic implementation (GNUstep: it checks in
+    /// `replaceCharactersInRange:withString:`) under the concrete classes' own ones (which check in
+    /// `deleteCharactersInRange:`).
+    static let deleteCharactersInRange: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("deleteCharactersInRange:", .string) { r, cmd, range in
+        deleteCharactersInRange.mutation(r, cmd, rangeFailure(range, r, method: "deleteCharactersInRange:", apple: "deleteCharactersInRange:")) { $0(r, cmd, range) }
+    }
+    static let deleteCharactersInRangeBase: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("deleteCharactersInRange:", .string) { r, cmd, range in
+        deleteCharactersInRangeBase.mutation(r, cmd, rangeFailure(range, r, apple: "deleteCharactersInRange:")) { $0(r, cmd, range) }
+    }
+
+    /// The range check of every text mutation: `method` is where GNUstep checks, `apple` the method Apple names.
+    @inline(__always)
+    static func rangeFailure(_ range: CSRRange, _ r: CSRObject?, method: String = "replaceCharactersInRange:withString:",
+                             apple: String? = nil) -> Violation? {
+        let length = length(of: r)
+        return range.fits(in: length) ? nil : .textMutation(range, length: length, method: method, appleMethod: apple ?? method)
+    }
+}

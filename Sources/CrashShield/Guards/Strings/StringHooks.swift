@@ -1,0 +1,156 @@
+import CrashShieldRuntime.Internal
+
+/// NSString reads and constructors (every concrete string class, mutable ones included). See `StringGuard` for the
+/// recovery rules.
+enum StringHooks {
+    typealias IMP = ContainerIMP
+
+    static func install(in context: GuardContext) throws {
+        guard let strings = ClassFamily("NSString", "NSMutableString"), let root = ObjCClass(named: "NSString") else { return }
+        for point in [substringFromIndex, substringToIndex, rangeOfString, hasPrefix, hasSuffix] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: strings)
+        }
+        try context.install(layers: [substringWithRangeBase, substringWithRange, substringWithRangeInner], onOwnersIn: strings)
+        try context.install(layers: [characterAtIndexBase, characterAtIndex], onOwnersIn: strings)
+        // Class constructors: on NSString only (NSMutableString inherits them; both levels would nest).
+        try context.install(stringWithString, on: [root])
+        try context.install(stringWithUTF8String, on: [root])
+        // Initializers run on what +alloc hands out: a placeholder, or (NSMutableString here) the concrete class.
+        var placeholders: [ObjCClass] = []
+        for family in ["NSString", "NSMutableString"] {
+            if let cls = csr_cluster_placeholder_class(family).map(ObjCClass.init), !placeholders.contains(cls) {
+                placeholders.append(cls)
+            }
+        }
+        let unrelated = placeholders.filter { cls in !placeholders.contains { $0 != cls && (cls.isKind(of: $0) || $0.isKind(of: cls)) } }
+        for point in [initWithString, initWithUTF8String, initWithFormatLocaleArguments] as [AnyHookPoint] {
+            try context.install(point, on: unrelated)
+        }
+        if FoundationRules.isApple { try context.install(stringByAppendingString, onOwnersIn: strings) }
+    }
+
+    // MARK: Reads
+
+    /// Recovery: an empty string (the original with index == length).
+    static let substringFromIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("substringFromIndex:", .string) { r, cmd, index in
+        let length = length(of: r)
+        return substringFromIndex.read(r, cmd, index <= length ? nil : .substringIndex(index, length: length, from: true),
+                                       recovery: { $0(r, cmd, length) }) { $0(r, cmd, index) }
+    }
+
+    /// Recovery: an empty string.
+    static let substringToIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("substringToIndex:", .string) { r, cmd, index in
+        let length = length(of: r)
+        return substringToIndex.read(r, cmd, index <= length ? nil : .substringIndex(index, length: length, from: false),
+                                     recovery: { $0(r, cmd, 0) }) { $0(r, cmd, index) }
+    }
+
+    /// Three layers: GNUstep's NSString has a generic implementation (constant strings use it) under the concrete
+    /// classes' own ones, and substrings (GSCSubString) override GSCString's. The outer two read their originals
+    /// from static tables, without touching the point.
+    static let substringWithRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod(
+        "substringWithRange:", .string, hotTable: csr_hot_table(Int32(CSRHotStringSubstringWithRange))
+    ) { r, cmd, range in
+        substring(HookPoint.original(in: csr_hot_table(Int32(CSRHotStringSubstringWithRange)), for: r, point: substringWithRange),
+                  substringWithRange, r, cmd, range)
+    }
+    static let substringWithRangeBase: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod(
+        "substringWithRange:", .string, hotTable: csr_hot_table(Int32(CSRHotStringSubstringWithRangeBase))
+    ) { r, cmd, range in
+        substring(HookPoint.original(in: csr_hot_table(Int32(CSRHotStringSubstringWithRangeBase)), for: r, point: substringWithRangeBase),
+                  substringWithRangeBase, r, cmd, range)
+    }
+    static let substringWithRangeInner: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("substringWithRange:", .string) { r, cmd, range in
+        substring(substringWithRangeInner.original(for: r), substringWithRangeInner, r, cmd, range)
+    }
+
+    /// Recovery: an empty string (the original with {0, 0}).
+    @inline(__always)
+    private static func substring(_ original: IMP.ObjectWithRange?, _ point: @autoclosure () -> GuardedMethod<IMP.ObjectWithRange>,
+                                  _ r: CSRObject?, _ cmd: CSRSelector?, _ range: CSRRange) -> CSRObject? {
+        guard let original else { return nil }
+        let length = Messaging.sendUInt(r, csr_hot_selectors.length)
+        if range.fits(in: length) { return original(r, cmd, range) }
+        return point().read(r, cmd, .textRange(range, length: length, method: "substringWithRange:"), recovery: { $0(r, cmd, .empty) }) {
+            $0(r, cmd, range)
+        }
+    }
+
+    /// Two layers, as `substringWithRange:`. C trampolines (CSRHotReads.h): the original runs under `@try` and its
+    /// own exception is reported (GNUstep's constant strings raise an invalid-argument one, the others a range one).
+    /// Recovery: 0.
+    static let characterAtIndex = HotReadHookPoint<StringIMP.CharacterAtIndex>(
+        "characterAtIndex:", hotTable: Int32(CSRHotStringCharacterAtIndex), category: .string, hint: Hint.text,
+        precondition: indexWithinLength)
+    static let characterAtIndexBase = HotReadHookPoint<StringIMP.CharacterAtIndex>(
+        "characterAtIndex:", hotTable: Int32(CSRHotStringCharacterAtIndexBase), category: .string, hint: Hint.text,
+        precondition: indexWithinLength)
+    private static func indexWithinLength(_ receiver: CSRObject?, _ index: UInt) -> Bool {
+        index < Messaging.sendUInt(receiver, csr_hot_selectors.length)
+    }
+
+    /// Recovery: {NSNotFound, 0}.
+    static let rangeOfString: GuardedMethod<StringIMP.RangeWithObject> = GuardedMethod("rangeOfString:", .string) { r, cmd, search in
+        rangeOfString.guarded(r, cmd, search != nil ? nil : .nilSearch(method: "rangeOfString:"), unhooked: .notFound,
+                              recovery: { _ in .notFound }) { $0(r, cmd, search) }
+    }
+
+    /// Recovery: NO.
+    static let hasPrefix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod("hasPrefix:", .string) { r, cmd, prefix in
+        hasPrefix.guarded(r, cmd, prefix != nil ? nil : .nilSearch(method: "hasPrefix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, prefix) }
+    }
+
+    /// Recovery: NO.
+    static let hasSuffix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod("hasSuffix:", .string) { r, cmd, suffix in
+        hasSuffix.guarded(r, cmd, suffix != nil ? nil : .nilSearch(method: "hasSuffix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, suffix) }
+    }
+
+    /// Apple's rules only (GNUstep answers a copy of the receiver). Recovery: the same copy (the receiver appended
+    /// with "").
+    static let stringByAppendingString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("stringByAppendingString:", .string) { r, cmd, string in
+        stringByAppendingString.read(r, cmd, string != nil ? nil : .appleOnly("stringByAppendingString:", "nil argument", hint: Hint.nilString),
+                                     recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
+    }
+
+    // MARK: Constructors (recovery: an empty string of the class asked for)
+
+    /// A nil format raises on both Foundations (the variadic `initWithFormat:`, `stringWithFormat:` and, on GNUstep,
+    /// `stringByAppendingFormat:` end here; GNUstep's `+[NSString stringWithFormat:]` raises before, unguarded).
+    /// Recovery: the original with an empty format (no argument is read).
+    static let initWithFormatLocaleArguments: GuardedMethod<StringIMP.InitWithFormat> = GuardedMethod("initWithFormat:locale:arguments:", .string) { r, cmd, format, locale, arguments in
+        initWithFormatLocaleArguments.read(r, cmd, format != nil ? nil : .nilFormat, recovery: { $0(r, cmd, csr_string_create(""), locale, arguments) }) {
+            $0(r, cmd, format, locale, arguments)
+        }
+    }
+
+    static let stringWithString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("stringWithString:", .string, kind: .class) { r, cmd, string in
+        stringWithString.read(r, cmd, string != nil ? nil : .nilInit({ _ in "[NSString+stringWithString:]: NULL string" }, method: "stringWithString:", isClassMethod: true),
+                              recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
+    }
+
+    static let stringWithUTF8String: GuardedMethod<StringIMP.ObjectWithCString> = GuardedMethod("stringWithUTF8String:", .string, kind: .class) { r, cmd, bytes in
+        stringWithUTF8String.read(r, cmd, bytes != nil ? nil : .nilInit({ _ in "[NSString+stringWithUTF8String:]: NULL cString" },
+                                                                         method: "stringWithUTF8String:", isClassMethod: true, hint: Hint.nilCString),
+                                  recovery: { original in "".withCString { original(r, cmd, $0) } }) { $0(r, cmd, bytes) }
+    }
+
+    private static let mutableStringClass = ObjCClass(named: "NSMutableString")
+
+    /// GNUstep: the immutable placeholder names itself, NSMutableString runs NSString's initializer.
+    private static func initializerOwner(_ receiver: CSRObject?, _ cls: String) -> String? {
+        guard let mutable = mutableStringClass, let receiverClass = ObjCClass(of: receiver) else { return cls }
+        return receiverClass.isKind(of: mutable) ? nil : cls
+    }
+
+    static let initWithString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("initWithString:", .string) { r, cmd, string in
+        initWithString.read(r, cmd, string != nil ? nil : .nilInit({ cls in
+            initializerOwner(r, cls).map { "\($0)-initWithString: given nil string" } ?? "[NSString-initWithString:]: NULL string"
+        }, method: "initWithString:"), recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
+    }
+
+    static let initWithUTF8String: GuardedMethod<StringIMP.ObjectWithCString> = GuardedMethod("initWithUTF8String:", .string) { r, cmd, bytes in
+        initWithUTF8String.read(r, cmd, bytes != nil ? nil : .nilInit({ "[\(initializerOwner(r, $0) ?? "NSString")-initWithUTF8String:]: NULL cString" },
+                                                                     method: "initWithUTF8String:", hint: Hint.nilCString),
+                                recovery: { original in "".withCString { original(r, cmd, $0) } }) { $0(r, cmd, bytes) }
+    }
+}
