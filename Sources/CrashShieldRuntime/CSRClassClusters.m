@@ -190,6 +190,20 @@ static void csr_attributed_string_samples(CSRClassSet *set) {
     csr_add(set, CSR_AUTORELEASE([[NSMutableAttributedString alloc] initWithAttributedString: styled]));
 }
 
+static void csr_data_samples(CSRClassSet *set) {
+    static const char bytes[] = "the bytes of a data sample, longer than any inline storage";
+    // Empty, small and large bytes, bytes not copied, and what common calls return.
+    NSData *forms[] = {
+        [NSData data], [NSData dataWithBytes: bytes length: 5], [NSData dataWithBytes: bytes length: sizeof bytes],
+        [NSData dataWithBytesNoCopy: (void *)bytes length: 5 freeWhenDone: NO],
+        [@"text" dataUsingEncoding: NSUTF8StringEncoding],
+        [[NSData dataWithBytes: bytes length: sizeof bytes] subdataWithRange: NSMakeRange(1, 30)],
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) csr_add_with_copies(set, forms[i]);
+    csr_add(set, [NSMutableData dataWithCapacity: 4]);
+    csr_add(set, [NSMutableData dataWithLength: 4]);
+}
+
 CSRClass csr_cluster_placeholder_class(const char *family) {
     Class cls = family ? objc_lookUpClass(family) : Nil;
     if (cls == Nil) return NULL;
@@ -223,6 +237,7 @@ int csr_cluster_sample_classes(const char *family, CSRClass *out, int max) {
         else if (strcmp(family, "NSString") == 0 || strcmp(family, "NSMutableString") == 0) csr_string_samples(&set);
         else if (strcmp(family, "NSAttributedString") == 0 || strcmp(family, "NSMutableAttributedString") == 0)
             csr_attributed_string_samples(&set);
+        else if (strcmp(family, "NSData") == 0 || strcmp(family, "NSMutableData") == 0) csr_data_samples(&set);
     }
     return set.count;
 }

@@ -101,6 +101,26 @@ static void css_valid_ordered_set_calls(NSMutableString *log) {
     addText(log, "mutableOrderedSet.mutations", css_ordered_set_contents(m));
 }
 
+/// NSData at every edge Foundation accepts: empty ranges at the end, reads up to the end, mutations that grow.
+static void css_valid_data_calls(NSMutableString *log) {
+    NSData *d = css_opaque([NSData dataWithBytes: "hello" length: 5]);
+    add(log, "subdata.full", [d subdataWithRange: NSMakeRange(0, 5)]);
+    add(log, "subdata.emptyAtEnd", [d subdataWithRange: NSMakeRange(5, 0)]);
+    char buffer[6] = "-----";
+    [d getBytes: buffer range: NSMakeRange(3, 2)];
+    [d getBytes: buffer range: NSMakeRange(5, 0)];
+    add(log, "getBytes", [NSString stringWithUTF8String: buffer]);
+    NSRange found = [d rangeOfData: [NSData dataWithBytes: "lo" length: 2] options: 0 range: NSMakeRange(0, 5)];
+    add(log, "rangeOfData", NSStringFromRange(found));
+    NSMutableData *m = [NSMutableData dataWithData: d];
+    [m replaceBytesInRange: NSMakeRange(5, 0) withBytes: "x"];          // at the end: inserts nothing
+    [m replaceBytesInRange: NSMakeRange(4, 3) withBytes: "xyz"];        // ends past the end: grows
+    [m replaceBytesInRange: NSMakeRange(7, 0) withBytes: "!!" length: 2];
+    [m resetBytesInRange: NSMakeRange(0, 2)];
+    [m resetBytesInRange: NSMakeRange([m length], 0)];
+    add(log, "mutableData", m);
+}
+
 const char *css_valid_container_calls(void) {
     NSMutableString *log = [NSMutableString string];
     NSArray *a = css_opaque([NSArray arrayWithObjects: @"a", @"b", @"c", nil]);
@@ -135,6 +155,7 @@ const char *css_valid_container_calls(void) {
     css_valid_dictionary_calls(log);
     css_valid_set_calls(log);
     css_valid_ordered_set_calls(log);
+    css_valid_data_calls(log);
     return [log UTF8String];
 }
 

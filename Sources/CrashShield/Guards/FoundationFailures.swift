@@ -161,6 +161,28 @@ extension Violation {
         #endif
     }
 
+    // MARK: Data
+
+    /// A range past the end of a data object (GNUstep's text is its range check's, as for strings). Apple's text
+    /// unverified on a device.
+    static func dataRange(_ range: CSRRange, length: UInt, method: String) -> Violation {
+        Violation(ExceptionName.range, hint: "check the range against length before the call") { cls in
+            FoundationRules.isApple ? appleText(cls, method, "range {\(range.location), \(range.length)} exceeds data length \(length)")
+                : textRangeReason(range.value, length: length, method: method, cls: cls)
+        }
+    }
+
+    /// A data mutation whose range starts past the end.
+    static func dataLocation(_ range: CSRRange, length: UInt, method: String) -> Violation {
+        dataRange(range, length: length, method: method).withGNUstepReason("location bad in \(method)")
+    }
+
+    /// The same violation, with `gnustep` as its reason under GNUstep's rules.
+    private func withGNUstepReason(_ gnustep: String) -> Violation {
+        let reason = self.reason
+        return Violation(exception, hint: hint) { FoundationRules.isApple ? reason($0) : gnustep }
+    }
+
     // MARK: Wording
 
     /// Apple's wording, `*** -[Class method]: text` (`+[...]` for a class method).

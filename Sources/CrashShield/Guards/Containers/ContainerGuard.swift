@@ -21,5 +21,6 @@ final class ContainerGuard: CrashGuard {
         try SetHooks.install(in: context)
         try OrderedSetHooks.install(in: context)
         try CacheHooks.install(in: context)
+        try DataHooks.install(in: context)
     }
 }

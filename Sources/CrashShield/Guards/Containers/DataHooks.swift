@@ -1,0 +1,71 @@
+import CrashShieldRuntime.Internal
+
+/// NSData and NSMutableData: ranges past the end, a nil search. See `ContainerGuard` for the recovery rules: an empty
+/// data object for `subdataWithRange:`, {NSNotFound, 0} for `rangeOfData:options:range:`, the buffer untouched for
+/// `getBytes:range:`; an invalid mutation is skipped.
+///
+/// A replacement or reset grows a mutable data object when its range ends past the end; both Foundations raise when
+/// it starts past the end (Apple's documentation: "If the location of range isn't within the receiver's range of
+/// bytes, an NSRangeException is raised"), and GNUstep's `resetBytesInRange:` for any range past the end.
+enum DataHooks {
+    typealias IMP = ContainerIMP
+    typealias GetBytesRange = @convention(c) (CSRObject?, CSRSelector?, UnsafeMutableRawPointer?, CSRRange) -> Void
+    typealias RangeOfData = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, CSRRange) -> CSRRange
+    typealias ReplaceBytes = @convention(c) (CSRObject?, CSRSelector?, CSRRange, UnsafeRawPointer?) -> Void
+    typealias ReplaceBytesLength = @convention(c) (CSRObject?, CSRSelector?, CSRRange, UnsafeRawPointer?, UInt) -> Void
+
+    static func install(in context: GuardContext) throws {
+        guard let data = ClassFamily("NSData", "NSMutableData"), let mutable = ClassFamily("NSMutableData") else { return }
+        for point in [subdataWithRange, rangeOfData] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: data)
+        }
+        // NSData's generic implementation under the concrete classes' own (GNUstep: NSDataStatic, NSMutableDataMalloc).
+        try context.install(layers: [getBytesRangeBase, getBytesRange], onOwnersIn: data)
+        for point in [replaceBytes, replaceBytesLength, resetBytes] as [AnyHookPoint] {
+            try context.install(point, onOwnersIn: mutable)
+        }
+    }
+
+    /// Recovery: an empty data object (the original with {0, 0}).
+    static let subdataWithRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("subdataWithRange:", .container) { r, cmd, range in
+        subdataWithRange.read(r, cmd, rangeFailure(r, range, method: "subdataWithRange:"), recovery: { $0(r, cmd, .empty) }) { $0(r, cmd, range) }
+    }
+
+    static let getBytesRange: GuardedMethod<GetBytesRange> = GuardedMethod("getBytes:range:", .container) { r, cmd, buffer, range in
+        getBytesRange.mutation(r, cmd, rangeFailure(r, range, method: "getBytes:range:")) { $0(r, cmd, buffer, range) }
+    }
+    static let getBytesRangeBase: GuardedMethod<GetBytesRange> = GuardedMethod("getBytes:range:", .container) { r, cmd, buffer, range in
+        getBytesRangeBase.mutation(r, cmd, rangeFailure(r, range, method: "getBytes:range:")) { $0(r, cmd, buffer, range) }
+    }
+
+    /// A nil data object, then the range. Recovery: {NSNotFound, 0}.
+    static let rangeOfData: GuardedMethod<RangeOfData> = GuardedMethod("rangeOfData:options:range:", .container) { r, cmd, search, options, range in
+        let violation = search == nil ? .fixed(ExceptionName.invalidArgument, "range of nil", method: "rangeOfData:options:range:",
+                                               apple: "nil data argument", hint: "check the data for nil before the call")
+            : rangeFailure(r, range, method: "rangeOfData:options:range:")
+        return rangeOfData.guarded(r, cmd, violation, unhooked: .notFound, recovery: { _ in .notFound }) { $0(r, cmd, search, options, range) }
+    }
+
+    private static func rangeFailure(_ r: CSRObject?, _ range: CSRRange, method: String) -> Violation? {
+        let length = length(of: r)
+        return range.fits(in: length) ? nil : .dataRange(range, length: length, method: method)
+    }
+
+    // MARK: Mutations whose range starts past the end (skipped)
+
+    static let replaceBytes: GuardedMethod<ReplaceBytes> = GuardedMethod("replaceBytesInRange:withBytes:", .container) { r, cmd, range, bytes in
+        replaceBytes.mutation(r, cmd, startFailure(r, range, method: "replaceBytesInRange:withBytes:")) { $0(r, cmd, range, bytes) }
+    }
+    static let replaceBytesLength: GuardedMethod<ReplaceBytesLength> = GuardedMethod("replaceBytesInRange:withBytes:length:", .container) { r, cmd, range, bytes, count in
+        replaceBytesLength.mutation(r, cmd, startFailure(r, range, method: "replaceBytesInRange:withBytes:length:")) { $0(r, cmd, range, bytes, count) }
+    }
+    static let resetBytes: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("resetBytesInRange:", .container) { r, cmd, range in
+        let violation = FoundationRules.isApple ? startFailure(r, range, method: "resetBytesInRange:") : rangeFailure(r, range, method: "resetBytesInRange:")
+        resetBytes.mutation(r, cmd, violation) { $0(r, cmd, range) }
+    }
+
+    private static func startFailure(_ r: CSRObject?, _ range: CSRRange, method: String) -> Violation? {
+        let length = length(of: r)
+        return range.location <= length ? nil : .dataLocation(range, length: length, method: method)
+    }
+}
