@@ -56,11 +56,11 @@ final class KVOGuard: CrashGuard {
         } else {
             // GNUstep 1.28 has no -removeObserver:forKeyPath:context:; the guard adds it (it stays after stop, and
             // then raises "does not recognize" as before).
-            Self.addedContextRemoval = csr_class_addMethod(object.pointer, Self.removeObserverContext.selector.pointer,
-                                                           Self.removeObserverContext.replacement, "v@:@@^v")
-                || Self.addedContextRemoval
+            if csr_class_addMethod(object.pointer, Self.removeObserverContext.selector.pointer,
+                                   Self.removeObserverContext.replacement, "v@:@@^v") {
+                Self.addedContextRemovalFlag.store(true, ordering: .releasing)
+            }
         }
-        Self.active.store(true, ordering: .releasing)
     }
 
     func willUninstall() {
@@ -70,13 +70,13 @@ final class KVOGuard: CrashGuard {
     }
 
     func uninstall() {
-        Self.active.store(false, ordering: .releasing)
         Self.registry.handBackToFoundation()   // nothing left, unless the hooks were reverted without willUninstall
     }
 
-    /// Read by every hook on other threads (an atomic: ThreadSanitizer reported the plain flag).
-    static let active = ManagedAtomic<Bool>(false)
-    nonisolated(unsafe) static var addedContextRemoval = false
+    /// Whether the guard added `-removeObserver:forKeyPath:context:` to NSObject (GNUstep). Written under
+    /// CrashShield's lock, read by the removal hooks on any thread.
+    static var addedContextRemoval: Bool { addedContextRemovalFlag.load(ordering: .acquiring) }
+    private static let addedContextRemovalFlag = ManagedAtomic<Bool>(false)
 
     // MARK: Hooks
 
@@ -92,7 +92,7 @@ final class KVOGuard: CrashGuard {
         func toFoundation() {
             registry.callFoundation(on: receiver, adds: true) { original(receiver, cmd, observer, keyPath, options, context) }
         }
-        guard isGuarding(receiver) else { return toFoundation() }
+        guard Session.isGuarding(.kvo, receiver) else { return toFoundation() }
         let name = keyPath.flatMap(string)
         guard let observer, let keyPath, let name, !name.isEmpty else {
             let exception: String, reason: String
@@ -155,7 +155,7 @@ final class KVOGuard: CrashGuard {
         // GNUstep: the method is the guard's own. A registration Foundation may know (made before start(), while the
         // guard was off, or as system KVO) is removed by key path, GNUstep's only removal; otherwise (guard off,
         // debug mode) it fails as GNUstep does without the method.
-        if removal == .foundation, isGuarding(receiver), let plain = removeObserver.original(for: receiver) {
+        if removal == .foundation, Session.isGuarding(.kvo, receiver), let plain = removeObserver.original(for: receiver) {
             let selector = removeObserver.selector.pointer
             return registry.callFoundation(on: receiver, adds: false) { plain(receiver, selector, observer, keyPath) }
         }
@@ -179,10 +179,10 @@ final class KVOGuard: CrashGuard {
         if let observer, let name, !name.isEmpty {
             if registry.remove(observed: receiver, observer: observer, keyPath: name, context: context) { return .handled }
             // Not the registry's. Unbalanced only when Foundation has no other observer of the object either.
-            guard isGuarding(receiver), registry.removalIsUnbalanced(from: receiver), !leavesAlone(receiver, observer)
+            guard Session.isGuarding(.kvo, receiver), registry.removalIsUnbalanced(from: receiver), !leavesAlone(receiver, observer)
             else { return .foundation }
         } else {
-            guard isGuarding(receiver) else { return .foundation }
+            guard Session.isGuarding(.kvo, receiver) else { return .foundation }
         }
         let hint = "remove only what was added (balance add/remove; check the key path and context)"
         let reason: (String) -> String = { cls in
@@ -274,13 +274,6 @@ final class KVOGuard: CrashGuard {
             }
             return false
         }
-    }
-
-    /// Whether new registrations go through the proxy (guard on and the class not excluded).
-    static func isGuarding(_ receiver: CSRObject) -> Bool {
-        guard active.load(ordering: .acquiring), let session = Session.current.load(ordering: .acquiring), session.isEnabled(.kvo) else { return false }
-        guard let cls = ObjCClass(of: receiver) else { return false }
-        return !session.isExcluded(cls)
     }
 
     /// The UTF-8 contents of an NSString (nil for nil or a non-string).
