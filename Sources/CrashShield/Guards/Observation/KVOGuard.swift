@@ -6,14 +6,15 @@ import CrashShieldRuntime.Internal
 /// Design (one proxy per observed object): `NSObject`'s `addObserver:forKeyPath:options:context:` is hooked so that
 /// Foundation only ever sees one observer per observed object, a proxy (`KVOProxyRegistry`). The proxy keeps every
 /// registration, keyed on (observed object, observer, key path, context) with its options, and forwards each change
-/// to the registrations of its key path with the values they asked for. Both the observed object and the observers
-/// are watched through `DeallocWatcher` (only their classes get a `-dealloc` hook).
+/// to the registrations of its key path with the values they asked for. The observers are watched through
+/// `DeallocWatcher` (only their classes get a `-dealloc` hook), and so is the observed object, except where Foundation
+/// forgets a dead object's observers by itself (`watchesDeallocation`).
 ///
 /// | case | GNUstep 1.28 unprotected | guarded |
 /// | --- | --- | --- |
 /// | remove an observer never added / more often than added | nothing (Apple: NSRangeException) | skipped, reported |
 /// | add the same registration twice | delivered once (Apple: twice) | delivered once, reported |
-/// | observed object deallocated with observers | nothing (Apple < iOS 11: exception) | cleaned up, reported |
+/// | observed object deallocated with observers | nothing (GNUstep's KVO forgets them; Apple < iOS 11, and Apple for keys notified manually: exception) | cleaned up, reported; Apple iOS 11+ with keys notified automatically: not watched, not reported (`watchesDeallocation`) |
 /// | observer deallocated while registered | message to freed memory at the next change (crash) | removed at its dealloc, reported (nothing fails, in any mode) |
 /// | observer released on one thread while a change is delivered to it on another | message to freed memory (crash) | its dealloc waits for the call (or, when its thread is itself inside a delivery, the memory is freed when the call returns); no later change reaches it |
 /// | observer without `observeValueForKeyPath:...` | NSInvalidArgumentException at the change | skipped, reported |
@@ -46,6 +47,9 @@ final class KVOGuard: CrashGuard {
         csr_kvo_set_handler { proxy, keyPath, object, change, context in
             guard let proxy, let keyPath, let object, let change else { return }
             KVOGuard.registry.deliver(proxy: proxy, keyPath: keyPath, object: object, change: change, context: context)
+        }
+        csr_kvo_set_end_handler { address, token in
+            KVOGuard.registry.observedObjectEnded(UInt(address), token: UInt(token))
         }
         try context.install(Self.addObserver, on: [object])
         try context.install(Self.removeObserver, on: [object])
@@ -117,7 +121,8 @@ final class KVOGuard: CrashGuard {
         let outcome: KVOProxyRegistry.AddOutcome
         do {
             outcome = try registry.add(observed: receiver, observer: observer, keyPathObject: keyPath, keyPath: name,
-                                       options: options, context: UInt(bitPattern: context))
+                                       options: options, context: UInt(bitPattern: context),
+                                       watchObserved: watchesDeallocation(of: receiver, keyPath: keyPath, name))
         } catch {
             return toFoundation()   // the classes cannot be watched
         }
@@ -249,6 +254,25 @@ final class KVOGuard: CrashGuard {
         "-observeValueForKeyPath:ofObject:change:context: cannot be sent to \(cls) ... create an instance overriding this"
     }
     #endif
+
+    /// Whether a registration for `keyPath` makes the guard watch `object`'s `-dealloc`, to remove and report the
+    /// observers it leaves registered (Docs/AppleRuntime.md §5). Not where Foundation forgets them itself and nothing
+    /// fails: Apple since iOS 11 / macOS 10.13, for a key the class notifies automatically (it still raises for a
+    /// key notified manually, `+automaticallyNotifiesObserversForKey:` NO); an end mark (an associated object) tells
+    /// the registry when such an object is gone. GNUstep's KVO forgets a dead object's observers whatever its keys,
+    /// but its runtime has no associated objects: there the guard always watches (and reports), as before.
+    static func watchesDeallocation(of object: CSRObject, keyPath: CSRObject, _ name: String) -> Bool {
+        guard csr_kvo_foundation_forgets_dead_observed_objects(), let cls = ObjCClass(of: object) else { return true }
+        let key = ClassKey(cls: UInt(bitPattern: cls.pointer), key: name.split(separator: ".").first.map(String.init) ?? name)
+        if let known = automaticKeys.withLock({ $0[key] }) { return !known }
+        let automatic = csr_kvo_class_notifies_automatically(object, keyPath)   // outside the lock: it sends messages
+        automaticKeys.withLock { $0[key] = automatic }
+        return !automatic
+    }
+
+    private struct ClassKey: Hashable { let cls: UInt; let key: String }
+    /// (class of the observed object, first key of the key path) -> whether the class notifies it automatically.
+    private static let automaticKeys = Locked([ClassKey: Bool]())
 
     /// Seed 002's rule (`Configuration.kvoLeavesSystemClassesAlone`): the KVO of system classes is theirs. true when
     /// the observed object or the observer is of a class defined outside the app's own binaries.
