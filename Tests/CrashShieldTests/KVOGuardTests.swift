@@ -258,6 +258,30 @@ final class KVOGuardTests: ShieldTestCase {
         }
     }
 
+    /// A deny-listed observed class is Foundation's alone (`Session.isGuarding`): no proxy, an unbalanced removal goes
+    /// to Foundation unreported; another class in the same run is guarded.
+    func testAnExcludedObservedClassIsLeftToFoundation() throws {
+        var configuration = Configuration(guards: .kvo)
+        configuration.excludedClassNames = ["CSSKVOModel"]
+        try withShield(configuration) { sink in
+            withObjects { model, observers in
+                css_kvo_add(model, observers[0], "level", new, 0)
+                XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0, "registered with Foundation directly")
+                css_kvo_remove(model, observers[0], "level")
+                css_kvo_remove(model, observers[0], "level")
+            }
+            XCTAssertEqual(kvoReports(sink).count, 0, "\(kvoReports(sink).map(\.reason))")
+            withAutoreleasePool {
+                let other = css_kvo_lifetime_model_new(false)!
+                let observer = css_kvo_recorder_new(1)!
+                css_kvo_remove(other, observer, "level")
+                css_object_release(other)
+                css_object_release(observer)
+            }
+            XCTAssertEqual(kvoReports(sink).map(\.className), ["CSSKVOAutomaticModel"])
+        }
+    }
+
     // MARK: Observed objects deallocated with observers: Apple's rule (iOS 11 / macOS 10.13)
 
     /// What the guard did for a model deallocated with an observer of `level` still registered.
