@@ -85,6 +85,34 @@ static void css_log_append(NSString *line) { css_event_log_append(&css_kvo_event
 @implementation CSSKVOForgetfulObserver
 @end
 
+/// Observed models of their own classes (direct NSObject subclasses no other test observes), for the rule on objects
+/// deallocated while observed: `level` notified automatically, or manually (+automaticallyNotifiesObserversForKey: NO).
+@interface CSSKVOAutomaticModel : NSObject { int _level; }
+@end
+@implementation CSSKVOAutomaticModel
+- (int)level { return _level; }
+- (void)setLevel:(int)level { _level = level; }
+@end
+
+@interface CSSKVOManualModel : NSObject { int _level; }
+@end
+@implementation CSSKVOManualModel
++ (BOOL)automaticallyNotifiesObserversForKey:(NSString *)key {
+    return [key isEqualToString: @"level"] ? NO : [super automaticallyNotifiesObserversForKey: key];
+}
+- (int)level { return _level; }
+- (void)setLevel:(int)level {
+    [self willChangeValueForKey: @"level"];
+    _level = level;
+    [self didChangeValueForKey: @"level"];
+}
+@end
+
+void *css_kvo_lifetime_model_new(bool manual) {
+    return manual ? (CSS_BRIDGE void *)[[CSSKVOManualModel alloc] init]
+                  : (CSS_BRIDGE void *)[[CSSKVOAutomaticModel alloc] init];
+}
+
 static id css_recorder(long tag) {
     CSSKVORecorder *recorder = [[CSSKVORecorder alloc] init];
     recorder->_tag = tag;

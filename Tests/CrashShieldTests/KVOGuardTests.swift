@@ -258,6 +258,139 @@ final class KVOGuardTests: ShieldTestCase {
         }
     }
 
+    /// A deny-listed observed class is Foundation's alone (`Session.isGuarding`): no proxy, an unbalanced removal goes
+    /// to Foundation unreported; another class in the same run is guarded.
+    func testAnExcludedObservedClassIsLeftToFoundation() throws {
+        var configuration = Configuration(guards: .kvo)
+        configuration.excludedClassNames = ["CSSKVOModel"]
+        try withShield(configuration) { sink in
+            withObjects { model, observers in
+                css_kvo_add(model, observers[0], "level", new, 0)
+                XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0, "registered with Foundation directly")
+                css_kvo_remove(model, observers[0], "level")
+                css_kvo_remove(model, observers[0], "level")
+            }
+            XCTAssertEqual(kvoReports(sink).count, 0, "\(kvoReports(sink).map(\.reason))")
+            withAutoreleasePool {
+                let other = css_kvo_lifetime_model_new(false)!
+                let observer = css_kvo_recorder_new(1)!
+                css_kvo_remove(other, observer, "level")
+                css_object_release(other)
+                css_object_release(observer)
+            }
+            XCTAssertEqual(kvoReports(sink).map(\.className), ["CSSKVOAutomaticModel"])
+        }
+    }
+
+    // MARK: Observed objects deallocated with observers: Apple's rule (iOS 11 / macOS 10.13)
+
+    /// What the guard did for a model deallocated with an observer of `level` still registered.
+    private struct ObservedDeath {
+        /// Objects the registration made `DeallocWatcher` watch (the observer always; the model when watched).
+        var watchedObjects = 0
+        /// Whether the model's class got a `-dealloc` hook.
+        var classHooked = false
+        /// Objects the registry still knows once the model is gone.
+        var observedLeft = -1
+    }
+
+    /// Observes a new model (its `level` notified automatically or manually), checks delivery, then releases the
+    /// model with the registration left in place.
+    private func observedDiesRegistered(manual: Bool) -> ObservedDeath {
+        var death = ObservedDeath()
+        withAutoreleasePool {
+            _ = takeLog()
+            let observer = css_kvo_recorder_new(1)!
+            let model = css_kvo_lifetime_model_new(manual)!
+            let cls = csr_object_getClass(model)!
+            let before = DeallocWatcher.shared.watchedObjectCount
+            css_kvo_add(model, observer, "level", new, 0)
+            death.watchedObjects = DeallocWatcher.shared.watchedObjectCount - before
+            death.classHooked = DeallocWatcher.shared.isHooked(cls)
+            css_kvo_set_level(model, 3)
+            XCTAssertEqual(takeLog(), ["1|level|0|{kind=1,new=3}"], manual ? "manual" : "automatic")
+            let address = UInt(bitPattern: model)
+            css_object_release(model)
+            // Emulation: where Apple's objc_destructInstance releases the model's associated objects (no-op unless
+            // emulated).
+            csr_test_kvo_destroyed(address)
+            death.observedLeft = ObservationStatus.kvoObservedObjectCount
+            css_object_release(observer)
+        }
+        return death
+    }
+
+    /// Apple's Foundation (iOS 11 / macOS 10.13 and later) removes the observers still registered when an object whose
+    /// key is notified automatically is deallocated, and raises only for keys notified manually. Emulated on GNUstep:
+    /// the automatic key's model is not watched (no `-dealloc` hook on its class, only the observer watched) and its
+    /// death is not reported; the registry forgets it when it is gone. The manual key's model is watched and reported.
+    func testWhereFoundationForgetsDeadObservedObjectsOnlyManualKeysAreWatchedAndReported() throws {
+        csr_test_emulateAppleKVO(true)
+        defer { csr_test_emulateAppleKVO(false) }
+        try withShield(Configuration(guards: .kvo)) { sink in
+            let automatic = observedDiesRegistered(manual: false)
+            XCTAssertEqual(automatic.watchedObjects, 1, "only the observer is watched")
+            XCTAssertFalse(automatic.classHooked, "no -dealloc hook on CSSKVOAutomaticModel")
+            XCTAssertEqual(automatic.observedLeft, 0, "forgotten at the model's end")
+            XCTAssertEqual(kvoReports(sink).count, 0, "\(kvoReports(sink).map(\.reason))")
+
+            let manual = observedDiesRegistered(manual: true)
+            XCTAssertEqual(manual.watchedObjects, 2, "the observer and the model")
+            XCTAssertTrue(manual.classHooked, "-dealloc hooked on CSSKVOManualModel")
+            XCTAssertEqual(manual.observedLeft, 0)
+            let report = try XCTUnwrap(kvoReports(sink).first)
+            XCTAssertEqual(kvoReports(sink).count, 1)
+            XCTAssertEqual(report.selector, "dealloc")
+            XCTAssertEqual(report.className, "CSSKVOManualModel")
+            XCTAssertEqual(report.exceptionName, "NSInternalInconsistencyException")
+        }
+    }
+
+    /// An observed object that is not watched keeps every other protection: an observer that dies registered is
+    /// removed and reported, the others still get changes, a model reusing a dead one's memory starts afresh, and
+    /// stop() hands its registrations back to Foundation.
+    func testAnObservedObjectThatIsNotWatchedKeepsTheOtherProtections() throws {
+        csr_test_emulateAppleKVO(true)
+        defer { csr_test_emulateAppleKVO(false) }
+        var model: UnsafeMutableRawPointer?, survivor: UnsafeMutableRawPointer?
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withAutoreleasePool {
+                _ = takeLog()
+                let first = css_kvo_lifetime_model_new(false)!
+                let observer = css_kvo_recorder_new(1)!
+                css_kvo_add(first, observer, "level", new, 0)
+                let address = UInt(bitPattern: first)
+                css_object_release(first)
+                csr_test_kvo_destroyed(address)
+                // Maybe at the same address: a new object, new registrations.
+                model = css_kvo_lifetime_model_new(false)!
+                survivor = css_kvo_recorder_new(2)!
+                let dying = css_kvo_recorder_new(3)!
+                css_kvo_add(model, survivor, "level", new, 0)
+                css_kvo_add(model, dying, "level", new, 0)
+                css_object_release(dying)
+                css_kvo_set_level(model, 4)
+                XCTAssertEqual(takeLog(), ["2|level|0|{kind=1,new=4}"], "only the live observer")
+                css_object_release(observer)
+            }
+            XCTAssertEqual(kvoReports(sink).map(\.className), ["CSSKVORecorder"], "the dead observer only")
+            XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 1)
+        }
+        // Handed back: Foundation has the registration and removes it (GNUstep would not raise either way: the
+        // delivery log shows it).
+        withAutoreleasePool {
+            css_kvo_set_level(model, 5)
+            XCTAssertEqual(takeLog(), ["2|level|0|{kind=1,new=5,old=4}"], "from Foundation (GNUstep adds the old value)")
+            css_kvo_remove(model, survivor, "level")
+            css_kvo_set_level(model, 6)
+            XCTAssertEqual(takeLog(), [])
+            let address = UInt(bitPattern: model)
+            css_object_release(model)
+            csr_test_kvo_destroyed(address)
+            css_object_release(survivor)
+        }
+    }
+
     // MARK: Lifecycle and threads
 
     func testStopHandsRegistrationsBackToFoundation() throws {

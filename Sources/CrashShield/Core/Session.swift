@@ -36,6 +36,15 @@ final class Session: AtomicReference, @unchecked Sendable {
         !excludedClasses.isEmpty && excludedClasses.contains { cls.isKind(of: $0) }
     }
 
+    /// Whether a hook of `category` guards a call on `receiver`: CrashShield runs, the guard is switched on, and the
+    /// receiver's class is not excluded. Lock-free (two atomic loads and the deny list, which never changes): hooks
+    /// ask it on every call, from any thread.
+    static func isGuarding(_ category: GuardCategory, _ receiver: CSRObject) -> Bool {
+        guard let session = current.load(ordering: .acquiring), session.isEnabled(category),
+              let cls = ObjCClass(of: receiver) else { return false }
+        return !session.isExcluded(cls)
+    }
+
     /// Current session, if CrashShield runs.
     static let current = ManagedAtomic<Session?>(nil)
 }

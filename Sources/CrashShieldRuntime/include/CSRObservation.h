@@ -45,6 +45,31 @@ bool csr_kvo_observer_handles(CSRObject observer);
 CSRObject csr_kvo_change_filtered(CSRObject change, bool keepNew, bool keepOld);
 /// YES when `change` is a prior notification (NSKeyValueChangeNotificationIsPriorKey).
 bool csr_kvo_change_is_prior(CSRObject change);
+
+// MARK: Observed objects Foundation forgets by itself (Docs/AppleRuntime.md §5)
+
+/// Whether the running Foundation forgets an observed object's remaining observers when the object is deallocated,
+/// for keys its class notifies automatically (Apple: iOS 11, macOS 10.13 and later), and the runtime can tell the
+/// guard when such an object is gone without a `-dealloc` hook (associated objects). GNUstep: false, unless emulated.
+bool csr_kvo_foundation_forgets_dead_observed_objects(void);
+/// Whether the class of `object` notifies observers of the first key of `keyPath` automatically
+/// (`+automaticallyNotifiesObserversForKey:`) and keeps KVO's state in NSObject's own `observationInfo` accessors:
+/// the two conditions of Apple's relaxed rule.
+bool csr_kvo_class_notifies_automatically(CSRObject object, CSRObject keyPath);
+/// Called with `token` when an object marked by `csr_kvo_mark_end` is destroyed (or its mark is replaced).
+typedef void (*CSRKVOEndHandler)(uintptr_t address, uintptr_t token);
+void csr_kvo_set_end_handler(CSRKVOEndHandler handler);
+/// Marks `object` so that the end handler runs with (its address, `token`) when it is destroyed. Apple: an associated
+/// object, released by `objc_destructInstance` after the object's whole `-dealloc` chain, before its memory is freed.
+/// Only where `csr_kvo_foundation_forgets_dead_observed_objects()`.
+void csr_kvo_mark_end(CSRObject object, uintptr_t token);
+/// Test only: make GNUstep answer as Apple's Foundation (iOS 11+) does. GCC's libobjc has no associated objects: the
+/// marks are kept in a table, and the test ends them (`csr_test_kvo_destroyed`) right after releasing the object,
+/// where Apple's `objc_destructInstance` would.
+void csr_test_emulateAppleKVO(bool emulate);
+/// Test only (emulation): the object at `address` was destroyed: runs the end handler for its mark, if any.
+void csr_test_kvo_destroyed(uintptr_t address);
+
 /// `[object doesNotRecognizeSelector:selector]` (raises).
 void csr_object_does_not_recognize(CSRObject object, CSRSelector selector);
 /// `[object respondsToSelector:selector]`.

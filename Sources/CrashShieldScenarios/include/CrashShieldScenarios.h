@@ -140,6 +140,9 @@ void css_kvo_unobserve(void *object);
 
 /// A CSSKVOModel (properties `level`, int, and `name`, object).
 void *css_kvo_model_new(void);
+/// A model of a class of its own whose `level` (set it with css_kvo_set_level) is notified automatically, or manually
+/// (`+automaticallyNotifiesObserversForKey:` NO for it).
+void *css_kvo_lifetime_model_new(bool manual);
 /// An observer that appends "tag|keyPath|context|{change}" to the delivery log for every change it gets.
 void *css_kvo_recorder_new(long tag);
 /// An observer that does not implement -observeValueForKeyPath:ofObject:change:context:.

@@ -6,14 +6,15 @@ import CrashShieldRuntime.Internal
 /// Design (one proxy per observed object): `NSObject`'s `addObserver:forKeyPath:options:context:` is hooked so that
 /// Foundation only ever sees one observer per observed object, a proxy (`KVOProxyRegistry`). The proxy keeps every
 /// registration, keyed on (observed object, observer, key path, context) with its options, and forwards each change
-/// to the registrations of its key path with the values they asked for. Both the observed object and the observers
-/// are watched through `DeallocWatcher` (only their classes get a `-dealloc` hook).
+/// to the registrations of its key path with the values they asked for. The observers are watched through
+/// `DeallocWatcher` (only their classes get a `-dealloc` hook), and so is the observed object, except where Foundation
+/// forgets a dead object's observers by itself (`watchesDeallocation`).
 ///
 /// | case | GNUstep 1.28 unprotected | guarded |
 /// | --- | --- | --- |
 /// | remove an observer never added / more often than added | nothing (Apple: NSRangeException) | skipped, reported |
 /// | add the same registration twice | delivered once (Apple: twice) | delivered once, reported |
-/// | observed object deallocated with observers | nothing (Apple < iOS 11: exception) | cleaned up, reported |
+/// | observed object deallocated with observers | nothing (GNUstep's KVO forgets them; Apple < iOS 11, and Apple for keys notified manually: exception) | cleaned up, reported; Apple iOS 11+ with keys notified automatically: not watched, not reported (`watchesDeallocation`) |
 /// | observer deallocated while registered | message to freed memory at the next change (crash) | removed at its dealloc, reported (nothing fails, in any mode) |
 /// | observer released on one thread while a change is delivered to it on another | message to freed memory (crash) | its dealloc waits for the call (or, when its thread is itself inside a delivery, the memory is freed when the call returns); no later change reaches it |
 /// | observer without `observeValueForKeyPath:...` | NSInvalidArgumentException at the change | skipped, reported |
@@ -47,6 +48,9 @@ final class KVOGuard: CrashGuard {
             guard let proxy, let keyPath, let object, let change else { return }
             KVOGuard.registry.deliver(proxy: proxy, keyPath: keyPath, object: object, change: change, context: context)
         }
+        csr_kvo_set_end_handler { address, token in
+            KVOGuard.registry.observedObjectEnded(UInt(address), token: UInt(token))
+        }
         try context.install(Self.addObserver, on: [object])
         try context.install(Self.removeObserver, on: [object])
         if Self.addedContextRemoval {
@@ -56,11 +60,11 @@ final class KVOGuard: CrashGuard {
         } else {
             // GNUstep 1.28 has no -removeObserver:forKeyPath:context:; the guard adds it (it stays after stop, and
             // then raises "does not recognize" as before).
-            Self.addedContextRemoval = csr_class_addMethod(object.pointer, Self.removeObserverContext.selector.pointer,
-                                                           Self.removeObserverContext.replacement, "v@:@@^v")
-                || Self.addedContextRemoval
+            if csr_class_addMethod(object.pointer, Self.removeObserverContext.selector.pointer,
+                                   Self.removeObserverContext.replacement, "v@:@@^v") {
+                Self.addedContextRemovalFlag.store(true, ordering: .releasing)
+            }
         }
-        Self.active.store(true, ordering: .releasing)
     }
 
     func willUninstall() {
@@ -70,13 +74,13 @@ final class KVOGuard: CrashGuard {
     }
 
     func uninstall() {
-        Self.active.store(false, ordering: .releasing)
         Self.registry.handBackToFoundation()   // nothing left, unless the hooks were reverted without willUninstall
     }
 
-    /// Read by every hook on other threads (an atomic: ThreadSanitizer reported the plain flag).
-    static let active = ManagedAtomic<Bool>(false)
-    nonisolated(unsafe) static var addedContextRemoval = false
+    /// Whether the guard added `-removeObserver:forKeyPath:context:` to NSObject (GNUstep). Written under
+    /// CrashShield's lock, read by the removal hooks on any thread.
+    static var addedContextRemoval: Bool { addedContextRemovalFlag.load(ordering: .acquiring) }
+    private static let addedContextRemovalFlag = ManagedAtomic<Bool>(false)
 
     // MARK: Hooks
 
@@ -92,7 +96,7 @@ final class KVOGuard: CrashGuard {
         func toFoundation() {
             registry.callFoundation(on: receiver, adds: true) { original(receiver, cmd, observer, keyPath, options, context) }
         }
-        guard isGuarding(receiver) else { return toFoundation() }
+        guard Session.isGuarding(.kvo, receiver) else { return toFoundation() }
         let name = keyPath.flatMap(string)
         guard let observer, let keyPath, let name, !name.isEmpty else {
             let exception: String, reason: String
@@ -117,7 +121,8 @@ final class KVOGuard: CrashGuard {
         let outcome: KVOProxyRegistry.AddOutcome
         do {
             outcome = try registry.add(observed: receiver, observer: observer, keyPathObject: keyPath, keyPath: name,
-                                       options: options, context: UInt(bitPattern: context))
+                                       options: options, context: UInt(bitPattern: context),
+                                       watchObserved: watchesDeallocation(of: receiver, keyPath: keyPath, name))
         } catch {
             return toFoundation()   // the classes cannot be watched
         }
@@ -155,7 +160,7 @@ final class KVOGuard: CrashGuard {
         // GNUstep: the method is the guard's own. A registration Foundation may know (made before start(), while the
         // guard was off, or as system KVO) is removed by key path, GNUstep's only removal; otherwise (guard off,
         // debug mode) it fails as GNUstep does without the method.
-        if removal == .foundation, isGuarding(receiver), let plain = removeObserver.original(for: receiver) {
+        if removal == .foundation, Session.isGuarding(.kvo, receiver), let plain = removeObserver.original(for: receiver) {
             let selector = removeObserver.selector.pointer
             return registry.callFoundation(on: receiver, adds: false) { plain(receiver, selector, observer, keyPath) }
         }
@@ -179,10 +184,10 @@ final class KVOGuard: CrashGuard {
         if let observer, let name, !name.isEmpty {
             if registry.remove(observed: receiver, observer: observer, keyPath: name, context: context) { return .handled }
             // Not the registry's. Unbalanced only when Foundation has no other observer of the object either.
-            guard isGuarding(receiver), registry.removalIsUnbalanced(from: receiver), !leavesAlone(receiver, observer)
+            guard Session.isGuarding(.kvo, receiver), registry.removalIsUnbalanced(from: receiver), !leavesAlone(receiver, observer)
             else { return .foundation }
         } else {
-            guard isGuarding(receiver) else { return .foundation }
+            guard Session.isGuarding(.kvo, receiver) else { return .foundation }
         }
         let hint = "remove only what was added (balance add/remove; check the key path and context)"
         let reason: (String) -> String = { cls in
@@ -250,6 +255,25 @@ final class KVOGuard: CrashGuard {
     }
     #endif
 
+    /// Whether a registration for `keyPath` makes the guard watch `object`'s `-dealloc`, to remove and report the
+    /// observers it leaves registered (Docs/AppleRuntime.md §5). Not where Foundation forgets them itself and nothing
+    /// fails: Apple since iOS 11 / macOS 10.13, for a key the class notifies automatically (it still raises for a
+    /// key notified manually, `+automaticallyNotifiesObserversForKey:` NO); an end mark (an associated object) tells
+    /// the registry when such an object is gone. GNUstep's KVO forgets a dead object's observers whatever its keys,
+    /// but its runtime has no associated objects: there the guard always watches (and reports), as before.
+    static func watchesDeallocation(of object: CSRObject, keyPath: CSRObject, _ name: String) -> Bool {
+        guard csr_kvo_foundation_forgets_dead_observed_objects(), let cls = ObjCClass(of: object) else { return true }
+        let key = ClassKey(cls: UInt(bitPattern: cls.pointer), key: name.split(separator: ".").first.map(String.init) ?? name)
+        if let known = automaticKeys.withLock({ $0[key] }) { return !known }
+        let automatic = csr_kvo_class_notifies_automatically(object, keyPath)   // outside the lock: it sends messages
+        automaticKeys.withLock { $0[key] = automatic }
+        return !automatic
+    }
+
+    private struct ClassKey: Hashable { let cls: UInt; let key: String }
+    /// (class of the observed object, first key of the key path) -> whether the class notifies it automatically.
+    private static let automaticKeys = Locked([ClassKey: Bool]())
+
     /// Seed 002's rule (`Configuration.kvoLeavesSystemClassesAlone`): the KVO of system classes is theirs. true when
     /// the observed object or the observer is of a class defined outside the app's own binaries.
     static func leavesAlone(_ object: CSRObject, _ observer: CSRObject) -> Bool {
@@ -274,13 +298,6 @@ final class KVOGuard: CrashGuard {
             }
             return false
         }
-    }
-
-    /// Whether new registrations go through the proxy (guard on and the class not excluded).
-    static func isGuarding(_ receiver: CSRObject) -> Bool {
-        guard active.load(ordering: .acquiring), let session = Session.current.load(ordering: .acquiring), session.isEnabled(.kvo) else { return false }
-        guard let cls = ObjCClass(of: receiver) else { return false }
-        return !session.isExcluded(cls)
     }
 
     /// The UTF-8 contents of an NSString (nil for nil or a non-string).

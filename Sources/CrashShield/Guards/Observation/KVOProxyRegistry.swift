@@ -4,7 +4,12 @@ import Dispatch
 /// The state behind the KVO guard: one proxy per observed object (the only observer Foundation knows of for the
 /// registrations made through the guard), the registrations it forwards to, and who watches whom. Objects are kept
 /// by address and never retained; both the observed objects and the observers are watched through `DeallocWatcher`
-/// (GCC's libobjc has no weak references).
+/// (GCC's libobjc has no weak references). Where Foundation forgets a dead object's observers by itself (Apple, iOS 11 /
+/// macOS 10.13 and later, keys notified automatically) the observed object's `-dealloc` is not watched: an end mark
+/// (an associated object, released after its `-dealloc` chain) takes its entry off the table, without a call to
+/// Foundation or a report (`observedObjectEnded`). Such an entry never gets a Foundation call the app did not make
+/// on its object, except its hand-back: the proxy stays on a key path its last observer left by dying until the
+/// app's next KVO call on the object, or the object's end.
 ///
 /// A registration is keyed on (observed, observer, key path, context) and keeps its options. The proxy is registered
 /// with Foundation for each key path some registration observes, with the union of their options, and taken off a
@@ -37,6 +42,12 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     final class Observed {
         let proxy: CSRObject
         let className: String
+        /// Identifies the entry to its object's end mark (see `observedObjectEnded`).
+        let token: UInt
+        /// Whether its object's `-dealloc` is watched (`DeallocWatcher`). Not while every registration is for a key
+        /// Foundation itself forgets at the object's deallocation (`KVOGuard.watchesDeallocation`): then an end mark
+        /// tells the registry when the object is gone.
+        var watched = false
         var registrations: [Registration] = []
         /// What Foundation has for the proxy: key path -> (an owned copy of the key path string, the options).
         var applied: [String: (keyPath: UInt, options: UInt)] = [:]
@@ -55,7 +66,11 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         /// once (`disposed`), by the thread that retired it or, when another holds the access, by that thread.
         var retired = false
         var disposed = false
-        init(proxy: CSRObject, className: String) { self.proxy = proxy; self.className = className }
+        init(proxy: CSRObject, className: String, token: UInt) {
+            self.proxy = proxy
+            self.className = className
+            self.token = token
+        }
 
         /// A key path the proxy is registered for that no registration observes any more.
         var staleKeyPath: String? {
@@ -112,9 +127,10 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
 
     /// Registers `observer` through the proxy of `object`. `.notOurs`: the registry is closed (the guard is being
     /// switched off); the caller registers it with Foundation directly. Throws when the classes cannot be watched.
+    /// `watchObserved`: `object`'s `-dealloc` must be watched for this registration (else an end mark will do).
     func add(observed object: CSRObject, observer: CSRObject, keyPathObject: CSRObject, keyPath: String,
-             options: UInt, context: UInt) throws -> AddOutcome {
-        try watcher.cover(objectOf: object)
+             options: UInt, context: UInt, watchObserved: Bool) throws -> AddOutcome {
+        if watchObserved { try watcher.cover(objectOf: object) }
         try watcher.cover(objectOf: observer)
         let objectAddress = UInt(bitPattern: object), observerAddress = UInt(bitPattern: observer)
         let thread = csr_thread_id()
@@ -123,6 +139,9 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         defer { if let spareProxy { csr_object_release_owned(spareProxy) } }
         var unusedCopy = csr_object_copy_owned(keyPathObject)
         defer { if let unusedCopy { csr_object_release_owned(unusedCopy) } }
+        // A new entry whose object is not watched: marked (outside the lock: a mark it replaces ends at once).
+        var endMark: UInt?
+        defer { if let endMark { csr_kvo_mark_end(object, endMark) } }
 
         enum Step { case notOurs(Access?), duplicate(Access), added(Access, ProxyCall?) }
         let (entry, step): (Observed?, Step) = lock.withLock {
@@ -133,9 +152,14 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             } else {
                 guard let proxy = spareProxy else { return (nil, .notOurs(nil)) }   // created and retired meanwhile
                 spareProxy = nil
-                entry = Observed(proxy: proxy, className: GuardFailure.className(object))
+                nextID += 1
+                entry = Observed(proxy: proxy, className: GuardFailure.className(object), token: UInt(nextID))
                 observed[objectAddress] = entry
                 proxies.insert(UInt(bitPattern: proxy))
+                if !watchObserved { endMark = entry.token }
+            }
+            if watchObserved && !entry.watched {
+                entry.watched = true
                 watcher.watch(objectAddress, by: self)
             }
             let access = acquireLocked(objectAddress, entry, thread: thread, wait: true)
@@ -396,8 +420,9 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     private enum ReleaseStep { case done(UInt?), prune(UInt), dispose }
 
     /// Takes the proxy of a retired entry off every key path and releases it. Called once per entry, by the thread
-    /// that retired it or holds its access (the object is its own dying object, or pinned).
-    private func dispose(_ object: CSRObject, _ entry: Observed) {
+    /// that retired it or holds its access (the object is its own dying object, or pinned). Without `object` (it is
+    /// gone, and Foundation forgot the proxy's registrations with it) only releases what the entry holds.
+    private func dispose(_ object: CSRObject?, _ entry: Observed) {
         let applied = lock.withLock {
             let applied = entry.applied
             entry.applied.removeAll()
@@ -406,7 +431,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         withAutoreleasePool {
             for (_, proxied) in applied {
                 let keyPath = UnsafeMutableRawPointer(bitPattern: proxied.keyPath)
-                csr_kvo_remove(object, entry.proxy, keyPath)
+                if let object { csr_kvo_remove(object, entry.proxy, keyPath) }
                 csr_object_release_owned(keyPath)
             }
         }
@@ -577,17 +602,23 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     /// Under the lock, in the dealloc cleanup of `address` on `thread`, when other threads have it pinned: steps 1-3.
     /// Returns true when the deallocation is held. Leaves `dying[address]` set (the caller clears it unless held).
     private func settleDeliveries(to address: UInt, object: CSRObject, thread: UInt64) -> Bool {
+        guard !awaitForeignPins(on: address, thread: thread) else { return false }
+        dying[address] = (thread, true)
+        watcher.holdDeallocation(of: object)
+        return true
+    }
+
+    /// Under the lock: steps 1 and 2. Returns whether no other thread has `address` pinned any more.
+    private func awaitForeignPins(on address: UInt, thread: UInt64) -> Bool {
         dying[address] = (thread, false)
         let inDelivery = pins.keys.contains { $0.thread == thread }
         let deadline = Deadline(after: Self.waitLimit)
         while hasForeignPins(address, except: thread) {
             if inDelivery || !lock.wait(settled, until: deadline) && hasForeignPins(address, except: thread) {
-                dying[address] = (thread, true)
-                watcher.holdDeallocation(of: object)
-                return true
+                return false
             }
         }
-        return false
+        return true
     }
 
     private func finishHeldDeallocation(_ address: UInt) {
@@ -618,7 +649,9 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                     left.observing.append((objectAddress, registration))
                 }
                 entry.registrations.removeAll { $0.observer == address }
-                guard entry.staleKeyPath != nil else { continue }
+                // An object whose death is not watched may be dying on another thread right now: its proxy stays on
+                // the key path (changes reach no one) until the app's next KVO call on it, or its end.
+                guard entry.staleKeyPath != nil, entry.watched else { continue }
                 // Inside a delivery (or a Foundation call) this thread may hold GNUstep's lock of another object,
                 // which a call on this one could wait for, while the thread holding this one waits for it: the
                 // janitor takes the proxy off later. (Without CrashShield an observer's dealloc makes no KVO call.)
@@ -633,20 +666,11 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                 }
             }
             // As an observed object: retire its entry (the proxy comes off), forget its observers' registrations.
-            if let entry = observed.removeValue(forKey: address) {
-                entry.retired = true
+            // Reported only when Foundation would have raised (a watched object; it may also be watched as an
+            // observer).
+            if let (entry, registrations) = retireObservedLocked(address) {
                 left.observedClass = entry.className
-                left.observedBy = entry.registrations
-                for registration in entry.registrations {
-                    observers[registration.observer]?.remove(address)
-                    if observers[registration.observer]?.isEmpty == true {
-                        observers[registration.observer] = nil
-                        if observed[registration.observer] == nil, !isPinned(registration.observer) {
-                            watcher.unwatch(registration.observer, by: self)
-                        }
-                    }
-                }
-                entry.registrations.removeAll()
+                left.observedBy = entry.watched ? registrations : []
                 // Another thread holding the access disposes of it when it gives the access up.
                 if entry.owner == nil || entry.owner == thread, !entry.disposed {
                     entry.disposed = true
@@ -660,6 +684,44 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             release(observedObject, entry, access, thread: thread)
         }
         if let orphaned { dispose(object, orphaned) }
+    }
+
+    /// Under the lock: takes the entry of an observed object that is going away off the table and forgets its
+    /// observers' registrations (returned).
+    private func retireObservedLocked(_ address: UInt) -> (Observed, [Registration])? {
+        guard let entry = observed.removeValue(forKey: address) else { return nil }
+        entry.retired = true
+        let registrations = entry.registrations
+        for registration in registrations {
+            observers[registration.observer]?.remove(address)
+            if observers[registration.observer]?.isEmpty == true {
+                observers[registration.observer] = nil
+                if observed[registration.observer] == nil, !isPinned(registration.observer) {
+                    watcher.unwatch(registration.observer, by: self)
+                }
+            }
+        }
+        entry.registrations.removeAll()
+        return (entry, registrations)
+    }
+
+    /// An observed object whose `-dealloc` is not watched (see `Observed.watched`) is being destroyed: its end mark
+    /// ran, on the destroying thread, after the object's whole `-dealloc` chain and before its memory is freed. Its
+    /// entry leaves the table with no call to Foundation (which forgets the proxy's registrations with the object)
+    /// and no report (nothing would have failed). Calls on the object in flight on other threads return first (no
+    /// new one starts); one that outlasts `waitLimit` keeps the proxy and key path copies it may use (leaked).
+    func observedObjectEnded(_ address: UInt, token: UInt) {
+        let thread = csr_thread_id()
+        let ended: Observed? = lock.withLock {
+            guard let entry = observed[address], entry.token == token, !entry.watched else { return nil }
+            let quiet = awaitForeignPins(on: address, thread: thread)
+            dying[address] = nil
+            _ = retireObservedLocked(address)
+            guard !entry.disposed else { return nil }
+            entry.disposed = true
+            return quiet ? entry : nil
+        }
+        if let ended { dispose(nil, ended) }
     }
 
     /// The object's own `-dealloc` has run: report what it left registered (see `departed`).

@@ -30,25 +30,24 @@ final class NotificationGuard: CrashGuard {
 
     func install(in context: GuardContext) throws {
         guard let center = ObjCClass(named: "NSNotificationCenter") else { return }
-        Self.watchesObservers = !csr_notification_center_forgets_deallocated_observers()
-        if Self.checksRegistrations || Self.watchesObservers { try context.install(Self.addObserver, on: [center]) }
-        if Self.watchesObservers {
+        let watches = !csr_notification_center_forgets_deallocated_observers()
+        Self.watchesObserversFlag.store(watches, ordering: .releasing)
+        if Self.checksRegistrations || watches { try context.install(Self.addObserver, on: [center]) }
+        if watches {
             try context.install(Self.removeObserver, on: [center])
             try context.install(Self.removeObserverNameObject, on: [center])
         }
-        Self.active.store(true, ordering: .releasing)
     }
 
     func uninstall() {
-        Self.active.store(false, ordering: .releasing)
         // Foundation kept every registration: there is nothing to hand back, only the ledger to drop.
         Self.registry.forgetAll()
     }
 
-    /// Whether the guard is installed (written under CrashShield's lock, read by hooks on any thread).
-    static let active = ManagedAtomic<Bool>(false)
     /// Whether observers are recorded and watched for deallocation: only where the center would message a dead one.
-    nonisolated(unsafe) static var watchesObservers = true
+    /// Written under CrashShield's lock at install, read by the hooks on any thread.
+    static var watchesObservers: Bool { watchesObserversFlag.load(ordering: .acquiring) }
+    private static let watchesObserversFlag = ManagedAtomic<Bool>(true)
 
     /// Whether `addObserver:selector:name:object:` raises at add time for a bad registration: GNUstep does; Apple's
     /// center accepts it and fails at the post (an unrecognized selector, the unrecognized-selector guard's case).
@@ -66,7 +65,7 @@ final class NotificationGuard: CrashGuard {
 
     static let addObserver: HookPoint<AddIMP> = HookPoint("addObserver:selector:name:object:") { receiver, cmd, observer, selector, name, object in
         guard let original = addObserver.original(for: receiver) else { return }
-        guard let receiver, isGuarding(receiver), !csr_notification_is_trampoline(observer) else {
+        guard let receiver, Session.isGuarding(.notification, receiver), !csr_notification_is_trampoline(observer) else {
             return original(receiver, cmd, observer, selector, name, object)
         }
         if let problem = addProblem(center: receiver, cmd: cmd, observer: observer, selector: selector) {
@@ -141,13 +140,6 @@ final class NotificationGuard: CrashGuard {
     static let deadObserverException = "SIGSEGV"
 
     // MARK: Helpers
-
-    /// Whether new registrations are checked and recorded (guard on and the class not excluded).
-    static func isGuarding(_ receiver: CSRObject) -> Bool {
-        guard active.load(ordering: .acquiring), let session = Session.current.load(ordering: .acquiring), session.isEnabled(.notification) else { return false }
-        guard let cls = ObjCClass(of: receiver) else { return false }
-        return !session.isExcluded(cls)
-    }
 
     static func describe(_ object: CSRObject) -> String {
         var buffer = [CChar](repeating: 0, count: 512)

@@ -1,4 +1,3 @@
-import Atomics
 import CrashShieldRuntime.Internal
 
 /// Repeating timers no longer keep their target alive, and timers whose target lacks the selector are stopped.
@@ -33,23 +32,18 @@ final class TimerGuard: CrashGuard {
         guard let timer = ObjCClass(named: "NSTimer") else { return }
         TimerProxyRegistry.installHandler()
         try context.install(Self.initPoint, on: [timer])
-        Self.active.store(true, ordering: .releasing)
     }
 
     func uninstall() {
-        Self.active.store(false, ordering: .releasing)
         // Timers made while the guard was on keep their proxies (NSTimer has no way to change a target): the proxies
         // and the registry keep working without hooks, so those targets stay weak and safe.
     }
-
-    /// Whether the guard is installed (written under CrashShield's lock, read by hooks on any thread).
-    static let active = ManagedAtomic<Bool>(false)
 
     typealias InitIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, Double, CSRObject?, CSRSelector?, CSRObject?, UInt8) -> CSRObject?
 
     static let initPoint: HookPoint<InitIMP> = HookPoint("initWithFireDate:interval:target:selector:userInfo:repeats:") { receiver, cmd, date, interval, target, selector, userInfo, repeats in
         guard let original = initPoint.original(for: receiver) else { return nil }
-        guard let receiver, let target, let selector, isGuarding(receiver), !csr_timer_is_proxy(target),
+        guard let receiver, let target, let selector, Session.isGuarding(.timer, receiver), !csr_timer_is_proxy(target),
               !csr_object_is_class(target) else {
             return original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
         }
@@ -85,15 +79,7 @@ final class TimerGuard: CrashGuard {
                                 implementation: nil)
     }
 
-    static let targetGoneException = "TimerTargetDeallocated"
-
-    /// Whether new timers are checked and proxied (guard on and the class not excluded).
-    static func isGuarding(_ receiver: CSRObject) -> Bool {
-        guard active.load(ordering: .acquiring), let session = Session.current.load(ordering: .acquiring), session.isEnabled(.timer) else { return false }
-        guard let cls = ObjCClass(of: receiver) else { return false }
-        return !session.isExcluded(cls)
-    }
-}
+    static let targetGoneException = "TimerTargetDeallocated"}
 
 /// Which proxy stands for which target. Proxies are kept by address: a proxy removes itself in its `-dealloc`
 /// (after its timer released it), a dying target clears its proxies (under this lock, so no proxy can finish its
