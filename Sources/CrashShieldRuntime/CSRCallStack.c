@@ -113,16 +113,3 @@ bool csr_image_info(const void *address, CSRImageInfo *out) {
 #endif
     return true;
 }
-
-const char *csr_main_executable_path(void) {
-    static char path[4096];
-    if (path[0]) return path;
-#if defined(__APPLE__)
-    uint32_t size = sizeof path;
-    if (_NSGetExecutablePath(path, &size) != 0) path[0] = 0;
-#else
-    ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
-    path[length > 0 ? length : 0] = 0;
-#endif
-    return path;
-}

@@ -45,12 +45,6 @@ enum GuardFailure {
         }
     }
 
-    /// `stopOrRaise` with the violation's parts given one by one.
-    static func stopOrRaise(_ category: GuardCategory, _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint,
-                            _ exception: String, hint: String, reason: @escaping (String) -> String) -> Bool {
-        stopOrRaise(category, receiver, cmd, point, Violation(exception, hint: hint, reason: reason))
-    }
-
     /// An address as `%p` prints it (0x and lowercase hex; "0x0" for nil), for reasons that quote Foundation.
     static func address(_ pointer: UnsafeRawPointer?) -> String {
         "0x" + String(UInt(bitPattern: pointer), radix: 16)

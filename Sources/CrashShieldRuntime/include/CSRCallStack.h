@@ -35,8 +35,6 @@ typedef struct CSRImageInfo {
 /// Describes the image that contains `address`. false when no image does.
 bool csr_image_info(const void *address, CSRImageInfo *out);
 
-/// Path of the main executable.
-const char *csr_main_executable_path(void);
 
 #ifdef __cplusplus
 }

@@ -225,8 +225,8 @@ enum KVCScope {
 /// What Foundation raises for a KVC failure, per platform (GNUstep's exact texts in the Linux branch; the Apple texts
 /// follow iOS's formats).
 enum KVCMessages {
-    static let unknownKey = "NSUnknownKeyException"
-    static let invalidArgument = "NSInvalidArgumentException"
+    static let unknownKey = ExceptionName.unknownKey
+    static let invalidArgument = ExceptionName.invalidArgument
     static let undefinedKeyHint = "check the key (a typo, a renamed property, or a JSON field the model lacks)"
     static let nilKeyHint = "check the key for nil before the call"
 

@@ -17,7 +17,7 @@ final class MainThreadGuard: CrashGuard {
     static let category = GuardCategory.mainThreadUI
 
     /// What UIKit raises when its layout engine is touched from a background thread.
-    static let exceptionName = "NSInternalInconsistencyException"
+    static let exceptionName = ExceptionName.internalInconsistency
     static let uikitReason = "Modifications to the layout engine must not be performed from a background thread "
         + "after it has been accessed from the main thread."
     static let hint = "call this on the main thread (DispatchQueue.main.async / performSelectorOnMainThread:)"

@@ -148,7 +148,7 @@ enum Forwarding {
     typealias ForwardIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> Void
     typealias TargetIMP = @convention(c) (CSRObject?, CSRSelector?, CSRSelector?) -> CSRObject?
 
-    static let exception = "NSInvalidArgumentException"
+    static let exception = ExceptionName.invalidArgument
 
     /// `forwardingTargetForSelector:`: marks the failing dispatch, then answers exactly as before.
     static func target(_ point: HookPoint<TargetIMP>, _ receiver: CSRObject?, _ cmd: CSRSelector?,

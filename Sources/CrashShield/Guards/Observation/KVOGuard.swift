@@ -101,20 +101,20 @@ final class KVOGuard: CrashGuard {
         guard let observer, let keyPath, let name, !name.isEmpty else {
             let exception: String, reason: String
             if observer == nil {
-                exception = "NSInvalidArgumentException"; reason = "observer is nil"
+                exception = ExceptionName.invalidArgument; reason = "observer is nil"
             } else if keyPath == nil {
                 #if canImport(Darwin)
-                exception = "NSInvalidArgumentException"; reason = "key path is nil"
+                exception = ExceptionName.invalidArgument; reason = "key path is nil"
                 #else
                 exception = "SIGSEGV"; reason = "key path is nil (GNUstep dereferences it)"
                 #endif
             } else {
-                exception = "NSRangeException"; reason = emptyKeyPathReason
+                exception = ExceptionName.range; reason = emptyKeyPathReason
             }
             // Failing loudly raises Foundation's exception here: GNUstep's own path for an empty key path goes
             // through -substringFromIndex:, which the string guard would stop (and report) a second time.
-            if GuardFailure.stopOrRaise(.kvo, receiver, cmd, addObserver, exception,
-                                        hint: "pass an observer and a non-empty key path", reason: { _ in reason }) { return }
+            if GuardFailure.stopOrRaise(.kvo, receiver, cmd, addObserver,
+                                        Violation(exception, hint: "pass an observer and a non-empty key path") { _ in reason }) { return }
             return original(receiver, cmd, observer, keyPath, options, context)
         }
         if leavesAlone(receiver, observer) { return toFoundation() }
@@ -197,12 +197,12 @@ final class KVOGuard: CrashGuard {
         }
         if point === removeObserverContext && addedContextRemoval {
             // Not a hook (GNUstep has no original): report directly.
-            let failure = Interception.Failure(.kvo, receiver: receiver, selector: cmd, exception: "NSRangeException",
+            let failure = Interception.Failure(.kvo, receiver: receiver, selector: cmd, exception: ExceptionName.range,
                                                hint: hint, implementation: point.replacementAddress)
             return Interception.decide(failure, reason: { reason(GuardFailure.className(receiver)) }) == .recover
                 ? .handled : .failLoudly
         }
-        return GuardFailure.stop(.kvo, receiver, cmd, point, "NSRangeException", hint: hint, reason: reason)
+        return GuardFailure.stop(.kvo, receiver, cmd, point, ExceptionName.range, hint: hint, reason: reason)
             ? .handled : .failLoudly
     }
 
@@ -229,7 +229,7 @@ final class KVOGuard: CrashGuard {
 
     /// An observed object's `-dealloc` returned with observers still registered: they were removed. Nothing failed.
     static func observedDied(_ address: UInt, className: String, keyPaths: [String]) {
-        _ = Interception.report(.kvo, className: className, selector: "dealloc", exception: "NSInternalInconsistencyException",
+        _ = Interception.report(.kvo, className: className, selector: "dealloc", exception: ExceptionName.internalInconsistency,
                                 reason: { "An instance \(GuardFailure.address(UnsafeRawPointer(bitPattern: address))) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); CrashShield removed them" },
                                 hint: "remove every observer before the observed object goes away",
                                 implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
@@ -241,14 +241,14 @@ final class KVOGuard: CrashGuard {
     static let duplicateException = "KVODuplicateRegistration"
     #if canImport(Darwin)
     static let deadObserverException = "EXC_BAD_ACCESS"
-    static let unhandledException = "NSInternalInconsistencyException"
+    static let unhandledException = ExceptionName.internalInconsistency
     static let emptyKeyPathReason = "key path is empty"
     static func unhandledReason(_ cls: String, keyPath: String) -> String {
         "<\(cls)>: An -observeValueForKeyPath:ofObject:change:context: message was received but not handled.\nKey path: \(keyPath)"
     }
     #else
     static let deadObserverException = "SIGSEGV"
-    static let unhandledException = "NSInvalidArgumentException"
+    static let unhandledException = ExceptionName.invalidArgument
     static let emptyKeyPathReason = "in substringWithRange:, range { 1, 18446744073709551615 } extends beyond size (0)"
     static func unhandledReason(_ cls: String, keyPath: String) -> String {
         "-observeValueForKeyPath:ofObject:change:context: cannot be sent to \(cls) ... create an instance overriding this"

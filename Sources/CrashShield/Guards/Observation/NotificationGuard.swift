@@ -110,17 +110,17 @@ final class NotificationGuard: CrashGuard {
     static func addProblem(center: CSRObject, cmd: CSRSelector?, observer: CSRObject?, selector: CSRSelector?) -> Problem? {
         guard checksRegistrations else { return nil }
         guard let observer else {
-            return Problem(exception: "NSInvalidArgumentException", reason: "Nil observer passed to addObserver ...",
+            return Problem(exception: ExceptionName.invalidArgument, reason: "Nil observer passed to addObserver ...",
                            hint: "pass the object that should receive the notification")
         }
         guard let selector else {
-            return Problem(exception: "NSInvalidArgumentException", reason: "Null selector passed to addObserver ...",
+            return Problem(exception: ExceptionName.invalidArgument, reason: "Null selector passed to addObserver ...",
                            hint: "pass the selector the observer implements")
         }
         guard !csr_object_responds(observer, selector) else { return nil }
         let name = String(cString: csr_sel_getName(selector))
         let command = cmd.map { String(cString: csr_sel_getName($0)) } ?? "addObserver:selector:name:object:"
-        return Problem(exception: "NSInvalidArgumentException",
+        return Problem(exception: ExceptionName.invalidArgument,
                        reason: "[\(GuardFailure.className(center))-\(command)] Observer '\(describe(observer))' does not respond to selector '\(name)'",
                        hint: "implement -\(name) in \(GuardFailure.className(observer)) or register the right selector")
     }

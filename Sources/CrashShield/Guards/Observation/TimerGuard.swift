@@ -51,7 +51,7 @@ final class TimerGuard: CrashGuard {
             let targetClass = GuardFailure.className(target)
             let name = String(cString: csr_sel_getName(selector))
             let recover = initPoint.isActive(for: receiver) && Interception.report(
-                .timer, className: targetClass, selector: name, exception: "NSInvalidArgumentException",
+                .timer, className: targetClass, selector: name, exception: ExceptionName.invalidArgument,
                 reason: { "-[\(targetClass) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(target))" },
                 hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector",
                 details: ["timerSelector": "initWithFireDate:interval:target:selector:userInfo:repeats:"],
