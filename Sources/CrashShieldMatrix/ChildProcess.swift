@@ -1,5 +1,6 @@
 import CrashShield
 import CrashShieldRuntime.Internal
+import CrashShieldScenarios
 import CrashShieldTesting
 import Foundation
 
@@ -12,7 +13,7 @@ public enum ChildProcess {
             FileHandle.standardError.write(Data("unknown scenario '\(name)'\n".utf8))
             return 64
         }
-        csr_install_uncaught_exception_abort("CRASH")
+        css_install_uncaught_exception_abort("CRASH")
         let sink = InMemoryReportSink()
         if protected {
             do {

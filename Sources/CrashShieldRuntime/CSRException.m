@@ -49,17 +49,3 @@ void csr_raise(const char *name, const char *reason) {
     [NSException raise: [NSString stringWithUTF8String: name] format: @"%s", reason];
     abort(); // not reached
 }
-
-static char csr_uncaught_marker[64] = "CRASH";
-
-static void csr_uncaught_abort(NSException *exception) {
-    fprintf(stderr, "%s uncaught-exception %s: %s\n", csr_uncaught_marker,
-            [[exception name] UTF8String] ?: "?", [[exception reason] UTF8String] ?: "");
-    fflush(stderr);
-    abort();
-}
-
-void csr_install_uncaught_exception_abort(const char *marker) {
-    if (marker) snprintf(csr_uncaught_marker, sizeof csr_uncaught_marker, "%s", marker);
-    NSSetUncaughtExceptionHandler(&csr_uncaught_abort);
-}

@@ -2,6 +2,8 @@
 #import <Foundation/Foundation.h>
 #include "CrashShieldScenarios.h"
 #include "CSSFamilies.h"
+#include <stdio.h>
+#include <stdlib.h>
 
 typedef const CSSScenario *(*CSSFamily)(int *count);
 
@@ -35,4 +37,18 @@ const CSSScenario *css_scenarios(int *count) {
     }
     *count = total;
     return all;
+}
+
+static char css_uncaught_marker[64] = "CRASH";
+
+static void css_uncaught_abort(NSException *exception) {
+    fprintf(stderr, "%s uncaught-exception %s: %s\n", css_uncaught_marker,
+            [[exception name] UTF8String] ?: "?", [[exception reason] UTF8String] ?: "");
+    fflush(stderr);
+    abort();
+}
+
+void css_install_uncaught_exception_abort(const char *marker) {
+    if (marker) snprintf(css_uncaught_marker, sizeof css_uncaught_marker, "%s", marker);
+    NSSetUncaughtExceptionHandler(&css_uncaught_abort);
 }

@@ -32,10 +32,6 @@ bool csr_try_filtered(CSRBody body, CSRCaught caught, void *context);
 /// Raises an `NSException` with `name` and `reason`, as Foundation would.
 void csr_raise(const char *name, const char *reason) __attribute__((noreturn));
 
-/// Makes an uncaught Objective-C exception end the process the way iOS does: print it, then abort (SIGABRT).
-/// `marker` is printed first on the line so a parent process can find it.
-void csr_install_uncaught_exception_abort(const char *marker);
-
 #ifdef __cplusplus
 }
 #endif

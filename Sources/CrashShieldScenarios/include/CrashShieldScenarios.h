@@ -31,6 +31,10 @@ typedef struct CSSScenario {
     bool reasonIsUndefined;
 } CSSScenario;
 
+/// Makes an uncaught Objective-C exception end the process the way iOS does: print it, then abort (SIGABRT).
+/// `marker` is printed first on the line so a parent process (the crash matrix) can find it.
+void css_install_uncaught_exception_abort(const char *marker);
+
 /// Every scenario, in catalog order.
 const CSSScenario *css_scenarios(int *count);
 
