@@ -147,7 +147,7 @@
 - (void)setReportHandler:(CSReportHandler)reportHandler {
     if (reportHandler == _reportHandler) return;
     CSReportHandler old = _reportHandler;
-    _reportHandler = reportHandler ? CS_BLOCK_COPY(reportHandler) : (CSReportHandler)nil;
+    _reportHandler = CS_BLOCK_COPY(reportHandler);   // Block_copy(NULL) and [nil copy] are nil
     if (old) CS_BLOCK_RELEASE(old);
 }
 
