@@ -46,47 +46,67 @@
 #endif
 @end
 
-/// Collects what a report block receives, from CrashShield's delivery queue.
-@interface CSOSReportLog : NSObject {
+/// A list other threads add to.
+@interface CSOSLockedList : NSObject {
     NSLock *_lock;
-    NSMutableArray *_reports;
-    BOOL _onMain;
+    NSMutableArray *_items;
 }
-- (void)add:(CSReport *)report;
-- (NSArray<CSReport *> *)reports;
-- (BOOL)handlerRanOnMainThread;
+- (void)add:(id)item;
+/// A copy of the items; `take` also forgets them.
+- (NSArray *)items;
+- (NSArray *)take;
 @end
 
-@implementation CSOSReportLog
+@implementation CSOSLockedList
 - (instancetype)init {
     if ((self = [super init])) {
         _lock = [[NSLock alloc] init];
-        _reports = [[NSMutableArray alloc] init];
+        _items = [[NSMutableArray alloc] init];
     }
     return self;
 }
-- (void)add:(CSReport *)report {
+- (void)add:(id)item {
     [_lock lock];
-    [_reports addObject:report];
-    _onMain = _onMain || [NSThread isMainThread];
+    [_items addObject:item];
     [_lock unlock];
 }
-- (NSArray<CSReport *> *)reports {
+- (NSArray *)items {
     [_lock lock];
-    NSArray *copy = [NSArray arrayWithArray:_reports];
+    NSArray *copy = [NSArray arrayWithArray:_items];
     [_lock unlock];
     return copy;
 }
-- (BOOL)handlerRanOnMainThread {
-    return _onMain;
+- (NSArray *)take {
+    [_lock lock];
+    NSArray *copy = [NSArray arrayWithArray:_items];
+    [_items removeAllObjects];
+    [_lock unlock];
+    return copy;
 }
 #if !__has_feature(objc_arc)
 - (void)dealloc {
     [_lock release];
-    [_reports release];
+    [_items release];
     [super dealloc];
 }
 #endif
+@end
+
+/// Collects what a report block receives, from CrashShield's delivery queue.
+@interface CSOSReportLog : CSOSLockedList {
+    volatile BOOL _onMain;
+}
+- (BOOL)handlerRanOnMainThread;
+@end
+
+@implementation CSOSReportLog
+- (void)add:(id)report {
+    if ([NSThread isMainThread]) _onMain = YES;
+    [super add:report];
+}
+- (BOOL)handlerRanOnMainThread {
+    return _onMain;
+}
 @end
 
 /// Sends `configuration`'s reports to `log` (which the scenario keeps until CrashShield stopped and delivered all).
@@ -137,7 +157,7 @@ char *csos_start_bad_call_report(void) {
     [out set:@"activeGuards" to:@(CSShield.activeGuards)];
     [out set:@"call" to:CSOSTryReadPastEnd()];
     [out set:@"flushed" to:@([CSShield flushWithTimeout:5])];
-    NSArray *received = [log reports];
+    NSArray *received = [log items];
     CSReport *report = [received firstObject];
     [out set:@"received" to:@([received count])];
     [out set:@"guard" to:@(report.guard)];
@@ -195,7 +215,7 @@ char *csos_flush_count_update(void) {
     for (int i = 0; i < 3; i++) (void)CSOSTryReadPastEnd();
     [out set:@"flushed" to:@([CSShield flushWithTimeout:5])];
     NSMutableArray *counts = [NSMutableArray array];
-    for (CSReport *report in [log reports]) [counts addObject:@(report.occurrences)];
+    for (CSReport *report in [log items]) [counts addObject:@(report.occurrences)];
     [out set:@"deliveries" to:CSOSJoin(counts)];
     [out set:@"listedOccurrences" to:@([[CSShield.reports firstObject] occurrences])];
     CSOSStop();
@@ -334,7 +354,7 @@ char *csos_lists_and_modes(void) {
     [out set:@"containerInDebugMode" to:CSOSTryReadPastEnd()];
     [CSShield flushWithTimeout:5];
     NSMutableArray *seen = [NSMutableArray array];
-    for (CSReport *report in [log reports]) {
+    for (CSReport *report in [log items]) {
         [seen addObject:[NSString stringWithFormat:@"%@:%@:%@", report.guardName, report.receiverClassName,
                                                    report.recovered ? @"recovered" : @"failedLoudly"]];
     }
@@ -398,52 +418,22 @@ static NSString *CSOSThreadName(void) {
 }
 
 /// Records where its selector ran, and where the blocks of its owner ran.
-@interface CSOSThreadRecorder : NSObject {
-    NSLock *_lock;
-    NSMutableArray *_log;
-}
+@interface CSOSThreadRecorder : CSOSLockedList
 - (void)record:(NSString *)what;
-- (NSString *)take;
-- (NSUInteger)count;
+/// What was recorded, sorted (Foundation does not order a center's observers), and forgets it.
+- (NSString *)takeText;
 @end
 
 @implementation CSOSThreadRecorder
-- (instancetype)init {
-    if ((self = [super init])) {
-        _lock = [[NSLock alloc] init];
-        _log = [[NSMutableArray alloc] init];
-    }
-    return self;
-}
 - (void)record:(NSString *)what {
-    [_lock lock];
-    [_log addObject:[NSString stringWithFormat:@"%@@%@", what, CSOSThreadName()]];
-    [_lock unlock];
+    [self add:[NSString stringWithFormat:@"%@@%@", what, CSOSThreadName()]];
 }
 - (void)note:(NSNotification *)note {
     [self record:[NSString stringWithFormat:@"selector:%@", [[note userInfo] objectForKey:@"k"] ?: @"-"]];
 }
-/// What was recorded, sorted (Foundation does not order a center's observers), and forgets it.
-- (NSString *)take {
-    [_lock lock];
-    NSString *text = CSOSJoin([_log sortedArrayUsingSelector:@selector(compare:)]);
-    [_log removeAllObjects];
-    [_lock unlock];
-    return text;
+- (NSString *)takeText {
+    return CSOSJoin([[self take] sortedArrayUsingSelector:@selector(compare:)]);
 }
-- (NSUInteger)count {
-    [_lock lock];
-    NSUInteger count = [_log count];
-    [_lock unlock];
-    return count;
-}
-#if !__has_feature(objc_arc)
-- (void)dealloc {
-    [_lock release];
-    [_log release];
-    [super dealloc];
-}
-#endif
 @end
 
 /// Posts from a background thread named `name`, on `target` (nil: the caller's thread).
@@ -486,24 +476,24 @@ char *csos_post_on_threads(void) {
 
     // Main: posted from a background thread, run by the main run loop.
     CSOSPostFromBackground(@"csos.poster", [NSThread mainThread]);
-    [out set:@"mainBeforeRunLoop" to:[recorder take]];
-    for (int i = 0; i < 200 && [recorder count] < 2; i++) css_runloop_run(0.01);
-    [out set:@"main" to:[recorder take]];
+    [out set:@"mainBeforeRunLoop" to:[recorder takeText]];
+    for (int i = 0; i < 200 && [[recorder items] count] < 2; i++) css_runloop_run(0.01);
+    [out set:@"main" to:[recorder takeText]];
 
     // A worker thread running its run loop, waiting until the handlers returned.
     void *worker = css_runloop_thread_start("csos.worker");
     [center cs_postNotificationName:@"CSOS.Thread" object:nil userInfo:@{@"k": @"v"}
                            onThread:(CSR_BRIDGE NSThread *)worker waitUntilDone:YES];
-    [out set:@"worker" to:[recorder take]];
+    [out set:@"worker" to:[recorder takeText]];
     css_runloop_thread_stop(worker);
 
     // nil: now, on the caller's thread.
     CSOSPostFromBackground(@"csos.caller", nil);
-    [out set:@"caller" to:[recorder take]];
+    [out set:@"caller" to:[recorder takeText]];
     [center cs_postNotification:[NSNotification notificationWithName:@"CSOS.Thread" object:nil
                                                              userInfo:@{@"k": @"n"}]
                        onThread:nil waitUntilDone:NO];
-    [out set:@"callerMain" to:[recorder take]];
+    [out set:@"callerMain" to:[recorder takeText]];
 
     [center removeObserver:recorder];
     [block cancel];
