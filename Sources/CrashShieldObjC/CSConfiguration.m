@@ -38,7 +38,11 @@
 }
 
 - (id)copyWithZone:(NSZone *)zone {
-    return CSR_RETAIN(self);   // immutable but for headers and uploadedGuards, which the configuration reads when copied
+    CSUploadSink *copy = [[CSUploadSink alloc] initWithEndpoint:_endpoint DSN:_DSN folder:_folder release:_releaseName
+                                                    environment:_environment];
+    copy.headers = _headers;
+    copy.uploadedGuards = _uploadedGuards;
+    return copy;
 }
 
 /// The sink as BridgeConfiguration.Upload; nil (and `*error`) when a value has the wrong type.
