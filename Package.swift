@@ -13,6 +13,10 @@ import Foundation
 let objcFlags: [CSetting]
 /// Libraries every binary links: empty on Apple platforms (Foundation and libobjc come with the OS).
 let objcLinks: [LinkerSetting]
+/// The Objective-C API's targets use blocks: on Linux clang's `-fblocks` and Debian's libBlocksRuntime
+/// (libblocksruntime-dev); Apple platforms have both built in.
+let objcBlockFlags: [CSetting]
+let objcBlockLinks: [LinkerSetting]
 
 #if os(Linux)
 /// GCC ships `objc/objc.h` in its own include folder; find it without running a process.
@@ -36,9 +40,15 @@ objcFlags = [.unsafeFlags([
     "-Wno-deprecated-objc-isa-usage", "-Wno-objc-root-class",
 ])]
 objcLinks = [.linkedLibrary("gnustep-base"), .linkedLibrary("objc"), .unsafeFlags(["-Xlinker", "--export-dynamic"])]
+// The last of -fno-blocks/-fblocks wins. With blocks, GNUstep's headers include libobjc2's objc/blocks_runtime.h:
+// Sources/CrashShieldObjC/GNUstepBlocks holds one that includes libBlocksRuntime's Block.h.
+objcBlockFlags = objcFlags + [.unsafeFlags(["-fblocks", "-I\(Context.packageDirectory)/Sources/CrashShieldObjC/GNUstepBlocks"])]
+objcBlockLinks = objcLinks + [.linkedLibrary("BlocksRuntime")]
 #else
 objcFlags = []
 objcLinks = [.linkedFramework("Foundation")]
+objcBlockFlags = []
+objcBlockLinks = objcLinks
 #endif
 
 let package = Package(
@@ -47,6 +57,8 @@ let package = Package(
     products: [
         .library(name: "CrashShield", targets: ["CrashShield"]),
         .library(name: "CrashShieldTesting", targets: ["CrashShieldTesting"]),
+        // The Objective-C API (CSShield, CSConfiguration, the seeds' notification categories), for Objective-C apps.
+        .library(name: "CrashShieldObjC", targets: ["CrashShieldObjC"]),
         .executable(name: "crashshield-matrix", targets: ["crashshield-matrix"]),
         .executable(name: "crashshield-bench", targets: ["crashshield-bench"]),
         .executable(name: "crashshield-report", targets: ["crashshield-report"]),
@@ -70,6 +82,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
+        // The Objective-C API: Objective-C classes and categories over a thin C layer of the Swift side
+        // (Core/ObjCBridge.swift). Its own product, so Swift apps link none of its classes and categories.
+        .target(name: "CrashShieldObjC", dependencies: ["CrashShield"], cSettings: objcBlockFlags,
+                linkerSettings: objcBlockLinks),
         // In-memory report sink for apps' own tests.
         .target(name: "CrashShieldTesting", dependencies: ["CrashShield"]),
         // The scenario catalog: real crashing Objective-C app code, one family per file.
@@ -99,6 +115,10 @@ let package = Package(
             "CrashShield", "CrashShieldTesting", "CrashShieldProofKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The Objective-C API's tests: Objective-C app code using it (CrashShieldObjCScenarios), driven by XCTest.
+        .target(name: "CrashShieldObjCScenarios", dependencies: ["CrashShieldObjC", "CrashShieldScenarios"], cSettings: objcBlockFlags,
+                linkerSettings: objcBlockLinks),
+        .testTarget(name: "CrashShieldObjCTests", dependencies: ["CrashShield", "CrashShieldObjCScenarios"]),
         .testTarget(name: "CrashShieldTests", dependencies: [
             "CrashShield", "CrashShieldTesting", "CrashShieldMatrix", "CrashShieldScenarios", "CrashShieldRuntime",
             "CrashShieldReportTool", "CrashShieldProofKit",

@@ -16,6 +16,8 @@ checker=${APPLE_TYPECHECK:-../shared/apple/typecheck.sh}
 if ! ls "$SDK"/usr/lib/swift/Swift.swiftmodule >/dev/null 2>&1; then export SWIFT_CHECK=0; fi
 mkdir -p .build
 log=.build/apple-typecheck-$(basename "$SDK").log
+# Objective-C targets that import other targets' public headers get their include folders, as SwiftPM passes them.
+export EXTRA_CFLAGS="${EXTRA_CFLAGS:-} -I Sources/CrashShieldObjC/include -I Sources/CrashShieldScenarios/include"
 "$checker" . "$SDK" > "$log" 2>&1 || true
 grep -E "error:" "$log" | sort -u || true
 line=$(tail -1 "$log")

@@ -31,7 +31,13 @@ if [ ! -f "$modulemap" ]; then
         "$root/Sources/CrashShieldRuntime/include/CrashShieldRuntime.h" > "$modulemap"
 fi
 export DEPS_DIR=$tmp/deps
-headers="-I $root/Sources/CrashShieldRuntime/include -fmodule-map-file=$modulemap"
+# CrashShieldObjC (the Objective-C API): its include folder, whose umbrella header CrashShieldObjC.h SwiftPM makes the
+# module map of (`@import CrashShieldObjC;`, `#import <CrashShieldObjC.h>`).
+objc_api="$root/Sources/CrashShieldObjC/include"
+printf 'module CrashShieldObjC {\n    umbrella header "%s"\n    export *\n}\n' "$objc_api/CrashShieldObjC.h" \
+    > "$tmp/CrashShieldObjC.modulemap"
+headers="-I $root/Sources/CrashShieldRuntime/include -fmodule-map-file=$modulemap -I $objc_api"
+headers="$headers -fmodule-map-file=$tmp/CrashShieldObjC.modulemap"
 
 # check NAME LABEL EXPECTED [VAR=VALUE...]: runs the checker on Examples/NAME; prints its errors and last line.
 check() {

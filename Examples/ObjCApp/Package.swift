@@ -20,7 +20,7 @@ let package = Package(
     ],
     targets: [
         // An app has no public headers, but SwiftPM wants a folder for them: the target's own.
-        .target(name: "ObjCApp", dependencies: [.product(name: "CrashShield", package: "CrashShield")],
+        .target(name: "ObjCApp", dependencies: [.product(name: "CrashShieldObjC", package: "CrashShield")],
                 publicHeadersPath: "."),
     ]
 )

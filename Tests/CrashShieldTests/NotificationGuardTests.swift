@@ -339,15 +339,17 @@ final class NotificationGuardTests: ShieldTestCase {
                 let other = css_note_recorder_new(2)!
                 let sender = css_note_string_new("sender")!
                 var order: [String] = []
-                try? CrashShield.observe("CSSNote.O", owner: owner, priority: .low) { _ in order.append("low") }
-                try? CrashShield.observe("CSSNote.O", owner: owner) { _ in order.append("default1") }
-                try? CrashShield.observe("CSSNote.O", owner: other, priority: .high) { note in
+                try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner), priority: .low) { _ in
+                    order.append("low")
+                }
+                try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner)) { _ in order.append("default1") }
+                try? CrashShield.observe("CSSNote.O", owner: notificationOwner(other), priority: .high) { note in
                     order.append("high:\(note.name)")
                 }
-                try? CrashShield.observe("CSSNote.O", owner: owner) { note in
+                try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner)) { note in
                     order.append("default2:\(css_note_dictionary_value(note.userInfo, "k").map { String(cString: $0) } ?? "-")")
                 }
-                try? CrashShield.observe("CSSNote.O", object: sender, owner: other) { note in
+                try? CrashShield.observe("CSSNote.O", object: sender, owner: notificationOwner(other)) { note in
                     order.append("from-sender:\(note.object == sender)")
                 }
                 XCTAssertEqual(ObservationStatus.closureObservationGroupCount, 2)
@@ -375,9 +377,9 @@ final class NotificationGuardTests: ShieldTestCase {
         withAutoreleasePool {
             let owner = css_note_recorder_new(1)!
             var count = 0
-            let first = try? CrashShield.observe("CSSNote.K", owner: owner) { _ in count += 1 }
+            let first = try? CrashShield.observe("CSSNote.K", owner: notificationOwner(owner)) { _ in count += 1 }
             var second: NotificationObservation?
-            second = try? CrashShield.observe("CSSNote.K", owner: owner) { _ in
+            second = try? CrashShield.observe("CSSNote.K", owner: notificationOwner(owner)) { _ in
                 count += 10
                 second?.cancel()                     // cancelling itself while running
             }

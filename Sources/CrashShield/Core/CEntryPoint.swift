@@ -8,27 +8,32 @@ enum CEntryPoint {
     /// The registered C handler and its context.
     static let handler = Locked<(function: Handler, context: UnsafeMutableRawPointer?)?>(nil)
 
-    /// Forwards each report, as JSON, to the registered C handler.
-    final class HandlerSink: ReportSink, @unchecked Sendable {
-        private let encoder: JSONEncoder = {
-            let encoder = JSONEncoder()
-            encoder.dateEncodingStrategy = .iso8601
-            encoder.outputFormatting = .sortedKeys
-            return encoder
-        }()
+    /// Forwards each report to the registered C handler.
+    static func forwardToHandler(_ json: UnsafePointer<CChar>) {
+        guard let (function, context) = handler.current else { return }
+        function(json, context)
+    }
+}
 
-        func receive(_ report: CrashReport) {
-            guard let (function, context) = CEntryPoint.handler.current,
-                  let json = try? encoder.encode(report) else { return }
-            String(decoding: json, as: UTF8.self).withCString { function($0, context) }
-        }
+/// Hands each report to C code as one JSON object: the JSON Lines store's encoding (sorted keys, ISO-8601 dates with
+/// milliseconds), so what a C or Objective-C handler forwards is what the store keeps and the HTTP sink uploads.
+final class JSONReportSink: ReportSink, @unchecked Sendable {
+    /// Used on CrashShield's delivery queue only (one serial queue).
+    private let encoder = CrashReport.makeJSONEncoder()
+    private let deliver: (UnsafePointer<CChar>) -> Void
+
+    init(_ deliver: @escaping (UnsafePointer<CChar>) -> Void) { self.deliver = deliver }
+
+    func receive(_ report: CrashReport) throws {
+        let json = try encoder.encode(report)
+        String(decoding: json, as: UTF8.self).withCString(deliver)
     }
 }
 
 @_cdecl("crashshield_start")
 public func crashshield_start(_ debugMode: Bool) -> CrashShieldStatus {
     var configuration = debugMode ? Configuration.debug : Configuration.production
-    configuration.sinks = [CEntryPoint.HandlerSink(), LogReportSink()]
+    configuration.sinks = [JSONReportSink(CEntryPoint.forwardToHandler), LogReportSink()]
     do {
         try CrashShield.start(configuration)
         return CrashShieldStatusOK

@@ -1,22 +1,11 @@
 #import "AppDelegate.h"
-#import <CrashShield.h>
+@import CrashShieldObjC;   // or #import <CrashShieldObjC.h>
 #import "BadCallsViewController.h"
 #import "CrashReporting.h"
 
-/// CrashShield's report handler: one JSON object per report (first occurrence, then count updates), called on
-/// CrashShield's delivery queue, never on the thread that made the bad call. `context` is the CrashService.
-static void ForwardReport(const char *reportJSON, void *context) {
-    @autoreleasepool {
-        NSData *data = [NSData dataWithBytes:reportJSON length:strlen(reportJSON)];
-        NSDictionary *report = [NSJSONSerialization JSONObjectWithData:data options:0 error:NULL];
-        if ([report isKindOfClass:[NSDictionary class]]) {
-            [(__bridge CrashService *)context recordNonFatalReport:report];
-        }
-    }
-}
+NSString *const CrashShieldStatusDidChangeNotification = @"CrashShieldStatusDidChange";
 
 @interface AppDelegate ()
-/// The handler's context: kept alive here for as long as the handler is registered.
 @property (nonatomic, strong) CrashService *crashService;
 @end
 
@@ -24,8 +13,7 @@ static void ForwardReport(const char *reportJSON, void *context) {
 
 - (BOOL)application:(UIApplication *)application didFinishLaunchingWithOptions:(NSDictionary *)launchOptions {
     self.crashService = [CrashService new];
-    [self setSharesReports:CrashReportingSharesReports()];   // before starting: no report is missed
-    [self applyKillSwitch];                                  // starts CrashShield unless the remote flag says no
+    [self applyKillSwitch];   // starts CrashShield unless the remote flag says no
     self.window = [[UIWindow alloc] initWithFrame:UIScreen.mainScreen.bounds];
     self.window.rootViewController =
         [[UINavigationController alloc] initWithRootViewController:[BadCallsViewController new]];
@@ -38,33 +26,44 @@ static void ForwardReport(const char *reportJSON, void *context) {
 }
 
 - (void)applicationDidEnterBackground:(UIApplication *)application {
-    crashshield_flush(1.0);   // hand the latest counts to the handler before iOS suspends the app
+    [CSShield flushWithTimeout:1.0];   // hand the latest counts to the sinks before iOS suspends the app
+}
+
+- (CSConfiguration *)crashShieldConfiguration {
+#if DEBUG
+    CSConfiguration *configuration = [CSConfiguration debugConfiguration];        // report, then fail loudly
+#else
+    CSConfiguration *configuration = [CSConfiguration productionConfiguration];   // recover and report
+#endif
+    NSFileManager *files = NSFileManager.defaultManager;
+    NSURL *support = [files URLsForDirectory:NSApplicationSupportDirectory inDomains:NSUserDomainMask].firstObject;
+    NSURL *caches = [files URLsForDirectory:NSCachesDirectory inDomains:NSUserDomainMask].firstObject;
+    configuration.reportStoreURL = [support URLByAppendingPathComponent:@"CrashShield/reports.jsonl"];
+    // Your own endpoint; unsent reports wait in the folder for the next launch. (Sentry: +sentrySinkWithDSN:...)
+    NSURL *endpoint = [NSURL URLWithString:@"https://api.example.com/crashes"];
+    configuration.uploadSinks = @[[CSUploadSink HTTPSinkWithEndpoint:endpoint
+                                                              folder:[caches URLByAppendingPathComponent:@"CrashShield/upload"]
+                                                             headers:@{@"Authorization": @"Bearer <token>"}]];
+    // Runs on CrashShield's delivery queue, never on the thread that made the bad call.
+    CrashService *service = self.crashService;
+    configuration.reportHandler = ^(CSReport *report) {
+        if (CrashReportingSharesReports()) [service recordNonFatalReport:report.dictionary];
+    };
+    return configuration;
 }
 
 - (void)applyKillSwitch {
     if (CrashReportingIsKilledRemotely()) {
-        crashshield_stop();   // every original implementation back at once, no restart; nothing when not running
-        return;
+        [CSShield stop];   // every original implementation back at once, no restart; nothing when not running
+    } else if (!CSShield.isRunning) {
+        NSError *error = nil;
+        if (![CSShield startWithConfiguration:[self crashShieldConfiguration] error:&error]) {
+            NSLog(@"CrashShield did not start (%@): the app runs as it would without it", error.localizedDescription);
+        }
     }
-#if DEBUG
-    CrashShieldStatus status = crashshield_start(true);    // report, then fail loudly at the bad call
-#else
-    CrashShieldStatus status = crashshield_start(false);   // recover and report
-#endif
-    if (status != CrashShieldStatusOK && status != CrashShieldStatusAlreadyRunning) {
-        NSLog(@"CrashShield did not start (status %d): the app runs as it would without it", (int)status);
-    }
-}
-
-- (void)setSharesReports:(BOOL)sharesReports {
-    if (sharesReports) {
-        crashshield_set_report_handler(ForwardReport, (__bridge void *)self.crashService);
-    } else {
-        crashshield_clear_report_handler();
-        // A report already being delivered may still arrive: an app that frees the context waits for this first.
-        // (This one keeps the crash service alive in self.crashService.)
-        crashshield_flush(1.0);
-    }
+    // Observers update UI: their handlers run on the main thread, whoever calls this (seed 003).
+    [NSNotificationCenter.defaultCenter cs_postNotificationName:CrashShieldStatusDidChangeNotification object:nil
+                                                       onThread:NSThread.mainThread];
 }
 
 @end

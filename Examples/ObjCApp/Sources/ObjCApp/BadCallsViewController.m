@@ -1,4 +1,5 @@
 #import "BadCallsViewController.h"
+@import CrashShieldObjC;
 #import "AppDelegate.h"
 #import "BadCalls.h"
 #import "CrashReporting.h"
@@ -6,6 +7,7 @@
 @implementation BadCallsViewController {
     NSArray<BadCall *> *_calls;
     UILabel *_output;
+    UILabel *_status;
 }
 
 - (void)viewDidLoad {
@@ -28,6 +30,13 @@
     [stack addArrangedSubview:[self rowWithTitle:@"CrashShield (remote flag)" on:!killed action:@selector(killSwitchChanged:)]];
     [stack addArrangedSubview:[self rowWithTitle:@"Share crash reports" on:CrashReportingSharesReports()
                                           action:@selector(sharingChanged:)]];
+    _status = [UILabel new];
+    [stack addArrangedSubview:_status];
+    [self showStatus];
+    // Bound to self: removed when this controller is deallocated, nothing to remove in -dealloc (seed 004). The block
+    // gets the controller as `owner`, so it captures nothing strongly.
+    [self cs_observeNotificationName:CrashShieldStatusDidChangeNotification
+                          usingBlock:^(NSNotification *note, BadCallsViewController *owner) { [owner showStatus]; }];
     _output = [UILabel new];
     _output.numberOfLines = 0;
     _output.font = [UIFont preferredFontForTextStyle:UIFontTextStyleFootnote];
@@ -44,6 +53,10 @@
         [stack.leadingAnchor constraintEqualToAnchor:self.view.layoutMarginsGuide.leadingAnchor],
         [stack.trailingAnchor constraintEqualToAnchor:self.view.layoutMarginsGuide.trailingAnchor],
     ]];
+}
+
+- (void)showStatus {
+    _status.text = CSShield.isRunning ? @"CrashShield is running." : @"CrashShield is off.";
 }
 
 - (UIView *)rowWithTitle:(NSString *)title on:(BOOL)on action:(SEL)action {
@@ -63,12 +76,12 @@
 - (void)killSwitchChanged:(UISwitch *)toggle {
     [NSUserDefaults.standardUserDefaults setBool:!toggle.on forKey:CrashReportingKilledKey];
     [[self appDelegate] applyKillSwitch];
-    _output.text = toggle.on ? @"CrashShield is on." : @"CrashShield is off: bad calls crash as they would without it.";
+    _output.text = toggle.on ? @"Bad calls are stopped." : @"Bad calls crash as they would without CrashShield.";
 }
 
 - (void)sharingChanged:(UISwitch *)toggle {
+    // The report block reads the choice for each report: nothing to re-register.
     [NSUserDefaults.standardUserDefaults setBool:toggle.on forKey:CrashReportingSharesReportsKey];
-    [[self appDelegate] setSharesReports:toggle.on];
 }
 
 - (void)makeBadCall:(UIButton *)button {

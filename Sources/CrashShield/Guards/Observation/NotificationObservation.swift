@@ -1,4 +1,7 @@
 import CrashShieldRuntime.Internal
+#if canImport(Darwin)
+import Foundation
+#endif
 
 /// A notification handed to a closure. The pointers are valid during the call only (retain them to keep them).
 public struct ObservedNotification {
@@ -53,34 +56,73 @@ public enum NotificationPoster {
                             userInfo: UnsafeMutableRawPointer? = nil, on thread: NotificationThread = .current,
                             waitUntilDone: Bool = false, center: UnsafeMutableRawPointer? = nil) {
         withAutoreleasePool {
-            let target = center ?? csr_notification_default_center()
-            let nameObject = csr_string_create(name)
+            let nsThread: CSRObject?
             switch thread {
-            case .current:
-                csr_notification_post(target, nameObject, object, userInfo, nil, false)
-            case .main:
-                csr_notification_post(target, nameObject, object, userInfo, csr_nsthread_main(), waitUntilDone)
-            case .thread(let nsThread):
-                csr_notification_post(target, nameObject, object, userInfo, nsThread, waitUntilDone)
+            case .current: nsThread = nil
+            case .main: nsThread = csr_nsthread_main()
+            case .thread(let given): nsThread = given
             }
+            post(nameObject: csr_string_create(name), object: object, userInfo: userInfo, thread: nsThread,
+                 waitUntilDone: waitUntilDone, center: center)
         }
     }
+
+    /// The engine behind both APIs (Swift above, Objective-C's `-[NSNotificationCenter cs_post...]`): `nameObject`
+    /// is an NSString; a nil `thread` posts now on the calling thread.
+    static func post(nameObject: CSRObject?, object: CSRObject?, userInfo: CSRObject?, thread: CSRObject?,
+                     waitUntilDone: Bool, center: CSRObject?) {
+        csr_notification_post(center ?? csr_notification_default_center(), nameObject, object, userInfo, thread,
+                              waitUntilDone)
+    }
 }
+
+#if canImport(Darwin)
+/// The object a closure's lifetime is bound to. On Apple platforms an Objective-C object (any `NSObject`); Swift
+/// classes that do not inherit from NSObject are refused (their deinit never reaches `-dealloc`, so their death could
+/// not be seen).
+public typealias NotificationOwner = AnyObject
+#else
+/// The object a closure's lifetime is bound to. Elsewhere (GNUstep on Linux) Swift has no Objective-C interop:
+/// Objective-C objects reach Swift only as raw pointers, so the owner is one (an `id`, not retained).
+public typealias NotificationOwner = UnsafeMutableRawPointer
+#endif
 
 extension CrashShield {
     /// Runs `handler` for every notification named `name` (from `object` only, when given) posted to `center`
     /// (default: the default center), until `owner` is deallocated or the observation is cancelled. Closures
     /// observing the same notification run by `priority`. Nothing to remove in `owner`'s `-dealloc`; works whether
-    /// CrashShield is started or not.
+    /// CrashShield is started or not. `owner` is never retained.
     ///
     /// Throws when `owner`'s class cannot be watched for deallocation.
     @discardableResult
     public static func observe(_ name: String, object: UnsafeMutableRawPointer? = nil,
-                               owner: UnsafeMutableRawPointer, priority: NotificationPriority = .default,
+                               owner: NotificationOwner, priority: NotificationPriority = .default,
                                center: UnsafeMutableRawPointer? = nil,
                                _ handler: @escaping (ObservedNotification) -> Void) throws -> NotificationObservation {
-        try ClosureObservations.shared.add(name: name, object: object, owner: owner, priority: priority,
-                                           center: center ?? csr_notification_default_center(), handler: handler)
+        try ClosureObservations.shared.add(name: name, object: object, owner: try ownerPointer(owner),
+                                           priority: priority, center: center ?? csr_notification_default_center(),
+                                           handler: handler)
+    }
+
+    /// Cancels `owner`'s closures: those observing `name` (every name when nil) with `priority` (every priority when
+    /// nil). Removal by level: `removeObservations(owner: self, priority: .low)`.
+    public static func removeObservations(owner: NotificationOwner, name: String? = nil,
+                                          priority: NotificationPriority? = nil) {
+        guard let pointer = try? ownerPointer(owner) else { return }
+        ClosureObservations.shared.remove(owner: pointer, name: name, priority: priority)
+    }
+
+    private static func ownerPointer(_ owner: NotificationOwner) throws -> CSRObject {
+        #if canImport(Darwin)
+        // A pure Swift object is an Objective-C object too on Apple platforms, but its deinit never sends -dealloc.
+        guard owner is NSObject || owner is NSProxy else {
+            throw CrashShieldError.invalidConfiguration(
+                "observe(owner:): '\(type(of: owner))' is not an Objective-C object (NSObject subclass); its deallocation cannot be watched")
+        }
+        return Unmanaged.passUnretained(owner).toOpaque()
+        #else
+        return owner
+        #endif
     }
 }
 
@@ -184,6 +226,22 @@ final class ClosureObservations: DeallocObserver, @unchecked Sendable {
             csr_notification_remove(UnsafeMutableRawPointer(bitPattern: center), trampoline, nil, nil)
             csr_object_release_owned(trampoline)
         }
+    }
+
+    /// Removes `owner`'s closures observing `name` (any when nil) with `priority` (any when nil).
+    func remove(owner: CSRObject, name: String?, priority: NotificationPriority?) {
+        let ownerAddress = UInt(bitPattern: owner)
+        let ids: Set<Int> = lock.withLock {
+            guard let owned = owners[ownerAddress] else { return [] }
+            var ids = Set<Int>()
+            for (key, group) in groups where name == nil || key.name == name {
+                for entry in group.entries where owned.contains(entry.id) && (priority == nil || entry.priority == priority) {
+                    ids.insert(entry.id)
+                }
+            }
+            return ids
+        }
+        if !ids.isEmpty { remove(ids: ids) }
     }
 
     func deliver(trampoline: CSRObject, notification: CSRObject) {

@@ -1,0 +1,72 @@
+// CSShield.m: the Objective-C entry point, over Swift's CrashShield (CSBridge.h).
+#import "CSShield.h"
+#import "CSPrivate.h"
+#import "CSBridge.h"
+#import "CSSupport.h"
+#include <stdlib.h>
+
+/// Swift's report sink calls this on the delivery queue with the CSBlockBox of the configuration's handler.
+static void CSDeliverReport(void *context, const char *reportJSON) {
+    @autoreleasepool {
+        CSReport *report = [CSReport reportWithJSONData:[NSData dataWithBytes:reportJSON length:strlen(reportJSON)]];
+        CSBlockBox *box = CS_CONTEXT_OBJECT(context);
+        if (report) ((CSReportHandler)box->_block)(report);
+    }
+}
+
+@implementation CSShield
+
++ (BOOL)startWithConfiguration:(CSConfiguration *)configuration error:(NSError **)error {
+    if (![configuration isKindOfClass:[CSConfiguration class]]) {
+        return CSInvalidArgument(@"startWithConfiguration: needs a CSConfiguration", error);
+    }
+    NSData *json = [configuration bridgeJSON:error];
+    if (!json) return NO;
+    NSMutableData *text = [NSMutableData dataWithData:json];
+    [text appendBytes:"" length:1];
+    CSReportHandler handler = configuration.reportHandler;
+    CSBlockBox *box = handler ? [[CSBlockBox alloc] initWithBlock:handler] : nil;
+    char *message = NULL;
+    // Swift owns the box from here (also on failure) and releases it once no report can reach the handler.
+    int32_t status = csbridge_start([text bytes], box ? CSDeliverReport : NULL, box ? CS_RETAINED_CONTEXT(box) : NULL,
+                                    CSReleaseContext, &message);
+    CSR_RELEASE(box);
+    return CSBridgeResult(status, message, error);
+}
+
++ (void)stop {
+    csbridge_stop();
+}
+
++ (BOOL)setGuard:(CSGuard)guards enabled:(BOOL)enabled error:(NSError **)error {
+    char *message = NULL;
+    return CSBridgeResult(csbridge_set_guard(guards, enabled ? true : false, &message), message, error);
+}
+
++ (BOOL)flushWithTimeout:(NSTimeInterval)timeout {
+    return csbridge_flush(timeout) ? YES : NO;
+}
+
++ (BOOL)isRunning {
+    return csbridge_is_running() ? YES : NO;
+}
+
++ (CSGuard)activeGuards {
+    return csbridge_active_guards();
+}
+
++ (NSArray<CSReport *> *)reports {
+    char *json = csbridge_copy_reports();
+    if (!json) return @[];
+    NSData *data = [NSData dataWithBytes:json length:strlen(json)];
+    free(json);
+    NSArray *objects = [NSJSONSerialization JSONObjectWithData:data options:0 error:NULL];
+    NSMutableArray *reports = [NSMutableArray array];
+    for (id object in [objects isKindOfClass:[NSArray class]] ? objects : @[]) {
+        CSReport *report = [CSReport reportWithObject:object];
+        if (report) [reports addObject:report];
+    }
+    return reports;
+}
+
+@end
