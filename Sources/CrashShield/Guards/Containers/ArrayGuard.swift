@@ -8,8 +8,9 @@ enum ArrayGuard {
 
     static func install(in context: GuardContext) throws {
         guard let arrays = ClassFamily("NSArray", "NSMutableArray"), let mutable = ClassFamily("NSMutableArray") else { return }
-        for point in [objectAtIndex, objectAtIndexedSubscript, subarrayWithRange, objectsAtIndexes, getObjectsRange,
-                      initWithObjectsCount, arrayByAddingObject] as [AnyHookPoint] {
+        for point in [objectAtIndex, objectAtIndexedSubscript] { try point.install(in: context, onOwnersIn: arrays) }
+        for point in [subarrayWithRange, objectsAtIndexes, getObjectsRange, initWithObjectsCount,
+                      arrayByAddingObject] as [AnyHookPoint] {
             try context.install(point, onOwnersIn: arrays)
         }
         for point in [addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex, removeObjectsInRange,
