@@ -39,6 +39,7 @@ static struct {
     int (*step)(unw_cursor_t *);
     int (*procInfo)(unw_cursor_t *, unw_proc_info_t *);
     int (*procInfoByIP)(unw_addr_space_t, unw_word_t, unw_proc_info_t *, void *);
+    int (*getReg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
     int (*setReg)(unw_cursor_t *, unw_regnum_t, unw_word_t);
     int (*resume)(unw_cursor_t *);
     int (*setCachingPolicy)(unw_addr_space_t, unw_caching_policy_t);
@@ -56,12 +57,13 @@ static bool csr_unwind_load(void) {
     *(void **)&csr_unw.step = dlsym(library, CSR_SYMBOL(unw_step));
     *(void **)&csr_unw.procInfo = dlsym(library, CSR_SYMBOL(unw_get_proc_info));
     *(void **)&csr_unw.procInfoByIP = dlsym(library, CSR_SYMBOL(unw_get_proc_info_by_ip));
+    *(void **)&csr_unw.getReg = dlsym(library, CSR_SYMBOL(unw_get_reg));
     *(void **)&csr_unw.setReg = dlsym(library, CSR_SYMBOL(unw_set_reg));
     *(void **)&csr_unw.resume = dlsym(library, CSR_SYMBOL(unw_resume));
     *(void **)&csr_unw.setCachingPolicy = dlsym(library, CSR_SYMBOL(unw_set_caching_policy));
     csr_unw.localAddressSpace = (unw_addr_space_t *)dlsym(library, CSR_SYMBOL(unw_local_addr_space));
     bool complete = csr_unw.getcontext && csr_unw.initLocal && csr_unw.step && csr_unw.procInfo
-        && csr_unw.procInfoByIP && csr_unw.setReg && csr_unw.resume && csr_unw.setCachingPolicy
+        && csr_unw.procInfoByIP && csr_unw.getReg && csr_unw.setReg && csr_unw.resume && csr_unw.setCachingPolicy
         && csr_unw.localAddressSpace;
     // One cache per thread: the walk runs on whichever thread raised, without the global cache's lock.
     if (complete) csr_unw.setCachingPolicy(*csr_unw.localAddressSpace, UNW_CACHE_PER_THREAD);
@@ -200,7 +202,7 @@ static bool csr_hot_raise_subject(CSRObject object, CSRObject *receiver, uintptr
 /// chose not to recover (debug mode, guard off, class excluded): raise it as usual.
 __attribute__((noinline))
 static void csr_hot_raise_recover(CSRObject exception) {
-    bool (*failed)(int, CSRIMP, CSRObject, uintptr_t, CSRObject) =
+    bool (*failed)(int, CSRIMP, CSRObject, uintptr_t, CSRObject, uintptr_t, uintptr_t) =
         __atomic_load_n(&csr_hot_raise_handlers.failed, __ATOMIC_ACQUIRE);
     if (failed == NULL || __atomic_load_n(&csr_hot_raise_count, __ATOMIC_ACQUIRE) == 0) return;
     unw_context_t context;
@@ -209,14 +211,16 @@ static void csr_hot_raise_recover(CSRObject exception) {
     // This function's frame, then the raise hook's.
     if (csr_unw.step(&cursor) <= 0 || csr_unw.step(&cursor) <= 0) return;
     const CSRHotRaiseEntry *protected = NULL;
+    unw_word_t returnAddress = 0, callerAddress = 0;
     for (int depth = 0; protected == NULL; depth++) {
         unw_proc_info_t info;
         if (depth == CSR_HOT_RAISE_MAX_FRAMES || csr_unw.procInfo(&cursor, &info) != 0) return;
         if (info.lsda != 0 || info.handler != 0) return;  // never skip a frame that has something to run
         protected = csr_hot_raise_find((uintptr_t)info.start_ip);
         if (protected == NULL && !csr_hot_raise_is_helper((uintptr_t)info.start_ip)) return;
-        if (csr_unw.step(&cursor) <= 0) return;
+        if (csr_unw.getReg(&cursor, UNW_REG_IP, &returnAddress) != 0 || csr_unw.step(&cursor) <= 0) return;
     }
+    if (csr_unw.getReg(&cursor, UNW_REG_IP, &callerAddress) != 0) return;
     // The cursor is at the protected frame's caller. A trampoline there (`array[i]` keeps one, its original sends
     // `objectAtIndex:`) catches the exception and decides itself: the report names the call the app made.
     unw_proc_info_t caller;
@@ -226,7 +230,8 @@ static void csr_hot_raise_recover(CSRObject exception) {
     CSRObject receiver = NULL;
     uintptr_t argument = 0;
     if (!csr_hot_raise_subject(exception, &receiver, &argument)) return;
-    if (!failed(protected->table, (CSRIMP)protected->start, receiver, argument, exception)) return;
+    if (!failed(protected->table, (CSRIMP)protected->start, receiver, argument, exception, returnAddress,
+                callerAddress)) return;
     if (csr_unw.setReg(&cursor, CSR_UNW_RETURN_REGISTER, 0) != 0) return;
     csr_unw.resume(&cursor);  // returns only when it failed
 }

@@ -113,24 +113,42 @@ enum RaiseRecovery {
         guard let raiseHook else { return nil }
         let imp = raiseHook.originals.originalThroughSuperclasses(UInt(bitPattern: csr_object_getClass(exception)))
         return UnsafeRawPointer(bitPattern: imp).map { unsafeBitCast($0, to: CSRIMP.self) }
-    }, failed: { which, implementation, receiver, argument, exception in
-        RaiseRecovery.failed(which, implementation, receiver, UInt(argument), exception)
+    }, failed: { which, implementation, receiver, argument, exception, returnAddress, callerAddress in
+        RaiseRecovery.failed(which, implementation, receiver, UInt(argument), exception,
+                             frames: CallStack.KnownFrames(own: UInt(returnAddress), caller: UInt(callerAddress)))
     }))
 
     /// A protected original raised: the same decision as a trampoline's, with the receiver and index the exception
     /// names. The raising frame must be the receiver's own implementation (its class runs it), and the precondition
     /// must really have failed.
     static func failed(_ which: Int32, _ implementation: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
-                       _ exception: CSRObject?) -> Bool {
+                       _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
         guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? CaughtFailurePolicy, let implementation,
               let runs = csr_class_methodImplementation(csr_object_getClass(receiver), point.selector.pointer),
               address(runs) == address(implementation),
               let (name, reason) = HotReadHandlers.precondition(of: point, failedFor: receiver, argument,
                                                                 raising: exception) else { return false }
-        let failure = Interception.Failure(point.category, receiver: receiver, selector: point.selector.pointer,
+        var failure = Interception.Failure(point.category, receiver: receiver, selector: point.selector.pointer,
                                            exception: name, hint: point.hint, implementation: address(implementation))
+        failure.knownFrames = frames
         return Interception.decide(failure, reason: { reason }) == .recover
     }
 
     private static func address(_ function: CSRIMP) -> UnsafeRawPointer { unsafeBitCast(function, to: UnsafeRawPointer.self) }
+}
+
+extension CallStack {
+    /// A replacement's frame and its caller, as return addresses, found by the hook itself.
+    struct KnownFrames {
+        var own: UInt
+        var caller: UInt
+    }
+
+    /// The decision's location of a direct caller the hook already found, as `locateCaller` builds it from the frame
+    /// pointers; nil when the caller is Foundation's own code (the full walk looks past Foundation's conveniences).
+    static func directCaller(_ frames: KnownFrames) -> Location? {
+        guard let image = Images.path(of: frames.caller), !foundationImages.contains(image) else { return nil }
+        return Location(addresses: [frames.own, frames.caller], callerIndex: 1, callerImage: image,
+                        callerAddress: frames.caller, isComplete: false)
+    }
 }

@@ -53,8 +53,10 @@ typedef struct CSRHotRaiseHandlers {
     /// The original of `raise` for `exception` (the raise hook's own original, from its hook table).
     CSRIMP (*original)(CSRObject exception);
     /// `implementation`, protected for hot table `which`, raised `exception`, which names `receiver` and `argument`.
-    /// true to recover: its caller gets 0.
-    bool (*failed)(int which, CSRIMP implementation, CSRObject receiver, uintptr_t argument, CSRObject exception);
+    /// `returnAddress`: where its frame was (in it), `callerAddress`: its caller's return address. true to recover:
+    /// the caller gets 0.
+    bool (*failed)(int which, CSRIMP implementation, CSRObject receiver, uintptr_t argument, CSRObject exception,
+                   uintptr_t returnAddress, uintptr_t callerAddress);
 } CSRHotRaiseHandlers;
 
 void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers);
