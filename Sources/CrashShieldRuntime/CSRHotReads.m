@@ -140,7 +140,7 @@ static const int csr_hot_read_tables[] = {
 
 /// Tables whose selectors one implementation may answer by sending the other (GNUstep's NSArray answers `array[i]`
 /// with `objectAtIndex:`; the tracker's `characterAtIndex:` asks its string's): one family each.
-static int csr_hot_read_family(int which) {
+int csr_hot_read_family(int which) {
     switch (which) {
         case CSRHotArrayObjectAtIndex: case CSRHotArrayObjectAtIndexedSubscript: return 1;
         default: return 2;
@@ -186,6 +186,11 @@ static int csr_hot_read_table_of(uintptr_t function, bool *inherited) {
         return csr_trampolines[index].table;
     }
     return -1;
+}
+
+int csr_hot_read_trampoline_table(uintptr_t function) {
+    bool inherited;
+    return csr_hot_read_table_of(function, &inherited);
 }
 
 typedef struct CSRFrameSearch {

@@ -39,6 +39,10 @@ public struct Configuration: Sendable {
     public var mainThreadOnlyMethods: [String: [String]] = [
         "UIView": ["setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded"],
     ]
+    /// How the hottest reads (`objectAtIndex:`, `array[i]`) are protected: `.atRaise` (default) leaves the methods
+    /// whose failure can be recovered when it is raised unhooked, `.trampolines` hooks them all (see
+    /// `HotReadRecovery`).
+    public var hotReadRecovery = HotReadRecovery.atRaise
 
     public init(guards: GuardCategory = .productionSafe, mode: GuardMode = .release,
                 modeOverrides: [GuardCategory: GuardMode] = [:], excludedClassNames: Set<String> = [],

@@ -36,6 +36,9 @@ enum Interception {
         /// key that is no NSCopying, would go on with the made-up answer (an empty string, a nil key stored) and
         /// change the app's object; passed through, Foundation raises as it would without CrashShield.
         var recoversFoundationCallers: Bool
+        /// The replacement's frame and its caller, when the hook already walked to them (recovery at the raise): the
+        /// decision then needs no walk of its own.
+        var knownFrames: CallStack.KnownFrames?
         /// CrashShield dealt with it before anything failed (an observer deallocated while registered was removed):
         /// nothing fails, in any mode; the report says `.recovered`.
         var alreadyHandled = false
@@ -89,8 +92,9 @@ enum Interception {
         let configuration = session.configuration
         // The decision needs the call site only (a cheap walk when it can); the whole stack is walked for a detailed
         // report only if the decision's walk did not already.
-        let location = CallStack.locateCaller(of: failure.implementation, callSite: failure.callSite,
-                                              maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
+        let location = failure.knownFrames.flatMap(CallStack.directCaller)
+            ?? CallStack.locateCaller(of: failure.implementation, callSite: failure.callSite,
+                                      maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
         let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
         if !failure.recoversFoundationCallers, let image = location.callerImage, CallStack.foundationImages.contains(image) {
             return .passThrough

@@ -33,6 +33,18 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
     override func replacement(forSlot slot: Int) -> CSRIMP {
         csr_hot_read_trampoline(which, slot) ?? replacement
     }
+
+    /// Installs the point on the classes that own the method in `family`. With `.atRaise` recovery, an owner whose
+    /// original can be recovered at the raise stays unhooked (`RaiseRecovery`); the others get their trampoline.
+    func install(in context: GuardContext, onOwnersIn family: ClassFamily) throws {
+        for target in family.hookTargets(for: selector, kind: kind) {
+            if context.configuration.hotReadRecovery == .atRaise,
+               try RaiseRecovery.protect(self, on: target, in: context, which: which) {
+                continue
+            }
+            try context.install(self, on: [target])
+        }
+    }
 }
 
 /// What the trampolines' failure handler needs of a hot-read hook point (non-generic).
@@ -56,12 +68,87 @@ enum HotReadHandlers {
     /// (an exception for a valid argument is none of the guard's business and propagates).
     static func failed(_ point: CaughtFailurePolicy, _ trampoline: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
                        _ exception: CSRObject?) -> Bool {
-        var info = CSRExceptionInfo()
-        guard csr_exception_describe(exception, &info), !point.precondition(receiver, argument) else { return false }
-        let name = withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let reason = withUnsafeBytes(of: info.reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        guard let (name, reason) = precondition(of: point, failedFor: receiver, argument, raising: exception) else {
+            return false
+        }
         return GuardFailure.stop(point.category, receiver, point.selector.pointer, point, name, hint: point.hint,
                                  implementation: trampoline.map { unsafeBitCast($0, to: UnsafeRawPointer.self) },
                                  reason: { _ in reason })
+    }
+
+    /// The exception's name and reason when it is an NSException raised because `point`'s precondition failed for
+    /// `receiver` and `argument`; nil otherwise.
+    static func precondition(of point: CaughtFailurePolicy, failedFor receiver: CSRObject?, _ argument: UInt,
+                             raising exception: CSRObject?) -> (name: String, reason: String)? {
+        var info = CSRExceptionInfo()
+        guard csr_exception_describe(exception, &info), !point.precondition(receiver, argument) else { return nil }
+        let name = withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let reason = withUnsafeBytes(of: info.reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return (name, reason)
+    }
+}
+
+/// Recovery at the raise (CSRHotRaise.m): an original that raises its failure through Foundation's exception code
+/// only, with an exception that names the receiver and the index, is left unhooked; the raise hook finds its frame,
+/// Swift decides as for a trampoline, and the frame's caller gets 0.
+enum RaiseRecovery {
+    /// The raise hook (`-[NSException raise]` on GNUstep), installed with the first protected original.
+    static let raiseHook: AnyHookPoint? = csr_hot_raise_hook().map {
+        _ = handlersRegistered
+        return AnyHookPoint(selector: "raise", kind: .instance, replacement: $0, handlesReentry: false, table: nil)
+    }
+
+    /// Protects `point`'s original on `target` at the raise, if the running Foundation allows it; false: install the
+    /// trampoline instead.
+    static func protect(_ point: AnyHookPoint & CaughtFailurePolicy, on target: ObjCClass, in context: GuardContext,
+                        which: Int32) throws -> Bool {
+        guard let raiseHook, let hookClass = csr_hot_raise_hook_class(),
+              let original = csr_class_methodImplementation(target.pointer, point.selector.pointer) else { return false }
+        guard csr_hot_raise_eligible(which, original), csr_hot_raise_protect(which, original) else { return false }
+        try context.install(raiseHook, on: [ObjCClass(hookClass)])
+        return true
+    }
+
+    private static let handlersRegistered: Void = csr_hot_raise_set_handlers(CSRHotRaiseHandlers(original: { exception in
+        guard let raiseHook else { return nil }
+        let imp = raiseHook.originals.originalThroughSuperclasses(UInt(bitPattern: csr_object_getClass(exception)))
+        return UnsafeRawPointer(bitPattern: imp).map { unsafeBitCast($0, to: CSRIMP.self) }
+    }, failed: { which, implementation, receiver, argument, exception, returnAddress, callerAddress in
+        RaiseRecovery.failed(which, implementation, receiver, UInt(argument), exception,
+                             frames: CallStack.KnownFrames(own: UInt(returnAddress), caller: UInt(callerAddress)))
+    }))
+
+    /// A protected original raised: the same decision as a trampoline's, with the receiver and index the exception
+    /// names. The raising frame must be the receiver's own implementation (its class runs it), and the precondition
+    /// must really have failed.
+    static func failed(_ which: Int32, _ implementation: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
+                       _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
+        guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? CaughtFailurePolicy, let implementation,
+              let runs = csr_class_methodImplementation(csr_object_getClass(receiver), point.selector.pointer),
+              address(runs) == address(implementation),
+              let (name, reason) = HotReadHandlers.precondition(of: point, failedFor: receiver, argument,
+                                                                raising: exception) else { return false }
+        var failure = Interception.Failure(point.category, receiver: receiver, selector: point.selector.pointer,
+                                           exception: name, hint: point.hint, implementation: address(implementation))
+        failure.knownFrames = frames
+        return Interception.decide(failure, reason: { reason }) == .recover
+    }
+
+    private static func address(_ function: CSRIMP) -> UnsafeRawPointer { unsafeBitCast(function, to: UnsafeRawPointer.self) }
+}
+
+extension CallStack {
+    /// A replacement's frame and its caller, as return addresses, found by the hook itself.
+    struct KnownFrames {
+        var own: UInt
+        var caller: UInt
+    }
+
+    /// The decision's location of a direct caller the hook already found, as `locateCaller` builds it from the frame
+    /// pointers; nil when the caller is Foundation's own code (the full walk looks past Foundation's conveniences).
+    static func directCaller(_ frames: KnownFrames) -> Location? {
+        guard let image = Images.path(of: frames.caller), !foundationImages.contains(image) else { return nil }
+        return Location(addresses: [frames.own, frames.caller], callerIndex: 1, callerImage: image,
+                        callerAddress: frames.caller, isComplete: false)
     }
 }

@@ -40,6 +40,47 @@ void csr_hot_reads_set_handlers(CSRHotReadHandlers handlers);
 /// one otherwise (also for `slot` < 0). NULL for a table without trampolines.
 CSRIMP csr_hot_read_trampoline(int which, long slot);
 
+
+// MARK: Recovery at the raise (CSRHotRaise.m)
+//
+// The other way to protect a hot read: leave the method unhooked (a valid call pays nothing) and recover when its
+// failure is raised. The raise hook (GNUstep: `-[NSException raise]`, see CSRHotRaise.m) walks the stack with
+// libunwind; when the frames between it and a protected implementation are only Foundation's exception code, it hands
+// the failure to Swift, and on "recover" resumes at that implementation's caller with a zero return value. Only for
+// implementations whose exception names its receiver and argument (`csr_hot_raise_eligibility`).
+
+typedef struct CSRHotRaiseHandlers {
+    /// The original of `raise` for `exception` (the raise hook's own original, from its hook table).
+    CSRIMP (*original)(CSRObject exception);
+    /// `implementation`, protected for hot table `which`, raised `exception`, which names `receiver` and `argument`.
+    /// `returnAddress`: where its frame was (in it), `callerAddress`: its caller's return address. true to recover:
+    /// the caller gets 0.
+    bool (*failed)(int which, CSRIMP implementation, CSRObject receiver, uintptr_t argument, CSRObject exception,
+                   uintptr_t returnAddress, uintptr_t callerAddress);
+} CSRHotRaiseHandlers;
+
+void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers);
+
+/// Whether `implementation` (the original of hot table `which`, unhooked) can be recovered at the raise, by what the
+/// running Foundation is known to do: its unwind entry has no cleanup or handler (skipping its frame runs nothing),
+/// it raises through exception code that has none either, and the exception names the receiver and the index.
+bool csr_hot_raise_eligible(int which, CSRIMP implementation);
+
+/// Protects an eligible `implementation` (idempotent; for the life of the process, consulted only while the raise
+/// hook is installed). false when the registry is full.
+bool csr_hot_raise_protect(int which, CSRIMP implementation);
+
+/// The raise hook, to install on the class `csr_hot_raise_hook_class()` for the selector `raise` (NULL for both where
+/// the platform has no raise hook).
+CSRIMP csr_hot_raise_hook(void);
+CSRClass csr_hot_raise_hook_class(void);
+
+/// Tables whose selectors one implementation may answer by sending the other (`array[i]` and `objectAtIndex:`).
+int csr_hot_read_family(int which);
+
+/// The hot table whose trampoline starts at `function`, or -1.
+int csr_hot_read_trampoline_table(uintptr_t function);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,8 +6,9 @@ enum ArrayHooks {
 
     static func install(in context: GuardContext) throws {
         guard let arrays = ClassFamily("NSArray", "NSMutableArray"), let mutable = ClassFamily("NSMutableArray") else { return }
-        for point in [objectAtIndex, objectAtIndexedSubscript, subarrayWithRange, objectsAtIndexes, initWithObjectsCount,
-                      arrayByAddingObject] as [AnyHookPoint] {
+        // Hot reads: trampolines, or (`Configuration.hotReadRecovery`, GNUstep) no hook where recovered at the raise.
+        for point in [objectAtIndex, objectAtIndexedSubscript] { try point.install(in: context, onOwnersIn: arrays) }
+        for point in [subarrayWithRange, objectsAtIndexes, initWithObjectsCount, arrayByAddingObject] as [AnyHookPoint] {
             try context.install(point, onOwnersIn: arrays)
         }
         // NSArray's generic implementation (app subclasses use it) under the concrete classes' own.

@@ -1,0 +1,265 @@
+// CSRHotRaise.m: recovery of hot reads at the raise (see CSRHotReads.h). Mechanics and the running Foundation's
+// facts only; every decision is Swift's.
+//
+// GNUstep: GCC's libobjc has no exception preprocessor (objc_exception_throw goes straight to _Unwind_RaiseException
+// and calls its uncaught handler only after the search failed), and NSException.m has no raise callback; every
+// exception Foundation raises for a bad index goes through `-[NSException raise]`, so that is the hook. It misses a
+// bare `@throw` and an NSException subclass's own `-raise` that does not call super: neither is on the path of the
+// implementations protected here (GSArray raises through `-_raiseRangeExceptionWithIndex:from:`, which sends
+// `-raise`).
+//
+// Apple: objc4's objc_exception_throw calls the preprocessor (objc_setExceptionPreprocessor) only after
+// `__cxa_allocate_exception`, so resuming from it leaks that allocation on every stopped call, and CoreFoundation's
+// index exceptions name neither the receiver nor (for strings) the index: no implementation is eligible there
+// (Docs/AppleRuntime.md), the trampolines stay.
+#import <Foundation/Foundation.h>
+#include "CSRHotReads.h"
+#include <pthread.h>
+#include "CSRRuntime.h"
+
+#if !defined(__APPLE__) && (defined(__x86_64__) || defined(__aarch64__))
+/// GNUstep on GCC's libobjc, with the nongnu libunwind (Debian: libunwind8, headers in libunwind-dev), local
+/// unwinding only.
+#define CSR_HOT_RAISE_AVAILABLE 1
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <dlfcn.h>
+#if defined(__x86_64__)
+#define CSR_UNW_RETURN_REGISTER UNW_X86_64_RAX
+#else
+#define CSR_UNW_RETURN_REGISTER UNW_AARCH64_X0
+#endif
+
+/// libunwind, loaded privately (RTLD_LOCAL). Linked like any library it would also export its own `_Unwind_*`
+/// functions ahead of libgcc_s, and every exception in the process (libobjc's `_Unwind_RaiseException`, C++'s
+/// `_Unwind_Resume`) would go through another unwinder than without CrashShield. Only `unw_*` is used here.
+static struct {
+    int (*getcontext)(unw_context_t *);
+    int (*initLocal)(unw_cursor_t *, unw_context_t *);
+    int (*step)(unw_cursor_t *);
+    int (*procInfo)(unw_cursor_t *, unw_proc_info_t *);
+    int (*procInfoByIP)(unw_addr_space_t, unw_word_t, unw_proc_info_t *, void *);
+    int (*getReg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+    int (*setReg)(unw_cursor_t *, unw_regnum_t, unw_word_t);
+    int (*resume)(unw_cursor_t *);
+    int (*setCachingPolicy)(unw_addr_space_t, unw_caching_policy_t);
+    unw_addr_space_t *localAddressSpace;
+} csr_unw;
+
+#define CSR_SYMBOL(name) CSR_SYMBOL_TEXT(name)
+#define CSR_SYMBOL_TEXT(name) #name
+
+static bool csr_unwind_load(void) {
+    void *library = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) return false;
+    *(void **)&csr_unw.getcontext = dlsym(library, CSR_SYMBOL(unw_tdep_getcontext));
+    *(void **)&csr_unw.initLocal = dlsym(library, CSR_SYMBOL(unw_init_local));
+    *(void **)&csr_unw.step = dlsym(library, CSR_SYMBOL(unw_step));
+    *(void **)&csr_unw.procInfo = dlsym(library, CSR_SYMBOL(unw_get_proc_info));
+    *(void **)&csr_unw.procInfoByIP = dlsym(library, CSR_SYMBOL(unw_get_proc_info_by_ip));
+    *(void **)&csr_unw.getReg = dlsym(library, CSR_SYMBOL(unw_get_reg));
+    *(void **)&csr_unw.setReg = dlsym(library, CSR_SYMBOL(unw_set_reg));
+    *(void **)&csr_unw.resume = dlsym(library, CSR_SYMBOL(unw_resume));
+    *(void **)&csr_unw.setCachingPolicy = dlsym(library, CSR_SYMBOL(unw_set_caching_policy));
+    csr_unw.localAddressSpace = (unw_addr_space_t *)dlsym(library, CSR_SYMBOL(unw_local_addr_space));
+    bool complete = csr_unw.getcontext && csr_unw.initLocal && csr_unw.step && csr_unw.procInfo
+        && csr_unw.procInfoByIP && csr_unw.getReg && csr_unw.setReg && csr_unw.resume && csr_unw.setCachingPolicy
+        && csr_unw.localAddressSpace;
+    // One cache per thread: the walk runs on whichever thread raised, without the global cache's lock.
+    if (complete) csr_unw.setCachingPolicy(*csr_unw.localAddressSpace, UNW_CACHE_PER_THREAD);
+    return complete;
+}
+#endif
+
+static CSRHotRaiseHandlers csr_hot_raise_handlers;
+
+void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers) {
+    __atomic_store_n(&csr_hot_raise_handlers.original, handlers.original, __ATOMIC_RELEASE);
+    __atomic_store_n(&csr_hot_raise_handlers.failed, handlers.failed, __ATOMIC_RELEASE);
+}
+
+// MARK: Protected implementations (appended under a lock, read without one)
+
+typedef struct CSRHotRaiseEntry {
+    uintptr_t start;
+    int table;
+} CSRHotRaiseEntry;
+
+#define CSR_HOT_RAISE_CAPACITY 32
+static CSRHotRaiseEntry csr_hot_raise_entries[CSR_HOT_RAISE_CAPACITY];
+static long csr_hot_raise_count;
+static pthread_mutex_t csr_hot_raise_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const CSRHotRaiseEntry *csr_hot_raise_find(uintptr_t start) {
+    long published = __atomic_load_n(&csr_hot_raise_count, __ATOMIC_ACQUIRE);
+    for (long index = 0; index < published; index++) {
+        if (csr_hot_raise_entries[index].start == start) return &csr_hot_raise_entries[index];
+    }
+    return NULL;
+}
+
+bool csr_hot_raise_protect(int which, CSRIMP implementation) {
+    if (implementation == NULL) return false;
+    pthread_mutex_lock(&csr_hot_raise_lock);
+    bool done = csr_hot_raise_find((uintptr_t)implementation) != NULL;
+    if (!done && csr_hot_raise_count < CSR_HOT_RAISE_CAPACITY) {
+        csr_hot_raise_entries[csr_hot_raise_count] = (CSRHotRaiseEntry){ (uintptr_t)implementation, which };
+        __atomic_store_n(&csr_hot_raise_count, csr_hot_raise_count + 1, __ATOMIC_RELEASE);
+        done = true;
+    }
+    pthread_mutex_unlock(&csr_hot_raise_lock);
+    return done;
+}
+
+// MARK: What the running Foundation does
+
+#if CSR_HOT_RAISE_AVAILABLE
+/// Foundation's exception code between a protected implementation and `-raise`: the frames skipped besides the
+/// protected ones. GNUstep 1.28: `+[NSException raise:format:]` and `+raise:format:arguments:` (format the reason,
+/// send `-raise`), GSArray's `-_raiseRangeExceptionWithIndex:from:` (builds userInfo and reason, sends `-raise`).
+enum { CSRHotRaiseHelperCount = 3 };
+static uintptr_t csr_hot_raise_helpers[CSRHotRaiseHelperCount];
+/// GSArray, once libunwind is loaded and the helpers are known: nothing is eligible without it.
+static Class csr_gs_array;
+
+static void csr_hot_raise_find_helpers(void) {
+    if (!csr_unwind_load()) return;
+    Class exception = [NSException class];
+    Class exceptionMeta = object_getClass(exception);
+    csr_hot_raise_helpers[0] = (uintptr_t)class_getMethodImplementation(exceptionMeta, @selector(raise:format:));
+    csr_hot_raise_helpers[1] = (uintptr_t)class_getMethodImplementation(exceptionMeta, @selector(raise:format:arguments:));
+    Class array = objc_getClass("GSArray");
+    if (array == Nil) return;
+    csr_hot_raise_helpers[2] = (uintptr_t)class_getMethodImplementation(array, @selector(_raiseRangeExceptionWithIndex:from:));
+    csr_gs_array = array;
+}
+
+static void csr_hot_raise_prepare(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, csr_hot_raise_find_helpers);
+}
+
+static bool csr_hot_raise_is_helper(uintptr_t start) {
+    for (int index = 0; index < CSRHotRaiseHelperCount; index++) {
+        if (start != 0 && csr_hot_raise_helpers[index] == start) return true;
+    }
+    return false;
+}
+
+/// Whether the unwinder may skip the frame of the function at `address`: its unwind entry has no personality and
+/// no LSDA, so it has no cleanup (no ARC or C++ destructor, no @finally) and no handler to run.
+static bool csr_hot_raise_frame_is_plain(uintptr_t address) {
+    unw_proc_info_t info;
+    if (address == 0 || csr_unw.procInfoByIP(*csr_unw.localAddressSpace, address, &info, NULL) != 0) return false;
+    return info.start_ip == address && info.lsda == 0 && info.handler == 0;
+}
+#endif
+
+bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
+#if !CSR_HOT_RAISE_AVAILABLE
+    (void)which; (void)implementation;
+    return false;
+#else
+    // Only GSArray's `-objectAtIndex:` (GSArray.m: `index >= _count` sends `-_raiseRangeExceptionWithIndex:from:`,
+    // whose userInfo names the array and the index), as its subclasses GSInlineArray and GSMutableArray keep it.
+    // - `objectAtIndexedSubscript:` (NSArray.m) tail-calls `objectAtIndex:` (a jump, no frame of its own): at the
+    //   raise, `array[i]` cannot be told from `objectAtIndex:`, so it keeps its trampoline to report the app's call.
+    // - `characterAtIndex:` (GSString.m, NSString.m) raises "Invalid index." / "-characterAtIndex: index out of
+    //   range": no receiver and no index in the exception, and the registers that hold them at the raise differ from
+    //   one implementation to the next (callee-saved rbp/rbx in GSCString's, r14/r12 in NSConstantString's).
+    csr_hot_raise_prepare();
+    if (which != CSRHotArrayObjectAtIndex || csr_gs_array == Nil || implementation == NULL) return false;
+    if ((IMP)implementation != class_getMethodImplementation(csr_gs_array, @selector(objectAtIndex:))) return false;
+    for (int index = 0; index < CSRHotRaiseHelperCount; index++) {
+        if (!csr_hot_raise_frame_is_plain(csr_hot_raise_helpers[index])) return false;
+    }
+    return csr_hot_raise_frame_is_plain((uintptr_t)implementation);
+#endif
+}
+
+#if CSR_HOT_RAISE_AVAILABLE
+/// The receiver and the index the exception names (GSArray's `-_raiseRangeExceptionWithIndex:from:`: userInfo
+/// `Array` and `Index`).
+static bool csr_hot_raise_subject(CSRObject object, CSRObject *receiver, uintptr_t *argument) {
+    id exception = (CSR_BRIDGE id)object;
+    if (![exception isKindOfClass: [NSException class]]) return false;
+    NSDictionary *info = [exception userInfo];
+    if (![info isKindOfClass: [NSDictionary class]]) return false;
+    id array = [info objectForKey: @"Array"], index = [info objectForKey: @"Index"];
+    if (![array isKindOfClass: [NSArray class]] || ![index isKindOfClass: [NSNumber class]]) return false;
+    *receiver = (CSR_BRIDGE CSRObject)array;
+    *argument = (uintptr_t)[index unsignedLongValue];
+    return true;
+}
+
+// MARK: The walk and the resume
+
+/// Frames looked at from the raise hook outwards: Foundation's exception code is two or three frames deep.
+#define CSR_HOT_RAISE_MAX_FRAMES 8
+
+/// Recovers the failure being raised when it is a protected implementation's own: does not return then (the
+/// protected frame's caller goes on with 0). Returns when the exception is none of the guard's business, or Swift
+/// chose not to recover (debug mode, guard off, class excluded): raise it as usual.
+__attribute__((noinline))
+static void csr_hot_raise_recover(CSRObject exception) {
+    bool (*failed)(int, CSRIMP, CSRObject, uintptr_t, CSRObject, uintptr_t, uintptr_t) =
+        __atomic_load_n(&csr_hot_raise_handlers.failed, __ATOMIC_ACQUIRE);
+    if (failed == NULL || __atomic_load_n(&csr_hot_raise_count, __ATOMIC_ACQUIRE) == 0) return;
+    unw_context_t context;
+    unw_cursor_t cursor;
+    if (csr_unw.getcontext(&context) != 0 || csr_unw.initLocal(&cursor, &context) != 0) return;
+    // This function's frame, then the raise hook's.
+    if (csr_unw.step(&cursor) <= 0 || csr_unw.step(&cursor) <= 0) return;
+    const CSRHotRaiseEntry *protected = NULL;
+    unw_word_t returnAddress = 0, callerAddress = 0;
+    for (int depth = 0; protected == NULL; depth++) {
+        unw_proc_info_t info;
+        if (depth == CSR_HOT_RAISE_MAX_FRAMES || csr_unw.procInfo(&cursor, &info) != 0) return;
+        if (info.lsda != 0 || info.handler != 0) return;  // never skip a frame that has something to run
+        protected = csr_hot_raise_find((uintptr_t)info.start_ip);
+        if (protected == NULL && !csr_hot_raise_is_helper((uintptr_t)info.start_ip)) return;
+        if (csr_unw.getReg(&cursor, UNW_REG_IP, &returnAddress) != 0 || csr_unw.step(&cursor) <= 0) return;
+    }
+    if (csr_unw.getReg(&cursor, UNW_REG_IP, &callerAddress) != 0) return;
+    // The cursor is at the protected frame's caller. A trampoline there (`array[i]` keeps one, its original sends
+    // `objectAtIndex:`) catches the exception and decides itself: the report names the call the app made.
+    unw_proc_info_t caller;
+    if (csr_unw.procInfo(&cursor, &caller) == 0 && csr_hot_read_trampoline_table((uintptr_t)caller.start_ip) >= 0) {
+        return;
+    }
+    CSRObject receiver = NULL;
+    uintptr_t argument = 0;
+    if (!csr_hot_raise_subject(exception, &receiver, &argument)) return;
+    if (!failed(protected->table, (CSRIMP)protected->start, receiver, argument, exception, returnAddress,
+                callerAddress)) return;
+    if (csr_unw.setReg(&cursor, CSR_UNW_RETURN_REGISTER, 0) != 0) return;
+    csr_unw.resume(&cursor);  // returns only when it failed
+}
+
+/// Replaces `-[NSException raise]`.
+static void csr_hot_raise_replacement(id exception, SEL cmd) {
+    csr_hot_raise_recover((CSR_BRIDGE CSRObject)exception);
+    CSRIMP (*original)(CSRObject) = __atomic_load_n(&csr_hot_raise_handlers.original, __ATOMIC_ACQUIRE);
+    CSRIMP implementation = original ? original((CSR_BRIDGE CSRObject)exception) : NULL;
+    if (implementation != NULL) {
+        ((void (*)(id, SEL))implementation)(exception, cmd);
+    }
+    @throw exception;  // the original never returns; without one, raise it as `-raise` would
+}
+#endif
+
+CSRIMP csr_hot_raise_hook(void) {
+#if !CSR_HOT_RAISE_AVAILABLE
+    return NULL;
+#else
+    return (CSRIMP)csr_hot_raise_replacement;
+#endif
+}
+
+CSRClass csr_hot_raise_hook_class(void) {
+#if !CSR_HOT_RAISE_AVAILABLE
+    return NULL;
+#else
+    return (CSR_BRIDGE CSRClass)[NSException class];
+#endif
+}
