@@ -46,6 +46,30 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
         return recovery(original)
     }
 
+    /// The same shape for the hottest calls: `valid` is the cheap check, and `violation` (what Foundation raises,
+    /// or nil when a closer look finds the call valid after all) is only evaluated when it fails, so a valid call
+    /// carries no `Violation?` to build and destroy.
+    @inline(__always)
+    func guarded<Result>(_ receiver: CSRObject?, _ cmd: CSRSelector?, valid: Bool, else violation: @autoclosure () -> Violation?,
+                         unhooked: Result, recovery: (Signature) -> Result, _ call: (Signature) -> Result) -> Result {
+        guard let original = original(for: receiver) else { return unhooked }
+        if valid { return call(original) }
+        guard let violation = violation(), stops(receiver, cmd, violation) else { return call(original) }
+        return recovery(original)
+    }
+
+    @inline(__always)
+    func read(_ receiver: CSRObject?, _ cmd: CSRSelector?, valid: Bool, else violation: @autoclosure () -> Violation?,
+              recovery: (Signature) -> CSRObject? = { _ in nil }, _ call: (Signature) -> CSRObject?) -> CSRObject? {
+        guarded(receiver, cmd, valid: valid, else: violation(), unhooked: nil, recovery: recovery, call)
+    }
+
+    @inline(__always)
+    func mutation(_ receiver: CSRObject?, _ cmd: CSRSelector?, valid: Bool, else violation: @autoclosure () -> Violation?,
+                  _ call: (Signature) -> Void) {
+        guarded(receiver, cmd, valid: valid, else: violation(), unhooked: (), recovery: { _ in }, call)
+    }
+
     /// A read whose recovery is nil, or what `recovery` answers.
     @inline(__always)
     func read(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation?,

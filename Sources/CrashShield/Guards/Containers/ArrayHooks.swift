@@ -43,7 +43,7 @@ enum ArrayHooks {
     /// Recovery: an empty array (autoreleased, from the original with an empty range).
     static let subarrayWithRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("subarrayWithRange:", .container) { r, cmd, range in
         let count = count(of: r)
-        return subarrayWithRange.read(r, cmd, range.fits(in: count) ? nil : .range(range, count: count, method: "subarrayWithRange:"),
+        return subarrayWithRange.read(r, cmd, valid: range.fits(in: count), else: .range(range, count: count, method: "subarrayWithRange:"),
                                       recovery: { $0(r, cmd, .empty) }) { $0(r, cmd, range) }
     }
 
@@ -79,7 +79,7 @@ enum ArrayHooks {
     private static func getObjects(_ point: GuardedMethod<IMP.VoidWithBufferRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
                                    _ buffer: UnsafeMutablePointer<CSRObject?>?, _ range: CSRRange) {
         let count = count(of: r)
-        point.mutation(r, cmd, range.fits(in: count) ? nil : .range(range, count: count, method: "getObjects:range:")) { $0(r, cmd, buffer, range) }
+        point.mutation(r, cmd, valid: range.fits(in: count), else: .range(range, count: count, method: "getObjects:range:")) { $0(r, cmd, buffer, range) }
     }
 
     // MARK: Construction
@@ -87,8 +87,8 @@ enum ArrayHooks {
     /// Behind `arrayWithObjects:count:`, `arrayWithObject:`, `@[...]` literals. Recovery: the array of the non-nil
     /// objects.
     static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
-        let slot = ContainerFailure.firstNil(objects, count: count)
-        return initWithObjectsCount.read(r, cmd, slot.map { .nilInInit("Tried to init array with nil object", slot: $0) },
+        initWithObjectsCount.read(r, cmd, valid: ContainerFailure.firstNil(objects, count: count) == nil,
+                                  else: ContainerFailure.firstNil(objects, count: count).map { .nilInInit("Tried to init array with nil object", slot: $0) },
                                          recovery: { original in
             ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
         }) { $0(r, cmd, objects, count) }
@@ -96,38 +96,42 @@ enum ArrayHooks {
 
     /// Recovery: an unchanged copy (the receiver's autoreleased copy).
     static let arrayByAddingObject: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("arrayByAddingObject:", .container) { r, cmd, object in
-        arrayByAddingObject.read(r, cmd, object != nil ? nil : .nilArgument("Attempt to add nil to an array", method: "arrayByAddingObject:"),
+        arrayByAddingObject.read(r, cmd, valid: object != nil, else: .nilArgument("Attempt to add nil to an array", method: "arrayByAddingObject:"),
                                  recovery: { _ in Messaging.sendObject(r, ArraySelectors.copyAutoreleased) }) { $0(r, cmd, object) }
     }
 
     // MARK: Mutations (an invalid one is skipped)
 
     static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("addObject:", .container) { r, cmd, object in
-        addObject.mutation(r, cmd, object != nil ? nil : .nilArgument("Tried to add nil to array", method: "insertObject:atIndex:")) { $0(r, cmd, object) }
+        addObject.mutation(r, cmd, valid: object != nil, else: .nilArgument("Tried to add nil to array", method: "insertObject:atIndex:")) { $0(r, cmd, object) }
     }
 
     static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertObject:atIndex:", .container) { r, cmd, object, index in
         let count = count(of: r)
-        let violation: Violation? = object == nil ? .nilArgument("Tried to insert nil to array", method: "insertObject:atIndex:")
-            : index > count ? .index(index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count") : nil
-        insertObjectAtIndex.mutation(r, cmd, violation) { $0(r, cmd, object, index) }
+        insertObjectAtIndex.mutation(r, cmd, valid: object != nil && index <= count,
+                                     else: object == nil ? .nilArgument("Tried to insert nil to array", method: "insertObject:atIndex:")
+                                        : .index(index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count")) {
+            $0(r, cmd, object, index)
+        }
     }
 
     static let removeObjectAtIndex: GuardedMethod<IMP.VoidWithIndex> = GuardedMethod("removeObjectAtIndex:", .container) { r, cmd, index in
         let count = count(of: r)
-        removeObjectAtIndex.mutation(r, cmd, index < count ? nil : .index(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
+        removeObjectAtIndex.mutation(r, cmd, valid: index < count, else: .index(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
     }
 
     static let replaceObjectAtIndex: GuardedMethod<IMP.VoidWithIndexObject> = GuardedMethod("replaceObjectAtIndex:withObject:", .container) { r, cmd, index, object in
         let count = count(of: r)
-        let violation: Violation? = index >= count ? .index(index, count: count, method: "replaceObjectAtIndex:withObject:")
-            : object == nil ? .nilArgument("Tried to replace object in array with nil", method: "replaceObjectAtIndex:withObject:") : nil
-        replaceObjectAtIndex.mutation(r, cmd, violation) { $0(r, cmd, index, object) }
+        replaceObjectAtIndex.mutation(r, cmd, valid: index < count && object != nil,
+                                      else: index >= count ? .index(index, count: count, method: "replaceObjectAtIndex:withObject:")
+                                        : .nilArgument("Tried to replace object in array with nil", method: "replaceObjectAtIndex:withObject:")) {
+            $0(r, cmd, index, object)
+        }
     }
 
     static let removeObjectsInRange: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("removeObjectsInRange:", .container) { r, cmd, range in
         let count = count(of: r)
-        removeObjectsInRange.mutation(r, cmd, range.fits(in: count) ? nil : .range(range, count: count, method: "removeObjectsInRange:")) { $0(r, cmd, range) }
+        removeObjectsInRange.mutation(r, cmd, valid: range.fits(in: count), else: .range(range, count: count, method: "removeObjectsInRange:")) { $0(r, cmd, range) }
     }
 
     static let exchangeObjects: GuardedMethod<IMP.VoidWithIndexIndex> = GuardedMethod("exchangeObjectAtIndex:withObjectAtIndex:", .container) { r, cmd, first, second in
@@ -229,7 +233,7 @@ enum ArrayHooks {
     }
 
     static let removeLastObject: GuardedMethod<IMP.Void0> = GuardedMethod("removeLastObject", .container) { r, cmd in
-        removeLastObject.mutation(r, cmd, count(of: r) > 0 ? nil : .fixed(ExceptionName.range, "Trying to remove from an empty array.",
+        removeLastObject.mutation(r, cmd, valid: count(of: r) > 0, else: .fixed(ExceptionName.range, "Trying to remove from an empty array.",
             method: "removeLastObject", apple: "index 0 beyond bounds for empty array", hint: "check that the array is not empty")) { $0(r, cmd) }
     }
 }

@@ -40,7 +40,9 @@ enum DictionaryHooks {
     /// Behind `dictionaryWithObjects:forKeys:count:`, `dictionaryWithObject:forKey:`, `@{...}` literals. Recovery: the
     /// dictionary of the pairs whose key and value are both non-nil.
     static let initWithObjectsForKeysCount: GuardedMethod<IMP.InitWithObjectsKeysCount> = GuardedMethod("initWithObjects:forKeys:count:", .container) { r, cmd, objects, keys, count in
-        initWithObjectsForKeysCount.read(r, cmd, firstNilPair(objects, keys, count: count), recovery: { original in
+        initWithObjectsForKeysCount.read(r, cmd, valid: count == 0 || (objects != nil && keys != nil && ContainerFailure.firstNil(keys, count: count) == nil
+                                                                   && ContainerFailure.firstNil(objects, count: count) == nil),
+                                         else: firstNilPair(objects, keys, count: count), recovery: { original in
             if objects == nil || keys == nil { return original(r, cmd, nil, nil, 0) }
             return ContainerFailure.withoutNils(objects, keys, count: count) { original(r, cmd, $0, $1, $2) }
         }) { $0(r, cmd, objects, keys, count) }
@@ -64,10 +66,9 @@ enum DictionaryHooks {
 
     /// Nil key or nil value (also behind `setValue:forKey:` with a nil key).
     static let setObjectForKey: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("setObject:forKey:", .container) { r, cmd, object, key in
-        let violation: Violation? = key == nil
+        setObjectForKey.mutation(r, cmd, valid: object != nil && key != nil, else: key == nil
             ? .nilArgument("Tried to add nil key to dictionary", method: "setObject:forKey:", apple: "key cannot be nil", hint: Hint.nilPair)
-            : object == nil ? nilValue(key, method: "setObject:forKey:") : nil
-        setObjectForKey.mutation(r, cmd, violation) { $0(r, cmd, object, key) }
+            : nilValue(key, method: "setObject:forKey:")) { $0(r, cmd, object, key) }
     }
 
     private static func nilValue(_ key: CSRObject?, method: String) -> Violation {
@@ -79,14 +80,15 @@ enum DictionaryHooks {
     /// `d[key] = object`. A nil object is a legal removal; only a nil key raises (on GNUstep only with a non-nil
     /// object: `d[nil] = nil` removes nothing).
     static let setObjectForKeyedSubscript: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("setObject:forKeyedSubscript:", .container) { r, cmd, object, key in
-        let violation: Violation? = key != nil || (object == nil && !FoundationRules.isApple) ? nil
-            : .nilArgument("Tried to add nil key to dictionary", method: "setObject:forKeyedSubscript:", apple: "key cannot be nil", hint: Hint.nilPair)
-        setObjectForKeyedSubscript.mutation(r, cmd, violation) { $0(r, cmd, object, key) }
+        setObjectForKeyedSubscript.mutation(r, cmd, valid: key != nil || (object == nil && !FoundationRules.isApple),
+            else: .nilArgument("Tried to add nil key to dictionary", method: "setObject:forKeyedSubscript:", apple: "key cannot be nil", hint: Hint.nilPair)) {
+            $0(r, cmd, object, key)
+        }
     }
 
     /// Apple's rules only: a nil key raises (GNUstep logs and removes nothing).
     static let removeObjectForKey: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObjectForKey:", .container) { r, cmd, key in
-        removeObjectForKey.mutation(r, cmd, key != nil ? nil : .appleOnly("removeObjectForKey:", "key cannot be nil",
+        removeObjectForKey.mutation(r, cmd, valid: key != nil, else: .appleOnly("removeObjectForKey:", "key cannot be nil",
                                                                            hint: "check the key for nil before removing it")) { $0(r, cmd, key) }
     }
 }

@@ -59,7 +59,7 @@ enum OrderedSetHooks {
     /// One element by index. Recovery: nil.
     private static func read(_ point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?, _ index: UInt) -> CSRObject? {
         let count = count(of: r)
-        return point.read(r, cmd, indexFits(index, count: count) ? nil : .orderedSetIndex(index, count: count, method: point.selector.name)) {
+        return point.read(r, cmd, valid: indexFits(index, count: count), else: .orderedSetIndex(index, count: count, method: point.selector.name)) {
             $0(r, cmd, index)
         }
     }
@@ -87,7 +87,7 @@ enum OrderedSetHooks {
     // MARK: Mutations (an invalid one is skipped)
 
     static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("addObject:", .container) { r, cmd, object in
-        addObject.mutation(r, cmd, object != nil ? nil : .nilArgument(addNil, method: "addObject:")) { $0(r, cmd, object) }
+        addObject.mutation(r, cmd, valid: object != nil, else: .nilArgument(addNil, method: "addObject:")) { $0(r, cmd, object) }
     }
 
     /// A nil object; on Apple platforms also an index past count (GNUstep appends).
@@ -135,7 +135,7 @@ enum OrderedSetHooks {
     /// Foundation names the first index that is out of range.
     static let exchangeObjects: GuardedMethod<IMP.VoidWithIndexIndex> = GuardedMethod("exchangeObjectAtIndex:withObjectAtIndex:", .container) { r, cmd, first, second in
         let count = count(of: r)
-        exchangeObjects.mutation(r, cmd, first < count && second < count ? nil : exchangeFailure(first >= count ? first : second, count: count)) {
+        exchangeObjects.mutation(r, cmd, valid: first < count && second < count, else: exchangeFailure(first >= count ? first : second, count: count)) {
             $0(r, cmd, first, second)
         }
     }

@@ -35,27 +35,27 @@ enum SetHooks {
     /// with the ordered sets.
     static func initWithObjects(_ point: GuardedMethod<IMP.InitWithObjectsCount>, _ text: @autoclosure () -> String, _ r: CSRObject?,
                                 _ cmd: CSRSelector?, _ objects: UnsafePointer<CSRObject?>?, _ count: UInt) -> CSRObject? {
-        let slot = ContainerFailure.firstNil(objects, count: count)
-        return point.read(r, cmd, slot.map { .nilInInit(text(), slot: $0) }, recovery: { original in
+        point.read(r, cmd, valid: ContainerFailure.firstNil(objects, count: count) == nil,
+                   else: ContainerFailure.firstNil(objects, count: count).map { .nilInInit(text(), slot: $0) }, recovery: { original in
             ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
         }) { $0(r, cmd, objects, count) }
     }
 
     /// Recovery: a set with the receiver's objects (autoreleased, `setByAddingObjectsFromSet:` of itself).
     static let setByAddingObject: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("setByAddingObject:", .container) { r, cmd, object in
-        setByAddingObject.read(r, cmd, object != nil ? nil : .nilArgument("Tried to add nil to set", method: "setByAddingObject:"), recovery: { _ in
+        setByAddingObject.read(r, cmd, valid: object != nil, else: .nilArgument("Tried to add nil to set", method: "setByAddingObject:"), recovery: { _ in
             let sel = SetSelectors.setByAddingObjectsFromSet
             return Messaging.implementation(r, sel, as: IMP.ObjectWithObject.self)(r, sel, r)
         }) { $0(r, cmd, object) }
     }
 
     static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("addObject:", .container) { r, cmd, object in
-        addObject.mutation(r, cmd, object != nil ? nil : .nilArgument("Tried to add nil to set", method: "addObject:")) { $0(r, cmd, object) }
+        addObject.mutation(r, cmd, valid: object != nil, else: .nilArgument("Tried to add nil to set", method: "addObject:")) { $0(r, cmd, object) }
     }
 
     /// Apple's rules only (GNUstep logs and removes nothing).
     static let removeObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObject:", .container) { r, cmd, object in
-        removeObject.mutation(r, cmd, object != nil ? nil : .appleOnly("removeObject:", "object cannot be nil",
+        removeObject.mutation(r, cmd, valid: object != nil, else: .appleOnly("removeObject:", "object cannot be nil",
                                                                        hint: "check the object for nil before removing it")) { $0(r, cmd, object) }
     }
 }

@@ -102,7 +102,7 @@ enum AttributedStringHooks {
     /// GNUstep returns before its range check for an empty range (with a warning).
     static let setAttributes: GuardedMethod<StringIMP.VoidWithObjectRange> = GuardedMethod("setAttributes:range:", .string) { r, cmd, attributes, range in
         let skipsCheck = FoundationRules.platform == .gnustep && range.length == 0
-        setAttributes.mutation(r, cmd, skipsCheck ? nil : MutableStringHooks.rangeFailure(range, r, method: "setAttributes:range:")) {
+        setAttributes.mutation(r, cmd, valid: skipsCheck, else: MutableStringHooks.rangeFailure(range, r, method: "setAttributes:range:")) {
             $0(r, cmd, attributes, range)
         }
     }
@@ -134,7 +134,7 @@ enum AttributedStringHooks {
     /// Recovery: an empty attributed string (the original with {0, 0}).
     static let attributedSubstringFromRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("attributedSubstringFromRange:", .string) { r, cmd, range in
         let length = length(of: r)
-        return attributedSubstringFromRange.read(r, cmd, range.fits(in: length) ? nil : .textRange(range, length: length, method: "attributedSubstringFromRange:"),
+        return attributedSubstringFromRange.read(r, cmd, valid: range.fits(in: length), else: .textRange(range, length: length, method: "attributedSubstringFromRange:"),
                                                  recovery: { $0(r, cmd, .empty) }) { $0(r, cmd, range) }
     }
 
@@ -162,7 +162,7 @@ enum AttributedStringHooks {
 
     /// As `attributesInRange`, for one attribute (a nil name returns nil before the index is read). Recovery: nil.
     static let attributeInRange: GuardedMethod<StringIMP.AttributeAtIndexInRange> = GuardedMethod("attribute:atIndex:longestEffectiveRange:inRange:", .string) { r, cmd, name, index, effective, limit in
-        attributeInRange.read(r, cmd, name == nil ? nil : longestRangeFailure(r, index, limit), recovery: { _ in
+        attributeInRange.read(r, cmd, valid: name == nil, else: longestRangeFailure(r, index, limit), recovery: { _ in
             effective?.pointee = .notFound
             return nil
         }) { $0(r, cmd, name, index, effective, limit) }
@@ -175,7 +175,7 @@ enum AttributedStringHooks {
 
     /// Recovery: an empty attributed string.
     static let initWithString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("initWithString:", .string) { r, cmd, string in
-        initWithString.read(r, cmd, string != nil ? nil : .nilInit({ _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
+        initWithString.read(r, cmd, valid: string != nil, else: .nilInit({ _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
                                                                    method: "initWithString:"),
                             recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
     }

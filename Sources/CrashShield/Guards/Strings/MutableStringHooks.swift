@@ -18,19 +18,21 @@ enum MutableStringHooks {
     /// Legal for index == length (appends). GNUstep checks in `replaceCharactersInRange:withString:`.
     static let insertStringAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertString:atIndex:", .string) { r, cmd, string, index in
         let length = length(of: r)
-        insertStringAtIndex.mutation(r, cmd, index <= length ? nil : .textMutation(CSRRange(location: index, length: 0), length: length,
+        insertStringAtIndex.mutation(r, cmd, valid: index <= length, else: .textMutation(CSRRange(location: index, length: 0), length: length,
                                      method: "replaceCharactersInRange:withString:", appleMethod: "insertString:atIndex:")) { $0(r, cmd, string, index) }
     }
 
     /// Apple's rules only (GNUstep appends nothing).
     static let appendString: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("appendString:", .string) { r, cmd, string in
-        appendString.mutation(r, cmd, string != nil ? nil : .appleOnly("appendString:", "nil argument",
+        appendString.mutation(r, cmd, valid: string != nil, else: .appleOnly("appendString:", "nil argument",
                                                                        hint: "check the string for nil before appending it")) { $0(r, cmd, string) }
     }
 
     /// Also installed on mutable attributed strings (an unrelated class hierarchy: no nesting).
     static let replaceCharactersInRange: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod("replaceCharactersInRange:withString:", .string) { r, cmd, range, string in
-        replaceCharactersInRange.mutation(r, cmd, rangeFailure(range, r, method: "replaceCharactersInRange:withString:")) { $0(r, cmd, range, string) }
+        let length = length(of: r)
+        replaceCharactersInRange.mutation(r, cmd, valid: range.fits(in: length), else: .textMutation(range, length: length,
+            method: "replaceCharactersInRange:withString:", appleMethod: "replaceCharactersInRange:withString:")) { $0(r, cmd, range, string) }
     }
 
     /// Two layers: NSMutableString's generic implementation (GNUstep: it checks in

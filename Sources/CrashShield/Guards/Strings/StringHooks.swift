@@ -34,14 +34,14 @@ enum StringHooks {
     /// Recovery: an empty string (the original with index == length).
     static let substringFromIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("substringFromIndex:", .string) { r, cmd, index in
         let length = length(of: r)
-        return substringFromIndex.read(r, cmd, index <= length ? nil : .substringIndex(index, length: length, from: true),
+        return substringFromIndex.read(r, cmd, valid: index <= length, else: .substringIndex(index, length: length, from: true),
                                        recovery: { $0(r, cmd, length) }) { $0(r, cmd, index) }
     }
 
     /// Recovery: an empty string.
     static let substringToIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("substringToIndex:", .string) { r, cmd, index in
         let length = length(of: r)
-        return substringToIndex.read(r, cmd, index <= length ? nil : .substringIndex(index, length: length, from: false),
+        return substringToIndex.read(r, cmd, valid: index <= length, else: .substringIndex(index, length: length, from: false),
                                      recovery: { $0(r, cmd, 0) }) { $0(r, cmd, index) }
     }
 
@@ -91,24 +91,24 @@ enum StringHooks {
 
     /// Recovery: {NSNotFound, 0}.
     static let rangeOfString: GuardedMethod<StringIMP.RangeWithObject> = GuardedMethod("rangeOfString:", .string) { r, cmd, search in
-        rangeOfString.guarded(r, cmd, search != nil ? nil : .nilSearch(method: "rangeOfString:"), unhooked: .notFound,
+        rangeOfString.guarded(r, cmd, valid: search != nil, else: .nilSearch(method: "rangeOfString:"), unhooked: .notFound,
                               recovery: { _ in .notFound }) { $0(r, cmd, search) }
     }
 
     /// Recovery: NO.
     static let hasPrefix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod("hasPrefix:", .string) { r, cmd, prefix in
-        hasPrefix.guarded(r, cmd, prefix != nil ? nil : .nilSearch(method: "hasPrefix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, prefix) }
+        hasPrefix.guarded(r, cmd, valid: prefix != nil, else: .nilSearch(method: "hasPrefix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, prefix) }
     }
 
     /// Recovery: NO.
     static let hasSuffix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod("hasSuffix:", .string) { r, cmd, suffix in
-        hasSuffix.guarded(r, cmd, suffix != nil ? nil : .nilSearch(method: "hasSuffix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, suffix) }
+        hasSuffix.guarded(r, cmd, valid: suffix != nil, else: .nilSearch(method: "hasSuffix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, suffix) }
     }
 
     /// Apple's rules only (GNUstep answers a copy of the receiver). Recovery: the same copy (the receiver appended
     /// with "").
     static let stringByAppendingString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("stringByAppendingString:", .string) { r, cmd, string in
-        stringByAppendingString.read(r, cmd, string != nil ? nil : .appleOnly("stringByAppendingString:", "nil argument", hint: Hint.nilString),
+        stringByAppendingString.read(r, cmd, valid: string != nil, else: .appleOnly("stringByAppendingString:", "nil argument", hint: Hint.nilString),
                                      recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
     }
 
@@ -118,18 +118,18 @@ enum StringHooks {
     /// `stringByAppendingFormat:` end here; GNUstep's `+[NSString stringWithFormat:]` raises before, unguarded).
     /// Recovery: the original with an empty format (no argument is read).
     static let initWithFormatLocaleArguments: GuardedMethod<StringIMP.InitWithFormat> = GuardedMethod("initWithFormat:locale:arguments:", .string) { r, cmd, format, locale, arguments in
-        initWithFormatLocaleArguments.read(r, cmd, format != nil ? nil : .nilFormat, recovery: { $0(r, cmd, csr_string_create(""), locale, arguments) }) {
+        initWithFormatLocaleArguments.read(r, cmd, valid: format != nil, else: .nilFormat, recovery: { $0(r, cmd, csr_string_create(""), locale, arguments) }) {
             $0(r, cmd, format, locale, arguments)
         }
     }
 
     static let stringWithString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("stringWithString:", .string, kind: .class) { r, cmd, string in
-        stringWithString.read(r, cmd, string != nil ? nil : .nilInit({ _ in "[NSString+stringWithString:]: NULL string" }, method: "stringWithString:", isClassMethod: true),
+        stringWithString.read(r, cmd, valid: string != nil, else: .nilInit({ _ in "[NSString+stringWithString:]: NULL string" }, method: "stringWithString:", isClassMethod: true),
                               recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
     }
 
     static let stringWithUTF8String: GuardedMethod<StringIMP.ObjectWithCString> = GuardedMethod("stringWithUTF8String:", .string, kind: .class) { r, cmd, bytes in
-        stringWithUTF8String.read(r, cmd, bytes != nil ? nil : .nilInit({ _ in "[NSString+stringWithUTF8String:]: NULL cString" },
+        stringWithUTF8String.read(r, cmd, valid: bytes != nil, else: .nilInit({ _ in "[NSString+stringWithUTF8String:]: NULL cString" },
                                                                          method: "stringWithUTF8String:", isClassMethod: true, hint: Hint.nilCString),
                                   recovery: { original in "".withCString { original(r, cmd, $0) } }) { $0(r, cmd, bytes) }
     }
@@ -143,13 +143,13 @@ enum StringHooks {
     }
 
     static let initWithString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("initWithString:", .string) { r, cmd, string in
-        initWithString.read(r, cmd, string != nil ? nil : .nilInit({ cls in
+        initWithString.read(r, cmd, valid: string != nil, else: .nilInit({ cls in
             initializerOwner(r, cls).map { "\($0)-initWithString: given nil string" } ?? "[NSString-initWithString:]: NULL string"
         }, method: "initWithString:"), recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
     }
 
     static let initWithUTF8String: GuardedMethod<StringIMP.ObjectWithCString> = GuardedMethod("initWithUTF8String:", .string) { r, cmd, bytes in
-        initWithUTF8String.read(r, cmd, bytes != nil ? nil : .nilInit({ "[\(initializerOwner(r, $0) ?? "NSString")-initWithUTF8String:]: NULL cString" },
+        initWithUTF8String.read(r, cmd, valid: bytes != nil, else: .nilInit({ "[\(initializerOwner(r, $0) ?? "NSString")-initWithUTF8String:]: NULL cString" },
                                                                      method: "initWithUTF8String:", hint: Hint.nilCString),
                                 recovery: { original in "".withCString { original(r, cmd, $0) } }) { $0(r, cmd, bytes) }
     }
