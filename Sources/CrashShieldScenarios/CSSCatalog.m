@@ -15,6 +15,7 @@ static const CSSFamily css_families[] = {
     css_messaging_scenarios,
     css_lifetime_scenarios,
     css_notification_scenarios,
+    css_variadic_scenarios,
 #if defined(__APPLE__)
     css_apple_only_scenarios,
 #endif

@@ -21,5 +21,7 @@ final class ContainerGuard: CrashGuard {
         try SetGuard.install(in: context)
         try OrderedSetGuard.install(in: context)
         try CacheGuard.install(in: context)
+        try ObjectsAndKeysGuard.install(in: context)
+        try UserDefaultsGuard.install(in: context)
     }
 }

@@ -28,6 +28,7 @@ final class StringGuard: CrashGuard {
         try StringReads.install(in: context)
         try MutableStringGuard.install(in: context)
         try AttributedStringGuard.install(in: context)
+        try FormatGuard.install(in: context)
     }
 }
 

@@ -1,0 +1,45 @@
+import CrashShieldRuntime.Internal
+
+/// A nil format given to a variadic format method. The `va_list` forms (`initWithFormat:locale:arguments:`, behind
+/// `initWithFormat:`, `initWithFormat:locale:`, `initWithFormat:arguments:` and `stringByAppendingFormat:` on both
+/// Foundations, and `stringWithFormat:` on Apple) are guarded in `StringReads`. Two variadic methods fail before
+/// they get there, or never get there:
+/// - `+[NSString stringWithFormat:nil]` on GNUstep raises in its own body ("[NSString+stringWithFormat:]: NULL
+///   format"): hooked where GNUstep's Foundation runs, with the rules' text (under Apple's rules, what Apple raises
+///   for it from `initWithFormat:locale:arguments:`). On Apple the call reaches the `va_list` form: no hook here.
+///   GNUstep's NSMutableString has its own `+stringWithFormat:`, which reaches the `va_list` form.
+/// - `-[NSMutableString appendFormat:nil]`: GNUstep's mutable strings append nothing (legal, not guarded); Apple
+///   raises: guarded under Apple's rules only. Recovery: nothing is appended.
+/// `+localizedStringWithFormat:nil` answers nil on GNUstep and is left alone.
+///
+/// A valid call reaches the original with the text already formatted (`@"%@"` and the string; see CSRVariadic.h):
+/// same result, same class, same mutation, one formatting pass more.
+enum FormatGuard {
+    private static let hint = "check the format for nil before the call (a missing localized string?)"
+
+    static func install(in context: GuardContext) throws {
+        if FoundationRules.platform == .gnustep, let string = ObjCClass(named: "NSString") {
+            try context.install(stringWithFormat, on: [string])
+        }
+        if FoundationRules.isApple, let mutable = ClassFamily("NSMutableString") {
+            try context.install(appendFormat, onOwnersIn: mutable)
+        }
+    }
+
+    /// Recovery: an empty string of the class asked for (the original with @"").
+    static let stringWithFormat = VariadicHookPoint(
+        "stringWithFormat:", kind: .class, trampoline: Int32(CSRVariadicStringWithFormat), category: .string,
+        hint: hint
+    ) { _, _ in
+        FoundationRules.isApple
+            ? FoundationMessages.apple("NSPlaceholderString", "initWithFormat:locale:arguments:", "nil argument")
+            : "[NSString+stringWithFormat:]: NULL format"
+    }
+
+    /// Apple's rules only. Apple's text unverified on a device.
+    static let appendFormat = VariadicHookPoint(
+        "appendFormat:", trampoline: Int32(CSRVariadicAppendFormat), category: .string, hint: hint
+    ) { cls, _ in
+        FoundationMessages.apple(cls, "appendFormat:", "nil argument")
+    }
+}

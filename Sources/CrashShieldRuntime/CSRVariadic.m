@@ -1,0 +1,224 @@
+// CSRVariadic.m: the variadic trampolines (see CSRVariadic.h). Mechanics only; every decision is Swift's.
+//
+// Objects cross as CSRObject (void *) so that ARC (Apple) manages nothing here: an initializer's receiver is
+// consumed and its result returned +1 by the methods these trampolines stand for, exactly as passed through.
+#import <Foundation/Foundation.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include "CSRVariadic.h"
+#include "CSRRuntime.h"
+#include "CSRMemory.h"
+
+static CSRVariadicHandlers csr_variadic_handlers;
+static CSRHookTable *csr_variadic_tables[CSRVariadicCount];
+
+void csr_variadic_set_handlers(CSRVariadicHandlers handlers) {
+    __atomic_store_n(&csr_variadic_handlers.resolve, handlers.resolve, __ATOMIC_RELEASE);
+    __atomic_store_n(&csr_variadic_handlers.failed, handlers.failed, __ATOMIC_RELEASE);
+}
+
+/// The original implementation for `receiver`'s class; 0 if that class never reached the hook.
+static uintptr_t csr_variadic_original(int which, CSRObject receiver) {
+    CSRHookTable *table = __atomic_load_n(&csr_variadic_tables[which], __ATOMIC_ACQUIRE);
+    if (table == NULL) return 0;
+    uintptr_t original = csr_hook_table_find(table, (uintptr_t)csr_object_getClass(receiver));
+    if (original != 0) return original;
+    uintptr_t (*resolve)(CSRHookTable *, CSRObject) = __atomic_load_n(&csr_variadic_handlers.resolve, __ATOMIC_ACQUIRE);
+    return resolve ? resolve(table, receiver) : 0;
+}
+
+/// Swift's decision for an invalid call: true to recover. (It may raise Foundation's exception instead, in debug
+/// mode: this frame and the trampoline's unwind normally.)
+__attribute__((noinline, cold))
+static bool csr_variadic_failed(int which, CSRObject receiver, CSRSelector cmd, unsigned long count) {
+    bool (*failed)(CSRHookTable *, CSRObject, CSRSelector, unsigned long) =
+        __atomic_load_n(&csr_variadic_handlers.failed, __ATOMIC_ACQUIRE);
+    return failed && failed(__atomic_load_n(&csr_variadic_tables[which], __ATOMIC_ACQUIRE), receiver, cmd, count);
+}
+
+/// The selector `name`, registered on first use into `*slot`.
+static CSRSelector csr_variadic_selector(CSRSelector *slot, const char *name) {
+    CSRSelector selector = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (selector == NULL) {
+        selector = csr_sel_register(name);
+        __atomic_store_n(slot, selector, __ATOMIC_RELEASE);
+    }
+    return selector;
+}
+
+/// A message with no argument (`alloc`, `autorelease`), through the receiver's own implementation.
+static CSRObject csr_variadic_send(CSRObject receiver, CSRSelector selector) {
+    return ((CSRObject (*)(CSRObject, CSRSelector))csr_msg_lookup(receiver, selector))(receiver, selector);
+}
+
+static CSRSelector csr_alloc_selector, csr_autorelease_selector, csr_init_pairs_selector;
+
+// MARK: Formats
+
+typedef CSRObject (*CSRObjectWithFormat)(CSRObject, CSRSelector, CSRObject, ...);
+typedef void (*CSRVoidWithFormat)(CSRObject, CSRSelector, CSRObject, ...);
+
+/// What the variadic format methods make of `format` and the arguments: `initWithFormat:locale:arguments:` with a
+/// nil locale. Autoreleased (the caller's original may raise).
+static CSRObject csr_formatted(CSRObject format, va_list arguments) {
+    NSString *text = [[NSString alloc] initWithFormat: (CSR_BRIDGE NSString *)format locale: nil arguments: arguments];
+    return (CSR_BRIDGE CSRObject)CSR_AUTORELEASE(text);
+}
+
+static CSRObject csr_percent_object(void) { return (CSR_BRIDGE CSRObject)@"%@"; }
+
+static CSRObject csr_string_with_format(CSRObject self, CSRSelector cmd, CSRObject format, ...) {
+    CSRObjectWithFormat original = (CSRObjectWithFormat)csr_variadic_original(CSRVariadicStringWithFormat, self);
+    if (original == NULL) return NULL;
+    if (format == NULL) {
+        bool recover = csr_variadic_failed(CSRVariadicStringWithFormat, self, cmd, 0);
+        return original(self, cmd, recover ? (CSR_BRIDGE CSRObject)@"" : NULL);
+    }
+    va_list arguments;
+    va_start(arguments, format);
+    CSRObject text = csr_formatted(format, arguments);
+    va_end(arguments);
+    return original(self, cmd, csr_percent_object(), text);
+}
+
+static void csr_append_format(CSRObject self, CSRSelector cmd, CSRObject format, ...) {
+    CSRVoidWithFormat original = (CSRVoidWithFormat)csr_variadic_original(CSRVariadicAppendFormat, self);
+    if (original == NULL) return;
+    if (format == NULL) {
+        if (!csr_variadic_failed(CSRVariadicAppendFormat, self, cmd, 0)) original(self, cmd, NULL);
+        return;
+    }
+    va_list arguments;
+    va_start(arguments, format);
+    CSRObject text = csr_formatted(format, arguments);
+    va_end(arguments);
+    original(self, cmd, csr_percent_object(), text);
+}
+
+// MARK: Objects and keys
+
+typedef CSRObject (*CSRObjectWithObjects)(CSRObject, CSRSelector, CSRObject, ...);
+typedef CSRObject (*CSRInitWithObjectsKeysCount)(CSRObject, CSRSelector, const CSRObject *, const CSRObject *,
+                                                 unsigned long);
+
+enum { CSRInlineObjects = 32 };
+
+/// `first` and the arguments after it, up to the first nil (not included): what Foundation reads.
+typedef struct CSRObjectList {
+    CSRObject *items;
+    unsigned long count;
+    CSRObject inlineItems[CSRInlineObjects];
+} CSRObjectList;
+
+static void csr_object_list_read(CSRObjectList *list, CSRObject first, va_list arguments) {
+    unsigned long capacity = CSRInlineObjects;
+    list->items = list->inlineItems;
+    list->count = 0;
+    for (CSRObject item = first; item != NULL; item = va_arg(arguments, CSRObject)) {
+        if (list->count == capacity) {
+            capacity *= 2;
+            CSRObject *grown = malloc(capacity * sizeof(CSRObject));
+            if (grown == NULL) abort();
+            for (unsigned long index = 0; index < list->count; index++) grown[index] = list->items[index];
+            if (list->items != list->inlineItems) free(list->items);
+            list->items = grown;
+        }
+        list->items[list->count++] = item;
+    }
+}
+
+static void csr_object_list_free(CSRObjectList *list) {
+    if (list->items != list->inlineItems) free(list->items);
+}
+
+/// `[receiver initWithObjects:forKeys:count:]` with the first `pairs` (object, key) pairs of `list`.
+static CSRObject csr_init_with_pairs(CSRObject receiver, const CSRObjectList *list, unsigned long pairs) {
+    CSRObject inlineSplit[CSRInlineObjects];
+    CSRObject *split = pairs * 2 <= CSRInlineObjects ? inlineSplit : malloc(pairs * 2 * sizeof(CSRObject));
+    if (split == NULL) abort();
+    for (unsigned long pair = 0; pair < pairs; pair++) {
+        split[pair] = list->items[2 * pair];
+        split[pairs + pair] = list->items[2 * pair + 1];
+    }
+    CSRSelector selector = csr_variadic_selector(&csr_init_pairs_selector, "initWithObjects:forKeys:count:");
+    CSRInitWithObjectsKeysCount init = (CSRInitWithObjectsKeysCount)csr_msg_lookup(receiver, selector);
+    CSRObject result = NULL;
+    @try {
+        result = init(receiver, selector, split, split + pairs, pairs);
+    } @finally {
+        if (split != inlineSplit) free(split);
+    }
+    return result;
+}
+
+/// Reads the list; an odd count (the nil is a key) goes to Swift. Returns how many pairs to build the dictionary
+/// from, or -1 when the original must run unchanged (it raises for the same list: a list that ends at a key).
+static long csr_pairs_to_build(int which, CSRObject receiver, CSRSelector cmd, CSRObjectList *list) {
+    if (list->count % 2 == 0) return (long)(list->count / 2);
+    return csr_variadic_failed(which, receiver, cmd, list->count) ? (long)(list->count / 2) : -1;
+}
+
+static CSRObject csr_dictionary_with_objects_and_keys(CSRObject self, CSRSelector cmd, CSRObject first, ...) {
+    CSRObjectWithObjects original =
+        (CSRObjectWithObjects)csr_variadic_original(CSRVariadicDictionaryWithObjectsAndKeys, self);
+    if (original == NULL) return NULL;
+    CSRObjectList list;
+    va_list arguments;
+    va_start(arguments, first);
+    csr_object_list_read(&list, first, arguments);
+    va_end(arguments);
+    CSRObject result = NULL;
+    @try {
+        long pairs = csr_pairs_to_build(CSRVariadicDictionaryWithObjectsAndKeys, self, cmd, &list);
+        if (pairs < 0) {
+            result = original(self, cmd, first, NULL);
+        } else {
+            CSRObject instance = csr_variadic_send(self, csr_variadic_selector(&csr_alloc_selector, "alloc"));
+            result = csr_init_with_pairs(instance, &list, (unsigned long)pairs);
+            if (result != NULL) {
+                result = csr_variadic_send(result, csr_variadic_selector(&csr_autorelease_selector, "autorelease"));
+            }
+        }
+    } @finally {
+        csr_object_list_free(&list);
+    }
+    return result;
+}
+
+static CSRObject csr_init_with_objects_and_keys(CSRObject self, CSRSelector cmd, CSRObject first, ...) {
+    CSRObjectWithObjects original =
+        (CSRObjectWithObjects)csr_variadic_original(CSRVariadicInitWithObjectsAndKeys, self);
+    if (original == NULL) return NULL;
+    CSRObjectList list;
+    va_list arguments;
+    va_start(arguments, first);
+    csr_object_list_read(&list, first, arguments);
+    va_end(arguments);
+    CSRObject result = NULL;
+    @try {
+        long pairs = csr_pairs_to_build(CSRVariadicInitWithObjectsAndKeys, self, cmd, &list);
+        result = pairs < 0 ? original(self, cmd, first, NULL) : csr_init_with_pairs(self, &list, (unsigned long)pairs);
+    } @finally {
+        csr_object_list_free(&list);
+    }
+    return result;
+}
+
+// MARK: Binding
+
+CSRIMP csr_variadic_trampoline(int which) {
+    switch (which) {
+        case CSRVariadicStringWithFormat: return (CSRIMP)csr_string_with_format;
+        case CSRVariadicAppendFormat: return (CSRIMP)csr_append_format;
+        case CSRVariadicDictionaryWithObjectsAndKeys: return (CSRIMP)csr_dictionary_with_objects_and_keys;
+        case CSRVariadicInitWithObjectsAndKeys: return (CSRIMP)csr_init_with_objects_and_keys;
+        default: return NULL;
+    }
+}
+
+bool csr_variadic_bind(int which, CSRHookTable *table) {
+    if (which < 0 || which >= CSRVariadicCount || table == NULL) return false;
+    CSRHookTable *unbound = NULL;
+    return __atomic_compare_exchange_n(&csr_variadic_tables[which], &unbound, table, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
