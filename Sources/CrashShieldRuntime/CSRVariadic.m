@@ -51,12 +51,33 @@ static CSRObject csr_variadic_send(CSRObject receiver, CSRSelector selector) {
     return ((CSRObject (*)(CSRObject, CSRSelector))csr_msg_lookup(receiver, selector))(receiver, selector);
 }
 
-static CSRSelector csr_alloc_selector, csr_autorelease_selector, csr_init_pairs_selector;
 
 // MARK: Formats
 
 typedef CSRObject (*CSRObjectWithFormat)(CSRObject, CSRSelector, CSRObject, ...);
 typedef void (*CSRVoidWithFormat)(CSRObject, CSRSelector, CSRObject, ...);
+typedef CSRObject (*CSRInitWithFormatArguments)(CSRObject, CSRSelector, CSRObject, va_list);
+
+static CSRSelector csr_alloc_selector, csr_autorelease_selector, csr_init_pairs_selector, csr_init_format_selector;
+
+/// `+stringWithFormat:`, installed only where GNUstep's Foundation runs (Apple's reaches the guarded `va_list`
+/// form itself): a valid call does what GNUstep's does (NSString.m): `[[self alloc] initWithFormat:arguments:]`,
+/// autoreleased.
+static CSRObject csr_string_with_format(CSRObject self, CSRSelector cmd, CSRObject format, ...) {
+    CSRObjectWithFormat original = (CSRObjectWithFormat)csr_variadic_original(CSRVariadicStringWithFormat, self);
+    if (original == NULL) return NULL;
+    if (format == NULL) {
+        bool recover = csr_variadic_failed(CSRVariadicStringWithFormat, self, cmd, 0);
+        return original(self, cmd, recover ? (CSR_BRIDGE CSRObject)@"" : NULL);
+    }
+    CSRObject instance = csr_variadic_send(self, csr_variadic_selector(&csr_alloc_selector, "alloc"));
+    CSRSelector init = csr_variadic_selector(&csr_init_format_selector, "initWithFormat:arguments:");
+    va_list arguments;
+    va_start(arguments, format);
+    CSRObject string = ((CSRInitWithFormatArguments)csr_msg_lookup(instance, init))(instance, init, format, arguments);
+    va_end(arguments);
+    return string ? csr_variadic_send(string, csr_variadic_selector(&csr_autorelease_selector, "autorelease")) : NULL;
+}
 
 /// What the variadic format methods make of `format` and the arguments: `initWithFormat:locale:arguments:` with a
 /// nil locale. Autoreleased (the caller's original may raise).
@@ -65,22 +86,8 @@ static CSRObject csr_formatted(CSRObject format, va_list arguments) {
     return (CSR_BRIDGE CSRObject)CSR_AUTORELEASE(text);
 }
 
-static CSRObject csr_percent_object(void) { return (CSR_BRIDGE CSRObject)@"%@"; }
-
-static CSRObject csr_string_with_format(CSRObject self, CSRSelector cmd, CSRObject format, ...) {
-    CSRObjectWithFormat original = (CSRObjectWithFormat)csr_variadic_original(CSRVariadicStringWithFormat, self);
-    if (original == NULL) return NULL;
-    if (format == NULL) {
-        bool recover = csr_variadic_failed(CSRVariadicStringWithFormat, self, cmd, 0);
-        return original(self, cmd, recover ? (CSR_BRIDGE CSRObject)@"" : NULL);
-    }
-    va_list arguments;
-    va_start(arguments, format);
-    CSRObject text = csr_formatted(format, arguments);
-    va_end(arguments);
-    return original(self, cmd, csr_percent_object(), text);
-}
-
+/// `-appendFormat:`, installed under Apple's rules (Apple's implementation is closed): the original still makes the
+/// mutation, given the text already formatted ("%@" of a string is that string).
 static void csr_append_format(CSRObject self, CSRSelector cmd, CSRObject format, ...) {
     CSRVoidWithFormat original = (CSRVoidWithFormat)csr_variadic_original(CSRVariadicAppendFormat, self);
     if (original == NULL) return;
@@ -92,7 +99,7 @@ static void csr_append_format(CSRObject self, CSRSelector cmd, CSRObject format,
     va_start(arguments, format);
     CSRObject text = csr_formatted(format, arguments);
     va_end(arguments);
-    original(self, cmd, csr_percent_object(), text);
+    original(self, cmd, (CSR_BRIDGE CSRObject)@"%@", text);
 }
 
 // MARK: Objects and keys

@@ -3,6 +3,7 @@
 // differential test (identical text with and without CrashShield).
 #import <Foundation/Foundation.h>
 #include <limits.h>
+#include <objc/runtime.h>
 #include "CSSFamilies.h"
 
 #if __has_feature(objc_arc)
@@ -222,3 +223,4 @@ const char *css_valid_variadic_calls(void) {
     validDefaultsCalls(log);
     return [log UTF8String];
 }
+

@@ -5,9 +5,11 @@
 // function. These trampolines are variadic C functions with the method's own signature: they read the arguments
 // with `va_list`, hand an invalid call to Swift (which decides: recover, or call the original unchanged), and make a
 // valid call through a form that takes what they read:
-// - a format method formats with `-[NSString initWithFormat:locale:arguments:]` (nil locale, as the variadic
-//   methods do) and calls the original with `@"%@"` and that string: the original still does the work (allocation,
-//   class, mutation), and "%@" of a string is that string;
+// - `+stringWithFormat:` (installed only on GNUstep, whose implementation is known) does what GNUstep's does:
+//   `[[self alloc] initWithFormat:format arguments:]`, autoreleased;
+// - `-appendFormat:` (installed under Apple's rules, whose implementation is closed) formats with
+//   `-[NSString initWithFormat:locale:arguments:]` (nil locale, as the variadic methods do) and calls the original
+//   with `@"%@"` and that string: the original still makes the mutation, and "%@" of a string is that string;
 // - an objects-and-keys method reads the list up to its nil, as Foundation does, and builds the dictionary with
 //   `initWithObjects:forKeys:count:`, the designated initializer both Foundations build it with.
 //

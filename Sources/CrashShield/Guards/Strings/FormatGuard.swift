@@ -12,8 +12,10 @@ import CrashShieldRuntime.Internal
 ///   raises: guarded under Apple's rules only. Recovery: nothing is appended.
 /// `+localizedStringWithFormat:nil` answers nil on GNUstep and is left alone.
 ///
-/// A valid call reaches the original with the text already formatted (`@"%@"` and the string; see CSRVariadic.h):
-/// same result, same class, same mutation, one formatting pass more.
+/// A valid call: `+stringWithFormat:` does what GNUstep's does (`[[self alloc] initWithFormat:arguments:]`);
+/// `appendFormat:` reaches the original with the text already formatted (`@"%@"` and the string), so the original
+/// still makes the mutation (see CSRVariadic.h). One known difference: a receiver passed as its own argument
+/// (`[m appendFormat:@"%@", m]`) is read before the append, where GNUstep's mutable string reads itself while it grows.
 enum FormatGuard {
     private static let hint = "check the format for nil before the call (a missing localized string?)"
 
