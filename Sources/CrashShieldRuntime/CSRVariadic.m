@@ -52,6 +52,10 @@ static CSRObject csr_variadic_send(CSRObject receiver, CSRSelector selector) {
 }
 
 
+/// On every trampoline: its frame stays on the stack while the failure path looks for the frame that called it (the
+/// call site), also in optimized builds.
+#define CSR_TRAMPOLINE __attribute__((disable_tail_calls))
+
 // MARK: Formats
 
 typedef CSRObject (*CSRObjectWithFormat)(CSRObject, CSRSelector, CSRObject, ...);
@@ -63,7 +67,7 @@ static CSRSelector csr_alloc_selector, csr_autorelease_selector, csr_init_pairs_
 /// `+stringWithFormat:`, installed only where GNUstep's Foundation runs (Apple's reaches the guarded `va_list`
 /// form itself): a valid call does what GNUstep's does (NSString.m): `[[self alloc] initWithFormat:arguments:]`,
 /// autoreleased.
-static CSRObject csr_string_with_format(CSRObject self, CSRSelector cmd, CSRObject format, ...) {
+CSR_TRAMPOLINE static CSRObject csr_string_with_format(CSRObject self, CSRSelector cmd, CSRObject format, ...) {
     CSRObjectWithFormat original = (CSRObjectWithFormat)csr_variadic_original(CSRVariadicStringWithFormat, self);
     if (original == NULL) return NULL;
     if (format == NULL) {
@@ -88,7 +92,7 @@ static CSRObject csr_formatted(CSRObject format, va_list arguments) {
 
 /// `-appendFormat:`, installed under Apple's rules (Apple's implementation is closed): the original still makes the
 /// mutation, given the text already formatted ("%@" of a string is that string).
-static void csr_append_format(CSRObject self, CSRSelector cmd, CSRObject format, ...) {
+CSR_TRAMPOLINE static void csr_append_format(CSRObject self, CSRSelector cmd, CSRObject format, ...) {
     CSRVoidWithFormat original = (CSRVoidWithFormat)csr_variadic_original(CSRVariadicAppendFormat, self);
     if (original == NULL) return;
     if (format == NULL) {
@@ -158,56 +162,50 @@ static CSRObject csr_init_with_pairs(CSRObject receiver, const CSRObjectList *li
     return result;
 }
 
-/// Reads the list; an odd count (the nil is a key) goes to Swift. Returns how many pairs to build the dictionary
-/// from, or -1 when the original must run unchanged (it raises for the same list: a list that ends at a key).
-static long csr_pairs_to_build(int which, CSRObject receiver, CSRSelector cmd, CSRObjectList *list) {
-    if (list->count % 2 == 0) return (long)(list->count / 2);
-    return csr_variadic_failed(which, receiver, cmd, list->count) ? (long)(list->count / 2) : -1;
-}
+/// Builds the dictionary from the first `pairs` pairs of `list` for the receiver of an objects-and-keys method.
+typedef CSRObject (*CSRPairsBuilder)(CSRObject receiver, const CSRObjectList *list, unsigned long pairs);
 
-static CSRObject csr_dictionary_with_objects_and_keys(CSRObject self, CSRSelector cmd, CSRObject first, ...) {
-    CSRObjectWithObjects original =
-        (CSRObjectWithObjects)csr_variadic_original(CSRVariadicDictionaryWithObjectsAndKeys, self);
+/// The objects-and-keys trampolines' body: reads the list; an odd count (the nil is a key) goes to Swift. Builds
+/// with `build`, or, when Swift lets the call through, runs the original with the list cut after its first object:
+/// a list that ends at a key, for which it raises the same exception.
+static CSRObject csr_objects_and_keys(int which, CSRObject self, CSRSelector cmd, CSRObject first, va_list arguments,
+                                      CSRPairsBuilder build) {
+    CSRObjectWithObjects original = (CSRObjectWithObjects)csr_variadic_original(which, self);
     if (original == NULL) return NULL;
     CSRObjectList list;
-    va_list arguments;
-    va_start(arguments, first);
     csr_object_list_read(&list, first, arguments);
-    va_end(arguments);
     CSRObject result = NULL;
     @try {
-        long pairs = csr_pairs_to_build(CSRVariadicDictionaryWithObjectsAndKeys, self, cmd, &list);
-        if (pairs < 0) {
-            result = original(self, cmd, first, NULL);
-        } else {
-            CSRObject instance = csr_variadic_send(self, csr_variadic_selector(&csr_alloc_selector, "alloc"));
-            result = csr_init_with_pairs(instance, &list, (unsigned long)pairs);
-            if (result != NULL) {
-                result = csr_variadic_send(result, csr_variadic_selector(&csr_autorelease_selector, "autorelease"));
-            }
-        }
+        bool valid = list.count % 2 == 0 || csr_variadic_failed(which, self, cmd, list.count);
+        result = valid ? build(self, &list, list.count / 2) : original(self, cmd, first, NULL);
     } @finally {
         csr_object_list_free(&list);
     }
     return result;
 }
 
-static CSRObject csr_init_with_objects_and_keys(CSRObject self, CSRSelector cmd, CSRObject first, ...) {
-    CSRObjectWithObjects original =
-        (CSRObjectWithObjects)csr_variadic_original(CSRVariadicInitWithObjectsAndKeys, self);
-    if (original == NULL) return NULL;
-    CSRObjectList list;
+/// `+dictionaryWithObjectsAndKeys:`: alloc, `initWithObjects:forKeys:count:`, autorelease.
+static CSRObject csr_new_dictionary_with_pairs(CSRObject cls, const CSRObjectList *list, unsigned long pairs) {
+    CSRObject instance = csr_variadic_send(cls, csr_variadic_selector(&csr_alloc_selector, "alloc"));
+    CSRObject result = csr_init_with_pairs(instance, list, pairs);
+    return result ? csr_variadic_send(result, csr_variadic_selector(&csr_autorelease_selector, "autorelease")) : NULL;
+}
+
+CSR_TRAMPOLINE static CSRObject csr_dictionary_with_objects_and_keys(CSRObject self, CSRSelector cmd, CSRObject first, ...) {
     va_list arguments;
     va_start(arguments, first);
-    csr_object_list_read(&list, first, arguments);
+    CSRObject result = csr_objects_and_keys(CSRVariadicDictionaryWithObjectsAndKeys, self, cmd, first, arguments,
+                                            csr_new_dictionary_with_pairs);
     va_end(arguments);
-    CSRObject result = NULL;
-    @try {
-        long pairs = csr_pairs_to_build(CSRVariadicInitWithObjectsAndKeys, self, cmd, &list);
-        result = pairs < 0 ? original(self, cmd, first, NULL) : csr_init_with_pairs(self, &list, (unsigned long)pairs);
-    } @finally {
-        csr_object_list_free(&list);
-    }
+    return result;
+}
+
+CSR_TRAMPOLINE static CSRObject csr_init_with_objects_and_keys(CSRObject self, CSRSelector cmd, CSRObject first, ...) {
+    va_list arguments;
+    va_start(arguments, first);
+    CSRObject result = csr_objects_and_keys(CSRVariadicInitWithObjectsAndKeys, self, cmd, first, arguments,
+                                            csr_init_with_pairs);
+    va_end(arguments);
     return result;
 }
 
