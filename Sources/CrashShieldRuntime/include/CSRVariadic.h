@@ -13,8 +13,9 @@
 // - an objects-and-keys method reads the list up to its nil, as Foundation does, and builds the dictionary with
 //   `initWithObjects:forKeys:count:`, the designated initializer both Foundations build it with.
 //
-// A nil format or a nil key reads no further argument: the original is called for it with no variadic arguments
-// (a nil format has no conversions; the list ends at the nil). Swift binds each trampoline to its hook point's table
+// A nil format or a nil key reads no further argument. When Swift lets such a call through, the original runs with
+// no argument after the nil format (it has no conversions to read), or with the list cut after its first object
+// (a list that ends at a key: the same exception). Swift binds each trampoline to its hook point's table
 // of originals (CSRHookTable.h) and registers its two cold paths before installing any trampoline.
 #ifndef CSR_VARIADIC_H
 #define CSR_VARIADIC_H
