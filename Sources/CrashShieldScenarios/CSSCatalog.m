@@ -18,6 +18,7 @@ static const CSSFamily css_families[] = {
     css_lifetime_scenarios,
     css_notification_scenarios,
     css_data_scenarios,
+    css_variadic_scenarios,
 #if defined(__APPLE__)
     css_apple_only_scenarios,
 #endif

@@ -15,6 +15,8 @@ const CSSScenario *css_messaging_scenarios(int *count);
 const CSSScenario *css_lifetime_scenarios(int *count);
 const CSSScenario *css_notification_scenarios(int *count);
 const CSSScenario *css_data_scenarios(int *count);
+/// Variadic calls (a nil format, a nil key in an objects-and-keys list) and NSUserDefaults (CSSVariadicScenarios.m).
+const CSSScenario *css_variadic_scenarios(int *count);
 /// Calls only Apple's Foundation raises for (CSSAppleScenarios.m): in the catalog on Apple only.
 const CSSScenario *css_apple_only_scenarios(int *count);
 

@@ -17,6 +17,7 @@ enum Hint {
     static let text = "check the index or range against length before the call"
     static let nilString = "check the string for nil before the call (a JSON null or a failed lookup?)"
     static let nilCString = "check the C string for NULL before the call"
+    static let nilFormat = "check the format for nil before the call (a missing localized string?)"
 }
 
 /// What Foundation raises when a container or string call fails, per platform: the one place for their texts. The
@@ -82,15 +83,9 @@ extension Violation {
         }
     }
 
-    /// A failure whose GNUstep text is fixed and whose Apple text names the method.
+    /// A failure whose GNUstep text is fixed and whose Apple text names the method, as the rules in force word it.
     static func fixed(_ exception: String, _ gnustep: String, method: String, apple: String, hint: String) -> Violation {
-        Violation(exception, hint: hint) { cls in
-            #if canImport(Darwin)
-            return appleText(cls, method, apple)
-            #else
-            return gnustep
-            #endif
-        }
+        Violation(exception, hint: hint) { FoundationRules.isApple ? appleText($0, method, apple) : gnustep }
     }
 
     /// A call that only Apple's Foundation raises for (guarded under Apple's rules only).
@@ -150,6 +145,24 @@ extension Violation {
     static let nilFormat = Violation(ExceptionName.invalidArgument, hint: "check the format for nil before the call") { cls in
         FoundationRules.isApple ? appleText(cls, "initWithFormat:locale:arguments:", "nil argument")
             : "[\(cls)-initWithFormat:locale:arguments:]: NULL format"
+    }
+
+    /// A nil format given to GNUstep's `+stringWithFormat:`, which raises in its own body; under Apple's rules, what
+    /// Apple raises for it from `initWithFormat:locale:arguments:` (unverified on a device).
+    static let nilFormatList = Violation(ExceptionName.invalidArgument, hint: Hint.nilFormat) { _ in
+        FoundationRules.isApple ? appleText("NSPlaceholderString", "initWithFormat:locale:arguments:", "nil argument")
+            : "[NSString+stringWithFormat:]: NULL format"
+    }
+
+    /// A nil key in an objects-and-keys list: GNUstep raises from `initWithObjects:forKeys:count:`; Apple from the
+    /// method itself (`__CFExceptionProem`: no "***"; unverified on a device).
+    static func nilKeyInList(_ method: String, isClassMethod: Bool) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: "check each key for nil before the call (a nil object ends the list early, a nil key raises)") { cls in
+            FoundationRules.isApple
+                ? "\(isClassMethod ? "+" : "-")[\(cls) \(method)]: second object of each pair must be non-nil.  "
+                    + "Or, did you forget to nil-terminate your parameter list?"
+                : "Tried to init dictionary with nil key"
+        }
     }
 
     /// An attributed-string index past the end (`attributesAtIndex:...`, `attribute:atIndex:...`).

@@ -46,6 +46,15 @@ const char *css_apple_only_reason(int scenario);
 /// either rules). Call inside a pool.
 const char *css_valid_apple_only_calls(void);
 
+/// The variadic rows Apple raises for (CSSVariadicScenarios.m: `+stringWithFormat:nil`, `appendFormat:nil`, a nil key
+/// in an objects-and-keys list, NSUserDefaults with a nil key), and Apple's reason for each (unverified on a device;
+/// NULL past the end): GNUstep's tests run them under Apple's rules, emulated.
+const CSSScenario *css_variadic_apple_rules_scenarios(int *count);
+const char *css_variadic_apple_rules_reason(int scenario);
+/// Valid calls of the variadic methods (many formats and arguments, objects-and-keys lists up to 70 pairs) and of
+/// NSUserDefaults' setters, as one text (identical with and without CrashShield, under either rules). In a pool.
+const char *css_valid_variadic_calls(void);
+
 /// Valid calls (the differential test): a text describing every result, identical with and without CrashShield.
 const char *css_valid_container_calls(void);
 /// Valid NSString, NSMutableString and attributed-string calls (legal edge cases included), as one text.

@@ -22,5 +22,7 @@ final class ContainerGuard: CrashGuard {
         try OrderedSetHooks.install(in: context)
         try CacheHooks.install(in: context)
         try DataHooks.install(in: context)
+        try ObjectsAndKeysHooks.install(in: context)
+        try UserDefaultsHooks.install(in: context)
     }
 }

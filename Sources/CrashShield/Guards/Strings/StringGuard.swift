@@ -28,6 +28,7 @@ final class StringGuard: CrashGuard {
         try StringHooks.install(in: context)
         try MutableStringHooks.install(in: context)
         try AttributedStringHooks.install(in: context)
+        try FormatHooks.install(in: context)
     }
 }
 
