@@ -46,7 +46,13 @@ final class UploadSentryTests: UploadTestCase {
         let server = try server(["429:1", "500"])
         let sink = try sentrySink(port: server.port)
         let uuid = "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9"
-        let reports = [makeReport(1, occurrences: 12, uuid: uuid), makeReport(2)]
+        var withContext = makeReport(1, occurrences: 12, uuid: uuid)
+        withContext.context = ReportContext(
+            appIdentifier: "com.example.app", appVersion: "1.2", appBuild: "34", osName: "iOS", osVersion: "17.4",
+            osBuild: "21E236", device: "iPhone15,2", launchID: "L1", secondsSinceLaunch: 3.5,
+            images: [BinaryImage(name: "libfoo.so", path: "/app/libfoo.so", loadAddress: 0x7000_0000, slide: 0x7000_0000,
+                                 size: 0x1000, buildID: "f1c3bcc0279865fe3058404b2831d9e64135386c")])
+        let reports = [withContext, makeReport(2)]
         reports.forEach(sink.receive)
         sink.receive(makeReport(3, category: "mainThreadUI"))   // stays local by default
         XCTAssertTrue(sink.waitUntilIdle(timeout: 15))
@@ -92,16 +98,38 @@ final class UploadSentryTests: UploadTestCase {
         let callerIndex = try XCTUnwrap((mechanism["data"] as? [String: Any])?["caller_frame"] as? String)
         XCTAssertEqual(frames[Int(callerIndex)!]["function"] as? String, "_$s5MyApp4loadyyF", "the caller is marked")
         let images = try XCTUnwrap((event["debug_meta"] as? [String: Any])?["images"] as? [[String: Any]])
-        XCTAssertEqual(images.count, 1, "one entry per image UUID")
-        XCTAssertEqual(images[0]["debug_id"] as? String, "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
-        XCTAssertEqual(images[0]["image_addr"] as? String, "0x400000")
-        XCTAssertEqual(images[0]["code_file"] as? String, "/app/CrashShield")
+        XCTAssertEqual(images.count, 2, "one entry per image: the context's (a build ID), then the frames' UUID")
+        XCTAssertEqual(images[0]["type"] as? String, "elf")
+        XCTAssertEqual(images[0]["code_id"] as? String, "f1c3bcc0279865fe3058404b2831d9e64135386c")
+        XCTAssertEqual(images[0]["debug_id"] as? String, "c0bcc3f1-9827-fe65-3058-404b2831d9e6", "Sentry's ELF debug id")
+        XCTAssertEqual(images[0]["image_size"] as? Int, 0x1000)
+        XCTAssertEqual(images[1]["debug_id"] as? String, "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
+        XCTAssertEqual(images[1]["image_addr"] as? String, "0x400000")
+        XCTAssertEqual(images[1]["code_file"] as? String, "/app/CrashShield")
+        let contexts = try XCTUnwrap(event["contexts"] as? [String: [String: Any]])
+        XCTAssertEqual(contexts["app"]?["app_identifier"] as? String, "com.example.app")
+        XCTAssertEqual(contexts["app"]?["app_build"] as? String, "34")
+        XCTAssertEqual(contexts["os"]?["name"] as? String, "iOS")
+        XCTAssertEqual(contexts["os"]?["version"] as? String, "17.4")
+        XCTAssertEqual(contexts["os"]?["build"] as? String, "21E236")
+        XCTAssertEqual(contexts["device"]?["model"] as? String, "iPhone15,2")
+        XCTAssertEqual((event["extra"] as? [String: Any])?["launch_id"] as? String, "L1")
         let tags = try XCTUnwrap(event["tags"] as? [String: String])
         XCTAssertEqual(tags["guard"], "container")
         XCTAssertEqual(tags["class"], "GSInlineArray")
         XCTAssertEqual(tags["selector"], "objectAtIndex:")
         XCTAssertEqual(event["fingerprint"] as? [String], [report.signature])
         XCTAssertEqual((event["extra"] as? [String: Any])?["occurrences"] as? Int, 12)
+    }
+
+    func testWithoutAGivenReleaseTheAppsVersionIsTheRelease() throws {
+        let envelope = SentryEnvelope(dsn: try SentryDSN("http://k@127.0.0.1:1/2"), environment: nil, release: nil,
+                                      isAppImage: { _ in true })
+        var report = makeReport(1)
+        XCTAssertNil(envelope.event(for: report, eventID: "e")["release"], "no context: no release")
+        report.context = ReportContext(appIdentifier: "com.example.app", appVersion: "1.2", appBuild: "34", osName: "iOS",
+                                       osVersion: "17.4", device: "iPhone15,2", launchID: "L", secondsSinceLaunch: 1)
+        XCTAssertEqual(envelope.event(for: report, eventID: "e")["release"] as? String, "com.example.app@1.2+34")
     }
 
     func testDSNsParseIntoTheEnvelopeEndpointAndBadOnesSayWhy() throws {

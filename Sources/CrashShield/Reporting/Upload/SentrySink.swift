@@ -46,8 +46,10 @@ public struct SentryDSN: Sendable, Equatable {
 /// The event: `exception.values[0]` with the exception name as type, the reason as value, mechanism
 /// `{type: "crashshield", handled: true}` and the stack oldest frame first (`in_app` for app images; the frames above
 /// the caller, CrashShield's own, are not in-app, so Sentry points at the caller; `mechanism.data.caller_frame` is
-/// the caller's index in `frames`); `debug_meta.images` for frames whose image has a UUID (Apple), for server-side
-/// symbolication; tags `guard`, `class`, `selector`, `action`, `caller`; `fingerprint` = [signature], so Sentry
+/// the caller's index in `frames`); `debug_meta.images` for the images with a UUID (Apple) or a GNU build ID (Linux),
+/// for server-side symbolication; the `app`, `os` and `device` contexts and, without a `release` given, the app's
+/// `identifier@version+build` (from the report's `ReportContext`); tags `guard`, `class`, `selector`, `action`,
+/// `caller`; `fingerprint` = [signature], so Sentry
 /// groups as CrashShield does; `extra.occurrences` and the rest of the report. The event id is the batch's
 /// idempotency key: a retried envelope has the same id and Sentry keeps one.
 public final class SentrySink: UploadSink, @unchecked Sendable {
@@ -127,9 +129,32 @@ struct SentryEnvelope: Sendable {
         ]
         let images = debugImages(of: report)
         if !images.isEmpty { event["debug_meta"] = ["images": images] }
+        if let context = report.context {
+            event["contexts"] = Self.contexts(context)
+            extra["launch_id"] = context.launchID
+            extra["seconds_since_launch"] = context.secondsSinceLaunch
+            extra["crashshield_version"] = context.crashShieldVersion
+            event["extra"] = extra
+        }
         if let environment { event["environment"] = environment }
-        if let release { event["release"] = release }
+        if let release = release ?? report.context.flatMap(Self.release) { event["release"] = release }
         return event
+    }
+
+    /// Sentry's app, os and device contexts (https://develop.sentry.dev/sdk/event-payloads/contexts/).
+    static func contexts(_ context: ReportContext) -> [String: Any] {
+        var app: [String: Any] = ["type": "app", "app_identifier": context.appIdentifier]
+        if let version = context.appVersion { app["app_version"] = version }
+        if let build = context.appBuild { app["app_build"] = build }
+        var os: [String: Any] = ["type": "os", "name": context.osName, "version": context.osVersion]
+        if let build = context.osBuild { os["build"] = build }
+        return ["app": app, "os": os, "device": ["type": "device", "model": context.device]]
+    }
+
+    /// Sentry's release convention, `identifier@version+build`, when the app has a version.
+    static func release(_ context: ReportContext) -> String? {
+        guard let version = context.appVersion else { return nil }
+        return "\(context.appIdentifier)@\(version)" + (context.appBuild.map { "+\($0)" } ?? "")
     }
 
     /// Sentry frames, oldest first (the report's stack is innermost first), and the caller's index among them.
@@ -152,10 +177,21 @@ struct SentryEnvelope: Sendable {
         return (list, caller)
     }
 
-    /// One entry per image with a UUID: what Sentry needs to find the debug files.
+    /// One entry per image with a UUID (Apple) or a GNU build ID (Linux): what Sentry needs to find the debug files.
+    /// The report's context lists the images its frames point into; a report without one, its frames' UUIDs.
     private func debugImages(of report: CrashReport) -> [[String: Any]] {
         var seen = Set<String>()
         var images: [[String: Any]] = []
+        for image in report.context?.images ?? [] {
+            if let uuid = image.uuid, seen.insert(uuid).inserted {
+                images.append(["type": "macho", "code_file": image.path, "debug_id": Self.debugID(uuid),
+                               "image_addr": Self.hex(image.loadAddress)].merging(Self.size(image)) { $1 })
+            } else if let buildID = image.buildID, seen.insert(buildID).inserted {
+                images.append(["type": "elf", "code_file": image.path, "code_id": buildID,
+                               "debug_id": Self.debugID(fromBuildID: buildID),
+                               "image_addr": Self.hex(image.loadAddress)].merging(Self.size(image)) { $1 })
+            }
+        }
         for frame in report.callStack {
             guard let uuid = frame.imageUUID, seen.insert(uuid).inserted else { continue }
             #if canImport(Darwin)
@@ -175,6 +211,22 @@ struct SentryEnvelope: Sendable {
         guard hex.count == 32 else { return uuid.lowercased() }
         let cuts = [0, 8, 12, 16, 20, 32]
         return zip(cuts, cuts.dropFirst()).map { String(hex[$0..<$1]) }.joined(separator: "-")
+    }
+
+    /// Sentry's debug id for an ELF image: the build ID's first 16 bytes as a little-endian GUID.
+    static func debugID(fromBuildID buildID: String) -> String {
+        var bytes = stride(from: 0, to: buildID.count - 1, by: 2).compactMap { offset -> UInt8? in
+            let start = buildID.index(buildID.startIndex, offsetBy: offset)
+            return UInt8(buildID[start..<buildID.index(start, offsetBy: 2)], radix: 16)
+        }
+        bytes += [UInt8](repeating: 0, count: max(0, 16 - bytes.count))
+        let guid = Array(bytes[0..<4].reversed()) + Array(bytes[4..<6].reversed()) + Array(bytes[6..<8].reversed())
+            + Array(bytes[8..<16])
+        return debugID(guid.map { String(format: "%02x", $0) }.joined())
+    }
+
+    private static func size(_ image: BinaryImage) -> [String: Any] {
+        image.size.map { ["image_size": $0] } ?? [:]
     }
 
     static func hex(_ value: UInt64) -> String { "0x" + String(value, radix: 16) }
