@@ -16,50 +16,94 @@
 #include "CSRRuntime.h"
 
 #if !defined(__APPLE__)
-// GCC's libobjc: method_setImplementation only refreshes the dispatch tables of classes that own the method, so
-// subclasses that inherit it would keep calling the old implementation (see csr_gnu_propagate).
-// The pieces method_setImplementation itself uses to update a dispatch table entry in place, safely for threads
-// that are reading it at the same time (all exported by GCC's libobjc; declared in its private headers).
+// GCC's libobjc: method_setImplementation refreshes only the dispatch tables of classes that own the method, so
+// subclasses that inherit it would keep calling the old implementation; and it finds those owners by walking every
+// method of every class in the process (__objc_update_classes_with_methods, libobjc/class.c), under the runtime
+// lock. With thousands of classes that walk was most of start() and stop(). CrashShield therefore replaces an
+// implementation itself, with the pieces method_setImplementation uses: it writes the method's implementation, then
+// updates the dispatch-table entry of the owner and of every subclass that inherits the method, found through the
+// runtime's own subclass links (the work is the owner's subtree, not the process's class list).
 struct sarray;
-static Method csr_ownMethod(Class cls, SEL selector);
 extern void sarray_at_put_safe(struct sarray *array, size_t index, void *element);
 extern struct sarray *__objc_uninstalled_dtable;
 extern objc_mutex_t __objc_runtime_mutex;
 
-/// GCC's libobjc ABI (module-abi-8): a selector starts with its dispatch index; a class's dispatch table is the
-/// ninth word of the class structure. Stable since GCC 4.6.
+/// GCC's libobjc ABI (module-abi-8, stable since GCC 4.6): a selector starts with its dispatch index (`sel_id`; the
+/// typed selectors of one name share it); a method is {selector, types, implementation}; a method list is {next,
+/// count, methods}; a class structure's word 4 is its flags (0x4: +initialize was sent), words 7 to 10 its method
+/// lists, its dispatch table, its first subclass and its next sibling (a metaclass's subclasses are its subclasses'
+/// metaclasses).
+struct csr_gnu_method {
+    SEL name;
+    const char *types;
+    IMP implementation;
+};
+struct csr_gnu_method_list {
+    struct csr_gnu_method_list *next;
+    int count;
+    struct csr_gnu_method methods[];
+};
+enum {
+    CSRGnuClassInfo = 4, CSRGnuClassMethods = 7, CSRGnuClassDispatchTable = 8, CSRGnuClassSubclasses = 9,
+    CSRGnuClassSibling = 10,
+};
+static const unsigned long CSRGnuClassInitialized = 0x4;
+
 static size_t csr_gnu_selector_index(SEL selector) { return (size_t)*(void *const *)(const void *)selector; }
-static struct sarray **csr_gnu_dispatch_table(Class cls) {
-    return (struct sarray **)((void **)(CSR_BRIDGE void *)cls + 8);
+static void **csr_gnu_class_word(Class cls, int word) { return (void **)(CSR_BRIDGE void *)cls + word; }
+
+/// The method `cls` itself defines for the selector with dispatch index `index`, or NULL. Under the runtime lock.
+static struct csr_gnu_method *csr_gnu_own_method(Class cls, size_t index) {
+    for (struct csr_gnu_method_list *list = *(struct csr_gnu_method_list **)csr_gnu_class_word(cls, CSRGnuClassMethods);
+         list != NULL; list = list->next) {
+        for (int i = 0; i < list->count; i++) {
+            SEL name = list->methods[i].name;
+            if (name != NULL && csr_gnu_selector_index(name) == index) return &list->methods[i];
+        }
+    }
+    return NULL;
 }
 
-/// Makes every class below `owner` that inherits `selector` from it answer with `implementation`, by updating the
-/// entry of each installed dispatch table in place. Rebuilding the tables instead (libobjc's
-/// __objc_update_dispatch_table_for_class, which class_addMethod also uses) races with threads that send messages
-/// meanwhile: in the start/stop stress test they jumped to garbage about once in twenty runs. Classes whose table is not installed yet copy their superclass's when first messaged.
-static void csr_gnu_propagate(Class owner, SEL selector, IMP implementation) {
-    int count = objc_getClassList(NULL, 0);
-    if (count <= 0) return;
-    Class *classes = (Class *)malloc(sizeof(Class) * (size_t)(count + 64));
-    count = objc_getClassList(classes, count + 64);
-    BOOL meta = class_isMetaClass(owner);
+/// Whether `cls` was never sent +initialize (then its dispatch table is the shared uninstalled one).
+static bool csr_gnu_never_initialized(Class cls) {
+    return *(struct sarray **)csr_gnu_class_word(cls, CSRGnuClassDispatchTable) == __objc_uninstalled_dtable
+        && (*(unsigned long *)csr_gnu_class_word(cls, CSRGnuClassInfo) & CSRGnuClassInitialized) == 0;
+}
+
+/// Writes `implementation` into the dispatch table of `cls` and of every subclass below it that inherits the
+/// method (a subclass that defines it keeps its own, and so does its subtree). In place, like
+/// method_setImplementation: rebuilding the tables instead (libobjc's __objc_update_dispatch_table_for_class, which
+/// class_addMethod uses) races with threads that send messages meanwhile (in the start/stop stress test they jumped
+/// to garbage about once in twenty runs). A class whose table is not installed yet copies its superclass's when it
+/// is first messaged. Under the runtime lock.
+///
+/// A class never sent +initialize has no table, and neither has any class below it: libobjc installs (or, during
+/// +initialize, prepares) a superclass's table before a subclass's, and sends +initialize first; both happen under
+/// the runtime lock, which is held here. Such a subtree (most classes of a large app, never messaged yet) is skipped.
+static void csr_gnu_update_subtree(Class cls, size_t index, IMP implementation) {
+    struct sarray *table = *(struct sarray **)csr_gnu_class_word(cls, CSRGnuClassDispatchTable);
+    if (table != NULL && table != __objc_uninstalled_dtable) sarray_at_put_safe(table, index, (void *)implementation);
+    for (Class sub = *(Class *)csr_gnu_class_word(cls, CSRGnuClassSubclasses); sub != Nil;
+         sub = *(Class *)csr_gnu_class_word(sub, CSRGnuClassSibling)) {
+        if (!csr_gnu_never_initialized(sub) && csr_gnu_own_method(sub, index) == NULL) {
+            csr_gnu_update_subtree(sub, index, implementation);
+        }
+    }
+}
+
+/// method_setImplementation for a method `owner` defines, seen by every class that inherits it.
+static IMP csr_gnu_replace_own_method(Class owner, SEL selector, IMP implementation) {
     size_t index = csr_gnu_selector_index(selector);
     objc_mutex_lock(__objc_runtime_mutex);
-    for (int i = 0; i < count; i++) {
-        Class cls = meta ? object_getClass((id)classes[i]) : classes[i];
-        if (cls == owner || cls == Nil) continue;
-        if (!csr_class_isKindOf((CSR_BRIDGE CSRClass)cls, (CSR_BRIDGE CSRClass)owner)) continue;
-        // Only classes whose nearest implementation is the owner's.
-        Class nearest = cls;
-        while (nearest != owner && csr_ownMethod(nearest, selector) == NULL) {
-            nearest = (CSR_BRIDGE Class)csr_class_getSuperclass((CSR_BRIDGE CSRClass)nearest);
-        }
-        if (nearest != owner) continue;
-        struct sarray *table = *csr_gnu_dispatch_table(cls);
-        if (table != NULL && table != __objc_uninstalled_dtable) sarray_at_put_safe(table, index, (void *)implementation);
+    struct csr_gnu_method *method = csr_gnu_own_method(owner, index);
+    IMP previous = NULL;
+    if (method != NULL) {
+        previous = method->implementation;
+        __atomic_store_n(&method->implementation, implementation, __ATOMIC_RELEASE);
+        csr_gnu_update_subtree(owner, index, implementation);
     }
     objc_mutex_unlock(__objc_runtime_mutex);
-    free(classes);
+    return previous;
 }
 #endif
 
@@ -182,14 +226,12 @@ CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP imp
     if (!cls || !selector || !implementation) return NULL;
     Method method = csr_ownMethod((CSR_BRIDGE Class)cls, (SEL)selector);
     if (method == NULL) return NULL;
-#if !defined(__APPLE__)
+#if defined(__APPLE__)
+    return (CSRIMP)method_setImplementation(method, (IMP)implementation);
+#else
     csr_class_installDispatchTable(cls, selector);
+    return (CSRIMP)csr_gnu_replace_own_method((CSR_BRIDGE Class)cls, (SEL)selector, (IMP)implementation);
 #endif
-    IMP previous = method_setImplementation(method, (IMP)implementation);
-#if !defined(__APPLE__)
-    csr_gnu_propagate((CSR_BRIDGE Class)cls, (SEL)selector, (IMP)implementation);
-#endif
-    return (CSRIMP)previous;
 }
 
 bool csr_class_addMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation, const char *types) {
