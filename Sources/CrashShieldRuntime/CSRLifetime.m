@@ -331,6 +331,119 @@ static int csr_call_shape_in_pool(const char *types) {
 #endif
 @end
 
+// MARK: Main-thread trampolines
+
+#if !defined(__APPLE__)
+extern _Thread_local int csr_thread_main_state;   // CSRRuntime.m: 1 once csr_thread_isMain found the main thread
+static inline bool csr_main_thread_known(void) { return csr_thread_main_state == 1; }
+#else
+static inline bool csr_main_thread_known(void) { return pthread_main_np() != 0; }
+#endif
+
+enum { CSRMainShapes = 5, CSRMainSlots = 16 };
+
+/// Which table slot each trampoline calls the original of (published before the trampoline is installed).
+typedef struct CSRMainSlot {
+    const CSRHookTable *table;
+    long slot;
+} CSRMainSlot;
+static CSRMainSlot csr_main_slots[CSRMainShapes][CSRMainSlots];
+static int csr_main_slot_count[CSRMainShapes];
+static pthread_mutex_t csr_main_slot_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef void (*CSRMainNoneIMP)(CSRObject, CSRSelector);
+typedef void (*CSRMainObjectIMP)(CSRObject, CSRSelector, CSRObject);
+typedef void (*CSRMainWordIMP)(CSRObject, CSRSelector, long);
+typedef void (*CSRMainDoubleIMP)(CSRObject, CSRSelector, double);
+typedef void (*CSRMainRectIMP)(CSRObject, CSRSelector, CSRRect);
+static struct {
+    CSRMainNoneIMP none;
+    CSRMainObjectIMP object;
+    CSRMainWordIMP word;
+    CSRMainDoubleIMP number;
+    CSRMainRectIMP rect;
+} csr_main_fallbacks;
+
+void csr_main_set_fallbacks(CSRIMP none, CSRIMP object, CSRIMP word, CSRIMP number, CSRIMP rect) {
+    __atomic_store_n(&csr_main_fallbacks.none, (CSRMainNoneIMP)none, __ATOMIC_RELEASE);
+    __atomic_store_n(&csr_main_fallbacks.object, (CSRMainObjectIMP)object, __ATOMIC_RELEASE);
+    __atomic_store_n(&csr_main_fallbacks.word, (CSRMainWordIMP)word, __ATOMIC_RELEASE);
+    __atomic_store_n(&csr_main_fallbacks.number, (CSRMainDoubleIMP)number, __ATOMIC_RELEASE);
+    __atomic_store_n(&csr_main_fallbacks.rect, (CSRMainRectIMP)rect, __ATOMIC_RELEASE);
+}
+
+/// The original of a trampoline's slot, or 0 (the hook added an override: the fallback asks the superclass).
+static inline uintptr_t csr_main_original(int shape, int index) {
+    const CSRMainSlot *slot = &csr_main_slots[shape][index];
+    return __atomic_load_n(&slot->table->originals[slot->slot], __ATOMIC_ACQUIRE);
+}
+
+/// Both calls are tail calls: the trampoline leaves no frame (the fallback finds the app's call site above it).
+#define CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, K, PARAMETERS, ARGUMENTS)                                      \
+    static void csr_main_##FIELD##_##K PARAMETERS {                                                            \
+        uintptr_t original = csr_main_original(SHAPE, K);                                                       \
+        if (__builtin_expect(original != 0 && csr_main_thread_known(), 1)) {                                    \
+            __attribute__((musttail)) return ((TYPE)original) ARGUMENTS;                                        \
+        }                                                                                                       \
+        __attribute__((musttail)) return __atomic_load_n(&csr_main_fallbacks.FIELD, __ATOMIC_ACQUIRE) ARGUMENTS; \
+    }
+#define CSR_MAIN_SHAPE(FIELD, SHAPE, TYPE, PARAMETERS, ARGUMENTS)                                              \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 0, PARAMETERS, ARGUMENTS)                                           \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 1, PARAMETERS, ARGUMENTS)                                           \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 2, PARAMETERS, ARGUMENTS)                                           \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 3, PARAMETERS, ARGUMENTS)                                           \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 4, PARAMETERS, ARGUMENTS)                                           \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 5, PARAMETERS, ARGUMENTS)                                           \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 6, PARAMETERS, ARGUMENTS)                                           \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 7, PARAMETERS, ARGUMENTS)                                           \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 8, PARAMETERS, ARGUMENTS)                                           \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 9, PARAMETERS, ARGUMENTS)                                           \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 10, PARAMETERS, ARGUMENTS)                                          \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 11, PARAMETERS, ARGUMENTS)                                          \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 12, PARAMETERS, ARGUMENTS)                                          \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 13, PARAMETERS, ARGUMENTS)                                          \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 14, PARAMETERS, ARGUMENTS)                                          \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 15, PARAMETERS, ARGUMENTS)                                          \
+    static const CSRIMP csr_main_##FIELD##_trampolines[CSRMainSlots] = {                                      \
+        (CSRIMP)csr_main_##FIELD##_0, (CSRIMP)csr_main_##FIELD##_1, (CSRIMP)csr_main_##FIELD##_2,              \
+        (CSRIMP)csr_main_##FIELD##_3, (CSRIMP)csr_main_##FIELD##_4, (CSRIMP)csr_main_##FIELD##_5,              \
+        (CSRIMP)csr_main_##FIELD##_6, (CSRIMP)csr_main_##FIELD##_7, (CSRIMP)csr_main_##FIELD##_8,              \
+        (CSRIMP)csr_main_##FIELD##_9, (CSRIMP)csr_main_##FIELD##_10, (CSRIMP)csr_main_##FIELD##_11,            \
+        (CSRIMP)csr_main_##FIELD##_12, (CSRIMP)csr_main_##FIELD##_13, (CSRIMP)csr_main_##FIELD##_14,           \
+        (CSRIMP)csr_main_##FIELD##_15,                                                                          \
+    };
+
+CSR_MAIN_SHAPE(none, CSRCallShapeNone, CSRMainNoneIMP, (CSRObject receiver, CSRSelector cmd), (receiver, cmd))
+CSR_MAIN_SHAPE(object, CSRCallShapeObject, CSRMainObjectIMP, (CSRObject receiver, CSRSelector cmd, CSRObject argument),
+               (receiver, cmd, argument))
+CSR_MAIN_SHAPE(word, CSRCallShapeWord, CSRMainWordIMP, (CSRObject receiver, CSRSelector cmd, long argument),
+               (receiver, cmd, argument))
+CSR_MAIN_SHAPE(number, CSRCallShapeDouble, CSRMainDoubleIMP, (CSRObject receiver, CSRSelector cmd, double argument),
+               (receiver, cmd, argument))
+CSR_MAIN_SHAPE(rect, CSRCallShapeRect, CSRMainRectIMP, (CSRObject receiver, CSRSelector cmd, CSRRect argument),
+               (receiver, cmd, argument))
+
+CSRIMP csr_main_trampoline(CSRCallShape shape, const CSRHookTable *table, long slot) {
+    static const CSRIMP *const trampolines[CSRMainShapes] = {
+        csr_main_none_trampolines, csr_main_object_trampolines, csr_main_word_trampolines,
+        csr_main_number_trampolines, csr_main_rect_trampolines,
+    };
+    if ((unsigned)shape >= CSRMainShapes || table == NULL || slot < 0) return NULL;
+    CSRIMP found = NULL;
+    pthread_mutex_lock(&csr_main_slot_lock);
+    int count = csr_main_slot_count[shape];
+    for (int i = 0; i < count && found == NULL; i++) {
+        if (csr_main_slots[shape][i].table == table && csr_main_slots[shape][i].slot == slot) found = trampolines[shape][i];
+    }
+    if (found == NULL && count < CSRMainSlots) {
+        csr_main_slots[shape][count] = (CSRMainSlot){ table, slot };
+        csr_main_slot_count[shape] = count + 1;
+        found = trampolines[shape][count];
+    }
+    pthread_mutex_unlock(&csr_main_slot_lock);
+    return found;
+}
+
 #if defined(__APPLE__)
 static void csr_main_call_run(void *context) {
 #if __has_feature(objc_arc)

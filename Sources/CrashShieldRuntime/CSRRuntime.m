@@ -240,14 +240,17 @@ bool csr_class_addMethod(CSRClass cls, CSRSelector selector, CSRIMP implementati
     return class_addMethod((CSR_BRIDGE Class)cls, (SEL)selector, (IMP)implementation, types) ? true : false;
 }
 
+#if !defined(__APPLE__)
+_Thread_local int csr_thread_main_state;   // 0 unknown, 1 main, 2 other (read inline by CSRLifetime.m)
+#endif
+
 bool csr_thread_isMain(void) {
 #if defined(__APPLE__)
     return pthread_main_np() != 0;
 #else
     // Two system calls the first time on each thread, then a thread-local read (main-thread guards ask per call).
-    static _Thread_local int state;   // 0 unknown, 1 main, 2 other
-    if (state == 0) state = getpid() == (pid_t)syscall(SYS_gettid) ? 1 : 2;
-    return state == 1;
+    if (csr_thread_main_state == 0) csr_thread_main_state = getpid() == (pid_t)syscall(SYS_gettid) ? 1 : 2;
+    return csr_thread_main_state == 1;
 #endif
 }
 

@@ -4,6 +4,7 @@
 #define CSR_LIFETIME_H
 
 #include "CSRTypes.h"
+#include "CSRHookTable.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +74,14 @@ typedef struct CSRRect {
 /// The shape of a method with type encoding `types`, or -1 when it cannot be run later (a return value, several
 /// arguments, an argument of another kind).
 int csr_call_shape(const char *types);
+
+/// The main-thread guard's replacements, one per shape (Swift): the trampolines below continue in them.
+void csr_main_set_fallbacks(CSRIMP none, CSRIMP object, CSRIMP word, CSRIMP number, CSRIMP rect);
+/// A trampoline for the class whose original implementation sits in `slot` of `table` (a method of `shape`): on the
+/// main thread it jumps straight to that original; otherwise, or when the hook only added an override (original
+/// 0), it jumps to the shape's fallback, so the fallback's caller is the app's frame. The same trampoline for the
+/// same table, slot and shape; NULL when every trampoline of the shape is taken (install the fallback then).
+CSRIMP csr_main_trampoline(CSRCallShape shape, const CSRHookTable *table, long slot);
 
 /// Runs `implementation` on `receiver` with `argument` (a pointer to the argument's bytes; NULL for none) on the
 /// main thread, asynchronously. The receiver and an object argument are retained until then; other arguments are
