@@ -83,8 +83,8 @@ static bool csr_gnu_never_initialized(Class cls) {
 static void csr_gnu_update_subtree(Class cls, size_t index, IMP implementation) {
     struct sarray *table = *(struct sarray **)csr_gnu_class_word(cls, CSRGnuClassDispatchTable);
     if (table != NULL && table != __objc_uninstalled_dtable) sarray_at_put_safe(table, index, (void *)implementation);
-    for (Class sub = *(Class *)csr_gnu_class_word(cls, CSRGnuClassSubclasses); sub != Nil;
-         sub = *(Class *)csr_gnu_class_word(sub, CSRGnuClassSibling)) {
+    for (Class sub = (CSR_BRIDGE Class)*csr_gnu_class_word(cls, CSRGnuClassSubclasses); sub != Nil;
+         sub = (CSR_BRIDGE Class)*csr_gnu_class_word(sub, CSRGnuClassSibling)) {
         if (!csr_gnu_never_initialized(sub) && csr_gnu_own_method(sub, index) == NULL) {
             csr_gnu_update_subtree(sub, index, implementation);
         }
