@@ -70,8 +70,21 @@ static bool csr_gnu_never_initialized(Class cls) {
         && (*(unsigned long *)csr_gnu_class_word(cls, CSRGnuClassInfo) & CSRGnuClassInitialized) == 0;
 }
 
-/// Writes `implementation` into the dispatch table of `cls` and of every subclass below it that inherits the
-/// method (a subclass that defines it keeps its own, and so does its subtree). In place, like
+/// Writes one entry of `cls`'s dispatch table if the class has its own. Under the runtime lock.
+static void csr_gnu_write_table(Class cls, size_t index, IMP implementation) {
+    struct sarray *table = *(struct sarray **)csr_gnu_class_word(cls, CSRGnuClassDispatchTable);
+    if (table != NULL && table != __objc_uninstalled_dtable) sarray_at_put_safe(table, index, (void *)implementation);
+}
+
+/// One replaced method of a class being written into its subclasses' dispatch tables.
+typedef struct CSRGnuUpdate {
+    size_t index;
+    IMP implementation;
+} CSRGnuUpdate;
+enum { CSRGnuUpdatesPerWalk = 64 };   // one bit each in a walk's mask
+
+/// Writes each update whose bit is set in `mask` into the dispatch table of `cls` and of every subclass below it
+/// that inherits the method (a subclass that defines it keeps its own, and so does its subtree). In place, like
 /// method_setImplementation: rebuilding the tables instead (libobjc's __objc_update_dispatch_table_for_class, which
 /// class_addMethod uses) races with threads that send messages meanwhile (in the start/stop stress test they jumped
 /// to garbage about once in twenty runs). A class whose table is not installed yet copies its superclass's when it
@@ -80,18 +93,87 @@ static bool csr_gnu_never_initialized(Class cls) {
 /// A class never sent +initialize has no table, and neither has any class below it: libobjc installs (or, during
 /// +initialize, prepares) a superclass's table before a subclass's, and sends +initialize first; both happen under
 /// the runtime lock, which is held here. Such a subtree (most classes of a large app, never messaged yet) is skipped.
-static void csr_gnu_update_subtree(Class cls, size_t index, IMP implementation) {
-    struct sarray *table = *(struct sarray **)csr_gnu_class_word(cls, CSRGnuClassDispatchTable);
-    if (table != NULL && table != __objc_uninstalled_dtable) sarray_at_put_safe(table, index, (void *)implementation);
+static void csr_gnu_update_subtree(Class cls, const CSRGnuUpdate *updates, int count, uint64_t mask) {
+    for (int i = 0; i < count; i++) {
+        if (mask & (1ull << i)) csr_gnu_write_table(cls, updates[i].index, updates[i].implementation);
+    }
     for (Class sub = (CSR_BRIDGE Class)*csr_gnu_class_word(cls, CSRGnuClassSubclasses); sub != Nil;
          sub = (CSR_BRIDGE Class)*csr_gnu_class_word(sub, CSRGnuClassSibling)) {
-        if (!csr_gnu_never_initialized(sub) && csr_gnu_own_method(sub, index) == NULL) {
-            csr_gnu_update_subtree(sub, index, implementation);
+        if (csr_gnu_never_initialized(sub)) continue;
+        uint64_t inherited = mask;
+        for (int i = 0; i < count; i++) {
+            if ((inherited & (1ull << i)) && csr_gnu_own_method(sub, updates[i].index) != NULL) inherited &= ~(1ull << i);
         }
+        if (inherited != 0) csr_gnu_update_subtree(sub, updates, count, inherited);
     }
 }
 
-/// method_setImplementation for a method `owner` defines, seen by every class that inherits it.
+/// Methods replaced on this thread inside a batch (csr_runtime_begin_batch): their owners' subclasses are updated
+/// at the end of the batch, one walk per owner for all its methods, instead of one walk per method.
+typedef struct CSRGnuPending {
+    Class owner;
+    size_t index;
+} CSRGnuPending;
+static _Thread_local struct {
+    int depth;
+    CSRGnuPending *items;
+    size_t count, capacity;
+} csr_gnu_batch;
+
+/// Under the runtime lock: one walk below `owner` for up to 64 of its methods, with their current implementations.
+static void csr_gnu_update_owner(Class owner, const size_t *indexes, int count) {
+    CSRGnuUpdate updates[CSRGnuUpdatesPerWalk];
+    int used = 0;
+    for (int i = 0; i < count && used < CSRGnuUpdatesPerWalk; i++) {
+        struct csr_gnu_method *method = csr_gnu_own_method(owner, indexes[i]);
+        if (method != NULL) updates[used++] = (CSRGnuUpdate){ indexes[i], method->implementation };
+    }
+    if (used > 0) csr_gnu_update_subtree(owner, updates, used, used == 64 ? ~0ull : (1ull << used) - 1);
+}
+
+static int csr_gnu_pending_compare(const void *a, const void *b) {
+    const CSRGnuPending *x = a, *y = b;
+    uintptr_t ox = (uintptr_t)(CSR_BRIDGE void *)x->owner, oy = (uintptr_t)(CSR_BRIDGE void *)y->owner;
+    if (ox != oy) return ox < oy ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index ? 1 : 0;
+}
+
+/// The batch's walks: pending methods grouped by owner (duplicates dropped), each with the implementation it has now.
+static void csr_gnu_flush_batch(void) {
+    if (csr_gnu_batch.count == 0) return;
+    qsort(csr_gnu_batch.items, csr_gnu_batch.count, sizeof *csr_gnu_batch.items, csr_gnu_pending_compare);
+    objc_mutex_lock(__objc_runtime_mutex);
+    size_t indexes[CSRGnuUpdatesPerWalk];
+    int count = 0;
+    for (size_t i = 0; i < csr_gnu_batch.count; i++) {
+        CSRGnuPending item = csr_gnu_batch.items[i];
+        if (count > 0 && indexes[count - 1] == item.index) continue;
+        indexes[count++] = item.index;
+        bool last = i + 1 == csr_gnu_batch.count || csr_gnu_batch.items[i + 1].owner != item.owner;
+        if (last || count == CSRGnuUpdatesPerWalk) {
+            csr_gnu_update_owner(item.owner, indexes, count);
+            count = 0;
+        }
+    }
+    objc_mutex_unlock(__objc_runtime_mutex);
+    csr_gnu_batch.count = 0;
+}
+
+/// Records a replaced method for the end of the batch; false (update now) when out of memory.
+static bool csr_gnu_defer(Class owner, size_t index) {
+    if (csr_gnu_batch.count == csr_gnu_batch.capacity) {
+        size_t capacity = csr_gnu_batch.capacity ? csr_gnu_batch.capacity * 2 : 64;
+        CSRGnuPending *items = realloc(csr_gnu_batch.items, capacity * sizeof *items);
+        if (items == NULL) return false;
+        csr_gnu_batch.items = items;
+        csr_gnu_batch.capacity = capacity;
+    }
+    csr_gnu_batch.items[csr_gnu_batch.count++] = (CSRGnuPending){ owner, index };
+    return true;
+}
+
+/// method_setImplementation for a method `owner` defines, seen by every class that inherits it (at the end of the
+/// batch when one is open on this thread; the owner itself at once).
 static IMP csr_gnu_replace_own_method(Class owner, SEL selector, IMP implementation) {
     size_t index = csr_gnu_selector_index(selector);
     objc_mutex_lock(__objc_runtime_mutex);
@@ -100,12 +182,35 @@ static IMP csr_gnu_replace_own_method(Class owner, SEL selector, IMP implementat
     if (method != NULL) {
         previous = method->implementation;
         __atomic_store_n(&method->implementation, implementation, __ATOMIC_RELEASE);
-        csr_gnu_update_subtree(owner, index, implementation);
+        if (csr_gnu_batch.depth > 0 && csr_gnu_defer(owner, index)) {
+            csr_gnu_write_table(owner, index, implementation);
+        } else {
+            CSRGnuUpdate update = { index, implementation };
+            csr_gnu_update_subtree(owner, &update, 1, 1);
+        }
     }
     objc_mutex_unlock(__objc_runtime_mutex);
     return previous;
 }
 #endif
+
+void csr_runtime_begin_batch(void) {
+#if !defined(__APPLE__)
+    csr_gnu_batch.depth++;
+#endif
+}
+
+void csr_runtime_end_batch(void) {
+#if !defined(__APPLE__)
+    if (csr_gnu_batch.depth > 0 && --csr_gnu_batch.depth == 0) csr_gnu_flush_batch();
+#endif
+}
+
+void csr_runtime_flush_batch(void) {
+#if !defined(__APPLE__)
+    csr_gnu_flush_batch();
+#endif
+}
 
 #if !defined(__APPLE__)
 void csr_class_installDispatchTable(CSRClass cls, CSRSelector knownSelector) {
@@ -241,7 +346,10 @@ bool csr_class_addMethod(CSRClass cls, CSRSelector selector, CSRIMP implementati
 }
 
 #if !defined(__APPLE__)
-_Thread_local int csr_thread_main_state;   // 0 unknown, 1 main, 2 other (read inline by CSRLifetime.m)
+// 0 unknown, 1 main, 2 other; read inline by the main-thread trampolines (CSRLifetime.m). Initial-exec: one load
+// from the thread pointer instead of a call to __tls_get_addr (the variable lives in the static TLS block; a
+// library dlopen'ed later still gets it from glibc's reserve for such variables).
+__attribute__((tls_model("initial-exec"))) _Thread_local int csr_thread_main_state;
 #endif
 
 bool csr_thread_isMain(void) {

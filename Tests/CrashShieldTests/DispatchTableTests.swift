@@ -7,7 +7,9 @@ private typealias ValueIMP = @convention(c) (CSRObject?, CSRSelector?) -> Int
 
 private let one: ValueIMP = { _, _ in 1 }
 private let seven: ValueIMP = { _, _ in 7 }
-private let zero: ValueIMP = { _, _ in 0 }
+/// What the neighbours answer, a different implementation in each class: libobjc skips writing an entry that already
+/// holds the same implementation, and the class would go on sharing its superclass's block.
+private let neighbourIMPs: [ValueIMP] = [{ _, _ in 100 }, { _, _ in 101 }, { _, _ in 102 }, { _, _ in 103 }, { _, _ in 104 }]
 
 /// The hook point of the current test (made per test: its selector is new). Original * 1000 + 1.
 nonisolated(unsafe) private var replacement: HookPoint<ValueIMP>!
@@ -16,18 +18,26 @@ private let replacementIMP: ValueIMP = { receiver, cmd in
     return replacement.isActive(for: receiver) ? original * 1000 + 1 : original
 }
 
+/// A second point for the batch test (another selector on the same class). Original * 1000 + 2.
+nonisolated(unsafe) private var secondReplacement: HookPoint<ValueIMP>!
+private let secondReplacementIMP: ValueIMP = { receiver, cmd in
+    let original = secondReplacement.original(for: receiver)?(receiver, cmd) ?? -1000
+    return secondReplacement.isActive(for: receiver) ? original * 1000 + 2 : original
+}
+
 /// Replacing a method's implementation (`csr_class_replaceOwnMethod`; on GCC's libobjc CrashShield writes the
 /// dispatch tables itself, walking the owner's subclasses). Every class that inherits the method must see the
 /// replacement, every class that overrides it (and its subclasses) must keep its own, whether its dispatch table was
 /// installed before the replacement or after it; and a revert must reach the same classes.
 ///
 /// The classes are made at run time with a new selector `v` and 64 neighbours registered around it, which every
-/// inheriting class defines: GCC's libobjc shares a subclass's dispatch table with its superclass's in blocks of 32
-/// selectors until the subclass writes into a block, so without them a subclass would see every change of its
-/// superclass's table even if CrashShield forgot to update it.
+/// inheriting class defines (each class with implementations of its own): GCC's libobjc shares a subclass's dispatch
+/// table with its superclass's in blocks of 32 selectors until the subclass writes into a block, so without them a
+/// subclass would see every change of its superclass's table even if CrashShield forgot to update it.
 final class DispatchTableTests: XCTestCase {
     private var objects: [CSRObject] = []
     private var hook: Hook?
+    private var madeClasses = 0
 
     override func tearDown() {
         hook?.revert()
@@ -61,7 +71,13 @@ final class DispatchTableTests: XCTestCase {
         func add(_ selector: ObjCSelector, _ imp: ValueIMP) {
             XCTAssertTrue(csr_class_addMethod(target.pointer, selector.pointer, unsafeBitCast(imp, to: CSRIMP.self), "q@:"))
         }
-        if let value { add(classes.selector, value) } else { classes.neighbours.forEach { add($0, zero) } }
+        if let value {
+            add(classes.selector, value)
+        } else {
+            let neighbour = neighbourIMPs[madeClasses % neighbourIMPs.count]
+            madeClasses += 1
+            classes.neighbours.forEach { add($0, neighbour) }
+        }
         return name
     }
 
@@ -109,6 +125,40 @@ final class DispatchTableTests: XCTestCase {
                        "the revert reaches the same classes")
         let afterRevert = try makeClass("CSSDispatchAfterRevert\(tag)", below: inheritingLeaf, classes, kind: kind)
         XCTAssertEqual(try values([afterRevert], classes, kind: kind), [1])
+    }
+
+    /// Inside a batch (start(), stop(), setGuard) the owner answers with the replacement at once and the classes
+    /// below it when the batch ends, in one walk for both selectors replaced on the owner: a class that overrides one
+    /// of them still inherits the other.
+    func testBatchedReplacementsReachTheSameClassesWhenTheBatchEnds() throws {
+        let v = newSelector(.instance), w = newSelector(.instance)
+        let tag = v.selector.name.split(separator: "_").last!
+        // Base (v 1, w 1) <- Inheriting (neighbours of both) <- Overriding (v 7, neighbours of w).
+        let base = try makeClass("CSSBatchBase\(tag)", below: "NSObject", v, kind: .instance, value: one)
+        try makeClass(base, below: "NSObject", w, kind: .instance, value: one)
+        let inheriting = try makeClass("CSSBatchInheriting\(tag)", below: base, v, kind: .instance)
+        try makeClass(inheriting, below: base, w, kind: .instance)
+        let overriding = try makeClass("CSSBatchOverriding\(tag)", below: inheriting, v, kind: .instance, value: seven)
+        try makeClass(overriding, below: inheriting, w, kind: .instance)
+        let all = [base, inheriting, overriding]
+        XCTAssertEqual(try values(all, v, kind: .instance) + values(all, w, kind: .instance), [1, 1, 7, 1, 1, 1])
+
+        replacement = HookPoint(v.selector, replacement: replacementIMP)
+        secondReplacement = HookPoint(w.selector, replacement: secondReplacementIMP)
+        let baseClass = try XCTUnwrap(ObjCClass(named: base))
+        let hooks = try HookEngine.shared.batch {
+            let hooks = [try HookEngine.shared.install(replacement, on: baseClass),
+                         try HookEngine.shared.install(secondReplacement, on: baseClass)]
+            XCTAssertEqual(try values([base], v, kind: .instance) + values([base], w, kind: .instance), [1001, 1002],
+                           "the owner answers with the replacement at once")
+            return hooks
+        }
+        defer { hooks.forEach { $0.revert() } }
+        XCTAssertEqual(try values(all, v, kind: .instance), [1001, 1001, 7])
+        XCTAssertEqual(try values(all, w, kind: .instance), [1002, 1002, 1002],
+                       "a class that overrides one replaced method still inherits the other")
+        HookEngine.shared.batch { hooks.forEach { XCTAssertEqual($0.revert(), .reverted) } }
+        XCTAssertEqual(try values(all, v, kind: .instance) + values(all, w, kind: .instance), [1, 1, 7, 1, 1, 1])
     }
 
     func testInstanceMethodReplacementReachesInheritingSubclassesAndStopsAtOverrides() throws {
