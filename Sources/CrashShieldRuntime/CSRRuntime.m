@@ -332,7 +332,11 @@ CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP imp
     Method method = csr_ownMethod((CSR_BRIDGE Class)cls, (SEL)selector);
     if (method == NULL) return NULL;
 #if defined(__APPLE__)
-    return (CSRIMP)method_setImplementation(method, (IMP)implementation);
+    // objc4: method_setImplementation does not know the class, so it flushes the method caches of every realized
+    // class and metaclass (flushCaches(Nil, ...) in objc-runtime-new.mm); class_replaceMethod on a method the class
+    // owns reaches the same _method_setImplementation with the class, which flushes only it and its subclasses.
+    return (CSRIMP)class_replaceMethod((CSR_BRIDGE Class)cls, (SEL)selector, (IMP)implementation,
+                                       method_getTypeEncoding(method));
 #else
     csr_class_installDispatchTable(cls, selector);
     return (CSRIMP)csr_gnu_replace_own_method((CSR_BRIDGE Class)cls, (SEL)selector, (IMP)implementation);
