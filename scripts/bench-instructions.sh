@@ -29,7 +29,7 @@ strip -o "$work/crashshield-bench" .build/release/crashshield-bench
 kernels=("$@")
 if [[ ${#kernels[@]} -eq 0 ]]; then
     kernels=("objectAtIndex:" "array[i]" "objectForKey:" "setObject:forKey:" "addObject:" "substringWithRange:"
-             "characterAtIndex:" "alloc+release NSObj" "setNeedsLayout main" "app workload")
+             "characterAtIndex:" "alloc+release app" "alloc+release NSObj" "setNeedsLayout main" "app workload")
 fi
 calls_for() { [[ "$1" == "app workload" ]] && echo 20 || echo 100000; }
 

@@ -36,10 +36,11 @@ struct BenchCommand: ParsableCommand {
             for _ in 0..<startProfile { try CrashShield.start(.production); CrashShield.stop() }
             return
         }
+        let firstStart = try StartStop.measureFirst()
         let results = BenchResults(
             hot: try HotCalls.measure(iterations: iterations, runs: runs),
             app: try AppWorkload.measure(iterations: appIterations, runs: runs),
-            startStop: try StartStop.measure(runs: startRuns, extraClasses: extraClasses),
+            startStop: try StartStop.measure(runs: startRuns, extraClasses: extraClasses) + [firstStart],
             stopped: try StoppedCalls.measure(calls: stoppedCalls),
             instructions: try instructions.map(InstructionCounts.init(path:)))
         print(markdown ? results.markdown(toolchain: toolchain, settings: settingsLine) : results.text(settings: settingsLine))

@@ -129,6 +129,12 @@ enum StartStop {
         return results
     }
 
+    /// The process's first start() and its stop(), before any other: with what start() does once per process
+    /// (class-cluster samples, the process context). One sample, not a median.
+    static func measureFirst() throws -> StartStopTiming {
+        try time("production-safe, first start() in the process", .production, runs: 1)
+    }
+
     private static func time(_ label: String, _ configuration: Configuration, runs: Int) throws -> StartStopTiming {
         var starts: [Double] = [], stops: [Double] = []
         for _ in 0..<runs {

@@ -25,9 +25,11 @@ public enum CrashShield {
             let session = Session(configuration: configuration)
             Session.current.store(session, ordering: .releasing)
             do {
-                for category in configuration.guards.members { try install(category, in: session) }
+                try HookEngine.shared.batch {
+                    for category in configuration.guards.members { try install(category, in: session) }
+                }
             } catch {
-                uninstallAll(session)
+                HookEngine.shared.batch { uninstallAll(session) }
                 Session.current.store(nil, ordering: .releasing)
                 throw error
             }
@@ -39,7 +41,7 @@ public enum CrashShield {
     public static func stop() {
         let stopped: Session? = lock.withLock {
             guard let session = Session.current.load(ordering: .acquiring) else { return nil }
-            uninstallAll(session)
+            HookEngine.shared.batch { uninstallAll(session) }
             Session.current.store(nil, ordering: .releasing)
             return session
         }
@@ -69,11 +71,13 @@ public enum CrashShield {
         }
         try lock.withLock {
             guard let session = Session.current.load(ordering: .acquiring) else { throw CrashShieldError.notRunning }
-            for category in categories.members {
-                if enabled {
-                    try install(category, in: session)
-                } else {
-                    uninstall(category, in: session)
+            try HookEngine.shared.batch {
+                for category in categories.members {
+                    if enabled {
+                        try install(category, in: session)
+                    } else {
+                        uninstall(category, in: session)
+                    }
                 }
             }
         }

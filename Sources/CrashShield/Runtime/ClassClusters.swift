@@ -20,11 +20,7 @@ struct ClassFamily: Sendable, CustomStringConvertible {
         for name in publicClassNames {
             guard let root = ObjCClass(named: name) else { return nil }
             roots.append(root)
-            var buffer = [CSRClass?](repeating: nil, count: 32)
-            let count = Int(csr_cluster_sample_classes(name, &buffer, Int32(buffer.count)))
-            for cls in buffer.prefix(count).compactMap({ $0.map(ObjCClass.init) }) where !members.contains(cls) {
-                members.append(cls)
-            }
+            for cls in ClassSamples.shared.classes(of: name) where !members.contains(cls) { members.append(cls) }
         }
         self.roots = roots
         self.members = members
@@ -49,5 +45,32 @@ struct ClassFamily: Sendable, CustomStringConvertible {
 
     var description: String {
         "\(roots.map(\.name).joined(separator: "+")): \(members.map(\.name).joined(separator: ", "))"
+    }
+}
+
+/// The concrete classes of the samples of each public class, made once per process and shared by every guard and
+/// every start(): making the samples (a few hundred objects, JSON parsed, strings formatted) was most of start()'s
+/// cost, and several guards ask for the same public class (NSMutableArray: the array guard twice, the KVC guard).
+/// The classes a Foundation hands out for these forms do not change while the process runs.
+final class ClassSamples: @unchecked Sendable {
+    static let shared = ClassSamples()
+
+    private let lock = Lock()
+    private var byName: [String: [ObjCClass]] = [:]
+    /// How many times samples were made (once per public class name, unless two threads raced for one).
+    private(set) var samplings = 0
+
+    func classes(of publicClassName: String) -> [ObjCClass] {
+        if let known = lock.withLock({ byName[publicClassName] }) { return known }
+        // Outside the lock: the samples run Foundation code, which may reach hooks of guards installed already.
+        var buffer = [CSRClass?](repeating: nil, count: 32)
+        let count = Int(csr_cluster_sample_classes(publicClassName, &buffer, Int32(buffer.count)))
+        let classes = buffer.prefix(count).compactMap { $0.map(ObjCClass.init) }
+        return lock.withLock {
+            samplings += 1
+            if let known = byName[publicClassName] { return known }
+            byName[publicClassName] = classes
+            return classes
+        }
     }
 }

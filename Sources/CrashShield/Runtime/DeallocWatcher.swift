@@ -99,6 +99,7 @@ final class DeallocWatcher: @unchecked Sendable {
             // Hooked subclasses of `cls` keep their hook: their dealloc chains will reach ours again through
             // `[super dealloc]`, which `objectDeallocating` recognises.
             try engine.install(Self.deallocPoint, on: ObjCClass(cls))
+            csr_runtime_flush_batch()   // inside a batch (a guard's install): subclasses must reach it before a watch
             lock.withLock {
                 hooked.insert(word)
                 covered.insert(word)

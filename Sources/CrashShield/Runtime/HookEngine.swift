@@ -181,6 +181,15 @@ final class HookEngine: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with the dispatch-table updates of its installs and reverts batched (`csr_runtime_begin_batch`):
+    /// on GCC's libobjc, the subclasses that inherit a replaced method are updated when `body` returns, one walk of
+    /// the class tree per owning class instead of one per method. start(), stop() and setGuard use it.
+    func batch<T>(_ body: () throws -> T) rethrows -> T {
+        csr_runtime_begin_batch()
+        defer { csr_runtime_end_batch() }
+        return try body()
+    }
+
     /// Every hook this engine installed that is still active.
     var activeHooks: [Hook] { lock.withLock { hooks.values.filter { $0.state == .active } } }
 }

@@ -86,6 +86,18 @@ void csr_class_installDispatchTable(CSRClass cls, CSRSelector knownSelector);
 /// Adds a method to `cls` (which must not own it yet); subclasses see it. NO if the runtime refused.
 bool csr_class_addMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation, const char *types);
 
+/// Batches method replacements made on this thread until the matching `csr_runtime_end_batch` (they nest). GCC's
+/// libobjc: a replacement reaches the owning class at once and the subclasses that inherit the method at the end of
+/// the batch, in one walk of each owner's subclasses for all its replaced methods (a start() replaces about ten
+/// methods of NSObject; each walk visits every subclass). Until then an inheriting subclass still calls the
+/// implementation it had: the hooks' replacements all tolerate being reached or not while they are installed or
+/// reverted. No-op on Apple's runtime (method_setImplementation flushes the method caches itself).
+void csr_runtime_begin_batch(void);
+void csr_runtime_end_batch(void);
+/// Inside a batch: brings the subclasses of every method replaced so far up to date now (for a hook that must
+/// reach them before the caller goes on, such as the dealloc watcher's).
+void csr_runtime_flush_batch(void);
+
 /// Prepares the runtime for method replacement while other threads send messages. Call once before the first hook.
 /// GCC's libobjc frees a class's old dispatch table at once when it believes the process is single-threaded, and it
 /// counts only threads it started itself: a message sent meanwhile from any other thread (libdispatch, pthreads)

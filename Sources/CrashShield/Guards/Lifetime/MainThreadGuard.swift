@@ -131,6 +131,14 @@ final class MainThreadPoints: @unchecked Sendable {
     private let lock = Lock()
     private var byName: [String: AnyHookPoint] = [:]
 
+    private init() {
+        csr_main_set_fallbacks(unsafeBitCast(MainThreadGuard.noneReplacement, to: CSRIMP.self),
+                               unsafeBitCast(MainThreadGuard.objectReplacement, to: CSRIMP.self),
+                               unsafeBitCast(MainThreadGuard.wordReplacement, to: CSRIMP.self),
+                               unsafeBitCast(MainThreadGuard.doubleReplacement, to: CSRIMP.self),
+                               unsafeBitCast(MainThreadGuard.rectReplacement, to: CSRIMP.self))
+    }
+
     /// The point for `name` (made on first use).
     func point(for name: String, shape: CSRCallShape) -> AnyHookPoint {
         lock.withLock {
@@ -138,11 +146,16 @@ final class MainThreadPoints: @unchecked Sendable {
             let selector = ObjCSelector(name)
             let point: AnyHookPoint
             switch shape {
-            case CSRCallShapeObject: point = HookPoint(selector, replacement: MainThreadGuard.objectReplacement)
-            case CSRCallShapeWord: point = HookPoint(selector, replacement: MainThreadGuard.wordReplacement)
-            case CSRCallShapeDouble: point = HookPoint(selector, replacement: MainThreadGuard.doubleReplacement)
-            case CSRCallShapeRect: point = HookPoint(selector, replacement: MainThreadGuard.rectReplacement)
-            default: point = HookPoint(selector, replacement: MainThreadGuard.noneReplacement)
+            case CSRCallShapeObject:
+                point = MainThreadHookPoint(selector, shape: shape, replacement: MainThreadGuard.objectReplacement)
+            case CSRCallShapeWord:
+                point = MainThreadHookPoint(selector, shape: shape, replacement: MainThreadGuard.wordReplacement)
+            case CSRCallShapeDouble:
+                point = MainThreadHookPoint(selector, shape: shape, replacement: MainThreadGuard.doubleReplacement)
+            case CSRCallShapeRect:
+                point = MainThreadHookPoint(selector, shape: shape, replacement: MainThreadGuard.rectReplacement)
+            default:
+                point = MainThreadHookPoint(selector, shape: CSRCallShapeNone, replacement: MainThreadGuard.noneReplacement)
             }
             byName[name] = point
             append(UInt(bitPattern: selector.pointer), point)
@@ -196,5 +209,22 @@ final class MainThreadPoints: @unchecked Sendable {
             return (0..<published).last { points[$0].takeUnretainedValue() === found }
         }
         return slot.flatMap { original($0, receiver) }
+    }
+}
+
+/// A main-thread hook point: each class it is installed on gets a C trampoline of its own
+/// (`csr_main_trampoline`), which on the main thread jumps straight to that class's original and otherwise
+/// continues in the shape's replacement above (the full path: which point, which thread, report, run later). The
+/// replacement itself is installed when the trampolines run out.
+final class MainThreadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendable {
+    let shape: CSRCallShape
+
+    init(_ selector: ObjCSelector, shape: CSRCallShape, replacement: Signature) {
+        self.shape = shape
+        super.init(selector, replacement: replacement)
+    }
+
+    override func replacement(forSlot slot: Int) -> CSRIMP {
+        csr_main_trampoline(shape, originals.storage, slot) ?? replacement
     }
 }

@@ -218,7 +218,9 @@ final class ZombieClassFilter: @unchecked Sendable {
     }
 }
 
-/// The zombies, oldest first, bounded in bytes and in count. Thread-safe.
+/// The zombies, oldest first, bounded in bytes and in count. Thread-safe. The pool itself is C (`csr_zombie_pool_*`,
+/// CSRLifetime.h): a protected deallocation appends to a ring and evicts from its head, with no hashing and no
+/// reference counting; finding a zombie's record (only when a zombie gets a message) scans it, newest first.
 final class ZombiePool: @unchecked Sendable {
     static let shared = ZombiePool()
 
@@ -229,82 +231,52 @@ final class ZombiePool: @unchecked Sendable {
         let stack: [UInt]
     }
 
-    private let lock = Lock()
-    private var records: [UInt: Record] = [:]
-    /// Addresses in admission order; `head` is the oldest still in the pool.
-    private var order: [UInt] = []
-    private var head = 0
-    private var bytes = 0
-    private var maxBytes = 0
-    private var maxCount = 0
+    private static let stackDepth = 16
     private let recordsStack = ManagedAtomic<Bool>(true)
-    /// Zombies freed for real because a bound was reached (since `configure`).
-    private var evicted = 0
 
     func configure(_ options: ZombieOptions) {
-        drain()
-        lock.withLock {
-            maxBytes = options.maxBytes
-            maxCount = options.maxCount
-            recordsStack.store(options.recordsDeallocationStack, ordering: .relaxed)
-            evicted = 0
-        }
+        csr_zombie_pool_configure(max(options.maxBytes, 0), max(options.maxCount, 0))
+        recordsStack.store(options.recordsDeallocationStack, ordering: .relaxed)
     }
 
     /// Makes `object` (being deallocated; every `-dealloc` body of its chain ran) a zombie and keeps it. false when
     /// it cannot be kept: the caller frees it as usual.
     func admit(_ object: CSRObject, cls: CSRClass) -> Bool {
         let size = csr_class_getInstanceSize(cls)
-        var stack: [UInt] = []
-        if recordsStack.load(ordering: .relaxed) {
-            var raw = [UnsafeMutableRawPointer?](repeating: nil, count: 16)
-            let count = Int(raw.withUnsafeMutableBufferPointer { csr_backtrace($0.baseAddress, Int32($0.count)) })
-            stack = raw.prefix(count).dropFirst().map { UInt(bitPattern: $0) }
-        }
         // Cleanups of a dealloc watcher hook that sits below this one in the chain (it would not run).
         let notified = DeallocWatcher.shared.runCleanups(object)
-        csr_zombie_make(object)
-        let address = UInt(bitPattern: object)
-        DeallocWatcher.shared.notifyDidDeallocate(notified, address: address)   // the dealloc chain has run
-        lock.withLock {
-            records[address] = Record(cls: cls, size: size, stack: stack)
-            order.append(address)
-            bytes += size
-            while records.count > maxCount || bytes > maxBytes, head < order.count {
-                evictOldest(counting: true)
-            }
-            if head > 1024, head * 2 > order.count {
-                order.removeFirst(head)
-                head = 0
-            }
+        if recordsStack.load(ordering: .relaxed) {
+            var raw = [UnsafeMutableRawPointer?](repeating: nil, count: Self.stackDepth)
+            let count = Int(raw.withUnsafeMutableBufferPointer { csr_backtrace($0.baseAddress, Int32($0.count)) })
+            let stack = raw.prefix(count).dropFirst().map { UInt(bitPattern: $0) }
+            csr_zombie_make(object)
+            stack.withUnsafeBufferPointer { csr_zombie_pool_add(object, cls, size, $0.baseAddress, Int32($0.count)) }
+        } else {
+            csr_zombie_make(object)
+            csr_zombie_pool_add(object, cls, size, nil, 0)
         }
+        DeallocWatcher.shared.notifyDidDeallocate(notified, address: UInt(bitPattern: object))   // the chain has run
         return true
     }
 
-    /// Under the lock: frees the oldest zombie for real.
-    private func evictOldest(counting: Bool) {
-        let address = order[head]
-        head += 1
-        guard let record = records.removeValue(forKey: address) else { return }
-        bytes -= record.size
-        if counting { evicted += 1 }
-        csr_zombie_free(UnsafeMutableRawPointer(bitPattern: address))
-    }
-
     /// Frees every zombie for real.
-    func drain() {
-        lock.withLock {
-            while head < order.count { evictOldest(counting: false) }
-            order.removeAll()
-            head = 0
-            records.removeAll()
-            bytes = 0
-        }
-    }
+    func drain() { csr_zombie_pool_drain() }
 
     /// The record of the zombie at `address`, if the pool keeps one there.
-    func record(at address: UInt) -> Record? { lock.withLock { records[address] } }
+    func record(at address: UInt) -> Record? {
+        var record = CSRZombieRecord()
+        var stack = [UInt](repeating: 0, count: Self.stackDepth)
+        let found = stack.withUnsafeMutableBufferPointer {
+            csr_zombie_pool_record(address, &record, $0.baseAddress, Int32($0.count))
+        }
+        guard found, let cls = record.cls else { return nil }
+        return Record(cls: cls, size: Int(record.size), stack: Array(stack.prefix(Int(record.stackCount))))
+    }
 
     /// How many zombies the pool keeps, and their instance bytes.
-    var usage: (count: Int, bytes: Int, evicted: Int) { lock.withLock { (records.count, bytes, evicted) } }
+    var usage: (count: Int, bytes: Int, evicted: Int) {
+        var count = 0, bytes = 0, evicted = 0
+        csr_zombie_pool_usage(&count, &bytes, &evicted)
+        return (count, bytes, evicted)
+    }
 }
