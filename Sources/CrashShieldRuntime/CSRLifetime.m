@@ -482,16 +482,3 @@ void csr_call_on_main(CSRObject receiver, CSRSelector selector, CSRIMP implement
     CSR_RELEASE(call);
 #endif
 }
-
-bool csr_run_loop_spin(double seconds, bool (*until)(void *context), void *context) {
-    NSDate *deadline = [NSDate dateWithTimeIntervalSinceNow: seconds];
-    bool done = until ? until(context) : false;
-    while (!done && [deadline timeIntervalSinceNow] > 0) {
-        @autoreleasepool {
-            [[NSRunLoop currentRunLoop] runMode: NSDefaultRunLoopMode
-                                     beforeDate: [NSDate dateWithTimeIntervalSinceNow: 0.01]];
-        }
-        done = until ? until(context) : false;
-    }
-    return done;
-}

@@ -55,7 +55,6 @@ void csr_notification_post(CSRObject center, CSRObject name, CSRObject object, C
 }
 
 CSRObject csr_nsthread_main(void) { return (CSR_BRIDGE CSRObject)[NSThread mainThread]; }
-CSRObject csr_nsthread_current(void) { return (CSR_BRIDGE CSRObject)[NSThread currentThread]; }
 
 // MARK: What the running center does with deallocated observers
 

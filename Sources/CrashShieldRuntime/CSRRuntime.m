@@ -281,10 +281,6 @@ const char *csr_class_imagePath(CSRClass cls) {
 #endif
 }
 
-int csr_class_list(CSRClass *out, int max) {
-    return objc_getClassList((__unsafe_unretained Class *)(void *)out, max);
-}
-
 CSRSelector csr_sel_register(const char *name) { return (CSRSelector)(void *)sel_registerName(name); }
 
 const char *csr_sel_getName(CSRSelector selector) { return selector ? sel_getName((SEL)selector) : "(null)"; }

@@ -51,14 +51,6 @@ struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable {
         while let cls = current { result.append(cls); current = cls.superclass }
         return result
     }
-
-    /// Every class registered with the runtime.
-    static func all() -> [ObjCClass] {
-        let count = Int(csr_class_list(nil, 0))
-        var buffer = [CSRClass?](repeating: nil, count: count + 64)
-        let filled = buffer.withUnsafeMutableBufferPointer { Int(csr_class_list($0.baseAddress, Int32($0.count))) }
-        return buffer.prefix(min(filled, buffer.count)).compactMap { $0.map(ObjCClass.init) }
-    }
 }
 
 /// An Objective-C selector. Equality compares names (the GNU runtime keeps several typed selectors per name).

@@ -89,9 +89,6 @@ CSRIMP csr_main_trampoline(CSRCallShape shape, const CSRHookTable *table, long s
 void csr_call_on_main(CSRObject receiver, CSRSelector selector, CSRIMP implementation, CSRCallShape shape,
                       const void *argument);
 
-/// Runs the current thread's run loop until `until(context)` answers true or `seconds` passed (for tests and
-/// command-line tools whose main thread does not run a run loop). Returns the last answer of `until`.
-bool csr_run_loop_spin(double seconds, bool (*until)(void *context), void *context);
 
 #ifdef __cplusplus
 }

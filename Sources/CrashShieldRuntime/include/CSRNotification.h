@@ -28,9 +28,8 @@ CSRObject csr_notification_userInfo(CSRObject notification);
 void csr_notification_post(CSRObject center, CSRObject name, CSRObject object, CSRObject userInfo, CSRObject thread,
                            bool waitUntilDone);
 
-/// `[NSThread mainThread]`, `[NSThread currentThread]` (not retained).
+/// `[NSThread mainThread]` (not retained).
 CSRObject csr_nsthread_main(void);
-CSRObject csr_nsthread_current(void);
 
 /// Whether the running NSNotificationCenter never messages a deallocated selector-based observer: Apple since
 /// OS X 10.11 / iOS 9 (every OS the package supports); GNUstep Base 1.28 does message it (false), unless a test

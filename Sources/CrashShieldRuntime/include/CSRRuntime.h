@@ -56,8 +56,6 @@ bool csr_class_isKindOf(CSRClass cls, CSRClass ancestor);
 size_t csr_class_getInstanceSize(CSRClass cls);
 /// Path of the binary image that defines `cls` (NULL when unknown).
 const char *csr_class_imagePath(CSRClass cls);
-/// Fills `out` with up to `max` registered classes; returns the total count.
-int csr_class_list(CSRClass *out, int max);
 
 // MARK: Selectors and methods
 
