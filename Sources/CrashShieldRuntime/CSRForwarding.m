@@ -282,7 +282,8 @@ static IMP csr_forward2(id receiver, SEL selector) {
             (void)[receiver forwardingTargetForSelector: selector];
         }
     }
-    IMP (*previous)(id, SEL) = csr_previousForward2;
+    // Written under csr_forwardLock by the thread that installs the entry, read here by every thread that forwards.
+    IMP (*previous)(id, SEL) = __atomic_load_n(&csr_previousForward2, __ATOMIC_ACQUIRE);
     return previous ? previous(receiver, selector) : NULL;
 }
 #endif
@@ -293,7 +294,7 @@ void csr_forwarding_watchEntry(unsigned owner, bool watch) {
     unsigned before = csr_forwardOwners;
     csr_forwardOwners = watch ? (before | owner) : (before & ~owner);
     if (before == 0 && csr_forwardOwners != 0 && __objc_msg_forward2 != csr_forward2) {
-        csr_previousForward2 = __objc_msg_forward2;
+        __atomic_store_n(&csr_previousForward2, __objc_msg_forward2, __ATOMIC_RELEASE);   // before the entry is ours
         __objc_msg_forward2 = csr_forward2;
     } else if (before != 0 && csr_forwardOwners == 0 && __objc_msg_forward2 == csr_forward2) {
         __objc_msg_forward2 = csr_previousForward2;   // csr_previousForward2 stays valid for calls under way

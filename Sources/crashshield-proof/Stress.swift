@@ -24,8 +24,10 @@ struct SplitMix {
 /// Counts reports (the sink path runs on every thread while guards come and go).
 final class CountingSink: ReportSink, @unchecked Sendable {
     private let lock = NSLock()
-    private(set) var deliveries = 0
-    func receive(_ report: CrashReport) { lock.lock(); deliveries += 1; lock.unlock() }
+    private var count = 0
+    /// Reports delivered so far (one may still arrive after `stop()`: read under the lock).
+    var deliveries: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func receive(_ report: CrashReport) { lock.lock(); count += 1; lock.unlock() }
 }
 
 /// `threads` threads make good and bad calls of every guard family while one more thread starts, stops and toggles
