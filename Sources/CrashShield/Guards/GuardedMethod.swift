@@ -41,9 +41,7 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     @inline(__always)
     func guarded<Result>(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation?, unhooked: Result,
                          recovery: (Signature) -> Result, _ call: (Signature) -> Result) -> Result {
-        guard let original = original(for: receiver) else { return unhooked }
-        guard let violation, stops(receiver, cmd, violation) else { return call(original) }
-        return recovery(original)
+        guarded(receiver, cmd, valid: violation == nil, else: violation, unhooked: unhooked, recovery: recovery, call)
     }
 
     /// The same shape for the hottest calls: `valid` is the cheap check, and `violation` (what Foundation raises,

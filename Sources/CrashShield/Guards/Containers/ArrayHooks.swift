@@ -50,10 +50,9 @@ enum ArrayHooks {
     /// Recovery: nil (an index set past the end, or nil).
     static let objectsAtIndexes: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("objectsAtIndexes:", .container) { r, cmd, indexes in
         let count = count(of: r)
-        let last = probe(indexes, ContainerSelectors.lastIndex)
+        let last = probe(indexes, ContainerSelectors.lastIndex)   // nil: nil, or not an index set (Foundation's failure)
         var violation: Violation?
-        if indexes != nil && last == nil { // not an index set: Foundation's own failure
-        } else if let last { // NSNotFound: an empty set
+        if let last { // NSNotFound: an empty set
             #if canImport(Darwin)
             violation = last == UInt(Int.max) || last < count ? nil : Violation(ExceptionName.range, hint: Hint.index) {
                 "*** -[\($0) objectsAtIndexes:]: index \(last) in index set beyond bounds" + (count == 0 ? " for empty array" : " [0 .. \(count - 1)]")
@@ -61,7 +60,7 @@ enum ArrayHooks {
             #else
             violation = last == UInt(Int.max) || last < count ? nil : .index(last, count: count, method: "objectAtIndex:")
             #endif
-        } else {
+        } else if indexes == nil {
             violation = .fixed(ExceptionName.invalidArgument, "index set cannot be nil", method: "objectsAtIndexes:",
                                apple: "index set cannot be nil", hint: "check the index set for nil")
         }
@@ -87,8 +86,8 @@ enum ArrayHooks {
     /// Behind `arrayWithObjects:count:`, `arrayWithObject:`, `@[...]` literals. Recovery: the array of the non-nil
     /// objects.
     static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
-        initWithObjectsCount.read(r, cmd, valid: ContainerFailure.firstNil(objects, count: count) == nil,
-                                  else: ContainerFailure.firstNil(objects, count: count).map { .nilInInit("Tried to init array with nil object", slot: $0) },
+        let slot = ContainerFailure.firstNil(objects, count: count)
+        return initWithObjectsCount.read(r, cmd, valid: slot == nil, else: slot.map { .nilInInit("Tried to init array with nil object", slot: $0) },
                                          recovery: { original in
             ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
         }) { $0(r, cmd, objects, count) }
@@ -200,12 +199,11 @@ enum ArrayHooks {
     /// nil index set removes nothing there; Apple raises for it.
     static let removeObjectsAtIndexes: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObjectsAtIndexes:", .container) { r, cmd, indexes in
         let count = count(of: r)
-        let last = probe(indexes, ContainerSelectors.lastIndex)
+        let last = probe(indexes, ContainerSelectors.lastIndex)   // nil: nil, or not an index set (Foundation's failure)
         var violation: Violation?
-        if indexes != nil && last == nil {  // not an index set: Foundation's own failure
-        } else if let last, last != UInt(Int.max), last >= count {
+        if let last, last != UInt(Int.max), last >= count {
             violation = .index(last, count: count, method: "removeObjectAtIndex:", hint: "check the index set against count")
-        } else if last == nil && FoundationRules.platform == .apple {
+        } else if indexes == nil && FoundationRules.platform == .apple {
             violation = .fixed(ExceptionName.invalidArgument, "", method: "removeObjectsAtIndexes:", apple: "index set cannot be nil",
                                hint: "check the index set for nil")
         }

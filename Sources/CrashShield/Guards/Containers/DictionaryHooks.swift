@@ -23,26 +23,28 @@ enum DictionaryHooks {
     }
 
     /// The first pair with a nil side, in Foundation's order (slot by slot, the key before the value).
-    static func firstNilPair(_ objects: UnsafePointer<CSRObject?>?, _ keys: UnsafePointer<CSRObject?>?, count: UInt) -> Violation? {
+    static func firstNilPair(_ objects: UnsafePointer<CSRObject?>?, _ keys: UnsafePointer<CSRObject?>?,
+                             count: UInt) -> (slot: Int, isKey: Bool)? {
         guard count > 0 else { return nil }
-        func violation(_ slot: Int, isKey: Bool) -> Violation {
-            .nilInInit(isKey ? "Tried to init dictionary with nil key" : "Tried to init dictionary with nil value", method: "initWithObjects:forKeys:count:",
-                       slot: slot, what: isKey ? "key" : "object", hint: Hint.nilPair)
-        }
-        guard let objects, let keys else { return violation(0, isKey: keys == nil) }
+        guard let objects, let keys else { return (0, keys == nil) }
         for index in 0..<Int(count) {
-            if keys[index] == nil { return violation(index, isKey: true) }
-            if objects[index] == nil { return violation(index, isKey: false) }
+            if keys[index] == nil { return (index, true) }
+            if objects[index] == nil { return (index, false) }
         }
         return nil
+    }
+
+    private static func nilPair(_ bad: (slot: Int, isKey: Bool)) -> Violation {
+        .nilInInit(bad.isKey ? "Tried to init dictionary with nil key" : "Tried to init dictionary with nil value",
+                   method: "initWithObjects:forKeys:count:", slot: bad.slot, what: bad.isKey ? "key" : "object",
+                   hint: Hint.nilPair)
     }
 
     /// Behind `dictionaryWithObjects:forKeys:count:`, `dictionaryWithObject:forKey:`, `@{...}` literals. Recovery: the
     /// dictionary of the pairs whose key and value are both non-nil.
     static let initWithObjectsForKeysCount: GuardedMethod<IMP.InitWithObjectsKeysCount> = GuardedMethod("initWithObjects:forKeys:count:", .container) { r, cmd, objects, keys, count in
-        initWithObjectsForKeysCount.read(r, cmd, valid: count == 0 || (objects != nil && keys != nil && ContainerFailure.firstNil(keys, count: count) == nil
-                                                                   && ContainerFailure.firstNil(objects, count: count) == nil),
-                                         else: firstNilPair(objects, keys, count: count), recovery: { original in
+        let bad = firstNilPair(objects, keys, count: count)
+        return initWithObjectsForKeysCount.read(r, cmd, valid: bad == nil, else: bad.map(nilPair), recovery: { original in
             if objects == nil || keys == nil { return original(r, cmd, nil, nil, 0) }
             return ContainerFailure.withoutNils(objects, keys, count: count) { original(r, cmd, $0, $1, $2) }
         }) { $0(r, cmd, objects, keys, count) }

@@ -35,8 +35,8 @@ enum SetHooks {
     /// with the ordered sets.
     static func initWithObjects(_ point: GuardedMethod<IMP.InitWithObjectsCount>, _ text: @autoclosure () -> String, _ r: CSRObject?,
                                 _ cmd: CSRSelector?, _ objects: UnsafePointer<CSRObject?>?, _ count: UInt) -> CSRObject? {
-        point.read(r, cmd, valid: ContainerFailure.firstNil(objects, count: count) == nil,
-                   else: ContainerFailure.firstNil(objects, count: count).map { .nilInInit(text(), slot: $0) }, recovery: { original in
+        let slot = ContainerFailure.firstNil(objects, count: count)
+        return point.read(r, cmd, valid: slot == nil, else: slot.map { .nilInInit(text(), slot: $0) }, recovery: { original in
             ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
         }) { $0(r, cmd, objects, count) }
     }
