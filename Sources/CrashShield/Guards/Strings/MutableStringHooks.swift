@@ -30,9 +30,9 @@ enum MutableStringHooks {
 
     /// Also installed on mutable attributed strings (an unrelated class hierarchy: no nesting).
     static let replaceCharactersInRange: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod("replaceCharactersInRange:withString:", .string) { r, cmd, range, string in
-        let length = length(of: r)
-        replaceCharactersInRange.mutation(r, cmd, valid: range.fits(in: length), else: .textMutation(range, length: length,
-            method: "replaceCharactersInRange:withString:", appleMethod: "replaceCharactersInRange:withString:")) { $0(r, cmd, range, string) }
+        replaceCharactersInRange.mutation(r, cmd, valid: range.fits(in: length(of: r)), else: rangeFailure(range, r)) {
+            $0(r, cmd, range, string)
+        }
     }
 
     /// Two layers: NSMutableString's generic implementation (GNUstep: it checks in
