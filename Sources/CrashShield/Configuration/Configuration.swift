@@ -9,8 +9,10 @@ public struct Configuration: Sendable {
     /// Deny list: receivers of these classes (or their subclasses) are never protected; their calls behave exactly
     /// as without CrashShield.
     public var excludedClassNames: Set<String>
-    /// Allow list for the guards that protect the app's own classes (unrecognized selectors, zombies): class-name
-    /// prefixes. Empty means "classes defined in the app's own binaries".
+    /// Class-name prefixes for the guards that protect the app's own classes. The unrecognized-selector guard
+    /// protects classes defined in the app's own binaries and, in addition, classes whose names start with one of
+    /// these prefixes. The zombie guard protects only the classes these prefixes (and `ZombieOptions.classNames`)
+    /// select when either is set; when both are empty, classes defined in the app's own binaries.
     public var protectedClassPrefixes: [String]
     /// Foundation classes the unrecognized-selector guard protects on top of the app's own classes: the types app
     /// code commonly confuses (a number used as a string, an array used as a dictionary). A receiver of one of
