@@ -187,6 +187,17 @@ static void csp_stress_kvo(uint64_t seed, CSPProblem *problem) {
     CSP_RELEASE(twice);
 }
 
+void csp_stress_prepare(void) {
+    CSPModel *model = [[CSPModel alloc] init];
+    CSPCountingObserver *observer = [[CSPCountingObserver alloc] init];
+    [model addObserver: observer forKeyPath: @"level" options: 0 context: NULL];
+    [model addObserver: observer forKeyPath: @"name" options: 0 context: NULL];
+    [model removeObserver: observer forKeyPath: @"level"];
+    [model removeObserver: observer forKeyPath: @"name"];
+    CSP_RELEASE(observer);
+    CSP_RELEASE(model);
+}
+
 static void csp_stress_notification(uint64_t seed, CSPProblem *problem) {
     NSNotificationCenter *center = [NSNotificationCenter defaultCenter];
     CSPCountingObserver *clean = [[CSPCountingObserver alloc] init];

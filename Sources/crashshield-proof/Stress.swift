@@ -69,6 +69,7 @@ struct StressRun {
 
     func run() -> Int32 {
         csp_stress_install_crash_report(Int32(threads + 1))
+        csp_stress_prepare()
         let sink = CountingSink()
         let configuration = Configuration(guards: .all, mode: .release, sinks: [sink])
         do { if mode != .baseline { try CrashShield.start(configuration) } } catch {

@@ -416,6 +416,7 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     func testConcurrentAddChangeRemove() throws {
+        setUpGNUstepKVOOnOneThread()
         try withShield(Configuration(guards: .kvo)) { sink in
             let threads = 4, rounds = 200
             let models = (0..<threads).map { _ in UInt(bitPattern: css_kvo_model_new()!) }

@@ -53,25 +53,9 @@ final class KVOStressTests: ShieldTestCase {
         return cycles
     }
 
-    /// GNUstep sets its KVO up on first use without a lock that covers it: `setup()` publishes its lock before the
-    /// table of KVO subclasses exists (another thread then logs "NSMapGet Null table argument supplied" and makes a
-    /// second `GSKVOCSSKVOModel`, whose lookup fails, so `GSObjCAddClassBehavior` recurses until the stack overflows),
-    /// and a class's KVO subclass and setter overrides are made by the first add. Without CrashShield, 8 threads
-    /// making their first observations at once crash about once in 300 runs (ARCHITECTURE.md, "Runtime notes");
-    /// with CrashShield, in the same place (a core: every worker inside GNUstep's -addObserver:..., 0.3 s in). So the model's class is observed once, on one thread, before the
-    /// threads start: what this test proves is the guard switched while threads observe, not GNUstep's first use.
-    private static func setUpGNUstepKVOOnOneThread() {
-        let model = css_kvo_model_new()!, observer = css_kvo_recorder_new(0)!
-        for key in ["level", "name"] { css_kvo_add(model, observer, key, 0x01, 0) }
-        css_kvo_set_level(model, 1)
-        for key in ["level", "name"] { css_kvo_remove(model, observer, key) }
-        css_object_release(observer)
-        css_object_release(model)
-    }
-
     func testSwitchingTheGuardOffAndOnWhileEightThreadsObserveDoesNotCrash() throws {
         let seconds = Self.seconds, threads = 8
-        Self.setUpGNUstepKVOOnOneThread()
+        setUpGNUstepKVOOnOneThread()   // what this test proves is the switching, not GNUstep's first use
         let end = Date().addingTimeInterval(seconds)
         let configuration = Configuration(guards: .kvo, sinks: [InMemoryReportSink()])
         try CrashShield.start(configuration)

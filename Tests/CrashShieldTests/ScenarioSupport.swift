@@ -87,3 +87,21 @@ extension XCTestCase {
         classes.flatMap { cls in selectors.map { unsafeBitCast(csr_class_methodImplementation(cls.pointer, $0.pointer), to: Int.self) } }
     }
 }
+
+/// GNUstep sets its KVO up on first use without a lock that covers it: `setup()` publishes its lock before the table
+/// of KVO subclasses exists (another thread then logs "NSMapGet Null table argument supplied" and makes a second
+/// `GSKVOCSSKVOModel`, whose lookup fails, so `GSObjCAddClassBehavior` recurses until the stack overflows), and a
+/// class's KVO subclass gets each key's setter at that key's first observation, by `class_addMethod`, while other
+/// threads message its instances. Without CrashShield, 8 threads making their first observations at once crash about
+/// once in 300 runs (ARCHITECTURE.md, "Runtime notes"). Tests that observe `CSSKVOModel` from several threads call
+/// this first, on one thread.
+func setUpGNUstepKVOOnOneThread() {
+    let model = css_kvo_model_new()!, observer = css_kvo_recorder_new(0)!
+    for key in ["level", "name"] { css_kvo_add(model, observer, key, 0x01, 0) }
+    css_kvo_set_level(model, 1)
+    for key in ["level", "name"] { css_kvo_remove(model, observer, key) }
+    css_object_release(observer)
+    css_object_release(model)
+    var scratch = [CChar](repeating: 0, count: 1 << 12)
+    css_kvo_take_log(&scratch, UInt(scratch.count))   // the warm-up's change is nobody's
+}

@@ -72,6 +72,9 @@ const char *csp_stress_operation_name(int operation);
 /// Runs one operation (a handful of good and bad calls, each bad one inside @try) with `seed` choosing its
 /// arguments. Returns false when a valid call gave a wrong answer (the message is copied into `problem`).
 bool csp_stress_run(int operation, uint64_t seed, char *problem, size_t size);
+/// Observes the operations' model class once, on the calling thread, before any thread starts: GNUstep sets its KVO
+/// up on first use without a lock that covers it (ARCHITECTURE.md, "Runtime notes"), with or without CrashShield.
+void csp_stress_prepare(void);
 /// What thread `thread` (0-63) is doing: its operation and a counter that moves with every operation.
 void csp_stress_note(int thread, int operation);
 uint64_t csp_stress_heartbeat(int thread);
