@@ -117,11 +117,15 @@ final class ProcessContext: Sendable {
         let now = Date()
         launchDate = now.addingTimeInterval(-(Self.processAge() ?? 0))
         let bundle = Bundle.main
+        // The Info.plist as it is, not `object(forInfoDictionaryKey:)`: that one looks for a localized value first,
+        // which means listing the bundle's resources (on Linux, 108 M of the first start()'s 159 M instructions for a
+        // binary in a build directory); a version is not localized.
+        let info = bundle.infoDictionary ?? [:]
         let system = Self.system()
         context = ReportContext(
             appIdentifier: bundle.bundleIdentifier ?? ProcessInfo.processInfo.processName,
-            appVersion: bundle.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String,
-            appBuild: bundle.object(forInfoDictionaryKey: "CFBundleVersion") as? String,
+            appVersion: info["CFBundleShortVersionString"] as? String,
+            appBuild: info["CFBundleVersion"] as? String,
             osName: system.name, osVersion: system.version, osBuild: system.build, device: system.device,
             launchID: UUID().uuidString, secondsSinceLaunch: 0)
     }
