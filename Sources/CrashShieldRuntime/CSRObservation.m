@@ -200,6 +200,8 @@ void csr_kvo_mark_end(CSRObject object, uintptr_t token) {
     CSR_RELEASE(mark);
 }
 
+bool csr_kvo_foundation_raises_for_dead_observed_objects(void) { return true; }
+
 void csr_test_emulateAppleKVO(bool emulate) { (void)emulate; }
 void csr_test_kvo_destroyed(uintptr_t address) { (void)address; }
 #else
@@ -211,6 +213,10 @@ static pthread_mutex_t csr_kvo_marks_lock = PTHREAD_MUTEX_INITIALIZER;
 static NSMapTable *csr_kvo_marks;
 
 bool csr_kvo_foundation_forgets_dead_observed_objects(void) {
+    return __atomic_load_n(&csr_kvo_emulate_apple, __ATOMIC_ACQUIRE);
+}
+
+bool csr_kvo_foundation_raises_for_dead_observed_objects(void) {
     return __atomic_load_n(&csr_kvo_emulate_apple, __ATOMIC_ACQUIRE);
 }
 

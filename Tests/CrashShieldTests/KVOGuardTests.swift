@@ -131,7 +131,20 @@ final class KVOGuardTests: ShieldTestCase {
         }
     }
 
-    func testObservedObjectDeallocatedWithObserversIsCleanedUpAndReported() throws {
+    /// An observed object deallocated with an observer still registered: the guard takes it off its table (a new
+    /// object, maybe at the same address, has no observer). GNUstep's KVO forgets the object's observers at its
+    /// `-dealloc`, for every key, and raises nothing (GSKVOBase's `-dealloc` drops the observation info): no report.
+    /// Where Foundation raises (Apple before iOS 11, and for keys notified manually) it is reported:
+    /// `testWhereFoundationForgetsDeadObservedObjectsOnlyManualKeysAreWatchedAndReported`.
+    func testObservedObjectDeallocatedWithObserversIsCleanedUpAndReportedOnlyWhereFoundationRaises() throws {
+        #if !canImport(Darwin)
+        withAutoreleasePool {
+            let observer = css_kvo_recorder_new(1)!, model = css_kvo_model_new()!
+            css_kvo_add(model, observer, "level", new, 0)
+            XCTAssertNil(catchingObjCException { css_object_release(model) }, "without CrashShield GNUstep raises nothing")
+            css_object_release(observer)
+        }
+        #endif
         try withShield(Configuration(guards: .kvo)) { sink in
             withAutoreleasePool {
                 let observer = css_kvo_recorder_new(1)!
@@ -146,10 +159,9 @@ final class KVOGuardTests: ShieldTestCase {
                 css_object_release(next)
                 css_object_release(observer)
             }
-            let report = try XCTUnwrap(kvoReports(sink).first)
-            XCTAssertEqual(kvoReports(sink).count, 1)
-            XCTAssertEqual(report.selector, "dealloc")
-            XCTAssertEqual(report.className, "CSSKVOModel")
+            #if !canImport(Darwin)
+            XCTAssertEqual(kvoReports(sink).count, 0, "GNUstep would not have raised: \(kvoReports(sink).map(\.reason))")
+            #endif
         }
     }
 

@@ -52,6 +52,11 @@ bool csr_kvo_change_is_prior(CSRObject change);
 /// for keys its class notifies automatically (Apple: iOS 11, macOS 10.13 and later), and the runtime can tell the
 /// guard when such an object is gone without a `-dealloc` hook (associated objects). GNUstep: false, unless emulated.
 bool csr_kvo_foundation_forgets_dead_observed_objects(void);
+/// Whether the running Foundation raises when an observed object whose observers it has not forgotten (above) is
+/// deallocated with observers registered. Apple: yes (NSInternalInconsistencyException). GNUstep 1.28: no, for any
+/// key (GSKVOBase's -dealloc drops the observation info), unless Apple is emulated. The guard still watches such an
+/// object on GNUstep, to clean up its own entry, but reports its death only where Foundation raises.
+bool csr_kvo_foundation_raises_for_dead_observed_objects(void);
 /// Whether the class of `object` notifies observers of the first key of `keyPath` automatically
 /// (`+automaticallyNotifiesObserversForKey:`) and keeps KVO's state in NSObject's own `observationInfo` accessors:
 /// the two conditions of Apple's relaxed rule.

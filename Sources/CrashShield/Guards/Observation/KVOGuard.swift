@@ -14,7 +14,7 @@ import CrashShieldRuntime.Internal
 /// | --- | --- | --- |
 /// | remove an observer never added / more often than added | nothing (Apple: NSRangeException) | skipped, reported |
 /// | add the same registration twice | delivered once (Apple: twice) | delivered once, reported |
-/// | observed object deallocated with observers | nothing (GNUstep's KVO forgets them; Apple < iOS 11, and Apple for keys notified manually: exception) | cleaned up, reported; Apple iOS 11+ with keys notified automatically: not watched, not reported (`watchesDeallocation`) |
+/// | observed object deallocated with observers | nothing (GNUstep's KVO forgets them; Apple < iOS 11, and Apple for keys notified manually: exception) | cleaned up; reported where Foundation raises (Apple); Apple iOS 11+ with keys notified automatically: not watched, not reported (`watchesDeallocation`); GNUstep: watched to clean up, not reported |
 /// | observer deallocated while registered | message to freed memory at the next change (crash) | removed at its dealloc, reported (nothing fails, in any mode) |
 /// | observer released on one thread while a change is delivered to it on another | message to freed memory (crash) | its dealloc waits for the call (or, when its thread is itself inside a delivery, the memory is freed when the call returns); no later change reaches it |
 /// | observer without `observeValueForKeyPath:...` | NSInvalidArgumentException at the change | skipped, reported |
@@ -227,7 +227,8 @@ final class KVOGuard: CrashGuard {
                                 implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
     }
 
-    /// An observed object's `-dealloc` returned with observers still registered: they were removed. Nothing failed.
+    /// An observed object's `-dealloc` returned with observers still registered, where Foundation raises for that
+    /// (`csr_kvo_foundation_raises_for_dead_observed_objects`): they were removed. Nothing failed.
     static func observedDied(_ address: UInt, className: String, keyPaths: [String]) {
         _ = Interception.report(.kvo, className: className, selector: "dealloc", exception: ExceptionName.internalInconsistency,
                                 reason: { "An instance \(GuardFailure.address(UnsafeRawPointer(bitPattern: address))) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); CrashShield removed them" },

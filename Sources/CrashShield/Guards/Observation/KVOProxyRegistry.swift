@@ -99,9 +99,11 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     private struct Departed {
         /// As an observer: (observed object, registration).
         var observing: [(object: UInt, registration: Registration)] = []
-        /// As an observed object: its class and the registrations of its observers.
+        /// As an observed object: its class and the registrations of its observers (its own `-dealloc` may still
+        /// remove them), and whether Foundation would have raised for them (then they are reported).
         var observedClass = ""
         var observedBy: [Registration] = []
+        var observedDeathRaises = false
         var isEmpty: Bool { observing.isEmpty && observedBy.isEmpty }
     }
 
@@ -666,11 +668,12 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                 }
             }
             // As an observed object: retire its entry (the proxy comes off), forget its observers' registrations.
-            // Reported only when Foundation would have raised (a watched object; it may also be watched as an
-            // observer).
+            // Reported only when Foundation would have raised: a watched object (it may also be watched as an
+            // observer) where Foundation raises for it (not GNUstep, which drops a dead object's observers).
             if let (entry, registrations) = retireObservedLocked(address) {
                 left.observedClass = entry.className
                 left.observedBy = entry.watched ? registrations : []
+                left.observedDeathRaises = csr_kvo_foundation_raises_for_dead_observed_objects()
                 // Another thread holding the access disposes of it when it gives the access up.
                 if entry.owner == nil || entry.owner == thread, !entry.disposed {
                     entry.disposed = true
@@ -731,7 +734,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             KVOGuard.observerDied(className: first.registration.observerClass,
                                   keyPaths: left.observing.map(\.registration.keyPath))
         }
-        if !left.observedBy.isEmpty {
+        if !left.observedBy.isEmpty && left.observedDeathRaises {
             KVOGuard.observedDied(address, className: left.observedClass, keyPaths: left.observedBy.map(\.keyPath))
         }
     }
