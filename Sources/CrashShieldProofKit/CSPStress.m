@@ -188,14 +188,16 @@ static void csp_stress_kvo(uint64_t seed, CSPProblem *problem) {
 }
 
 void csp_stress_prepare(void) {
-    CSPModel *model = [[CSPModel alloc] init];
-    CSPCountingObserver *observer = [[CSPCountingObserver alloc] init];
-    [model addObserver: observer forKeyPath: @"level" options: 0 context: NULL];
-    [model addObserver: observer forKeyPath: @"name" options: 0 context: NULL];
-    [model removeObserver: observer forKeyPath: @"level"];
-    [model removeObserver: observer forKeyPath: @"name"];
-    CSP_RELEASE(observer);
-    CSP_RELEASE(model);
+    @autoreleasepool {   // the main thread has no pool yet; GNUstep's KVO autoreleases its observation info
+        CSPModel *model = [[CSPModel alloc] init];
+        CSPCountingObserver *observer = [[CSPCountingObserver alloc] init];
+        [model addObserver: observer forKeyPath: @"level" options: 0 context: NULL];
+        [model addObserver: observer forKeyPath: @"name" options: 0 context: NULL];
+        [model removeObserver: observer forKeyPath: @"level"];
+        [model removeObserver: observer forKeyPath: @"name"];
+        CSP_RELEASE(observer);
+        CSP_RELEASE(model);
+    }
 }
 
 static void csp_stress_notification(uint64_t seed, CSPProblem *problem) {
