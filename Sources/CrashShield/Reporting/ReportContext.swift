@@ -118,8 +118,8 @@ final class ProcessContext: Sendable {
         launchDate = now.addingTimeInterval(-(Self.processAge() ?? 0))
         let bundle = Bundle.main
         // The Info.plist as it is, not `object(forInfoDictionaryKey:)`: that one looks for a localized value first,
-        // which means listing the bundle's resources (on Linux, 108 M of the first start()'s 159 M instructions for a
-        // binary in a build directory); a version is not localized.
+        // which means listing the bundle's resources (on Linux, for a binary in a crowded directory, 108 M of the
+        // first start()'s 159 M instructions); a version is not localized.
         let info = bundle.infoDictionary ?? [:]
         let system = Self.system()
         context = ReportContext(
