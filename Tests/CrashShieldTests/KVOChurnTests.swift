@@ -63,7 +63,8 @@ final class KVOChurnTests: ShieldTestCase {
             let start = Self.residentBytes()
             Self.churn(cycles, guarded: true)
             guarded = Self.residentBytes() - start
-            XCTAssertEqual(sink.reports(in: .kvo).count, 2, "one double removal and one dead observer, deduplicated")
+            // The dead observer, deduplicated; the double removal is GNUstep's to ignore (only Apple raises for it).
+            XCTAssertEqual(sink.reports(in: .kvo).count, FoundationRules.isApple ? 2 : 1, "\(sink.reports(in: .kvo).map(\.reason))")
         }
         XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0)
         print("KVO churn: \(cycles) cycles, resident growth without CrashShield \(unguarded >> 10) KB, with \(guarded >> 10) KB")

@@ -92,19 +92,36 @@ final class KVOGuardTests: ShieldTestCase {
 
     // MARK: Cases
 
-    func testRemovingAnObserverNeverAddedIsSkippedAndReported() throws {
-        try withShield(Configuration(guards: .kvo)) { sink in
-            withObjects { model, observers in css_kvo_remove(model, observers[0], "level") }
-            let report = try XCTUnwrap(kvoReports(sink).first)
-            XCTAssertEqual(kvoReports(sink).count, 1)
-            XCTAssertEqual(report.selector, "removeObserver:forKeyPath:")
-            XCTAssertEqual(report.exceptionName, "NSRangeException")
-            XCTAssertTrue(report.reason.contains("because it is not registered as an observer"), report.reason)
-            XCTAssertEqual(report.className, "CSSKVOModel")
+    /// Apple's Foundation raises NSRangeException for it: under Apple's rules the call is skipped and reported.
+    /// GNUstep's removes nothing and raises nothing: under its rules the call reaches GNUstep, and nothing is reported.
+    func testRemovingAnObserverNeverAddedIsReportedOnlyWhereFoundationRaises() throws {
+        try underAppleRules {
+            try withShield(Configuration(guards: .kvo)) { sink in
+                withObjects { model, observers in css_kvo_remove(model, observers[0], "level") }
+                let report = try XCTUnwrap(kvoReports(sink).first)
+                XCTAssertEqual(kvoReports(sink).count, 1)
+                XCTAssertEqual(report.selector, "removeObserver:forKeyPath:")
+                XCTAssertEqual(report.exceptionName, "NSRangeException")
+                XCTAssertTrue(report.reason.contains("because it is not registered as an observer"), report.reason)
+                XCTAssertEqual(report.className, "CSSKVOModel")
+            }
         }
+        #if !canImport(Darwin)
+        try withShield(Configuration(guards: .kvo)) { sink in
+            withObjects { model, observers in
+                XCTAssertNil(catchingObjCException { css_kvo_remove(model, observers[0], "level") })
+                XCTAssertNil(catchingObjCException { css_kvo_remove(model, observers[0], nil) })
+            }
+            XCTAssertEqual(kvoReports(sink).count, 0, "GNUstep would not have raised: \(kvoReports(sink).map(\.reason))")
+        }
+        #endif
     }
 
     func testRemovingMoreOftenThanAddedReportsOnce() throws {
+        try underAppleRules { try removingMoreOftenThanAddedReportsOnce() }
+    }
+
+    private func removingMoreOftenThanAddedReportsOnce() throws {
         try withShield(Configuration(guards: .kvo)) { sink in
             withObjects { model, observers in
                 css_kvo_add(model, observers[0], "level", new, 0)
@@ -241,7 +258,12 @@ final class KVOGuardTests: ShieldTestCase {
         }
     }
 
+    /// Under Apple's rules: a removal with a nil or empty key path is reported there (GNUstep ignores it).
     func testNilAndEmptyKeyPaths() throws {
+        try underAppleRules { try nilAndEmptyKeyPaths() }
+    }
+
+    private func nilAndEmptyKeyPaths() throws {
         try withShield(Configuration(guards: .kvo)) { sink in
             withObjects { model, observers in
                 css_kvo_add(model, observers[0], nil, new, 0)
@@ -271,8 +293,13 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     /// A deny-listed observed class is Foundation's alone (`Session.isGuarding`): no proxy, an unbalanced removal goes
-    /// to Foundation unreported; another class in the same run is guarded.
+    /// to Foundation unreported; another class in the same run is guarded. Under Apple's rules, where an unbalanced
+    /// removal raises.
     func testAnExcludedObservedClassIsLeftToFoundation() throws {
+        try underAppleRules { try excludedObservedClassIsLeftToFoundation() }
+    }
+
+    private func excludedObservedClassIsLeftToFoundation() throws {
         var configuration = Configuration(guards: .kvo)
         configuration.excludedClassNames = ["CSSKVOModel"]
         try withShield(configuration) { sink in

@@ -26,6 +26,14 @@ func withShield(_ configuration: Configuration = Configuration(guards: .all), fi
     try body(sink)
 }
 
+/// Runs `body` with Apple's rules in force (`FoundationRules`: the guards apply Apple's preconditions on GNUstep),
+/// then the platform's again.
+func underAppleRules<T>(_ body: () throws -> T) rethrows -> T {
+    FoundationRules.current = .apple
+    defer { FoundationRules.current = FoundationRules.platform }
+    return try body()
+}
+
 /// Base class for tests that touch the global shield: makes sure no test leaves it running.
 class ShieldTestCase: XCTestCase {
     override func setUp() {

@@ -12,7 +12,7 @@ import CrashShieldRuntime.Internal
 ///
 /// | case | GNUstep 1.28 unprotected | guarded |
 /// | --- | --- | --- |
-/// | remove an observer never added / more often than added | nothing (Apple: NSRangeException) | skipped, reported |
+/// | remove an observer never added / more often than added | nothing (Apple: NSRangeException) | Apple: skipped, reported; GNUstep: left to GNUstep (nothing happens), not reported |
 /// | add the same registration twice | delivered once (Apple: twice) | delivered once, reported |
 /// | observed object deallocated with observers | nothing (GNUstep's KVO forgets them; Apple < iOS 11, and Apple for keys notified manually: exception) | cleaned up; reported where Foundation raises (Apple); Apple iOS 11+ with keys notified automatically: not watched, not reported (`watchesDeallocation`); GNUstep: watched to clean up, not reported |
 /// | observer deallocated while registered | message to freed memory at the next change (crash) | removed at its dealloc, reported (nothing fails, in any mode) |
@@ -20,7 +20,7 @@ import CrashShieldRuntime.Internal
 /// | observer without `observeValueForKeyPath:...` | NSInvalidArgumentException at the change | skipped, reported |
 /// | nil key path on add | SIGSEGV | skipped, reported |
 /// | empty key path on add | NSRangeException | skipped, reported |
-/// | nil or empty key path on remove | nothing | skipped, reported |
+/// | nil or empty key path on remove | nothing (Apple: NSRangeException, not registered) | Apple: skipped, reported; GNUstep: left to GNUstep, not reported |
 /// | `removeObserver:forKeyPath:context:` | not implemented on GNUstep (added by the guard) | Apple semantics; a context that matches nothing is skipped and reported |
 ///
 /// Valid observation is delivered as Foundation delivers it: the same change dictionaries (kind, new, old, indexes,
@@ -189,6 +189,10 @@ final class KVOGuard: CrashGuard {
         } else {
             guard Session.isGuarding(.kvo, receiver) else { return .foundation }
         }
+        // Only Apple's Foundation raises for it: GNUstep's removes nothing and raises nothing for a registration it does
+        // not know, or for a nil or empty key path (`FoundationRules`). The context removal the guard adds on GNUstep
+        // is the exception: without CrashShield that call fails there whatever its arguments.
+        guard FoundationRules.isApple || (point === removeObserverContext && addedContextRemoval) else { return .foundation }
         let hint = "remove only what was added (balance add/remove; check the key path and context)"
         let reason: (String) -> String = { cls in
             "Cannot remove an observer \(String(describing: observer)) for the key path \"\(name ?? "(null)")\" from \(cls)"
