@@ -100,10 +100,9 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         /// As an observer: (observed object, registration).
         var observing: [(object: UInt, registration: Registration)] = []
         /// As an observed object: its class and the registrations of its observers (its own `-dealloc` may still
-        /// remove them), and whether Foundation would have raised for them (then they are reported).
+        /// remove them).
         var observedClass = ""
         var observedBy: [Registration] = []
-        var observedDeathRaises = false
         var isEmpty: Bool { observing.isEmpty && observedBy.isEmpty }
     }
 
@@ -673,7 +672,6 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             if let (entry, registrations) = retireObservedLocked(address) {
                 left.observedClass = entry.className
                 left.observedBy = entry.watched ? registrations : []
-                left.observedDeathRaises = csr_kvo_foundation_raises_for_dead_observed_objects()
                 // Another thread holding the access disposes of it when it gives the access up.
                 if entry.owner == nil || entry.owner == thread, !entry.disposed {
                     entry.disposed = true
@@ -734,7 +732,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             KVOGuard.observerDied(className: first.registration.observerClass,
                                   keyPaths: left.observing.map(\.registration.keyPath))
         }
-        if !left.observedBy.isEmpty && left.observedDeathRaises {
+        if !left.observedBy.isEmpty, csr_kvo_foundation_raises_for_dead_observed_objects() {
             KVOGuard.observedDied(address, className: left.observedClass, keyPaths: left.observedBy.map(\.keyPath))
         }
     }
