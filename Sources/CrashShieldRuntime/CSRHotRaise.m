@@ -72,10 +72,13 @@ static bool csr_unwind_load(void) {
 #endif
 
 static CSRHotRaiseHandlers csr_hot_raise_handlers;
+/// Set once a marker may be installed (`csr_hot_frame_eligible` said yes): the raise hook walks from then on.
+static bool csr_hot_frames_used;
 
 void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers) {
     __atomic_store_n(&csr_hot_raise_handlers.original, handlers.original, __ATOMIC_RELEASE);
     __atomic_store_n(&csr_hot_raise_handlers.failed, handlers.failed, __ATOMIC_RELEASE);
+    __atomic_store_n(&csr_hot_raise_handlers.marked, handlers.marked, __ATOMIC_RELEASE);
 }
 
 // MARK: Protected implementations (appended under a lock, read without one)
@@ -122,6 +125,27 @@ static uintptr_t csr_hot_raise_helpers[CSRHotRaiseHelperCount];
 /// GSArray, once libunwind is loaded and the helpers are known: nothing is eligible without it.
 static Class csr_gs_array;
 
+/// The implementations markers may call (`csr_hot_frame_eligible`), read once, before any of them is hooked.
+/// - `characterAtIndex:` of GSCString, GSUnicodeString, GSMutableString and NSConstantString (GSString.m): each checks
+///   the index itself (GSMutableString's through the inline `characterAtIndex_c`/`_u`) and sends `+raise:format:`
+///   directly; their subclasses (inline, buffer and substring forms) keep them. The other owners (NSString's abstract
+///   one, GSImmutableString's and the attributed-string tracker's, which ask another string, GSUTextString's, the
+///   placeholder's) keep the `@try` trampoline.
+/// - NSArray's `objectAtIndexedSubscript:` (NSArray.m): it jumps into the receiver's `objectAtIndex:`. For GSArray and
+///   its subclasses that raises through `-_raiseRangeExceptionWithIndex:from:`; any other `objectAtIndex:` is hooked
+///   by its own trampoline, whose handler stops the walk, so that trampoline decides.
+static uintptr_t csr_hot_frame_characters[4], csr_hot_frame_subscript;
+
+static void csr_hot_frame_find_originals(void) {
+    static const char *const owners[] = { "GSCString", "GSUnicodeString", "GSMutableString", "NSConstantString" };
+    for (size_t index = 0; index < sizeof owners / sizeof *owners; index++) {
+        Class owner = objc_getClass(owners[index]);
+        csr_hot_frame_characters[index] = owner == Nil ? 0
+            : (uintptr_t)class_getMethodImplementation(owner, @selector(characterAtIndex:));
+    }
+    csr_hot_frame_subscript = (uintptr_t)class_getMethodImplementation([NSArray class], @selector(objectAtIndexedSubscript:));
+}
+
 static void csr_hot_raise_find_helpers(void) {
     if (!csr_unwind_load()) return;
     Class exception = [NSException class];
@@ -131,6 +155,7 @@ static void csr_hot_raise_find_helpers(void) {
     Class array = objc_getClass("GSArray");
     if (array == Nil) return;
     csr_hot_raise_helpers[2] = (uintptr_t)class_getMethodImplementation(array, @selector(_raiseRangeExceptionWithIndex:from:));
+    csr_hot_frame_find_originals();
     csr_gs_array = array;
 }
 
@@ -177,6 +202,31 @@ bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
 #endif
 }
 
+bool csr_hot_frame_eligible(int which, CSRIMP original) {
+#if !CSR_HOT_RAISE_AVAILABLE || !CSR_HOT_FRAMES_AVAILABLE
+    (void)which; (void)original;
+    return false;
+#else
+    csr_hot_raise_prepare();
+    if (original == NULL || csr_gs_array == Nil) return false;
+    bool known = false;
+    if (which == CSRHotArrayObjectAtIndexedSubscript) {
+        known = (uintptr_t)original == csr_hot_frame_subscript;
+    } else if (which == CSRHotStringCharacterAtIndex || which == CSRHotStringCharacterAtIndexBase) {
+        for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
+            if (csr_hot_frame_characters[index] == (uintptr_t)original) known = true;
+        }
+    }
+    if (!known) return false;
+    for (int index = 0; index < CSRHotRaiseHelperCount; index++) {
+        if (!csr_hot_raise_frame_is_plain(csr_hot_raise_helpers[index])) return false;
+    }
+    if (!csr_hot_raise_frame_is_plain((uintptr_t)original)) return false;
+    __atomic_store_n(&csr_hot_frames_used, true, __ATOMIC_RELEASE);
+    return true;
+#endif
+}
+
 #if CSR_HOT_RAISE_AVAILABLE
 /// The receiver and the index the exception names (GSArray's `-_raiseRangeExceptionWithIndex:from:`: userInfo
 /// `Array` and `Index`).
@@ -196,37 +246,82 @@ static bool csr_hot_raise_subject(CSRObject object, CSRObject *receiver, uintptr
 
 /// Frames looked at from the raise hook outwards: Foundation's exception code is two or three frames deep.
 #define CSR_HOT_RAISE_MAX_FRAMES 8
+/// Frames looked at above a marker for a trampoline of the same family (an outer call the app made).
+#define CSR_HOT_FRAME_OUTER_FRAMES 4
 
-/// Recovers the failure being raised when it is a protected implementation's own: does not return then (the
-/// protected frame's caller goes on with 0). Returns when the exception is none of the guard's business, or Swift
-/// chose not to recover (debug mode, guard off, class excluded): raise it as usual.
+/// Whether a `@try` trampoline of `family` is among the few frames above the cursor's: that outer call decides.
+static bool csr_hot_raise_outer_trampoline(unw_cursor_t cursor, int family) {
+    for (int depth = 0; depth < CSR_HOT_FRAME_OUTER_FRAMES && csr_unw.step(&cursor) > 0; depth++) {
+        unw_proc_info_t info;
+        if (csr_unw.procInfo(&cursor, &info) != 0) return false;
+        int table = csr_hot_read_trampoline_table((uintptr_t)info.start_ip);
+        if (table >= 0 && csr_hot_read_family(table) == family) return true;
+    }
+    return false;
+}
+
+/// The cursor is at marker `slot` of table `which`, whose original (or, for `array[i]`, the `objectAtIndex:` it
+/// jumped into) raised `exception` through plain frames only. `returnAddress`: in the marker. Does not return when
+/// Swift chose to recover: the marker's call returns 0.
+static void csr_hot_frame_recover(unw_cursor_t *cursor, int which, uintptr_t marker, CSRObject exception,
+                                  unw_word_t returnAddress) {
+    bool (*marked)(int, CSRIMP, CSRObject, uintptr_t, CSRObject, uintptr_t, uintptr_t) =
+        __atomic_load_n(&csr_hot_raise_handlers.marked, __ATOMIC_ACQUIRE);
+    unw_word_t sp = 0;
+    if (marked == NULL || csr_unw.getReg(cursor, UNW_REG_SP, &sp) != 0 || sp == 0) return;
+    if (csr_hot_raise_outer_trampoline(*cursor, csr_hot_read_family(which))) return;
+    CSRObject receiver = *(CSRObject *)(uintptr_t)(sp + CSR_HOT_FRAME_RECEIVER_OFFSET);
+    uintptr_t argument = *(uintptr_t *)(uintptr_t)(sp + CSR_HOT_FRAME_ARGUMENT_OFFSET);
+    uintptr_t callerAddress = *(uintptr_t *)(uintptr_t)(sp + 24);   // the marker's return address, above its 3 words
+    if (!marked(which, (CSRIMP)marker, receiver, argument, exception, (uintptr_t)returnAddress, callerAddress)) return;
+    if (csr_unw.setReg(cursor, CSR_UNW_RETURN_REGISTER, 0) != 0) return;
+    csr_unw.resume(cursor);  // returns only when it failed
+}
+
+/// Recovers the failure being raised when it is a protected implementation's own, or a marker's original's: does
+/// not return then (the protected frame's caller, or the marker's call, goes on with 0). Returns when the exception
+/// is none of the guard's business, or Swift chose not to recover (debug mode, guard off, class excluded): raise it
+/// as usual.
 __attribute__((noinline))
 static void csr_hot_raise_recover(CSRObject exception) {
     bool (*failed)(int, CSRIMP, CSRObject, uintptr_t, CSRObject, uintptr_t, uintptr_t) =
         __atomic_load_n(&csr_hot_raise_handlers.failed, __ATOMIC_ACQUIRE);
-    if (failed == NULL || __atomic_load_n(&csr_hot_raise_count, __ATOMIC_ACQUIRE) == 0) return;
+    if (failed == NULL) return;
+    if (__atomic_load_n(&csr_hot_raise_count, __ATOMIC_ACQUIRE) == 0
+        && !__atomic_load_n(&csr_hot_frames_used, __ATOMIC_ACQUIRE)) return;
     unw_context_t context;
     unw_cursor_t cursor;
     if (csr_unw.getcontext(&context) != 0 || csr_unw.initLocal(&cursor, &context) != 0) return;
     // This function's frame, then the raise hook's.
     if (csr_unw.step(&cursor) <= 0 || csr_unw.step(&cursor) <= 0) return;
-    const CSRHotRaiseEntry *protected = NULL;
+    // Foundation's exception code, then the one implementation that raised: none with anything to run.
+    unw_proc_info_t info;
     unw_word_t returnAddress = 0, callerAddress = 0;
-    for (int depth = 0; protected == NULL; depth++) {
-        unw_proc_info_t info;
+    for (int depth = 0;; depth++) {
         if (depth == CSR_HOT_RAISE_MAX_FRAMES || csr_unw.procInfo(&cursor, &info) != 0) return;
         if (info.lsda != 0 || info.handler != 0) return;  // never skip a frame that has something to run
-        protected = csr_hot_raise_find((uintptr_t)info.start_ip);
-        if (protected == NULL && !csr_hot_raise_is_helper((uintptr_t)info.start_ip)) return;
+        bool helper = csr_hot_raise_is_helper((uintptr_t)info.start_ip);
         if (csr_unw.getReg(&cursor, UNW_REG_IP, &returnAddress) != 0 || csr_unw.step(&cursor) <= 0) return;
+        if (!helper) break;
     }
-    if (csr_unw.getReg(&cursor, UNW_REG_IP, &callerAddress) != 0) return;
-    // The cursor is at the protected frame's caller. A trampoline there (`array[i]` keeps one, its original sends
-    // `objectAtIndex:`) catches the exception and decides itself: the report names the call the app made.
-    unw_proc_info_t caller;
-    if (csr_unw.procInfo(&cursor, &caller) == 0 && csr_hot_read_trampoline_table((uintptr_t)caller.start_ip) >= 0) {
+    const CSRHotRaiseEntry *protected = csr_hot_raise_find((uintptr_t)info.start_ip);
+    unw_word_t raising = info.start_ip;
+    if (csr_unw.getReg(&cursor, UNW_REG_IP, &callerAddress) != 0 || csr_unw.procInfo(&cursor, &info) != 0) return;
+    // A marker called it: its own original, or (`array[i]`) the protected `objectAtIndex:` its original jumped into.
+    long slot = -1;
+    int marker = csr_hot_frame_table((uintptr_t)info.start_ip, &slot);
+    if (marker >= 0) {
+        uintptr_t original = __atomic_load_n(&csr_hot_tables[marker].originals[slot], __ATOMIC_ACQUIRE);
+        bool jumped = protected != NULL && marker == CSRHotArrayObjectAtIndexedSubscript
+            && protected->table == CSRHotArrayObjectAtIndex;
+        if (original == (uintptr_t)raising || jumped) {
+            csr_hot_frame_recover(&cursor, marker, (uintptr_t)info.start_ip, exception, callerAddress);
+        }
         return;
     }
+    // A trampoline there (`array[i]` where it keeps one: its original sends `objectAtIndex:`) catches the exception
+    // and decides itself: the report names the call the app made.
+    if (protected == NULL || csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
     CSRObject receiver = NULL;
     uintptr_t argument = 0;
     if (!csr_hot_raise_subject(exception, &receiver, &argument)) return;

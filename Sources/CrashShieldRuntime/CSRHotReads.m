@@ -100,6 +100,84 @@ CSR_HOT_READ_TABLE(csr_hot_character_at_index_base, CSRHotStringCharacterAtIndex
 CSR_HOT_READ_TABLE(csr_hot_object_at_index, CSRHotArrayObjectAtIndex, CSRObject, unsigned long)
 CSR_HOT_READ_TABLE(csr_hot_object_at_indexed_subscript, CSRHotArrayObjectAtIndexedSubscript, CSRObject, unsigned long)
 
+// MARK: Marker frames (GNUstep on x86_64; see CSRHotReads.h)
+
+#if CSR_HOT_FRAMES_AVAILABLE
+extern CSRHookTable csr_hot_tables_local[CSRHotTableCount];   // csr_hot_tables, hidden (CSRHookTable.c)
+
+/// Keeps the receiver and the argument on the stack (the third push only aligns it), calls the slot's original and
+/// returns what it returned. The CFI describes each push, so every unwinder steps through the frame; there is no
+/// personality, so an exception passes through it as through a frame that is not there.
+#define CSR_HOT_FRAME_SLOT(NAME, TABLE, SLOT)                                                                  \
+    __attribute__((naked, used)) static void NAME##_##SLOT(void) {                                             \
+        __asm__ volatile("push %%rdi\n\t.cfi_adjust_cfa_offset 8\n\t"                                            \
+                         "push %%rdx\n\t.cfi_adjust_cfa_offset 8\n\t"                                            \
+                         "push %%rdx\n\t.cfi_adjust_cfa_offset 8\n\t"                                            \
+                         "call *csr_hot_tables_local+%c0(%%rip)\n\t"                                            \
+                         "add $24, %%rsp\n\t.cfi_adjust_cfa_offset -24\n\t"                                      \
+                         "ret"                                                                                 \
+                         :: "i"(sizeof(CSRHookTable) * (TABLE) + offsetof(CSRHookTable, originals)             \
+                                + sizeof(uintptr_t) * (SLOT)));                                                \
+    }
+#define CSR_HOT_FRAME_TABLE(NAME, TABLE)                                                                        \
+    CSR_SLOTS(CSR_HOT_FRAME_SLOT, NAME, TABLE)                                                                  \
+    static const CSRIMP NAME##_pool[CSR_HOT_READ_POOL_SIZE] = { CSR_SLOTS(CSR_POOL_ENTRY, NAME) };
+
+CSR_HOT_FRAME_TABLE(csr_hot_frame_character_at_index, CSRHotStringCharacterAtIndex)
+CSR_HOT_FRAME_TABLE(csr_hot_frame_character_at_index_base, CSRHotStringCharacterAtIndexBase)
+CSR_HOT_FRAME_TABLE(csr_hot_frame_object_at_indexed_subscript, CSRHotArrayObjectAtIndexedSubscript)
+
+static const CSRIMP *csr_hot_frame_pool(int which) {
+    switch (which) {
+        case CSRHotStringCharacterAtIndex: return csr_hot_frame_character_at_index_pool;
+        case CSRHotStringCharacterAtIndexBase: return csr_hot_frame_character_at_index_base_pool;
+        case CSRHotArrayObjectAtIndexedSubscript: return csr_hot_frame_object_at_indexed_subscript_pool;
+        default: return NULL;
+    }
+}
+#endif
+
+CSRIMP csr_hot_frame_trampoline(int which, long slot) {
+#if CSR_HOT_FRAMES_AVAILABLE
+    const CSRIMP *pool = csr_hot_frame_pool(which);
+    if (pool == NULL || slot < 0 || slot >= CSR_HOT_READ_POOL_SIZE) return NULL;
+    uintptr_t original = __atomic_load_n(&csr_hot_tables[which].originals[slot], __ATOMIC_ACQUIRE);
+    return original != 0 && csr_hot_frame_eligible(which, (CSRIMP)original) ? pool[slot] : NULL;
+#else
+    (void)which; (void)slot;
+    return NULL;
+#endif
+}
+
+bool csr_hot_frames_supported(int which) {
+#if CSR_HOT_FRAMES_AVAILABLE
+    return csr_hot_frame_pool(which) != NULL && csr_hot_raise_hook() != NULL;
+#else
+    (void)which;
+    return false;
+#endif
+}
+
+int csr_hot_frame_table(uintptr_t function, long *slot) {
+#if CSR_HOT_FRAMES_AVAILABLE
+    static const int tables[] = {
+        CSRHotStringCharacterAtIndex, CSRHotStringCharacterAtIndexBase, CSRHotArrayObjectAtIndexedSubscript,
+    };
+    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
+        const CSRIMP *pool = csr_hot_frame_pool(tables[t]);
+        for (long index = 0; index < CSR_HOT_READ_POOL_SIZE; index++) {
+            if ((uintptr_t)pool[index] != function) continue;
+            *slot = index;
+            return tables[t];
+        }
+    }
+#else
+    (void)function;
+#endif
+    *slot = -1;
+    return -1;
+}
+
 /// The out-of-line path of a table's slot trampolines (for the nesting check).
 static CSRIMP csr_hot_read_inherited(int which) {
     switch (which) {

@@ -35,6 +35,31 @@ void *css_test_call_objectAtIndex(void *array, unsigned long index) {
     return (__bridge void *)[(__bridge NSArray *)array objectAtIndex: index];
 }
 
+void *css_test_call_subscript(void *array, unsigned long index) {
+    return (__bridge void *)[(__bridge NSArray *)array objectAtIndexedSubscript: index];   // what `array[index]` compiles to
+}
+
+unsigned short css_test_call_characterAtIndex(void *string, unsigned long index) {
+    return [(__bridge NSString *)string characterAtIndex: index];
+}
+
+int css_test_strings(void **out, int max) {
+    unichar wide[] = { 0x3b1, 0x3b2, 0x3b3 };
+    NSString *strings[] = {
+        @"abc",
+        [NSString stringWithUTF8String: "abc"],
+        [NSString stringWithCharacters: wide length: 3],
+        [NSMutableString stringWithString: @"abc"],
+        [[NSString stringWithUTF8String: "xxabcxx"] substringWithRange: NSMakeRange(2, 3)],
+        [NSString stringWithFormat: @"%@", @"abc"],
+    };
+    int count = 0;
+    for (size_t index = 0; index < sizeof strings / sizeof *strings && count < max; index++) {
+        out[count++] = (__bridge void *)strings[index];
+    }
+    return count;
+}
+
 unsigned long css_test_storm_objectAtIndex(unsigned long count) {
     unsigned long nils = 0;
     @autoreleasepool {

@@ -59,6 +59,107 @@ final class HotRaiseTests: ShieldTestCase {
         #endif
     }
 
+    /// GNUstep's own strings' `characterAtIndex:` and NSArray's `objectAtIndexedSubscript:` get markers
+    /// (CSRHotReads.h): frames that keep the receiver and the index for the raise hook. A bad index is recovered at
+    /// the raise, reported once per call with the receiver's class, the selector the app sent and the app's call site;
+    /// NSString's abstract implementation keeps its trampoline; `.trampolines` installs no marker.
+    func testMarkersRecoverCharacterAtIndexAndSubscriptAtTheRaise() throws {
+        #if canImport(Darwin)
+        throw XCTSkip("markers are GNUstep's on x86_64 (CSRHotReads.h)")
+        #else
+        let characterAtIndex = csr_sel_register("characterAtIndex:")!
+        let subscriptSelector = csr_sel_register("objectAtIndexedSubscript:")!
+        func isMarker(_ className: String, _ selector: CSRSelector) -> Bool {
+            var slot = 0
+            return csr_hot_frame_table(implementation(className, selector), &slot) >= 0
+        }
+        for recovery in HotReadRecovery.allCases {
+            var configuration = configuration(recovery)
+            configuration.guards = [.container, .string]
+            try withShield(configuration) { sink in
+                let markers = recovery == .atRaise
+                for owner in ["GSCString", "GSUnicodeString", "GSMutableString", "NSConstantString"] {
+                    XCTAssertEqual(isMarker(owner, characterAtIndex), markers, "\(owner), \(recovery)")
+                }
+                XCTAssertEqual(isMarker("NSArray", subscriptSelector), markers, "NSArray's subscript, \(recovery)")
+                XCTAssertFalse(isMarker("NSString", characterAtIndex), "NSString's own keeps its trampoline")
+                var expected: [String] = []
+                withAutoreleasePool {
+                    var strings = [UnsafeMutableRawPointer?](repeating: nil, count: 8)
+                    let count = Int(css_test_strings(&strings, Int32(strings.count)))
+                    XCTAssertEqual(count, 6)
+                    for string in strings.prefix(count) {
+                        XCTAssertEqual(css_test_call_characterAtIndex(string, 0) == 0, false, "a valid call reads")
+                        var result: UInt16 = 99
+                        let raised = catchingObjCException { result = css_test_call_characterAtIndex(string, 3) }
+                        XCTAssertNil(raised.map { "\($0.name): \($0.reason)" }, GuardFailure.className(string))
+                        XCTAssertEqual(result, 0, "the caller got 0 (\(GuardFailure.className(string)))")
+                        expected.append("characterAtIndex: \(GuardFailure.className(string))")
+                    }
+                    let array = css_test_array()
+                    XCTAssertNotNil(css_test_call_subscript(array, 1))
+                    var object: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(bitPattern: 1)
+                    XCTAssertNil(catchingObjCException { object = css_test_call_subscript(array, 2) }.map(\.reason))
+                    XCTAssertNil(object, "array[2] of two objects: nil")
+                    expected.append("objectAtIndexedSubscript: \(GuardFailure.className(array))")
+                }
+                CrashShield.flush()
+                let seen = sink.reports.flatMap { report in
+                    Array(repeating: "\(report.selector) \(report.className)", count: report.occurrences)
+                }
+                XCTAssertEqual(seen.sorted(), expected.sorted(), "\(recovery)")
+                for report in sink.reports {
+                    let caller = report.callerFrameIndex.map { report.callStack[$0].symbol ?? "?" } ?? "none"
+                    let function = report.selector == "characterAtIndex:" ? "css_test_call_characterAtIndex"
+                        : "css_test_call_subscript"
+                    XCTAssertTrue(caller.contains(function), "\(report.selector) \(recovery): caller \(caller)")
+                    XCTAssertEqual(report.action, .recovered)
+                }
+            }
+            XCTAssertFalse(isMarker("GSCString", characterAtIndex), "stop() puts Foundation's method back")
+        }
+        #endif
+    }
+
+    /// The container guard (GSArray) and the string guard (markers) share the raise hook: switching either off keeps
+    /// it for the other, and it goes only with the last.
+    func testTheRaiseHookStaysWhileEitherHotReadGuardNeedsIt() throws {
+        #if canImport(Darwin)
+        throw XCTSkip("no raise hook on Apple platforms")
+        #else
+        let raiseBefore = implementation("NSException", raise)
+        var configuration = configuration(.atRaise)
+        configuration.guards = [.container, .string]
+        try withShield(configuration) { sink in
+            func stopped(_ body: @escaping () -> Void) -> Bool {
+                var raised: (name: String, reason: String)?
+                withAutoreleasePool { raised = catchingObjCException(body) }
+                return raised == nil
+            }
+            var strings: [UnsafeMutableRawPointer?] = [nil]
+            XCTAssertEqual(css_test_strings(&strings, 1), 1)
+            let text = strings[0]   // a constant string: never released
+            try CrashShield.setGuard(.container, enabled: false)
+            XCTAssertNotEqual(implementation("NSException", raise), raiseBefore, "the string guard still needs it")
+            XCTAssertTrue(stopped { _ = css_test_call_characterAtIndex(text, 9) }, "markers still recover")
+            XCTAssertFalse(stopped { _ = css_test_call_objectAtIndex(css_test_array(), 5) }, "arrays are unguarded")
+            try CrashShield.setGuard(.container, enabled: true)
+            try CrashShield.setGuard(.string, enabled: false)
+            XCTAssertNotEqual(implementation("NSException", raise), raiseBefore, "the container guard still needs it")
+            XCTAssertTrue(stopped { _ = css_test_call_objectAtIndex(css_test_array(), 5) })
+            XCTAssertFalse(stopped { _ = css_test_call_characterAtIndex(text, 9) }, "strings are unguarded")
+            try CrashShield.setGuard(.container, enabled: false)
+            XCTAssertEqual(implementation("NSException", raise), raiseBefore, "reverted with the last of them")
+            try CrashShield.setGuard([.container, .string], enabled: true)
+            XCTAssertTrue(stopped { _ = css_test_call_characterAtIndex(text, 9) })
+            CrashShield.flush()
+            let calls = sink.reports.flatMap { Array(repeating: $0.selector, count: $0.occurrences) }
+            XCTAssertEqual(calls.sorted(), ["characterAtIndex:", "characterAtIndex:", "objectAtIndex:"])
+        }
+        XCTAssertEqual(implementation("NSException", raise), raiseBefore, "stop() puts -raise back")
+        #endif
+    }
+
     func testTrampolinesFallBackHooksEveryHotRead() throws {
         let before = implementation("GSArray", objectAtIndex)
         let raiseBefore = implementation("NSException", raise)

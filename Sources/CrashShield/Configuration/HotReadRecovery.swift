@@ -4,7 +4,9 @@ public enum HotReadRecovery: String, Sendable, CaseIterable {
     /// A method whose failure can be recovered when Foundation raises it is not hooked at all, so a valid call costs
     /// nothing: when it raises, CrashShield finds the failing call on the stack and the caller gets nil / 0. That
     /// needs an exception that names its receiver and index and Foundation code without cleanups on the way (GNUstep's
-    /// arrays); every other method keeps its trampoline. On Apple platforms every method keeps its trampoline.
+    /// arrays). Where only the exception falls short (GNUstep's strings, `array[i]`), the method gets a marker that
+    /// keeps the receiver and index for that search, about 6 instructions. Every other method keeps its trampoline,
+    /// and so does every method on Apple platforms.
     case atRaise
     /// Every hot read is hooked by a C trampoline that calls the original inside `@try` (about 1.2x to 1.5x a valid
     /// call's cost): the fallback.

@@ -112,7 +112,7 @@ public enum CrashShield {
             return
         }
         let guardObject = type.init()
-        let context = GuardContext(engine: .shared, configuration: session.configuration)
+        let context = GuardContext(engine: .shared, configuration: session.configuration, category: category)
         do {
             try guardObject.install(in: context)
         } catch {

@@ -21,11 +21,14 @@ extension CrashGuard {
 final class GuardContext {
     let engine: HookEngine
     let configuration: Configuration
+    /// The guard being installed.
+    let category: GuardCategory
     private(set) var hooks: [Hook] = []
 
-    init(engine: HookEngine, configuration: Configuration) {
+    init(engine: HookEngine, configuration: Configuration, category: GuardCategory) {
         self.engine = engine
         self.configuration = configuration
+        self.category = category
     }
 
     /// Installs `point` on each class.

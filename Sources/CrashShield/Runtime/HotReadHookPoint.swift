@@ -29,14 +29,22 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
         super.init(selector, hotTable: csr_hot_table(which), replacement: unsafeBitCast(generic, to: Signature.self))
     }
 
-    /// The slot's own trampoline: it reads that slot's original without any lookup.
+    /// Whether the installs that follow may use markers (`.atRaise`); set by the install functions below, which run
+    /// under CrashShield's lock, and read by the engine under its own.
+    private let markersAllowed = Locked(false)
+
+    /// The slot's marker where its original allows one and `.atRaise` is configured (CSRHotReads.h, marker frames),
+    /// otherwise the slot's own trampoline: either reads that slot's original without any lookup.
     override func replacement(forSlot slot: Int) -> CSRIMP {
-        csr_hot_read_trampoline(which, slot) ?? replacement
+        if markersAllowed.withLock({ $0 }), let marker = csr_hot_frame_trampoline(which, slot) { return marker }
+        return csr_hot_read_trampoline(which, slot) ?? replacement
     }
 
     /// Installs the point on the classes that own the method in `family`. With `.atRaise` recovery, an owner whose
-    /// original can be recovered at the raise stays unhooked (`RaiseRecovery`); the others get their trampoline.
+    /// original can be recovered at the raise stays unhooked (`RaiseRecovery`); the others get a marker or their
+    /// trampoline.
     func install(in context: GuardContext, onOwnersIn family: ClassFamily) throws {
+        try allowMarkers(in: context)
         for target in family.hookTargets(for: selector, kind: kind) {
             if context.configuration.hotReadRecovery == .atRaise,
                try RaiseRecovery.protect(self, on: target, in: context, which: which) {
@@ -44,6 +52,19 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
             }
             try context.install(self, on: [target])
         }
+    }
+
+    /// `GuardContext.install(layers:onOwnersIn:)` for hot-read points: each owner gets a marker or its trampoline.
+    static func install(layers: [HotReadHookPoint], in context: GuardContext, onOwnersIn family: ClassFamily) throws {
+        for point in layers { try point.allowMarkers(in: context) }
+        try context.install(layers: layers, onOwnersIn: family)
+    }
+
+    private func allowMarkers(in context: GuardContext) throws {
+        let allowed = context.configuration.hotReadRecovery == .atRaise && csr_hot_frames_supported(which)
+        // The raise hook first: a marker recovers nothing without it.
+        if allowed { try RaiseRecovery.require(for: context.category) }
+        markersAllowed.withLock { $0 = allowed }
     }
 }
 
@@ -90,22 +111,50 @@ enum HotReadHandlers {
 
 /// Recovery at the raise (CSRHotRaise.m): an original that raises its failure through Foundation's exception code
 /// only, with an exception that names the receiver and the index, is left unhooked; the raise hook finds its frame,
-/// Swift decides as for a trampoline, and the frame's caller gets 0.
+/// Swift decides as for a trampoline, and the frame's caller gets 0. A marker's original (CSRHotReads.h) is found
+/// the same way, with the receiver and index the marker kept.
 enum RaiseRecovery {
-    /// The raise hook (`-[NSException raise]` on GNUstep), installed with the first protected original.
+    /// The raise hook (`-[NSException raise]` on GNUstep).
     static let raiseHook: AnyHookPoint? = csr_hot_raise_hook().map {
         _ = handlersRegistered
         return AnyHookPoint(selector: "raise", kind: .instance, replacement: $0, handlesReentry: false, table: nil)
+    }
+
+    /// The guards that need the raise hook, and the hook while one does. Two guards share it (the container guard's
+    /// arrays, the string guard's markers), so it is installed for the first and reverted after the last, outside
+    /// either guard's own list of hooks.
+    private static let users = Locked<(categories: GuardCategory, hook: Hook?)>(([], nil))
+
+    /// Installs the raise hook for `category` unless it is there already. Runs under CrashShield's lock.
+    static func require(for category: GuardCategory) throws {
+        guard let raiseHook, let hookClass = csr_hot_raise_hook_class() else { return }
+        try users.withLock { users in
+            if users.hook?.state != .active {
+                users.hook = try HookEngine.shared.install(raiseHook, on: ObjCClass(hookClass))
+            }
+            users.categories.insert(category)
+        }
+    }
+
+    /// `category` no longer needs the raise hook: reverted after the last guard that did (its guard's `uninstall`).
+    static func release(for category: GuardCategory) {
+        users.withLock { users in
+            users.categories.remove(category)
+            if users.categories.isEmpty, let hook = users.hook {
+                hook.revert()
+                users.hook = nil
+            }
+        }
     }
 
     /// Protects `point`'s original on `target` at the raise, if the running Foundation allows it; false: install the
     /// trampoline instead.
     static func protect(_ point: AnyHookPoint & CaughtFailurePolicy, on target: ObjCClass, in context: GuardContext,
                         which: Int32) throws -> Bool {
-        guard let raiseHook, let hookClass = csr_hot_raise_hook_class(),
+        guard raiseHook != nil,
               let original = csr_class_methodImplementation(target.pointer, point.selector.pointer) else { return false }
         guard csr_hot_raise_eligible(which, original), csr_hot_raise_protect(which, original) else { return false }
-        try context.install(raiseHook, on: [ObjCClass(hookClass)])
+        try require(for: context.category)
         return true
     }
 
@@ -115,6 +164,9 @@ enum RaiseRecovery {
         return UnsafeRawPointer(bitPattern: imp).map { unsafeBitCast($0, to: CSRIMP.self) }
     }, failed: { which, implementation, receiver, argument, exception, returnAddress, callerAddress in
         RaiseRecovery.failed(which, implementation, receiver, UInt(argument), exception,
+                             frames: CallStack.KnownFrames(own: UInt(returnAddress), caller: UInt(callerAddress)))
+    }, marked: { which, marker, receiver, argument, exception, returnAddress, callerAddress in
+        RaiseRecovery.marked(which, marker, receiver, UInt(argument), exception,
                              frames: CallStack.KnownFrames(own: UInt(returnAddress), caller: UInt(callerAddress)))
     }))
 
@@ -130,6 +182,19 @@ enum RaiseRecovery {
                                                                 raising: exception) else { return false }
         var failure = Interception.Failure(point.category, receiver: receiver, selector: point.selector.pointer,
                                            exception: name, hint: point.hint, implementation: address(implementation))
+        failure.knownFrames = frames
+        return Interception.decide(failure, reason: { reason }) == .recover
+    }
+
+    /// A marker's call raised: the receiver and the argument are the call's own (the marker kept them), so only the
+    /// precondition is asked.
+    static func marked(_ which: Int32, _ marker: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
+                       _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
+        guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? CaughtFailurePolicy,
+              let (name, reason) = HotReadHandlers.precondition(of: point, failedFor: receiver, argument,
+                                                                raising: exception) else { return false }
+        var failure = Interception.Failure(point.category, receiver: receiver, selector: point.selector.pointer,
+                                           exception: name, hint: point.hint, implementation: marker.map(address))
         failure.knownFrames = frames
         return Interception.decide(failure, reason: { reason }) == .recover
     }

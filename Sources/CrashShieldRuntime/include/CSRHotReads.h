@@ -57,6 +57,11 @@ typedef struct CSRHotRaiseHandlers {
     /// the caller gets 0.
     bool (*failed)(int which, CSRIMP implementation, CSRObject receiver, uintptr_t argument, CSRObject exception,
                    uintptr_t returnAddress, uintptr_t callerAddress);
+    /// `marker`, of hot table `which` (marker frames below), saw its call with `receiver` and `argument` raise
+    /// `exception`. `returnAddress`: in the marker; `callerAddress`: the marker's caller. true to recover: the
+    /// marker's call returns 0.
+    bool (*marked)(int which, CSRIMP marker, CSRObject receiver, uintptr_t argument, CSRObject exception,
+                   uintptr_t returnAddress, uintptr_t callerAddress);
 } CSRHotRaiseHandlers;
 
 void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers);
@@ -74,6 +79,41 @@ bool csr_hot_raise_protect(int which, CSRIMP implementation);
 /// the platform has no raise hook).
 CSRIMP csr_hot_raise_hook(void);
 CSRClass csr_hot_raise_hook_class(void);
+
+// MARK: Marker frames (CSRHotReads.m, CSRHotRaise.m)
+//
+// Recovery at the raise for a hot read that stays hooked: where the exception does not name the receiver and the
+// index (GNUstep's `characterAtIndex:`), or the raise cannot tell the app's call (`array[i]`, which GNUstep answers by
+// jumping into `objectAtIndex:`), the method gets a marker instead of a `@try` trampoline: six instructions that keep
+// the receiver and the argument on the stack and call the slot's original, with no handler and no frame pointer. At
+// the raise the walk finds the marker's frame and reads them there; on "recover" the marker's call returns 0. Only
+// for originals whose failure is raised through frames without cleanups (`csr_hot_frame_eligible`): skipping those is
+// what the unwinder does to them anyway, so the result is the trampoline's. GNUstep on x86_64 only.
+
+#if !defined(__APPLE__) && defined(__x86_64__)
+#define CSR_HOT_FRAMES_AVAILABLE 1
+#else
+#define CSR_HOT_FRAMES_AVAILABLE 0
+#endif
+
+/// Where a marker keeps the call's receiver and argument: offsets from its stack pointer at the call (the CFA of the
+/// original's frame).
+#define CSR_HOT_FRAME_RECEIVER_OFFSET 16
+#define CSR_HOT_FRAME_ARGUMENT_OFFSET 8
+
+/// The marker for slot `slot` of hot table `which`, or NULL: no markers on this platform or for this table, a slot
+/// past the pool, or a slot whose original (registered first) is 0 or not `csr_hot_frame_eligible`.
+CSRIMP csr_hot_frame_trampoline(int which, long slot);
+
+/// Whether hot table `which` has markers on this platform.
+bool csr_hot_frames_supported(int which);
+
+/// The hot table of the marker that starts at `function` (its slot in `*slot`), or -1.
+int csr_hot_frame_table(uintptr_t function, long *slot);
+
+/// Whether a marker of table `which` may call `original`: the running Foundation raises its failures through frames
+/// without cleanups only (GNUstep 1.28's implementations read for this, CSRHotRaise.m), and the raise hook can walk.
+bool csr_hot_frame_eligible(int which, CSRIMP original);
 
 /// Tables whose selectors one implementation may answer by sending the other (`array[i]` and `objectAtIndex:`).
 int csr_hot_read_family(int which);

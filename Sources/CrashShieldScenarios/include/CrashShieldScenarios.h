@@ -110,6 +110,14 @@ long css_test_class_value(const char *className);
 void *css_test_array(void);
 /// `[array objectAtIndex:index]` from an exported function, so a report's caller frame has a symbol to check.
 void *css_test_call_objectAtIndex(void *array, unsigned long index);
+/// `array[index]` (`objectAtIndexedSubscript:`) and `[string characterAtIndex:index]` from exported functions, as
+/// `css_test_call_objectAtIndex`.
+void *css_test_call_subscript(void *array, unsigned long index);
+unsigned short css_test_call_characterAtIndex(void *string, unsigned long index);
+/// Strings of GNUstep's classes with their own `characterAtIndex:` (autoreleased; call inside a pool): a constant, a
+/// C string, a Unicode string, a mutable string, a substring and an inline (`stringWithFormat:`) string, each of 3
+/// characters. Writes up to `max`; returns how many.
+int css_test_strings(void **out, int max);
 /// Makes `count` calls alternating valid and out-of-range `objectAtIndex:` on several array classes, each inside
 /// @try (CrashShield may be on or off meanwhile); returns how many valid calls returned the right object.
 unsigned long css_test_mixed_calls(unsigned long count);

@@ -25,4 +25,7 @@ final class ContainerGuard: CrashGuard {
         try ObjectsAndKeysHooks.install(in: context)
         try UserDefaultsHooks.install(in: context)
     }
+
+    /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.
+    func uninstall() { RaiseRecovery.release(for: Self.category) }
 }

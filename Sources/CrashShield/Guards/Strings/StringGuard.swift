@@ -30,6 +30,9 @@ final class StringGuard: CrashGuard {
         try AttributedStringHooks.install(in: context)
         try FormatHooks.install(in: context)
     }
+
+    /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.
+    func uninstall() { RaiseRecovery.release(for: Self.category) }
 }
 
 /// `@convention(c)` signatures of the hooked string methods.

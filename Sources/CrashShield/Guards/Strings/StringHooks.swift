@@ -11,7 +11,7 @@ enum StringHooks {
             try context.install(point, onOwnersIn: strings)
         }
         try context.install(layers: [substringWithRangeBase, substringWithRange, substringWithRangeInner], onOwnersIn: strings)
-        try context.install(layers: [characterAtIndexBase, characterAtIndex], onOwnersIn: strings)
+        try HotReadHookPoint.install(layers: [characterAtIndexBase, characterAtIndex], in: context, onOwnersIn: strings)
         // Class constructors: on NSString only (NSMutableString inherits them; both levels would nest).
         try context.install(stringWithString, on: [root])
         try context.install(stringWithUTF8String, on: [root])
