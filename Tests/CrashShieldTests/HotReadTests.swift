@@ -116,4 +116,34 @@ final class HotReadTests: ShieldTestCase {
             try assertDebugModeFailsLikeFoundation(scenario, guards: [.string, .container])
         }
     }
+
+    /// `addObject:` and `setObject:forKey:` (CSRNilChecks.h): each installed class gets a check-first trampoline that
+    /// jumps to its original when no argument is nil, and a nil argument still reaches the guard: recovered, reported,
+    /// the container unchanged.
+    func testNilChecksLetValidCallsThroughAndHandNilToTheGuard() throws {
+        let addObject = csr_sel_register("addObject:")!
+        let setObjectForKey = csr_sel_register("setObject:forKey:")!
+        func isNilCheck(_ className: String, _ selector: CSRSelector, _ which: Int32) -> Bool {
+            let imp = csr_class_methodImplementation(ObjCClass(named: className)!.pointer, selector)
+            let word = UInt(bitPattern: imp.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
+            return (0..<poolSize).contains { slot in
+                UInt(bitPattern: csr_nil_check_trampoline(which, slot).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == word
+            }
+        }
+        try withShield(Configuration(guards: .container)) { sink in
+            XCTAssertTrue(isNilCheck("GSMutableArray", addObject, Int32(CSRHotArrayAddObject)))
+            XCTAssertTrue(isNilCheck("GSMutableDictionary", setObjectForKey, Int32(CSRHotDictionarySetObjectForKey)))
+            XCTAssertEqual(css_test_add_nil_direct(3), 0, "addObject:nil recovered each time")
+            for name in ["mutableArray.addObject.nil", "mutableDictionary.setObjectForKey.nilValue",
+                         "mutableDictionary.setObjectForKey.nilKey"] {
+                let scenario = try XCTUnwrap(CatalogScenario.named(name))
+                XCTAssertEqual(scenario.perform(), scenario.expectedResult, "\(name): the container is unchanged")
+            }
+            CrashShield.flush()
+            let calls = sink.reports.flatMap { Array(repeating: $0.selector, count: $0.occurrences) }
+            XCTAssertEqual(calls.sorted(), Array(repeating: "addObject:", count: 4) + Array(repeating: "setObject:forKey:", count: 2))
+        }
+        XCTAssertFalse(isNilCheck("GSMutableArray", addObject, Int32(CSRHotArrayAddObject)), "stop() reverts")
+        XCTAssertEqual(css_test_add_nil_direct(1), 1, "stopped: Foundation raises again")
+    }
 }

@@ -79,6 +79,8 @@ enum {
     CSRHotStringCharacterAtIndexBase,
     CSRHotStringSubstringWithRange,
     CSRHotStringSubstringWithRangeBase,
+    CSRHotArrayAddObject,
+    CSRHotDictionarySetObjectForKey,
     CSRHotTableCount
 };
 

@@ -101,7 +101,10 @@ enum ArrayHooks {
 
     // MARK: Mutations (an invalid one is skipped)
 
-    static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("addObject:", .container) { r, cmd, object in
+    /// Valid calls skip the replacement (CSRNilChecks.h): its check must stay exactly "object not nil".
+    static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod(
+        "addObject:", .container, nilChecks: Int32(CSRHotArrayAddObject)
+    ) { r, cmd, object in
         addObject.mutation(r, cmd, valid: object != nil, else: .nilArgument("Tried to add nil to array", method: "insertObject:atIndex:")) { $0(r, cmd, object) }
     }
 

@@ -67,7 +67,10 @@ enum DictionaryHooks {
     // MARK: Mutations (an invalid one is skipped)
 
     /// Nil key or nil value (also behind `setValue:forKey:` with a nil key).
-    static let setObjectForKey: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("setObject:forKey:", .container) { r, cmd, object, key in
+    /// Valid calls skip the replacement (CSRNilChecks.h): its check must stay exactly "object and key not nil".
+    static let setObjectForKey: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod(
+        "setObject:forKey:", .container, nilChecks: Int32(CSRHotDictionarySetObjectForKey)
+    ) { r, cmd, object, key in
         setObjectForKey.mutation(r, cmd, valid: object != nil && key != nil, else: key == nil
             ? .nilArgument("Tried to add nil key to dictionary", method: "setObject:forKey:", apple: "key cannot be nil", hint: Hint.nilPair)
             : nilValue(key, method: "setObject:forKey:")) { $0(r, cmd, object, key) }
