@@ -60,6 +60,17 @@ int css_test_strings(void **out, int max) {
     return count;
 }
 
+unsigned long css_test_storm_characterAtIndex(unsigned long count) {
+    unsigned long zeros = 0;
+    @autoreleasepool {
+        NSString *string = css_opaque([NSString stringWithUTF8String: "ab"]);
+        for (unsigned long i = 0; i < count; i++) {
+            if ([string characterAtIndex: css_opaque_index(2 + (i & 7))] == 0) zeros++;
+        }
+    }
+    return zeros;
+}
+
 unsigned long css_test_storm_objectAtIndex(unsigned long count) {
     unsigned long nils = 0;
     @autoreleasepool {
@@ -159,8 +170,12 @@ unsigned long css_test_add_nil_through_invocation(unsigned long times) {
 /// One bad call, not caught here: `[array objectAtIndex:5]` on a two-object array. Returns the result (nil when
 /// a guard recovered it).
 void *css_test_bad_call(void) {
-    NSArray *array = css_opaque([NSArray arrayWithObjects: @"a", @"b", nil]);
-    return (__bridge void *)[array objectAtIndex: css_opaque_index(5)];
+    void *result;
+    @autoreleasepool {   // the array, and the exception a recovered call leaves; callers may have no pool
+        NSArray *array = css_opaque([NSArray arrayWithObjects: @"a", @"b", nil]);
+        result = (__bridge void *)[array objectAtIndex: css_opaque_index(5)];
+    }
+    return result;
 }
 
 /// `[@"abc" mutableCopy] setString:` given an NSNumber: GNUstep's own code then sends `-length` to the number. Returns

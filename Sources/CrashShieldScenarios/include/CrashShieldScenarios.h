@@ -123,11 +123,14 @@ int css_test_strings(void **out, int max);
 unsigned long css_test_mixed_calls(unsigned long count);
 /// Makes `count` out-of-range `objectAtIndex:` calls in a loop (a crash storm); returns how many got nil.
 unsigned long css_test_storm_objectAtIndex(unsigned long count);
+/// The same with `characterAtIndex:` of a two-character C string; returns how many got 0.
+unsigned long css_test_storm_characterAtIndex(unsigned long count);
 /// `addObject:nil` on a mutable array, `times` times, each caught: from this function (app code), or made by
 /// Foundation's NSInvocation (a system caller). Return how many raised.
 unsigned long css_test_add_nil_direct(unsigned long times);
 unsigned long css_test_add_nil_through_invocation(unsigned long times);
-/// One uncaught bad call (`objectAtIndex:5` of a two-object array); its result (nil when recovered).
+/// One uncaught bad call (`objectAtIndex:5` of a two-object array), in its own autorelease pool; its result (nil when
+/// recovered; compare it with nil only, the pool is drained).
 void *css_test_bad_call(void);
 /// `setString:` given an NSNumber (Foundation's own code then messages the number); the string afterwards.
 const char *css_test_set_string_to_number(bool *raised);
