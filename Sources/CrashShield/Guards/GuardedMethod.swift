@@ -105,6 +105,19 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     }
 }
 
+extension GuardContext {
+    /// Installs each of `points` on the class that owns its method for each class in `family` (one point a selector:
+    /// the guards' lists of the methods they hook on a family).
+    func install(_ points: [AnyHookPoint], onOwnersIn family: ClassFamily) throws {
+        for point in points { try install(point, onOwnersIn: family) }
+    }
+
+    /// Installs each of `points` on each class.
+    func install(_ points: [AnyHookPoint], on classes: [ObjCClass]) throws {
+        for point in points { try install(point, on: classes) }
+    }
+}
+
 /// `[receiver count]`.
 @inline(__always)
 func count(of receiver: CSRObject?) -> UInt { Messaging.sendUInt(receiver, Selectors.count) }

@@ -8,16 +8,12 @@ enum ArrayHooks {
         guard let arrays = ClassFamily("NSArray", "NSMutableArray"), let mutable = ClassFamily("NSMutableArray") else { return }
         // Hot reads: trampolines, or (`Configuration.hotReadRecovery`, GNUstep) no hook where recovered at the raise.
         for point in [objectAtIndex, objectAtIndexedSubscript] { try point.install(in: context, onOwnersIn: arrays) }
-        for point in [subarrayWithRange, objectsAtIndexes, initWithObjectsCount, arrayByAddingObject] as [AnyHookPoint] {
-            try context.install(point, onOwnersIn: arrays)
-        }
+        try context.install([subarrayWithRange, objectsAtIndexes, initWithObjectsCount, arrayByAddingObject], onOwnersIn: arrays)
         // NSArray's generic implementation (app subclasses use it) under the concrete classes' own.
         try context.install(layers: [getObjectsRangeBase, getObjectsRange], onOwnersIn: arrays)
-        for point in [addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex, removeObjectsInRange,
-                      exchangeObjects, setObjectAtIndexedSubscript, insertObjectsAtIndexes, removeObjectsAtIndexes,
-                      removeLastObject] as [AnyHookPoint] {
-            try context.install(point, onOwnersIn: mutable)
-        }
+        try context.install([addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex, removeObjectsInRange,
+                             exchangeObjects, setObjectAtIndexedSubscript, insertObjectsAtIndexes, removeObjectsAtIndexes,
+                             removeLastObject], onOwnersIn: mutable)
         try context.install(layers: [replaceObjectsInRangeBase, replaceObjectsInRange], onOwnersIn: mutable)
     }
 

@@ -13,12 +13,8 @@ enum DictionaryHooks {
     static func install(in context: GuardContext) throws {
         guard let dictionaries = ClassFamily("NSDictionary", "NSMutableDictionary"),
               let mutable = ClassFamily("NSMutableDictionary") else { return }
-        for point in [initWithObjectsForKeysCount, initWithObjectsForKeys] as [AnyHookPoint] {
-            try context.install(point, onOwnersIn: dictionaries)
-        }
-        for point in [setObjectForKey, setObjectForKeyedSubscript] as [AnyHookPoint] {
-            try context.install(point, onOwnersIn: mutable)
-        }
+        try context.install([initWithObjectsForKeysCount, initWithObjectsForKeys], onOwnersIn: dictionaries)
+        try context.install([setObjectForKey, setObjectForKeyedSubscript], onOwnersIn: mutable)
         if FoundationRules.isApple { try context.install(removeObjectForKey, onOwnersIn: mutable) }
     }
 

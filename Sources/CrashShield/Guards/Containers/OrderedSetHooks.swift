@@ -14,13 +14,9 @@ enum OrderedSetHooks {
     static func install(in context: GuardContext) throws {
         guard let orderedSets = ClassFamily("NSOrderedSet", "NSMutableOrderedSet"),
               let mutable = ClassFamily("NSMutableOrderedSet") else { return }
-        for point in [initWithObjectsCount, objectAtIndex, objectAtIndexedSubscript, objectsAtIndexes] as [AnyHookPoint] {
-            try context.install(point, onOwnersIn: orderedSets)
-        }
-        for point in [addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex, setObjectAtIndexedSubscript,
-                      exchangeObjects] as [AnyHookPoint] {
-            try context.install(point, onOwnersIn: mutable)
-        }
+        try context.install([initWithObjectsCount, objectAtIndex, objectAtIndexedSubscript, objectsAtIndexes], onOwnersIn: orderedSets)
+        try context.install([addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex,
+                             setObjectAtIndexedSubscript, exchangeObjects], onOwnersIn: mutable)
         #if !canImport(Darwin)
         try context.install(moveObjectsAtIndexes, onOwnersIn: mutable)
         #endif

@@ -13,14 +13,10 @@ enum AttributedStringHooks {
     static func install(in context: GuardContext) throws {
         guard let attributed = ClassFamily("NSAttributedString", "NSMutableAttributedString"),
               let mutable = ClassFamily("NSMutableAttributedString") else { return }
-        for point in [attributedSubstringFromRange, attributesAtIndex, attributeAtIndex, attributesInRange,
-                      attributeInRange, initWithString] as [AnyHookPoint] {
-            try context.install(point, onOwnersIn: attributed)
-        }
-        for point in [MutableStringHooks.replaceCharactersInRange, deleteCharactersInRange, replaceWithAttributedString,
-                      addAttribute, addAttributes, setAttributes, removeAttribute] as [AnyHookPoint] {
-            try context.install(point, onOwnersIn: mutable)
-        }
+        try context.install([attributedSubstringFromRange, attributesAtIndex, attributeAtIndex, attributesInRange,
+                             attributeInRange, initWithString], onOwnersIn: attributed)
+        try context.install([MutableStringHooks.replaceCharactersInRange, deleteCharactersInRange, replaceWithAttributedString,
+                             addAttribute, addAttributes, setAttributes, removeAttribute], onOwnersIn: mutable)
     }
 
     // MARK: Text mutations (skipped when invalid; GNUstep checks in `replaceCharactersInRange:withString:`)

@@ -9,8 +9,7 @@ enum MutableStringHooks {
 
     static func install(in context: GuardContext) throws {
         guard let mutable = ClassFamily("NSMutableString") else { return }
-        try context.install(insertStringAtIndex, onOwnersIn: mutable)
-        try context.install(replaceCharactersInRange, onOwnersIn: mutable)
+        try context.install([insertStringAtIndex, replaceCharactersInRange], onOwnersIn: mutable)
         try context.install(layers: [deleteCharactersInRangeBase, deleteCharactersInRange], onOwnersIn: mutable)
         if FoundationRules.isApple { try context.install(appendString, onOwnersIn: mutable) }
     }

@@ -7,14 +7,11 @@ enum StringHooks {
 
     static func install(in context: GuardContext) throws {
         guard let strings = ClassFamily("NSString", "NSMutableString"), let root = ObjCClass(named: "NSString") else { return }
-        for point in [substringFromIndex, substringToIndex, rangeOfString, hasPrefix, hasSuffix] as [AnyHookPoint] {
-            try context.install(point, onOwnersIn: strings)
-        }
+        try context.install([substringFromIndex, substringToIndex, rangeOfString, hasPrefix, hasSuffix], onOwnersIn: strings)
         try context.install(layers: [substringWithRangeBase, substringWithRange, substringWithRangeInner], onOwnersIn: strings)
         try HotReadHookPoint.install(layers: [characterAtIndexBase, characterAtIndex], in: context, onOwnersIn: strings)
         // Class constructors: on NSString only (NSMutableString inherits them; both levels would nest).
-        try context.install(stringWithString, on: [root])
-        try context.install(stringWithUTF8String, on: [root])
+        try context.install([stringWithString, stringWithUTF8String], on: [root])
         // Initializers run on what +alloc hands out: a placeholder, or (NSMutableString here) the concrete class.
         var placeholders: [ObjCClass] = []
         for family in ["NSString", "NSMutableString"] {
@@ -23,9 +20,7 @@ enum StringHooks {
             }
         }
         let unrelated = placeholders.filter { cls in !placeholders.contains { $0 != cls && (cls.isKind(of: $0) || $0.isKind(of: cls)) } }
-        for point in [initWithString, initWithUTF8String, initWithFormatLocaleArguments] as [AnyHookPoint] {
-            try context.install(point, on: unrelated)
-        }
+        try context.install([initWithString, initWithUTF8String, initWithFormatLocaleArguments], on: unrelated)
         if FoundationRules.isApple { try context.install(stringByAppendingString, onOwnersIn: strings) }
     }
 
