@@ -15,7 +15,7 @@ enum OrderedSetHooks {
         guard let orderedSets = ClassFamily("NSOrderedSet", "NSMutableOrderedSet"),
               let mutable = ClassFamily("NSMutableOrderedSet") else { return }
         try context.install([initWithObjectsCount, objectAtIndex, objectAtIndexedSubscript, objectsAtIndexes], onOwnersIn: orderedSets)
-        try context.install([addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex,
+        try context.install([SetHooks.addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex,
                              setObjectAtIndexedSubscript, exchangeObjects], onOwnersIn: mutable)
         #if !canImport(Darwin)
         try context.install(moveObjectsAtIndexes, onOwnersIn: mutable)
@@ -32,7 +32,8 @@ enum OrderedSetHooks {
         #endif
     }
 
-    /// GNUstep's text for a nil object added to a mutable ordered set (also when one is built with nil).
+    /// GNUstep's text for a nil object added to a mutable ordered set (also when one is built with nil), the sets'
+    /// own: `addObject:` is `SetHooks.addObject`.
     private static let addNil = "Tried to add nil to set"
     private static let mutableRoot = ObjCClass(named: "NSMutableOrderedSet")
     private static func isMutable(_ r: CSRObject?) -> Bool { mutableRoot.map { ObjCClass(of: r)?.isKind(of: $0) ?? false } ?? false }
@@ -81,10 +82,6 @@ enum OrderedSetHooks {
     }
 
     // MARK: Mutations (an invalid one is skipped)
-
-    static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("addObject:", .container) { r, cmd, object in
-        addObject.mutation(r, cmd, valid: object != nil, else: .nilArgument(addNil, method: "addObject:")) { $0(r, cmd, object) }
-    }
 
     /// A nil object; on Apple platforms also an index past count (GNUstep appends).
     static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertObject:atIndex:", .container) { r, cmd, object, index in

@@ -49,6 +49,7 @@ enum SetHooks {
         }) { $0(r, cmd, object) }
     }
 
+    /// Also installed on mutable ordered sets (an unrelated class hierarchy: no nesting), whose text is the same.
     static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("addObject:", .container) { r, cmd, object in
         addObject.mutation(r, cmd, valid: object != nil, else: .nilArgument("Tried to add nil to set", method: "addObject:")) { $0(r, cmd, object) }
     }

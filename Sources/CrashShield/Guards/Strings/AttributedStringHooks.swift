@@ -15,15 +15,12 @@ enum AttributedStringHooks {
               let mutable = ClassFamily("NSMutableAttributedString") else { return }
         try context.install([attributedSubstringFromRange, attributesAtIndex, attributeAtIndex, attributesInRange,
                              attributeInRange, initWithString], onOwnersIn: attributed)
-        try context.install([MutableStringHooks.replaceCharactersInRange, deleteCharactersInRange, replaceWithAttributedString,
-                             addAttribute, addAttributes, setAttributes, removeAttribute], onOwnersIn: mutable)
+        // The text mutations that check in `replaceCharactersInRange:withString:` are NSMutableString's points.
+        try context.install([MutableStringHooks.replaceCharactersInRange, MutableStringHooks.deleteCharactersInRangeBase,
+                             replaceWithAttributedString, addAttribute, addAttributes, setAttributes, removeAttribute], onOwnersIn: mutable)
     }
 
     // MARK: Text mutations (skipped when invalid; GNUstep checks in `replaceCharactersInRange:withString:`)
-
-    static let deleteCharactersInRange: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("deleteCharactersInRange:", .string) { r, cmd, range in
-        deleteCharactersInRange.mutation(r, cmd, MutableStringHooks.rangeFailure(range, r, apple: "deleteCharactersInRange:")) { $0(r, cmd, range) }
-    }
 
     /// Checked at the app's call: GNUstep changes the receiver's attributes before its inner
     /// `replaceCharactersInRange:withString:` raises. GNUstep asks the argument its `string` first: an argument that

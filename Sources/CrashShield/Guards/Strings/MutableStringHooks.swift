@@ -40,6 +40,8 @@ enum MutableStringHooks {
     static let deleteCharactersInRange: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("deleteCharactersInRange:", .string) { r, cmd, range in
         deleteCharactersInRange.mutation(r, cmd, rangeFailure(range, r, method: "deleteCharactersInRange:", apple: "deleteCharactersInRange:")) { $0(r, cmd, range) }
     }
+    /// The generic layer; also installed on mutable attributed strings (an unrelated class hierarchy: no nesting),
+    /// which check in `replaceCharactersInRange:withString:` too.
     static let deleteCharactersInRangeBase: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("deleteCharactersInRange:", .string) { r, cmd, range in
         deleteCharactersInRangeBase.mutation(r, cmd, rangeFailure(range, r, apple: "deleteCharactersInRange:")) { $0(r, cmd, range) }
     }
