@@ -82,17 +82,13 @@ enum ArrayHooks {
     /// Behind `arrayWithObjects:count:`, `arrayWithObject:`, `@[...]` literals. Recovery: the array of the non-nil
     /// objects.
     static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
-        let slot = ContainerFailure.firstNil(objects, count: count)
-        return initWithObjectsCount.read(r, cmd, valid: slot == nil, else: slot.map { .nilInInit("Tried to init array with nil object", slot: $0) },
-                                         recovery: { original in
-            ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
-        }) { $0(r, cmd, objects, count) }
+        ContainerFailure.initWithObjects(initWithObjectsCount, "Tried to init array with nil object", r, cmd, objects, count)
     }
 
     /// Recovery: an unchanged copy (the receiver's autoreleased copy).
     static let arrayByAddingObject: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("arrayByAddingObject:", .container) { r, cmd, object in
         arrayByAddingObject.read(r, cmd, valid: object != nil, else: .nilArgument("Attempt to add nil to an array", method: "arrayByAddingObject:"),
-                                 recovery: { _ in Messaging.sendObject(r, ArraySelectors.copyAutoreleased) }) { $0(r, cmd, object) }
+                                 recovery: { _ in Messaging.sendObject(r, ContainerSelectors.copyAutoreleased) }) { $0(r, cmd, object) }
     }
 
     // MARK: Mutations (an invalid one is skipped)
@@ -233,9 +229,4 @@ enum ArrayHooks {
         removeLastObject.mutation(r, cmd, valid: count(of: r) > 0, else: .fixed(ExceptionName.range, "Trying to remove from an empty array.",
             method: "removeLastObject", apple: "index 0 beyond bounds for empty array", hint: "check that the array is not empty")) { $0(r, cmd) }
     }
-}
-
-enum ArraySelectors {
-    /// An autoreleased immutable copy.
-    static let copyAutoreleased = csr_sel_register("copy")
 }

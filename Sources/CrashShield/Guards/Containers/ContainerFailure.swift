@@ -23,6 +23,16 @@ enum ContainerFailure {
         }
     }
 
+    /// A constructor given nil objects (`text`: GNUstep's), for arrays, sets and ordered sets. Recovery: the
+    /// collection of the non-nil objects.
+    static func initWithObjects(_ point: GuardedMethod<ContainerIMP.InitWithObjectsCount>, _ text: @autoclosure () -> String,
+                                _ r: CSRObject?, _ cmd: CSRSelector?, _ objects: UnsafePointer<CSRObject?>?, _ count: UInt) -> CSRObject? {
+        let slot = firstNil(objects, count: count)
+        return point.read(r, cmd, valid: slot == nil, else: slot.map { .nilInInit(text(), slot: $0) }, recovery: { original in
+            withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
+        }) { $0(r, cmd, objects, count) }
+    }
+
     /// Index of the first nil among `count` entries (objects or keys), if any.
     static func firstNil(_ objects: UnsafePointer<CSRObject?>?, count: UInt) -> Int? {
         guard count > 0 else { return nil }
@@ -37,6 +47,10 @@ enum ContainerSelectors {
     static let lastIndex = csr_sel_register("lastIndex")
     static let firstIndex = csr_sel_register("firstIndex")
     static let indexGreaterThanIndex = csr_sel_register("indexGreaterThanIndex:")
+    /// An autoreleased immutable copy (an array's).
+    static let copyAutoreleased = csr_sel_register("copy")
+    static let setByAddingObjectsFromSet = csr_sel_register("setByAddingObjectsFromSet:")
+    static let subarrayWithRange = csr_sel_register("subarrayWithRange:")
 }
 
 /// Walking an NSIndexSet.

@@ -56,8 +56,15 @@ enum DictionaryHooks {
             hint: "pass as many keys as objects")
         return initWithObjectsForKeys.read(r, cmd, violation, recovery: { original in
             let common = CSRRange(location: 0, length: min(objectCount ?? 0, keyCount ?? 0))
-            return original(r, cmd, DictionarySelectors.subarray(objects, common), DictionarySelectors.subarray(keys, common))
+            return original(r, cmd, subarray(objects, common), subarray(keys, common))
         }) { $0(r, cmd, objects, keys) }
+    }
+
+    /// `[array subarrayWithRange: range]` (autoreleased); nil for a nil array.
+    private static func subarray(_ array: CSRObject?, _ range: CSRRange) -> CSRObject? {
+        guard let array else { return nil }
+        let sel = ContainerSelectors.subarrayWithRange
+        return Messaging.implementation(array, sel, as: IMP.ObjectWithRange.self)(array, sel, range)
     }
 
     // MARK: Mutations (an invalid one is skipped)
@@ -67,12 +74,12 @@ enum DictionaryHooks {
     static let setObjectForKey: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod(
         "setObject:forKey:", .container, nilChecks: Int32(CSRHotDictionarySetObjectForKey)
     ) { r, cmd, object, key in
-        setObjectForKey.mutation(r, cmd, valid: object != nil && key != nil, else: key == nil
-            ? .nilArgument("Tried to add nil key to dictionary", method: "setObject:forKey:", apple: "key cannot be nil", hint: Hint.nilPair)
-            : nilValue(key, method: "setObject:forKey:")) { $0(r, cmd, object, key) }
+        setObjectForKey.mutation(r, cmd, valid: object != nil && key != nil, else: nilKeyOrValue(key, method: "setObject:forKey:")) { $0(r, cmd, object, key) }
     }
 
-    private static func nilValue(_ key: CSRObject?, method: String) -> Violation {
+    /// A nil key (`key` is nil), or else a nil value for `key`, given to `method`.
+    private static func nilKeyOrValue(_ key: CSRObject?, method: String) -> Violation {
+        guard key != nil else { return .nilArgument("Tried to add nil key to dictionary", method: method, apple: "key cannot be nil", hint: Hint.nilPair) }
         let key = String(describing: key, limit: 4096)
         return .nilArgument("Tried to add nil value for key '\(key)' to dictionary", method: method,
                             apple: "object cannot be nil (key: \(key))", hint: Hint.nilPair)
@@ -82,24 +89,12 @@ enum DictionaryHooks {
     /// object: `d[nil] = nil` removes nothing).
     static let setObjectForKeyedSubscript: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("setObject:forKeyedSubscript:", .container) { r, cmd, object, key in
         setObjectForKeyedSubscript.mutation(r, cmd, valid: key != nil || (object == nil && !FoundationRules.isApple),
-            else: .nilArgument("Tried to add nil key to dictionary", method: "setObject:forKeyedSubscript:", apple: "key cannot be nil", hint: Hint.nilPair)) {
-            $0(r, cmd, object, key)
-        }
+                                            else: nilKeyOrValue(key, method: "setObject:forKeyedSubscript:")) { $0(r, cmd, object, key) }
     }
 
     /// Apple's rules only: a nil key raises (GNUstep logs and removes nothing).
     static let removeObjectForKey: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObjectForKey:", .container) { r, cmd, key in
         removeObjectForKey.mutation(r, cmd, valid: key != nil, else: .appleOnly("removeObjectForKey:", "key cannot be nil",
                                                                            hint: "check the key for nil before removing it")) { $0(r, cmd, key) }
-    }
-}
-
-enum DictionarySelectors {
-    static let subarrayWithRange = csr_sel_register("subarrayWithRange:")
-
-    /// `[array subarrayWithRange: range]` (autoreleased); nil for a nil array.
-    static func subarray(_ array: CSRObject?, _ range: CSRRange) -> CSRObject? {
-        guard let array else { return nil }
-        return Messaging.implementation(array, subarrayWithRange, as: ContainerIMP.ObjectWithRange.self)(array, subarrayWithRange, range)
     }
 }

@@ -43,7 +43,7 @@ enum OrderedSetHooks {
     /// Behind `orderedSetWithObjects:count:`, `orderedSetWithObject:`; GNUstep's mutable ordered set adds the objects
     /// one by one. Recovery: the ordered set of the non-nil objects.
     static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
-        SetHooks.initWithObjects(initWithObjectsCount, isMutable(r) ? addNil : "Tried to init set with nil value", r, cmd, objects, count)
+        ContainerFailure.initWithObjects(initWithObjectsCount, isMutable(r) ? addNil : "Tried to init set with nil value", r, cmd, objects, count)
     }
 
     static let objectAtIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("objectAtIndex:", .container) { r, cmd, index in

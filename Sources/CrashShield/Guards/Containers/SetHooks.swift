@@ -25,26 +25,16 @@ enum SetHooks {
 
     /// Behind `setWithObjects:count:`, `setWithObject:`. Recovery: the set of the non-nil objects.
     static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
-        initWithObjects(initWithObjectsCount, "Tried to init set with nil value", r, cmd, objects, count)
+        ContainerFailure.initWithObjects(initWithObjectsCount, "Tried to init set with nil value", r, cmd, objects, count)
     }
     static let countedSetInit: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
-        initWithObjects(countedSetInit, "Tried to init counted set with nil value", r, cmd, objects, count)
-    }
-
-    /// A constructor given nil objects (`text`: GNUstep's). Recovery: the collection of the non-nil objects. Shared
-    /// with the ordered sets.
-    static func initWithObjects(_ point: GuardedMethod<IMP.InitWithObjectsCount>, _ text: @autoclosure () -> String, _ r: CSRObject?,
-                                _ cmd: CSRSelector?, _ objects: UnsafePointer<CSRObject?>?, _ count: UInt) -> CSRObject? {
-        let slot = ContainerFailure.firstNil(objects, count: count)
-        return point.read(r, cmd, valid: slot == nil, else: slot.map { .nilInInit(text(), slot: $0) }, recovery: { original in
-            ContainerFailure.withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
-        }) { $0(r, cmd, objects, count) }
+        ContainerFailure.initWithObjects(countedSetInit, "Tried to init counted set with nil value", r, cmd, objects, count)
     }
 
     /// Recovery: a set with the receiver's objects (autoreleased, `setByAddingObjectsFromSet:` of itself).
     static let setByAddingObject: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("setByAddingObject:", .container) { r, cmd, object in
         setByAddingObject.read(r, cmd, valid: object != nil, else: .nilArgument("Tried to add nil to set", method: "setByAddingObject:"), recovery: { _ in
-            let sel = SetSelectors.setByAddingObjectsFromSet
+            let sel = ContainerSelectors.setByAddingObjectsFromSet
             return Messaging.implementation(r, sel, as: IMP.ObjectWithObject.self)(r, sel, r)
         }) { $0(r, cmd, object) }
     }
@@ -59,8 +49,4 @@ enum SetHooks {
         removeObject.mutation(r, cmd, valid: object != nil, else: .appleOnly("removeObject:", "object cannot be nil",
                                                                        hint: "check the object for nil before removing it")) { $0(r, cmd, object) }
     }
-}
-
-enum SetSelectors {
-    static let setByAddingObjectsFromSet = csr_sel_register("setByAddingObjectsFromSet:")
 }
