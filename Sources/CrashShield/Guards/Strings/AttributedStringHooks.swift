@@ -94,10 +94,8 @@ enum AttributedStringHooks {
 
     /// GNUstep returns before its range check for an empty range (with a warning).
     static let setAttributes: GuardedMethod<StringIMP.VoidWithObjectRange> = GuardedMethod("setAttributes:range:", .string) { r, cmd, attributes, range in
-        let skipsCheck = FoundationRules.platform == .gnustep && range.length == 0
-        setAttributes.mutation(r, cmd, valid: skipsCheck, else: MutableStringHooks.rangeFailure(range, r, method: "setAttributes:range:")) {
-            $0(r, cmd, attributes, range)
-        }
+        setAttributes.mutation(r, cmd, valid: FoundationRules.platform == .gnustep && range.length == 0,
+                               else: MutableStringHooks.rangeFailure(range, r, method: "setAttributes:range:")) { $0(r, cmd, attributes, range) }
     }
 
     static let removeAttribute: GuardedMethod<StringIMP.VoidWithObjectRange> = GuardedMethod("removeAttribute:range:", .string) { r, cmd, name, range in
@@ -119,9 +117,11 @@ enum AttributedStringHooks {
 
     private static let dictionaryClass = ObjCClass(named: "NSDictionary")
     private static let emptyDictionary = csr_sel_register("dictionary")
-    private static func noAttributes(_ effective: UnsafeMutablePointer<CSRRange>?) -> CSRObject? {
+    /// The attribute reads' recovery: the effective range (if asked for) set to {NSNotFound, 0}, and an empty
+    /// dictionary (`attributes*`), or nil (one attribute).
+    private static func noAttributes(_ effective: UnsafeMutablePointer<CSRRange>?, dictionary: Bool = true) -> CSRObject? {
         effective?.pointee = .notFound
-        return dictionaryClass.flatMap { Messaging.sendObject($0.pointer, emptyDictionary) }
+        return dictionary ? dictionaryClass.flatMap { Messaging.sendObject($0.pointer, emptyDictionary) } : nil
     }
 
     /// Recovery: an empty attributed string (the original with {0, 0}).
@@ -139,10 +139,8 @@ enum AttributedStringHooks {
 
     /// Recovery: nil.
     static let attributeAtIndex: GuardedMethod<StringIMP.AttributeAtIndex> = GuardedMethod("attribute:atIndex:effectiveRange:", .string) { r, cmd, name, index, effective in
-        attributeAtIndex.read(r, cmd, attributeIndexFits(index, length: length(of: r)) ? nil : .attributeIndex, recovery: { _ in
-            effective?.pointee = .notFound
-            return nil
-        }) { $0(r, cmd, name, index, effective) }
+        attributeAtIndex.read(r, cmd, attributeIndexFits(index, length: length(of: r)) ? nil : .attributeIndex,
+                              recovery: { _ in noAttributes(effective, dictionary: false) }) { $0(r, cmd, name, index, effective) }
     }
 
     /// The longest-effective-range reads call `attributesAtIndex:effectiveRange:` and then walk from the range it
@@ -155,10 +153,8 @@ enum AttributedStringHooks {
 
     /// As `attributesInRange`, for one attribute (a nil name returns nil before the index is read). Recovery: nil.
     static let attributeInRange: GuardedMethod<StringIMP.AttributeAtIndexInRange> = GuardedMethod("attribute:atIndex:longestEffectiveRange:inRange:", .string) { r, cmd, name, index, effective, limit in
-        attributeInRange.read(r, cmd, valid: name == nil, else: longestRangeFailure(r, index, limit), recovery: { _ in
-            effective?.pointee = .notFound
-            return nil
-        }) { $0(r, cmd, name, index, effective, limit) }
+        attributeInRange.read(r, cmd, valid: name == nil, else: longestRangeFailure(r, index, limit),
+                              recovery: { _ in noAttributes(effective, dictionary: false) }) { $0(r, cmd, name, index, effective, limit) }
     }
 
     private static func longestRangeFailure(_ r: CSRObject?, _ index: UInt, _ limit: CSRRange) -> Violation? {
