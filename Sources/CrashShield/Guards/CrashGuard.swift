@@ -41,6 +41,16 @@ final class GuardContext {
         try install(point, on: family.hookTargets(for: point.selector, kind: point.kind))
     }
 
+    /// Installs each of `points` on each class, in order.
+    func install(_ points: [AnyHookPoint], on classes: [ObjCClass]) throws {
+        for point in points { try install(point, on: classes) }
+    }
+
+    /// Installs each of `points` on the owners in `family`, in order (a guard's list of the methods it hooks there).
+    func install(_ points: [AnyHookPoint], onOwnersIn family: ClassFamily) throws {
+        for point in points { try install(point, onOwnersIn: family) }
+    }
+
     /// Installs one selector on every class that owns the implementation a member of `family` or one of its roots
     /// uses, also where the owners are nested (GNUstep: NSString's generic `substringWithRange:` under GSCString's
     /// own; NSArray's generic `getObjects:range:`, which app subclasses use, under GSArray's): `layers[0]` on the

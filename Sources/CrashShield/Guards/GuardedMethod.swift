@@ -20,7 +20,9 @@ struct Violation {
 ///
 ///     static let removeObjectAtIndex = GuardedMethod<ContainerIMP.VoidWithIndex>("removeObjectAtIndex:", .container) { r, cmd, index in
 ///         let count = count(of: r)
-///         removeObjectAtIndex.mutation(r, cmd, index < count ? nil : .index(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
+///         removeObjectAtIndex.mutation(r, cmd, valid: index < count, else: .index(index, count: count, method: "removeObjectAtIndex:")) {
+///             $0(r, cmd, index)
+///         }
 ///     }
 ///
 /// The precondition is the running Foundation's exactly (`FoundationRules`): a valid call (no violation) reaches the
@@ -102,19 +104,6 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     @inline(never)
     private func stops(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation) -> Bool {
         GuardFailure.stopOrRaise(category, receiver, cmd, self, violation)
-    }
-}
-
-extension GuardContext {
-    /// Installs each of `points` on the class that owns its method for each class in `family` (one point a selector:
-    /// the guards' lists of the methods they hook on a family).
-    func install(_ points: [AnyHookPoint], onOwnersIn family: ClassFamily) throws {
-        for point in points { try install(point, onOwnersIn: family) }
-    }
-
-    /// Installs each of `points` on each class.
-    func install(_ points: [AnyHookPoint], on classes: [ObjCClass]) throws {
-        for point in points { try install(point, on: classes) }
     }
 }
 
