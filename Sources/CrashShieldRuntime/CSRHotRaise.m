@@ -278,6 +278,29 @@ static void csr_hot_frame_recover(unw_cursor_t *cursor, int which, uintptr_t mar
     csr_unw.resume(cursor);  // returns only when it failed
 }
 
+/// `array[i]` of an array whose own `objectAtIndex:` (an app's NSArray subclass, say) raised, possibly from plain
+/// functions of its own: NSArray's original jumped into it, so `array[i]`'s marker is a few frames further up. The
+/// cursor is at the caller of the first frame past Foundation's exception code (`info`: its unwind entry). Every
+/// frame skipped must have nothing to run, as on every path here; any other hot read's frame on the way ends the
+/// search (it decides, or already did). The marker's own receiver and index, and the precondition, tell whether
+/// this is that call's failure.
+static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_t info, CSRObject exception) {
+    for (int depth = 0; depth < CSR_HOT_FRAME_OUTER_FRAMES; depth++) {
+        long slot = -1;
+        int marker = csr_hot_frame_table((uintptr_t)info.start_ip, &slot);
+        if (marker >= 0 || csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
+        if (info.lsda != 0 || info.handler != 0 || csr_hot_raise_find((uintptr_t)info.start_ip) != NULL) return;
+        unw_word_t returnAddress = 0;
+        if (csr_unw.step(cursor) <= 0 || csr_unw.getReg(cursor, UNW_REG_IP, &returnAddress) != 0
+            || csr_unw.procInfo(cursor, &info) != 0) return;
+        marker = csr_hot_frame_table((uintptr_t)info.start_ip, &slot);
+        if (marker == CSRHotArrayObjectAtIndexedSubscript) {
+            csr_hot_frame_recover(cursor, marker, (uintptr_t)info.start_ip, exception, returnAddress);
+            return;
+        }
+    }
+}
+
 /// Recovers the failure being raised when it is a protected implementation's own, or a marker's original's: does
 /// not return then (the protected frame's caller, or the marker's call, goes on with 0). Returns when the exception
 /// is none of the guard's business, or Swift chose not to recover (debug mode, guard off, class excluded): raise it
@@ -307,13 +330,13 @@ static void csr_hot_raise_recover(CSRObject exception) {
     const CSRHotRaiseEntry *protected = csr_hot_raise_find((uintptr_t)info.start_ip);
     unw_word_t raising = info.start_ip;
     if (csr_unw.getReg(&cursor, UNW_REG_IP, &callerAddress) != 0 || csr_unw.procInfo(&cursor, &info) != 0) return;
-    // A marker called it: its own original, or (`array[i]`) the protected `objectAtIndex:` its original jumped into.
+    // A marker called it: its own original, or (`array[i]`) the receiver's `objectAtIndex:`, which NSArray's original
+    // jumped into (GSArray's, protected here, or any other: the precondition decides whose failure it is).
     long slot = -1;
     int marker = csr_hot_frame_table((uintptr_t)info.start_ip, &slot);
     if (marker >= 0) {
         uintptr_t original = __atomic_load_n(&csr_hot_tables[marker].originals[slot], __ATOMIC_ACQUIRE);
-        bool jumped = protected != NULL && marker == CSRHotArrayObjectAtIndexedSubscript
-            && protected->table == CSRHotArrayObjectAtIndex;
+        bool jumped = marker == CSRHotArrayObjectAtIndexedSubscript;
         if (original == (uintptr_t)raising || jumped) {
             csr_hot_frame_recover(&cursor, marker, (uintptr_t)info.start_ip, exception, callerAddress);
         }
@@ -321,7 +344,11 @@ static void csr_hot_raise_recover(CSRObject exception) {
     }
     // A trampoline there (`array[i]` where it keeps one: its original sends `objectAtIndex:`) catches the exception
     // and decides itself: the report names the call the app made.
-    if (protected == NULL || csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
+    if (csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
+    if (protected == NULL) {
+        csr_hot_frame_recover_subscript(&cursor, info, exception);
+        return;
+    }
     CSRObject receiver = NULL;
     uintptr_t argument = 0;
     if (!csr_hot_raise_subject(exception, &receiver, &argument)) return;

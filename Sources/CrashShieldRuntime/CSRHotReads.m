@@ -23,19 +23,25 @@ static uintptr_t csr_hot_read_resolve(CSRHookTable *table, CSRObject receiver) {
     return resolve ? resolve(table, receiver) : 0;
 }
 
-static bool csr_hot_read_has_outer_frame(CSRHookTable *table);
+/// What is further up the stack than a trampoline that caught: nothing of its family (-1), another trampoline of its
+/// family (-2), or a marker of its family (its hot table).
+static int csr_hot_read_outer_call(CSRHookTable *table);
 
 /// Returns only when Swift chose to recover; otherwise the exception continues, unchanged, to the caller. A
 /// trampoline of the same family further up the stack (GNUstep's attributed-string tracker asks its string, which
 /// asks its own; `array[i]` sends `objectAtIndex:`) lets the outermost one decide: that is the call the app made, and
-/// it is reported once.
+/// it is reported once. A marker there cannot catch: this trampoline decides, for the marker's call. The only marker
+/// a trampoline can be reached from is NSArray's `array[i]`, whose original jumps into `objectAtIndex:` with the same
+/// receiver and index (CSRHotRaise.m).
 __attribute__((noinline, cold))
 static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoline, CSRObject receiver,
                                             uintptr_t argument, id exception) {
-    if (csr_hot_read_has_outer_frame(table)) @throw exception;
+    int outer = csr_hot_read_outer_call(table);
+    if (outer == -2) @throw exception;
+    CSRHookTable *deciding = outer >= 0 ? &csr_hot_tables[outer] : table;
     bool (*failed)(CSRHookTable *, CSRIMP, CSRObject, uintptr_t, CSRObject) =
         __atomic_load_n(&csr_hot_read_handlers.failed, __ATOMIC_ACQUIRE);
-    if (failed && failed(table, trampoline, receiver, argument, (CSR_BRIDGE CSRObject)exception)) return;
+    if (failed && failed(deciding, trampoline, receiver, argument, (CSR_BRIDGE CSRObject)exception)) return;
     @throw exception;
 }
 
@@ -275,6 +281,8 @@ typedef struct CSRFrameSearch {
     int family;
     /// Calls of the selector through a trampoline seen so far, innermost first.
     int calls;
+    /// The outer call, when found: -2 a trampoline, or a marker's hot table.
+    int outer;
     /// Frames left to look at: nested calls sit a few frames apart, and every frame costs the unwinder a lookup.
     int framesLeft;
     /// The previous frame was a table's out-of-line path: its slot trampoline's frame (if the call was not a tail
@@ -285,17 +293,26 @@ typedef struct CSRFrameSearch {
 static _Unwind_Reason_Code csr_hot_read_visit_frame(struct _Unwind_Context *context, void *argument) {
     CSRFrameSearch *search = (CSRFrameSearch *)argument;
     if (search->framesLeft-- == 0) return _URC_END_OF_STACK;
+    uintptr_t start = (uintptr_t)_Unwind_GetRegionStart(context);
+    long slot;
+    int marker = csr_hot_frame_table(start, &slot);
+    if (marker >= 0 && search->calls >= 1 && csr_hot_read_family(marker) == search->family) {
+        search->outer = marker;
+        return _URC_END_OF_STACK;
+    }
     bool inherited = false;
-    int which = csr_hot_read_table_of((uintptr_t)_Unwind_GetRegionStart(context), &inherited);
+    int which = csr_hot_read_table_of(start, &inherited);
     bool sameCall = which >= 0 && !inherited && which == search->inheritedTable;
     search->inheritedTable = inherited ? which : -1;
     if (which < 0 || sameCall || csr_hot_read_family(which) != search->family) return _URC_NO_REASON;
     // The first call is the trampoline asking; a second is an outer call of the same family.
-    return ++search->calls == 2 ? _URC_END_OF_STACK : _URC_NO_REASON;
+    if (++search->calls < 2) return _URC_NO_REASON;
+    search->outer = -2;
+    return _URC_END_OF_STACK;
 }
 
-static bool csr_hot_read_has_outer_frame(CSRHookTable *table) {
-    CSRFrameSearch search = { csr_hot_read_family((int)(table - csr_hot_tables)), 0, 8, -1 };
+static int csr_hot_read_outer_call(CSRHookTable *table) {
+    CSRFrameSearch search = { csr_hot_read_family((int)(table - csr_hot_tables)), 0, -1, 8, -1 };
     _Unwind_Backtrace(csr_hot_read_visit_frame, &search);
-    return search.calls >= 2;
+    return search.outer;
 }

@@ -25,6 +25,40 @@
 @implementation CSSHookGrandchild
 @end
 
+/// An app's own NSArray subclass of two objects, as apps write them: `objectAtIndex:` raises for an index past the
+/// end itself (`CSSAppArray`), or from a function of its own (`CSSAppArrayDeep`).
+@interface CSSAppArray : NSArray
+@end
+@implementation CSSAppArray
+- (NSUInteger)count { return 2; }
+- (id)objectAtIndex: (NSUInteger)index {
+    if (index >= 2) [NSException raise: NSRangeException format: @"CSSAppArray: index %lu beyond 2", (unsigned long)index];
+    return index == 0 ? @"a" : @"b";
+}
+@end
+
+__attribute__((noinline)) static void css_app_array_check(NSUInteger index) {
+    if (index >= 2) [NSException raise: NSRangeException format: @"CSSAppArrayDeep: index %lu beyond 2", (unsigned long)index];
+}
+
+@interface CSSAppArrayDeep : CSSAppArray
+@end
+@implementation CSSAppArrayDeep
+- (id)objectAtIndex: (NSUInteger)index {
+    css_app_array_check(index);
+    return index == 0 ? @"a" : @"b";
+}
+@end
+
+void *css_test_app_array(bool deep) {
+    NSArray *array = [(deep ? [CSSAppArrayDeep class] : [CSSAppArray class]) new];
+#if __has_feature(objc_arc)
+    return (__bridge_retained void *)array;   // ARC (Apple): the caller's pool does not own it; tests run under MRC
+#else
+    return (__bridge void *)[array autorelease];
+#endif
+}
+
 long css_test_value(void *object) { return [(__bridge CSSHookBase *)object value]; }
 
 long css_test_class_value(const char *className) { return [objc_lookUpClass(className) classValue]; }

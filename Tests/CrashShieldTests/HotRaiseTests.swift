@@ -123,6 +123,32 @@ final class HotRaiseTests: ShieldTestCase {
         #endif
     }
 
+    /// `array[i]` of an app's own NSArray subclass: NSArray's original jumps into the app's `objectAtIndex:`, which
+    /// raises itself or from a function of its own. The marker's receiver and index, and the precondition, make it the
+    /// app call's failure: recovered with nil, reported as `objectAtIndexedSubscript:` (as the trampoline did).
+    func testArraySubscriptOfAnAppsNSArraySubclassIsRecoveredThroughItsMarker() throws {
+        for recovery in HotReadRecovery.allCases {
+            try withShield(configuration(recovery)) { sink in
+                var classes: [String] = []
+                withAutoreleasePool {
+                    for deep in [false, true] {
+                        let array = css_test_app_array(deep)
+                        classes.append(GuardFailure.className(array))
+                        XCTAssertNotNil(css_test_call_subscript(array, 1))
+                        var object: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(bitPattern: 1)
+                        let raised = catchingObjCException { object = css_test_call_subscript(array, 2) }
+                        XCTAssertNil(raised.map(\.reason), "\(recovery), deep \(deep)")
+                        XCTAssertNil(object, "\(recovery), deep \(deep): nil")
+                    }
+                }
+                CrashShield.flush()
+                XCTAssertEqual(sink.reports.map(\.className).sorted(), classes.sorted(), "\(recovery)")
+                XCTAssertEqual(Set(sink.reports.map(\.selector)), ["objectAtIndexedSubscript:"], "\(recovery)")
+                XCTAssertEqual(Set(sink.reports.map(\.exceptionName)), ["NSRangeException"])
+            }
+        }
+    }
+
     /// The container guard (GSArray) and the string guard (markers) share the raise hook: switching either off keeps
     /// it for the other, and it goes only with the last.
     func testTheRaiseHookStaysWhileEitherHotReadGuardNeedsIt() throws {

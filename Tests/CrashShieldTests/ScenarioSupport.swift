@@ -96,12 +96,14 @@ extension XCTestCase {
 /// once in 300 runs (ARCHITECTURE.md, "Runtime notes"). Tests that observe `CSSKVOModel` from several threads call
 /// this first, on one thread.
 func setUpGNUstepKVOOnOneThread() {
-    let model = css_kvo_model_new()!, observer = css_kvo_recorder_new(0)!
-    for key in ["level", "name"] { css_kvo_add(model, observer, key, 0x01, 0) }
-    css_kvo_set_level(model, 1)
-    for key in ["level", "name"] { css_kvo_remove(model, observer, key) }
-    css_object_release(observer)
-    css_object_release(model)
-    var scratch = [CChar](repeating: 0, count: 1 << 12)
-    css_kvo_take_log(&scratch, UInt(scratch.count))   // the warm-up's change is nobody's
+    withAutoreleasePool {   // GNUstep's KVO autoreleases what it builds on first use
+        let model = css_kvo_model_new()!, observer = css_kvo_recorder_new(0)!
+        for key in ["level", "name"] { css_kvo_add(model, observer, key, 0x01, 0) }
+        css_kvo_set_level(model, 1)
+        for key in ["level", "name"] { css_kvo_remove(model, observer, key) }
+        css_object_release(observer)
+        css_object_release(model)
+        var scratch = [CChar](repeating: 0, count: 1 << 12)
+        css_kvo_take_log(&scratch, UInt(scratch.count))   // the warm-up's change is nobody's
+    }
 }

@@ -110,6 +110,9 @@ long css_test_class_value(const char *className);
 void *css_test_array(void);
 /// `[array objectAtIndex:index]` from an exported function, so a report's caller frame has a symbol to check.
 void *css_test_call_objectAtIndex(void *array, unsigned long index);
+/// An app's own NSArray subclass of two objects (autoreleased; call inside a pool) whose `objectAtIndex:` raises
+/// NSRangeException past the end: directly, or (`deep`) from a function of its own.
+void *css_test_app_array(bool deep);
 /// `array[index]` (`objectAtIndexedSubscript:`) and `[string characterAtIndex:index]` from exported functions, as
 /// `css_test_call_objectAtIndex`.
 void *css_test_call_subscript(void *array, unsigned long index);
