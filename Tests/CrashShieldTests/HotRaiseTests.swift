@@ -149,6 +149,28 @@ final class HotRaiseTests: ShieldTestCase {
         }
     }
 
+    /// A class whose own `objectAtIndex:` has a trampoline, reached through `array[i]`'s marker: the trampoline
+    /// catches (the marker cannot), and reports the call the app made, `objectAtIndexedSubscript:`, once.
+    func testATrampolineUnderArraySubscriptsMarkerReportsTheAppsCall() throws {
+        #if canImport(Darwin)
+        throw XCTSkip("markers are GNUstep's on x86_64 (CSRHotReads.h)")
+        #else
+        try withShield(configuration(.atRaise)) { sink in
+            let hook = try HookEngine.shared.install(ArrayHooks.objectAtIndex, on: XCTUnwrap(ObjCClass(named: "CSSAppArray")))
+            defer { hook.revert() }
+            withAutoreleasePool {
+                let array = css_test_app_array(false)
+                var object: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(bitPattern: 1)
+                XCTAssertNil(catchingObjCException { object = css_test_call_subscript(array, 2) }.map(\.reason))
+                XCTAssertNil(object)
+                XCTAssertNil(css_test_call_objectAtIndex(array, 3), "objectAtIndex: itself, through its trampoline")
+            }
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.map(\.selector).sorted(), ["objectAtIndex:", "objectAtIndexedSubscript:"])
+        }
+        #endif
+    }
+
     /// The container guard (GSArray) and the string guard (markers) share the raise hook: switching either off keeps
     /// it for the other, and it goes only with the last.
     func testTheRaiseHookStaysWhileEitherHotReadGuardNeedsIt() throws {
