@@ -117,33 +117,38 @@ final class HotReadTests: ShieldTestCase {
         }
     }
 
-    /// `addObject:` and `setObject:forKey:` (CSRNilChecks.h): each installed class gets a check-first trampoline that
-    /// jumps to its original when no argument is nil, and a nil argument still reaches the guard: recovered, reported,
-    /// the container unchanged.
-    func testNilChecksLetValidCallsThroughAndHandNilToTheGuard() throws {
-        let addObject = csr_sel_register("addObject:")!
-        let setObjectForKey = csr_sel_register("setObject:forKey:")!
-        func isNilCheck(_ className: String, _ selector: CSRSelector, _ which: Int32) -> Bool {
-            let imp = csr_class_methodImplementation(ObjCClass(named: className)!.pointer, selector)
+    /// `addObject:`, `setObject:forKey:` and `replaceCharactersInRange:withString:` (CSRCheckFirst.h): each installed
+    /// class gets a check-first trampoline that jumps to its original when the check passes, and a failed check still
+    /// reaches the guard: recovered, reported, the receiver unchanged.
+    func testCheckFirstTrampolinesLetValidCallsThroughAndHandTheRestToTheGuard() throws {
+        func isCheckFirst(_ className: String, _ selectorName: String, _ which: Int32) -> Bool {
+            let imp = csr_class_methodImplementation(ObjCClass(named: className)!.pointer, csr_sel_register(selectorName))
             let word = UInt(bitPattern: imp.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
             return (0..<poolSize).contains { slot in
-                UInt(bitPattern: csr_nil_check_trampoline(which, slot).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == word
+                UInt(bitPattern: csr_check_first_trampoline(which, slot).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == word
             }
         }
-        try withShield(Configuration(guards: .container)) { sink in
-            XCTAssertTrue(isNilCheck("GSMutableArray", addObject, Int32(CSRHotArrayAddObject)))
-            XCTAssertTrue(isNilCheck("GSMutableDictionary", setObjectForKey, Int32(CSRHotDictionarySetObjectForKey)))
+        let points: [(String, String, Int32)] = [
+            ("GSMutableArray", "addObject:", Int32(CSRHotArrayAddObject)),
+            ("GSMutableDictionary", "setObject:forKey:", Int32(CSRHotDictionarySetObjectForKey)),
+            ("GSMutableString", "replaceCharactersInRange:withString:", Int32(CSRHotMutableStringReplaceCharacters)),
+        ]
+        try withShield(Configuration(guards: [.container, .string])) { sink in
+            for (cls, selector, which) in points { XCTAssertTrue(isCheckFirst(cls, selector, which), "\(cls) \(selector)") }
             XCTAssertEqual(css_test_add_nil_direct(3), 0, "addObject:nil recovered each time")
             for name in ["mutableArray.addObject.nil", "mutableDictionary.setObjectForKey.nilValue",
-                         "mutableDictionary.setObjectForKey.nilKey"] {
+                         "mutableDictionary.setObjectForKey.nilKey", "mutableString.replaceCharactersInRange.pastEnd",
+                         "mutableAttributedString.replaceCharactersInRange.pastEnd"] {
                 let scenario = try XCTUnwrap(CatalogScenario.named(name))
-                XCTAssertEqual(scenario.perform(), scenario.expectedResult, "\(name): the container is unchanged")
+                XCTAssertEqual(scenario.perform(), scenario.expectedResult, "\(name): the receiver is unchanged")
             }
             CrashShield.flush()
             let calls = sink.reports.flatMap { Array(repeating: $0.selector, count: $0.occurrences) }
-            XCTAssertEqual(calls.sorted(), Array(repeating: "addObject:", count: 4) + Array(repeating: "setObject:forKey:", count: 2))
+            XCTAssertEqual(calls.sorted(), Array(repeating: "addObject:", count: 4)
+                           + Array(repeating: "replaceCharactersInRange:withString:", count: 2)
+                           + Array(repeating: "setObject:forKey:", count: 2))
         }
-        XCTAssertFalse(isNilCheck("GSMutableArray", addObject, Int32(CSRHotArrayAddObject)), "stop() reverts")
+        for (cls, selector, which) in points { XCTAssertFalse(isCheckFirst(cls, selector, which), "stop() reverts \(cls)") }
         XCTAssertEqual(css_test_add_nil_direct(1), 1, "stopped: Foundation raises again")
     }
 }

@@ -29,29 +29,29 @@ struct Violation {
 /// original unchanged, with nothing but the check added.
 final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable {
     let category: GuardCategory
-    /// The hot table whose check-first trampolines (CSRNilChecks.h) stand in front of `replacement`, if any.
-    private let nilChecks: Int32?
+    /// The hot table whose check-first trampolines (CSRCheckFirst.h) stand in front of `replacement`, if any.
+    private let checkFirst: Int32?
 
     init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance,
          hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, replacement: Signature) {
         self.category = category
-        nilChecks = nil
+        checkFirst = nil
         super.init(selector, kind: kind, hotTable: hotTable, replacement: replacement)
     }
 
-    /// A method whose precondition is only "no object argument is nil", with `replacement` checking exactly that:
-    /// each installed class gets a C trampoline of hot table `which` (CSRNilChecks.h) that jumps to the original when
-    /// no argument is nil and hands every other call to `replacement`.
-    init(_ selector: ObjCSelector, _ category: GuardCategory, nilChecks which: Int32, replacement: Signature) {
+    /// A method whose precondition a C trampoline of hot table `which` checks (CSRCheckFirst.h names each table's
+    /// check), with `replacement` checking exactly that: each installed class gets the trampoline, which jumps to the
+    /// original when the check passes and hands every other call to `replacement`.
+    init(_ selector: ObjCSelector, _ category: GuardCategory, checkFirst which: Int32, replacement: Signature) {
         self.category = category
-        nilChecks = which
+        checkFirst = which
         super.init(selector, hotTable: csr_hot_table(which), replacement: replacement)
-        csr_nil_check_set_replacement(which, self.replacement)
+        csr_check_first_set_replacement(which, self.replacement)
     }
 
     /// The slot's check-first trampoline where the point has them and the pool lasts; `replacement` otherwise.
     override func replacement(forSlot slot: Int) -> CSRIMP {
-        nilChecks.flatMap { csr_nil_check_trampoline($0, slot) } ?? replacement
+        checkFirst.flatMap { csr_check_first_trampoline($0, slot) } ?? replacement
     }
 
     /// The one shape of a guarded call. No violation: `call` runs the original. A violation: the failure path decides

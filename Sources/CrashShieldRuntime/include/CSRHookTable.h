@@ -81,6 +81,7 @@ enum {
     CSRHotStringSubstringWithRangeBase,
     CSRHotArrayAddObject,
     CSRHotDictionarySetObjectForKey,
+    CSRHotMutableStringReplaceCharacters,
     CSRHotTableCount
 };
 

@@ -8,7 +8,7 @@
 #include "CSRObjects.h"
 #include "CSRHookTable.h"
 #include "CSRHotReads.h"
-#include "CSRNilChecks.h"
+#include "CSRCheckFirst.h"
 #include "CSRVariadic.h"
 #include "CSRObservation.h"
 #include "CSRForwarding.h"

@@ -93,9 +93,9 @@ enum ArrayHooks {
 
     // MARK: Mutations (an invalid one is skipped)
 
-    /// Valid calls skip the replacement (CSRNilChecks.h): its check must stay exactly "object not nil".
+    /// Valid calls skip the replacement (CSRCheckFirst.h): its check must stay exactly "object not nil".
     static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod(
-        "addObject:", .container, nilChecks: Int32(CSRHotArrayAddObject)
+        "addObject:", .container, checkFirst: Int32(CSRHotArrayAddObject)
     ) { r, cmd, object in
         addObject.mutation(r, cmd, valid: object != nil, else: .nilArgument("Tried to add nil to array", method: "insertObject:atIndex:")) { $0(r, cmd, object) }
     }

@@ -70,9 +70,9 @@ enum DictionaryHooks {
     // MARK: Mutations (an invalid one is skipped)
 
     /// Nil key or nil value (also behind `setValue:forKey:` with a nil key).
-    /// Valid calls skip the replacement (CSRNilChecks.h): its check must stay exactly "object and key not nil".
+    /// Valid calls skip the replacement (CSRCheckFirst.h): its check must stay exactly "object and key not nil".
     static let setObjectForKey: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod(
-        "setObject:forKey:", .container, nilChecks: Int32(CSRHotDictionarySetObjectForKey)
+        "setObject:forKey:", .container, checkFirst: Int32(CSRHotDictionarySetObjectForKey)
     ) { r, cmd, object, key in
         setObjectForKey.mutation(r, cmd, valid: object != nil && key != nil, else: nilKeyOrValue(key, method: "setObject:forKey:")) { $0(r, cmd, object, key) }
     }

@@ -28,7 +28,10 @@ enum MutableStringHooks {
     }
 
     /// Also installed on mutable attributed strings (an unrelated class hierarchy: no nesting).
-    static let replaceCharactersInRange: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod("replaceCharactersInRange:withString:", .string) { r, cmd, range, string in
+    /// Valid calls skip the replacement (CSRCheckFirst.h): its check must stay exactly "the range fits in length".
+    static let replaceCharactersInRange: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod(
+        "replaceCharactersInRange:withString:", .string, checkFirst: Int32(CSRHotMutableStringReplaceCharacters)
+    ) { r, cmd, range, string in
         replaceCharactersInRange.mutation(r, cmd, valid: range.fits(in: length(of: r)), else: rangeFailure(range, r)) {
             $0(r, cmd, range, string)
         }

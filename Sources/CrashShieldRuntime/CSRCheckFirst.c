@@ -1,24 +1,25 @@
-// CSRNilChecks.c: the check-first trampolines (see CSRNilChecks.h). Mechanics only; every decision is Swift's.
-#include "CSRNilChecks.h"
+// CSRCheckFirst.c: the check-first trampolines (see CSRCheckFirst.h). Mechanics only; every decision is Swift's.
+#include "CSRCheckFirst.h"
+#include "CSRRuntime.h"
 #include <stddef.h>
 
-#define CSR_NIL_CHECK_POOL_SIZE 32
+#define CSR_CHECK_FIRST_POOL_SIZE 32
 
 typedef void (*CSRVoidWithObject)(CSRObject, CSRSelector, CSRObject);
 typedef void (*CSRVoidWithObjectObject)(CSRObject, CSRSelector, CSRObject, CSRObject);
 
 /// Hidden, not static: the x86_64 trampolines name it in assembly.
-__attribute__((visibility("hidden"))) CSRIMP csr_nil_check_replacements[CSRHotTableCount];
+__attribute__((visibility("hidden"))) CSRIMP csr_check_first_replacements[CSRHotTableCount];
 
-void csr_nil_check_set_replacement(int which, CSRIMP replacement) {
+void csr_check_first_set_replacement(int which, CSRIMP replacement) {
     if (which >= 0 && which < CSRHotTableCount) {
-        __atomic_store_n(&csr_nil_check_replacements[which], replacement, __ATOMIC_RELEASE);
+        __atomic_store_n(&csr_check_first_replacements[which], replacement, __ATOMIC_RELEASE);
     }
 }
 
 /// The slot's original, or 0 (the class only inherited the method: Swift asks its superclass).
-#define CSR_NIL_CHECK_ORIGINAL(TABLE, SLOT) __atomic_load_n(&csr_hot_tables[TABLE].originals[SLOT], __ATOMIC_ACQUIRE)
-#define CSR_NIL_CHECK_REPLACEMENT(TABLE) __atomic_load_n(&csr_nil_check_replacements[TABLE], __ATOMIC_ACQUIRE)
+#define CSR_CHECK_FIRST_ORIGINAL(TABLE, SLOT) __atomic_load_n(&csr_hot_tables[TABLE].originals[SLOT], __ATOMIC_ACQUIRE)
+#define CSR_CHECK_FIRST_REPLACEMENT(TABLE) __atomic_load_n(&csr_check_first_replacements[TABLE], __ATOMIC_ACQUIRE)
 
 #if !defined(__APPLE__) && defined(__x86_64__)
 // GNUstep on x86_64: the same trampolines in six (eight) instructions. In C they also set up and drop a frame
@@ -33,7 +34,7 @@ extern CSRHookTable csr_hot_tables_local[CSRHotTableCount];   // csr_hot_tables,
                          "je 1f\n\t"                                                                           \
                          "jmp *%%rax\n"                                                                        \
                          "1:\n\t"                                                                              \
-                         "jmp *csr_nil_check_replacements+%c1(%%rip)"                                          \
+                         "jmp *csr_check_first_replacements+%c1(%%rip)"                                          \
                          :: "i"(sizeof(CSRHookTable) * (TABLE) + offsetof(CSRHookTable, originals)             \
                                 + sizeof(uintptr_t) * (SLOT)),                                                 \
                             "i"(sizeof(CSRIMP) * (TABLE)));                                                    \
@@ -47,52 +48,81 @@ extern CSRHookTable csr_hot_tables_local[CSRHotTableCount];   // csr_hot_tables,
 /// One argument that must not be nil. Both calls are tail calls: the trampoline leaves no frame.
 #define CSR_NIL_CHECK_ONE(NAME, SLOT)                                                                          \
     static void NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, CSRObject object) {                         \
-        uintptr_t original = CSR_NIL_CHECK_ORIGINAL(CSRHotArrayAddObject, SLOT);                               \
+        uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(CSRHotArrayAddObject, SLOT);                               \
         if (__builtin_expect(object != NULL, 1) && __builtin_expect(original != 0, 1)) {                       \
             ((CSRVoidWithObject)original)(receiver, cmd, object);                                              \
             return;                                                                                            \
         }                                                                                                      \
-        ((CSRVoidWithObject)CSR_NIL_CHECK_REPLACEMENT(CSRHotArrayAddObject))(receiver, cmd, object);           \
+        ((CSRVoidWithObject)CSR_CHECK_FIRST_REPLACEMENT(CSRHotArrayAddObject))(receiver, cmd, object);           \
     }
 
 /// Two arguments that must not be nil.
 #define CSR_NIL_CHECK_TWO(NAME, SLOT)                                                                          \
     static void NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, CSRObject object, CSRObject key) {          \
-        uintptr_t original = CSR_NIL_CHECK_ORIGINAL(CSRHotDictionarySetObjectForKey, SLOT);                    \
+        uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(CSRHotDictionarySetObjectForKey, SLOT);                    \
         if (__builtin_expect(object != NULL, 1) && __builtin_expect(key != NULL, 1)                            \
             && __builtin_expect(original != 0, 1)) {                                                           \
             ((CSRVoidWithObjectObject)original)(receiver, cmd, object, key);                                   \
             return;                                                                                            \
         }                                                                                                      \
-        ((CSRVoidWithObjectObject)CSR_NIL_CHECK_REPLACEMENT(CSRHotDictionarySetObjectForKey))(receiver, cmd, object, key); \
+        ((CSRVoidWithObjectObject)CSR_CHECK_FIRST_REPLACEMENT(CSRHotDictionarySetObjectForKey))(receiver, cmd, object, key); \
     }
 
 #endif
 
-#define CSR_NIL_SLOTS(X, NAME)                                                                                  \
+#define CSR_CHECK_FIRST_SLOTS(X, NAME)                                                                                  \
     X(NAME, 0) X(NAME, 1) X(NAME, 2) X(NAME, 3) X(NAME, 4) X(NAME, 5) X(NAME, 6) X(NAME, 7) X(NAME, 8)         \
     X(NAME, 9) X(NAME, 10) X(NAME, 11) X(NAME, 12) X(NAME, 13) X(NAME, 14) X(NAME, 15) X(NAME, 16)             \
     X(NAME, 17) X(NAME, 18) X(NAME, 19) X(NAME, 20) X(NAME, 21) X(NAME, 22) X(NAME, 23) X(NAME, 24)            \
     X(NAME, 25) X(NAME, 26) X(NAME, 27) X(NAME, 28) X(NAME, 29) X(NAME, 30) X(NAME, 31)
-#define CSR_NIL_POOL_ENTRY(NAME, SLOT) (CSRIMP)NAME##_##SLOT,
+#define CSR_CHECK_FIRST_POOL_ENTRY(NAME, SLOT) (CSRIMP)NAME##_##SLOT,
 
-CSR_NIL_SLOTS(CSR_NIL_CHECK_ONE, csr_nil_check_add_object)
-CSR_NIL_SLOTS(CSR_NIL_CHECK_TWO, csr_nil_check_set_object_for_key)
+CSR_CHECK_FIRST_SLOTS(CSR_NIL_CHECK_ONE, csr_nil_check_add_object)
+CSR_CHECK_FIRST_SLOTS(CSR_NIL_CHECK_TWO, csr_nil_check_set_object_for_key)
 
-static const CSRIMP csr_nil_check_add_object_pool[CSR_NIL_CHECK_POOL_SIZE] = {
-    CSR_NIL_SLOTS(CSR_NIL_POOL_ENTRY, csr_nil_check_add_object)
+static const CSRIMP csr_nil_check_add_object_pool[CSR_CHECK_FIRST_POOL_SIZE] = {
+    CSR_CHECK_FIRST_SLOTS(CSR_CHECK_FIRST_POOL_ENTRY, csr_nil_check_add_object)
 };
-static const CSRIMP csr_nil_check_set_object_for_key_pool[CSR_NIL_CHECK_POOL_SIZE] = {
-    CSR_NIL_SLOTS(CSR_NIL_POOL_ENTRY, csr_nil_check_set_object_for_key)
+static const CSRIMP csr_nil_check_set_object_for_key_pool[CSR_CHECK_FIRST_POOL_SIZE] = {
+    CSR_CHECK_FIRST_SLOTS(CSR_CHECK_FIRST_POOL_ENTRY, csr_nil_check_set_object_for_key)
 };
 
-CSRIMP csr_nil_check_trampoline(int which, long slot) {
+/// The range lies within the receiver's length (`-[NSString length]`, one message): CSRRange's `fits(in:)`.
+#define CSR_RANGE_FITS(RECEIVER, RANGE)                                                                        \
+    csr_range_fits((RANGE), ((unsigned long (*)(CSRObject, CSRSelector))                                       \
+        csr_msg_lookup((RECEIVER), csr_hot_selectors.length))((RECEIVER), csr_hot_selectors.length))
+static inline bool csr_range_fits(CSRRange range, unsigned long length) {
+    return range.location <= length && range.length <= length - range.location;
+}
+
+typedef void (*CSRVoidWithRangeObject)(CSRObject, CSRSelector, CSRRange, CSRObject);
+
+/// `replaceCharactersInRange:withString:`: a message to ask the length, so a frame; still about half the Swift
+/// replacement's cost. The original and the replacement are tail calls.
+#define CSR_RANGE_CHECK_REPLACE(NAME, SLOT)                                                                    \
+    static void NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, CSRRange range, CSRObject string) {         \
+        uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(CSRHotMutableStringReplaceCharacters, SLOT);             \
+        if (__builtin_expect(original != 0, 1) && __builtin_expect(CSR_RANGE_FITS(receiver, range), 1)) {      \
+            ((CSRVoidWithRangeObject)original)(receiver, cmd, range, string);                                  \
+            return;                                                                                            \
+        }                                                                                                      \
+        ((CSRVoidWithRangeObject)CSR_CHECK_FIRST_REPLACEMENT(CSRHotMutableStringReplaceCharacters))(           \
+            receiver, cmd, range, string);                                                                     \
+    }
+
+CSR_CHECK_FIRST_SLOTS(CSR_RANGE_CHECK_REPLACE, csr_range_check_replace)
+static const CSRIMP csr_range_check_replace_pool[CSR_CHECK_FIRST_POOL_SIZE] = {
+    CSR_CHECK_FIRST_SLOTS(CSR_CHECK_FIRST_POOL_ENTRY, csr_range_check_replace)
+};
+
+CSRIMP csr_check_first_trampoline(int which, long slot) {
     const CSRIMP *pool;
     switch (which) {
         case CSRHotArrayAddObject: pool = csr_nil_check_add_object_pool; break;
         case CSRHotDictionarySetObjectForKey: pool = csr_nil_check_set_object_for_key_pool; break;
+        case CSRHotMutableStringReplaceCharacters: pool = csr_range_check_replace_pool; break;
         default: return NULL;
     }
-    if (slot < 0 || slot >= CSR_NIL_CHECK_POOL_SIZE || CSR_NIL_CHECK_REPLACEMENT(which) == NULL) return NULL;
+    if (slot < 0 || slot >= CSR_CHECK_FIRST_POOL_SIZE || CSR_CHECK_FIRST_REPLACEMENT(which) == NULL) return NULL;
     return pool[slot];
 }

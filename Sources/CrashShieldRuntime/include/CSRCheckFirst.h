@@ -1,0 +1,32 @@
+// CSRCheckFirst.h: check-first trampolines for guarded methods whose precondition is cheap to check in C:
+// - CSRHotArrayAddObject (`-addObject:`) and CSRHotDictionarySetObjectForKey (`-setObject:forKey:`): no object
+//   argument is nil;
+// - CSRHotMutableStringReplaceCharacters (`-replaceCharactersInRange:withString:`): the range lies within the
+//   receiver's `length` (asked with one message, as the Swift check does).
+//
+// The Swift replacement of such a method costs about 40-50 instructions on a valid call (its lookup of the original,
+// the check, its frame); the slot's trampoline loads the class's original, makes the same check and jumps to it. Any
+// other call (a failed check, a class that only inherited the method, a slot past the pool) goes to the Swift
+// replacement, which checks again and decides as it always does: a trampoline only lets through calls the replacement
+// would have passed on unchanged, so the replacement's check must stay exactly the one named above.
+#ifndef CSR_CHECK_FIRST_H
+#define CSR_CHECK_FIRST_H
+
+#include "CSRHookTable.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The Swift replacement the trampolines of hot table `which` (one of the three above) hand every other call to.
+/// Set once, before any trampoline is installed.
+void csr_check_first_set_replacement(int which, CSRIMP replacement);
+
+/// The trampoline for slot `slot` of hot table `which`, or NULL (no trampolines for that table, no replacement set,
+/// or a slot past the pool: install the Swift replacement itself).
+CSRIMP csr_check_first_trampoline(int which, long slot);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
