@@ -132,8 +132,9 @@ static Class csr_gs_array;
 ///   one, GSImmutableString's and the attributed-string tracker's, which ask another string, GSUTextString's, the
 ///   placeholder's) keep the `@try` trampoline.
 /// - NSArray's `objectAtIndexedSubscript:` (NSArray.m): it jumps into the receiver's `objectAtIndex:`. For GSArray and
-///   its subclasses that raises through `-_raiseRangeExceptionWithIndex:from:`; any other `objectAtIndex:` is hooked
-///   by its own trampoline, whose handler stops the walk, so that trampoline decides.
+///   its subclasses that raises through `-_raiseRangeExceptionWithIndex:from:`; an `objectAtIndex:` with a trampoline
+///   catches itself (its handler stops the walk); any other (an app's subclass) is walked through when its frames
+///   have nothing to run (`csr_hot_frame_recover_subscript`).
 static uintptr_t csr_hot_frame_characters[4], csr_hot_frame_subscript;
 
 static void csr_hot_frame_find_originals(void) {
@@ -346,7 +347,7 @@ static void csr_hot_raise_recover(CSRObject exception) {
     // and decides itself: the report names the call the app made.
     if (csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
     if (protected == NULL) {
-        csr_hot_frame_recover_subscript(&cursor, info, exception);
+        if (__atomic_load_n(&csr_hot_frames_used, __ATOMIC_ACQUIRE)) csr_hot_frame_recover_subscript(&cursor, info, exception);
         return;
     }
     CSRObject receiver = NULL;

@@ -177,24 +177,25 @@ enum RaiseRecovery {
                        _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
         guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? CaughtFailurePolicy, let implementation,
               let runs = csr_class_methodImplementation(csr_object_getClass(receiver), point.selector.pointer),
-              address(runs) == address(implementation),
-              let (name, reason) = HotReadHandlers.precondition(of: point, failedFor: receiver, argument,
-                                                                raising: exception) else { return false }
-        var failure = Interception.Failure(point.category, receiver: receiver, selector: point.selector.pointer,
-                                           exception: name, hint: point.hint, implementation: address(implementation))
-        failure.knownFrames = frames
-        return Interception.decide(failure, reason: { reason }) == .recover
+              address(runs) == address(implementation) else { return false }
+        return decide(point, implementation, receiver, argument, exception, frames: frames)
     }
 
     /// A marker's call raised: the receiver and the argument are the call's own (the marker kept them), so only the
     /// precondition is asked.
     static func marked(_ which: Int32, _ marker: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
                        _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
-        guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? CaughtFailurePolicy,
-              let (name, reason) = HotReadHandlers.precondition(of: point, failedFor: receiver, argument,
+        guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? CaughtFailurePolicy else { return false }
+        return decide(point, marker, receiver, argument, exception, frames: frames)
+    }
+
+    /// The decision for a failure found at the raise, when the precondition really failed; false otherwise.
+    private static func decide(_ point: CaughtFailurePolicy, _ implementation: CSRIMP?, _ receiver: CSRObject?,
+                               _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
+        guard let (name, reason) = HotReadHandlers.precondition(of: point, failedFor: receiver, argument,
                                                                 raising: exception) else { return false }
         var failure = Interception.Failure(point.category, receiver: receiver, selector: point.selector.pointer,
-                                           exception: name, hint: point.hint, implementation: marker.map(address))
+                                           exception: name, hint: point.hint, implementation: implementation.map(address))
         failure.knownFrames = frames
         return Interception.decide(failure, reason: { reason }) == .recover
     }
