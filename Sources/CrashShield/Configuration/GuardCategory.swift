@@ -13,7 +13,7 @@ public struct GuardCategory: OptionSet, Hashable, Sendable, CustomStringConverti
     public static let nsNull = GuardCategory(rawValue: 1 << 3)
     /// Undefined keys, nil keys and nil scalars in key-value coding.
     public static let kvc = GuardCategory(rawValue: 1 << 4)
-    /// Unbalanced, duplicate and dangling key-value observation.
+    /// Unbalanced and dangling key-value observation.
     public static let kvo = GuardCategory(rawValue: 1 << 5)
     /// Notification observers that die or lack their selector.
     public static let notification = GuardCategory(rawValue: 1 << 6)

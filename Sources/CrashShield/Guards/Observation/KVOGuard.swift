@@ -1,7 +1,7 @@
 import Atomics
 import CrashShieldRuntime.Internal
 
-/// Stops unbalanced, duplicate and dangling key-value observation.
+/// Stops unbalanced and dangling key-value observation.
 ///
 /// Design (one proxy per observed object): `NSObject`'s `addObserver:forKeyPath:options:context:` is hooked so that
 /// Foundation only ever sees one observer per observed object, a proxy (`KVOProxyRegistry`). The proxy keeps every
@@ -13,7 +13,7 @@ import CrashShieldRuntime.Internal
 /// | case | GNUstep 1.28 unprotected | guarded |
 /// | --- | --- | --- |
 /// | remove an observer never added / more often than added | nothing (Apple: NSRangeException) | Apple: skipped, reported; GNUstep: left to GNUstep (nothing happens), not reported |
-/// | add the same registration twice | delivered once (Apple: twice) | delivered once, reported |
+/// | add the same registration twice | delivered once (Apple: twice, and each needs its removal) | as Foundation: GNUstep once, Apple twice; not reported (no Foundation raises) |
 /// | observed object deallocated with observers | nothing (GNUstep's KVO forgets them; Apple < iOS 11, and Apple for keys notified manually: exception) | cleaned up; reported where Foundation raises (Apple); Apple iOS 11+ with keys notified automatically: not watched, not reported (`watchesDeallocation`); GNUstep: watched to clean up, not reported |
 /// | observer deallocated while registered | message to freed memory at the next change (crash) | removed at its dealloc, reported (nothing fails, in any mode) |
 /// | observer released on one thread while a change is delivered to it on another | message to freed memory (crash) | its dealloc waits for the call (or, when its thread is itself inside a delivery, the memory is freed when the call returns); no later change reaches it |
@@ -132,10 +132,7 @@ final class KVOGuard: CrashGuard {
         case .notOurs:
             toFoundation()   // the guard is being switched off
         case .duplicate:
-            _ = GuardFailure.stop(.kvo, receiver, cmd, addObserver, duplicateException,
-                                  hint: "add each (observer, key path, context) once; remove before adding again", reason: { cls in
-                "\(String(describing: observer)) is already observing the key path \"\(name)\" of \(cls) with context \(GuardFailure.address(context)): delivered once"
-            })
+            break   // GNUstep keeps one registration and raises nothing; neither does the guard
         }
     }
 
@@ -243,7 +240,6 @@ final class KVOGuard: CrashGuard {
     // MARK: Helpers
 
     static let observeSelector = "observeValueForKeyPath:ofObject:change:context:"
-    static let duplicateException = "KVODuplicateRegistration"
     #if canImport(Darwin)
     static let deadObserverException = "EXC_BAD_ACCESS"
     static let unhandledException = ExceptionName.internalInconsistency

@@ -124,6 +124,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
 
     // MARK: Add
 
+    /// `.duplicate`: the same registration again where Foundation keeps one (GNUstep); nothing was added.
     enum AddOutcome { case added, duplicate, notOurs }
 
     /// Registers `observer` through the proxy of `object`. `.notOurs`: the registry is closed (the guard is being
@@ -165,7 +166,9 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             }
             let access = acquireLocked(objectAddress, entry, thread: thread, wait: true)
             guard access != .gone, !closed else { return (entry, .notOurs(access)) }
-            if entry.registrations.contains(where: {
+            // The same (observer, key path, context) again: Apple keeps both registrations (each is notified, each
+            // needs its removal); GNUstep keeps one.
+            if !FoundationRules.isApple, entry.registrations.contains(where: {
                 $0.observer == observerAddress && $0.keyPath == keyPath && $0.context == context
             }) { return (entry, .duplicate(access)) }
             nextID += 1
