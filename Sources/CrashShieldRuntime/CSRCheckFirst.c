@@ -1,9 +1,8 @@
 // CSRCheckFirst.c: the check-first trampolines (see CSRCheckFirst.h). Mechanics only; every decision is Swift's.
 #include "CSRCheckFirst.h"
 #include "CSRRuntime.h"
+#include "CSRSlots.h"
 #include <stddef.h>
-
-#define CSR_CHECK_FIRST_POOL_SIZE 32
 
 typedef void (*CSRVoidWithObject)(CSRObject, CSRSelector, CSRObject);
 typedef void (*CSRVoidWithObjectObject)(CSRObject, CSRSelector, CSRObject, CSRObject);
@@ -24,7 +23,6 @@ void csr_check_first_set_replacement(int which, CSRIMP replacement) {
 #if !defined(__APPLE__) && defined(__x86_64__)
 // GNUstep on x86_64: the same trampolines in six (eight) instructions. In C they also set up and drop a frame
 // pointer, which this build keeps in every function (-fno-omit-frame-pointer), and reach the table through the GOT.
-extern CSRHookTable csr_hot_tables_local[CSRHotTableCount];   // csr_hot_tables, hidden (CSRHookTable.c)
 
 #define CSR_NIL_CHECK_ASM(NAME, SLOT, TABLE, TESTS)                                                            \
     __attribute__((naked, used)) static void NAME##_##SLOT(void) {                                             \
@@ -35,9 +33,7 @@ extern CSRHookTable csr_hot_tables_local[CSRHotTableCount];   // csr_hot_tables,
                          "jmp *%%rax\n"                                                                        \
                          "1:\n\t"                                                                              \
                          "jmp *csr_check_first_replacements+%c1(%%rip)"                                          \
-                         :: "i"(sizeof(CSRHookTable) * (TABLE) + offsetof(CSRHookTable, originals)             \
-                                + sizeof(uintptr_t) * (SLOT)),                                                 \
-                            "i"(sizeof(CSRIMP) * (TABLE)));                                                    \
+                         :: "i"(CSR_SLOT_ORIGINAL_OFFSET(TABLE, SLOT)), "i"(sizeof(CSRIMP) * (TABLE)));       \
     }
 #define CSR_NIL_CHECK_ONE(NAME, SLOT)                                                                          \
     CSR_NIL_CHECK_ASM(NAME, SLOT, CSRHotArrayAddObject, "test %%rdx, %%rdx\n\tje 1f\n\t")
@@ -70,21 +66,15 @@ extern CSRHookTable csr_hot_tables_local[CSRHotTableCount];   // csr_hot_tables,
 
 #endif
 
-#define CSR_CHECK_FIRST_SLOTS(X, NAME)                                                                                  \
-    X(NAME, 0) X(NAME, 1) X(NAME, 2) X(NAME, 3) X(NAME, 4) X(NAME, 5) X(NAME, 6) X(NAME, 7) X(NAME, 8)         \
-    X(NAME, 9) X(NAME, 10) X(NAME, 11) X(NAME, 12) X(NAME, 13) X(NAME, 14) X(NAME, 15) X(NAME, 16)             \
-    X(NAME, 17) X(NAME, 18) X(NAME, 19) X(NAME, 20) X(NAME, 21) X(NAME, 22) X(NAME, 23) X(NAME, 24)            \
-    X(NAME, 25) X(NAME, 26) X(NAME, 27) X(NAME, 28) X(NAME, 29) X(NAME, 30) X(NAME, 31)
-#define CSR_CHECK_FIRST_POOL_ENTRY(NAME, SLOT) (CSRIMP)NAME##_##SLOT,
 
-CSR_CHECK_FIRST_SLOTS(CSR_NIL_CHECK_ONE, csr_nil_check_add_object)
-CSR_CHECK_FIRST_SLOTS(CSR_NIL_CHECK_TWO, csr_nil_check_set_object_for_key)
+CSR_SLOTS(CSR_NIL_CHECK_ONE, csr_nil_check_add_object)
+CSR_SLOTS(CSR_NIL_CHECK_TWO, csr_nil_check_set_object_for_key)
 
-static const CSRIMP csr_nil_check_add_object_pool[CSR_CHECK_FIRST_POOL_SIZE] = {
-    CSR_CHECK_FIRST_SLOTS(CSR_CHECK_FIRST_POOL_ENTRY, csr_nil_check_add_object)
+static const CSRIMP csr_nil_check_add_object_pool[CSR_SLOT_POOL_SIZE] = {
+    CSR_SLOTS(CSR_POOL_ENTRY, csr_nil_check_add_object)
 };
-static const CSRIMP csr_nil_check_set_object_for_key_pool[CSR_CHECK_FIRST_POOL_SIZE] = {
-    CSR_CHECK_FIRST_SLOTS(CSR_CHECK_FIRST_POOL_ENTRY, csr_nil_check_set_object_for_key)
+static const CSRIMP csr_nil_check_set_object_for_key_pool[CSR_SLOT_POOL_SIZE] = {
+    CSR_SLOTS(CSR_POOL_ENTRY, csr_nil_check_set_object_for_key)
 };
 
 /// The range lies within the receiver's length (`-[NSString length]`, one message): CSRRange's `fits(in:)`.
@@ -110,9 +100,9 @@ typedef void (*CSRVoidWithRangeObject)(CSRObject, CSRSelector, CSRRange, CSRObje
             receiver, cmd, range, string);                                                                     \
     }
 
-CSR_CHECK_FIRST_SLOTS(CSR_RANGE_CHECK_REPLACE, csr_range_check_replace)
-static const CSRIMP csr_range_check_replace_pool[CSR_CHECK_FIRST_POOL_SIZE] = {
-    CSR_CHECK_FIRST_SLOTS(CSR_CHECK_FIRST_POOL_ENTRY, csr_range_check_replace)
+CSR_SLOTS(CSR_RANGE_CHECK_REPLACE, csr_range_check_replace)
+static const CSRIMP csr_range_check_replace_pool[CSR_SLOT_POOL_SIZE] = {
+    CSR_SLOTS(CSR_POOL_ENTRY, csr_range_check_replace)
 };
 
 CSRIMP csr_check_first_trampoline(int which, long slot) {
@@ -123,6 +113,6 @@ CSRIMP csr_check_first_trampoline(int which, long slot) {
         case CSRHotMutableStringReplaceCharacters: pool = csr_range_check_replace_pool; break;
         default: return NULL;
     }
-    if (slot < 0 || slot >= CSR_CHECK_FIRST_POOL_SIZE || CSR_CHECK_FIRST_REPLACEMENT(which) == NULL) return NULL;
+    if (slot < 0 || slot >= CSR_SLOT_POOL_SIZE || CSR_CHECK_FIRST_REPLACEMENT(which) == NULL) return NULL;
     return pool[slot];
 }

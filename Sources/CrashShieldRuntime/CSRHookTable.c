@@ -4,8 +4,7 @@
 
 CSRHookTable csr_hot_tables[CSRHotTableCount];
 #if !defined(__APPLE__) && defined(__x86_64__)
-/// The same array under a hidden name, for the marker frames' `call *csr_hot_tables_local+offset(%rip)`
-/// (CSRHotRaise.m): a hidden symbol is reached directly, without the GOT, also from a shared object.
+/// The same array under a hidden name (declared in CSRSlots.h), for the trampolines written in assembly.
 extern __typeof__(csr_hot_tables) csr_hot_tables_local __attribute__((alias("csr_hot_tables"), visibility("hidden")));
 #endif
 CSRHotSelectors csr_hot_selectors;

@@ -4,6 +4,9 @@
 #include <pthread.h>
 #include <unwind.h>
 #include "CSRRuntime.h"
+#include "CSRSlots.h"
+
+_Static_assert(CSR_HOT_READ_POOL_SIZE == CSR_SLOT_POOL_SIZE, "the hot-read pools are CSRSlots.h's");
 
 static CSRHotReadHandlers csr_hot_read_handlers;
 
@@ -84,15 +87,6 @@ static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoli
         CSR_HOT_READ_CALL(TABLE, NAME##_inherited, RETURN, ARGUMENT)                                            \
     }
 
-#define CSR_SLOTS(X, ...)                                                                                       \
-    X(__VA_ARGS__, 0) X(__VA_ARGS__, 1) X(__VA_ARGS__, 2) X(__VA_ARGS__, 3) X(__VA_ARGS__, 4) X(__VA_ARGS__, 5) \
-    X(__VA_ARGS__, 6) X(__VA_ARGS__, 7) X(__VA_ARGS__, 8) X(__VA_ARGS__, 9) X(__VA_ARGS__, 10)                  \
-    X(__VA_ARGS__, 11) X(__VA_ARGS__, 12) X(__VA_ARGS__, 13) X(__VA_ARGS__, 14) X(__VA_ARGS__, 15)              \
-    X(__VA_ARGS__, 16) X(__VA_ARGS__, 17) X(__VA_ARGS__, 18) X(__VA_ARGS__, 19) X(__VA_ARGS__, 20)              \
-    X(__VA_ARGS__, 21) X(__VA_ARGS__, 22) X(__VA_ARGS__, 23) X(__VA_ARGS__, 24) X(__VA_ARGS__, 25)              \
-    X(__VA_ARGS__, 26) X(__VA_ARGS__, 27) X(__VA_ARGS__, 28) X(__VA_ARGS__, 29) X(__VA_ARGS__, 30)              \
-    X(__VA_ARGS__, 31)
-#define CSR_POOL_ENTRY(NAME, SLOT) (CSRIMP)NAME##_##SLOT,
 
 /// Everything one hot table needs: its generic trampoline, its pool and the pool's table of addresses.
 #define CSR_HOT_READ_TABLE(NAME, TABLE, RETURN, ARGUMENT)                                                       \
@@ -109,7 +103,6 @@ CSR_HOT_READ_TABLE(csr_hot_object_at_indexed_subscript, CSRHotArrayObjectAtIndex
 // MARK: Marker frames (GNUstep on x86_64; see CSRHotReads.h)
 
 #if CSR_HOT_FRAMES_AVAILABLE
-extern CSRHookTable csr_hot_tables_local[CSRHotTableCount];   // csr_hot_tables, hidden (CSRHookTable.c)
 
 /// Keeps the receiver and the argument on the stack (the third push only aligns it), calls the slot's original and
 /// returns what it returned. The CFI describes each push, so every unwinder steps through the frame; there is no
@@ -122,8 +115,7 @@ extern CSRHookTable csr_hot_tables_local[CSRHotTableCount];   // csr_hot_tables,
                          "call *csr_hot_tables_local+%c0(%%rip)\n\t"                                            \
                          "add $24, %%rsp\n\t.cfi_adjust_cfa_offset -24\n\t"                                      \
                          "ret"                                                                                 \
-                         :: "i"(sizeof(CSRHookTable) * (TABLE) + offsetof(CSRHookTable, originals)             \
-                                + sizeof(uintptr_t) * (SLOT)));                                                \
+                         :: "i"(CSR_SLOT_ORIGINAL_OFFSET(TABLE, SLOT)));                                      \
     }
 #define CSR_HOT_FRAME_TABLE(NAME, TABLE)                                                                        \
     CSR_SLOTS(CSR_HOT_FRAME_SLOT, NAME, TABLE)                                                                  \
