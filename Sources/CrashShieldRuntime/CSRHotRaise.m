@@ -243,67 +243,101 @@ static bool csr_hot_raise_subject(CSRObject object, CSRObject *receiver, uintptr
     return true;
 }
 
+/// Whether `object` is an NSException named `name`.
+static bool csr_exception_is_named(CSRObject object, NSString *name) {
+    id exception = (CSR_BRIDGE id)object;
+    return [exception isKindOfClass: [NSException class]] && [[exception name] isEqualToString: name];
+}
+
 // MARK: The walk and the resume
 
 /// Frames looked at from the raise hook outwards: Foundation's exception code is two or three frames deep.
 #define CSR_HOT_RAISE_MAX_FRAMES 8
-/// Frames looked at above a marker for a trampoline of the same family (an outer call the app made).
+/// Frames looked at above the original for a trampoline of the same family (an outer call the app made), and frames
+/// of an app's own `objectAtIndex:` looked at for the one `array[i]`'s marker jumped into.
 #define CSR_HOT_FRAME_OUTER_FRAMES 4
 
-/// Whether a `@try` trampoline of `family` is among the few frames above the cursor's: that outer call decides.
+/// Whether a `@try` trampoline of `family` is among the few frames from the cursor's on: that outer call decides.
 static bool csr_hot_raise_outer_trampoline(unw_cursor_t cursor, int family) {
-    for (int depth = 0; depth < CSR_HOT_FRAME_OUTER_FRAMES && csr_unw.step(&cursor) > 0; depth++) {
+    for (int depth = 0; depth < CSR_HOT_FRAME_OUTER_FRAMES; depth++) {
         unw_proc_info_t info;
         if (csr_unw.procInfo(&cursor, &info) != 0) return false;
         int table = csr_hot_read_trampoline_table((uintptr_t)info.start_ip);
         if (table >= 0 && csr_hot_read_family(table) == family) return true;
+        if (csr_unw.step(&cursor) <= 0) return false;
     }
     return false;
 }
 
-/// The cursor is at marker `slot` of table `which`, whose original (or, for `array[i]`, the `objectAtIndex:` it
-/// jumped into) raised `exception` through plain frames only. `returnAddress`: in the marker. Does not return when
-/// Swift chose to recover: the marker's call returns 0.
-static void csr_hot_frame_recover(unw_cursor_t *cursor, int which, uintptr_t marker, CSRObject exception,
-                                  unw_word_t returnAddress) {
-    bool (*marked)(int, CSRIMP, CSRObject, uintptr_t, CSRObject, uintptr_t, uintptr_t) =
+/// Whether the calling thread's record of a marker of `which` was made entering the frame whose caller the cursor is
+/// at: a character marker notes the stack pointer at entry (that frame's CFA less the return address), the
+/// subscript's marker the return address (the cursor's instruction pointer).
+static const CSRHotMarkerRecord *csr_hot_frame_entered(unw_cursor_t *caller, int which) {
+    const CSRHotMarkerRecord *record = csr_hot_marker_record(which);
+    unw_word_t value = 0;
+    if (record == NULL) return NULL;
+    if (which == CSRHotArrayObjectAtIndexedSubscript) {
+        return csr_unw.getReg(caller, UNW_REG_IP, &value) == 0 && record->returnAddress == value ? record : NULL;
+    }
+    return csr_unw.getReg(caller, UNW_REG_SP, &value) == 0 && record->stack + sizeof(uintptr_t) == value ? record : NULL;
+}
+
+/// Hands a marker's call to Swift and, on "recover", resumes its caller (the cursor) with 0. `receiver`: the
+/// receiver the exception names (alive: it holds it), or NULL when only the record's class is known. Does not return
+/// when Swift chose to recover.
+static void csr_hot_frame_recover(unw_cursor_t *cursor, int which, uintptr_t implementation,
+                                  const CSRHotMarkerRecord *record, CSRObject receiver, uintptr_t argument,
+                                  CSRObject exception, unw_word_t returnAddress, unw_word_t callerAddress) {
+    bool (*marked)(int, CSRIMP, CSRClass, CSRObject, uintptr_t, CSRObject, uintptr_t, uintptr_t) =
         __atomic_load_n(&csr_hot_raise_handlers.marked, __ATOMIC_ACQUIRE);
-    unw_word_t sp = 0;
-    if (marked == NULL || csr_unw.getReg(cursor, UNW_REG_SP, &sp) != 0 || sp == 0) return;
+    if (marked == NULL) return;
     if (csr_hot_raise_outer_trampoline(*cursor, csr_hot_read_family(which))) return;
-    CSRObject receiver = *(CSRObject *)(uintptr_t)(sp + CSR_HOT_FRAME_RECEIVER_OFFSET);
-    uintptr_t argument = *(uintptr_t *)(uintptr_t)(sp + CSR_HOT_FRAME_ARGUMENT_OFFSET);
-    uintptr_t callerAddress = *(uintptr_t *)(uintptr_t)(sp + 24);   // the marker's return address, above its 3 words
-    if (!marked(which, (CSRIMP)marker, receiver, argument, exception, (uintptr_t)returnAddress, callerAddress)) return;
+    if (!marked(which, (CSRIMP)implementation, (CSRClass)record->cls, receiver, argument, exception,
+                (uintptr_t)returnAddress, (uintptr_t)callerAddress)) return;
     if (csr_unw.setReg(cursor, CSR_UNW_RETURN_REGISTER, 0) != 0) return;
     csr_unw.resume(cursor);  // returns only when it failed
 }
 
 /// `array[i]` of an array whose own `objectAtIndex:` (an app's NSArray subclass, say) raised, possibly from plain
-/// functions of its own: NSArray's original jumped into it, so `array[i]`'s marker is a few frames further up. The
-/// cursor is at the caller of the first frame past Foundation's exception code (`info`: its unwind entry). Every
-/// frame skipped must have nothing to run, as on every path here; any other hot read's frame on the way ends the
-/// search (it decides, or already did). The marker's own receiver and index, and the precondition, tell whether
-/// this is that call's failure.
-static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_t info, CSRObject exception) {
+/// functions of its own: the subscript's marker and NSArray's original jumped into it, so its frame is the one the
+/// marker's record was made entering, a few frames up. The cursor is at the caller of the first frame past
+/// Foundation's exception code (`info`: that frame's unwind entry). Every frame skipped must have nothing to run, as
+/// on every path here; any other hot read's frame on the way ends the search (it decides, or already did). The
+/// frame must run the `objectAtIndex:` of the class the marker saw, and the exception must be the one that method
+/// documents (NSRangeException): with no live receiver to ask, that is what makes it the call's own failure.
+static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_t info, unw_word_t returnAddress,
+                                            CSRObject exception) {
     for (int depth = 0; depth < CSR_HOT_FRAME_OUTER_FRAMES; depth++) {
         long slot = -1;
-        int marker = csr_hot_frame_table((uintptr_t)info.start_ip, &slot);
-        if (marker >= 0 || csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
+        if (csr_hot_frame_table((uintptr_t)info.start_ip, &slot) >= 0
+            || csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
         if (info.lsda != 0 || info.handler != 0 || csr_hot_raise_find((uintptr_t)info.start_ip) != NULL) return;
-        unw_word_t returnAddress = 0;
-        if (csr_unw.step(cursor) <= 0 || csr_unw.getReg(cursor, UNW_REG_IP, &returnAddress) != 0
-            || csr_unw.procInfo(cursor, &info) != 0) return;
-        marker = csr_hot_frame_table((uintptr_t)info.start_ip, &slot);
-        if (marker == CSRHotArrayObjectAtIndexedSubscript) {
-            csr_hot_frame_recover(cursor, marker, (uintptr_t)info.start_ip, exception, returnAddress);
+        const CSRHotMarkerRecord *record = csr_hot_frame_entered(cursor, CSRHotArrayObjectAtIndexedSubscript);
+        if (record != NULL) {
+            Class cls = (Class)(uintptr_t)record->cls;
+            if (cls == Nil || (uintptr_t)class_getMethodImplementation(cls, @selector(objectAtIndex:)) != info.start_ip
+                || !csr_exception_is_named(exception, NSRangeException)) return;
+            unw_word_t callerAddress = 0;
+            if (csr_unw.getReg(cursor, UNW_REG_IP, &callerAddress) != 0) return;
+            csr_hot_frame_recover(cursor, CSRHotArrayObjectAtIndexedSubscript, (uintptr_t)info.start_ip, record, NULL,
+                                  0, exception, returnAddress, callerAddress);
             return;
         }
+        if (csr_unw.getReg(cursor, UNW_REG_IP, &returnAddress) != 0 || csr_unw.procInfo(cursor, &info) != 0
+            || csr_unw.step(cursor) <= 0) return;
     }
 }
 
+/// Whether `start` is an original that markers of `*which` may call (a `characterAtIndex:` read in GSString.m).
+static bool csr_hot_frame_is_character_original(uintptr_t start) {
+    for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
+        if (start != 0 && csr_hot_frame_characters[index] == start) return true;
+    }
+    return false;
+}
+
 /// Recovers the failure being raised when it is a protected implementation's own, or a marker's original's: does
-/// not return then (the protected frame's caller, or the marker's call, goes on with 0). Returns when the exception
+/// not return then (the protected frame's caller, or the marker's caller, goes on with 0). Returns when the exception
 /// is none of the guard's business, or Swift chose not to recover (debug mode, guard off, class excluded): raise it
 /// as usual.
 __attribute__((noinline))
@@ -311,8 +345,8 @@ static void csr_hot_raise_recover(CSRObject exception) {
     bool (*failed)(int, CSRIMP, CSRObject, uintptr_t, CSRObject, uintptr_t, uintptr_t) =
         __atomic_load_n(&csr_hot_raise_handlers.failed, __ATOMIC_ACQUIRE);
     if (failed == NULL) return;
-    if (__atomic_load_n(&csr_hot_raise_count, __ATOMIC_ACQUIRE) == 0
-        && !__atomic_load_n(&csr_hot_frames_used, __ATOMIC_ACQUIRE)) return;
+    bool markers = __atomic_load_n(&csr_hot_frames_used, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&csr_hot_raise_count, __ATOMIC_ACQUIRE) == 0 && !markers) return;
     unw_context_t context;
     unw_cursor_t cursor;
     if (csr_unw.getcontext(&context) != 0 || csr_unw.initLocal(&cursor, &context) != 0) return;
@@ -329,30 +363,41 @@ static void csr_hot_raise_recover(CSRObject exception) {
         if (!helper) break;
     }
     const CSRHotRaiseEntry *protected = csr_hot_raise_find((uintptr_t)info.start_ip);
-    unw_word_t raising = info.start_ip;
-    if (csr_unw.getReg(&cursor, UNW_REG_IP, &callerAddress) != 0 || csr_unw.procInfo(&cursor, &info) != 0) return;
-    // A marker called it: its own original, or (`array[i]`) the receiver's `objectAtIndex:`, which NSArray's original
-    // jumped into (GSArray's, protected here, or any other: the precondition decides whose failure it is).
-    long slot = -1;
-    int marker = csr_hot_frame_table((uintptr_t)info.start_ip, &slot);
-    if (marker >= 0) {
-        uintptr_t original = __atomic_load_n(&csr_hot_tables[marker].originals[slot], __ATOMIC_ACQUIRE);
-        bool jumped = marker == CSRHotArrayObjectAtIndexedSubscript;
-        if (original == (uintptr_t)raising || jumped) {
-            csr_hot_frame_recover(&cursor, marker, (uintptr_t)info.start_ip, exception, callerAddress);
+    uintptr_t raising = (uintptr_t)info.start_ip;
+    if (csr_unw.getReg(&cursor, UNW_REG_IP, &callerAddress) != 0) return;
+    {
+        // A trampoline there (`array[i]` where it keeps one: its original sends `objectAtIndex:`) catches the
+        // exception and decides itself: the report names the call the app made.
+        unw_proc_info_t caller;
+        if (csr_unw.procInfo(&cursor, &caller) == 0 && csr_hot_read_trampoline_table((uintptr_t)caller.start_ip) >= 0)
+            return;
+    }
+    // A marker's original, entered from the marker: the record names the class and the index.
+    if (markers && csr_hot_frame_is_character_original(raising)) {
+        static const int tables[] = { CSRHotStringCharacterAtIndex, CSRHotStringCharacterAtIndexBase };
+        for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
+            const CSRHotMarkerRecord *record = csr_hot_frame_entered(&cursor, tables[t]);
+            if (record == NULL) continue;
+            csr_hot_frame_recover(&cursor, tables[t], raising, record, NULL, 0, exception, returnAddress,
+                                  callerAddress);
+            return;
         }
         return;
     }
-    // A trampoline there (`array[i]` where it keeps one: its original sends `objectAtIndex:`) catches the exception
-    // and decides itself: the report names the call the app made.
-    if (csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
     if (protected == NULL) {
-        if (__atomic_load_n(&csr_hot_frames_used, __ATOMIC_ACQUIRE)) csr_hot_frame_recover_subscript(&cursor, info, exception);
+        if (markers) csr_hot_frame_recover_subscript(&cursor, info, returnAddress, exception);
         return;
     }
     CSRObject receiver = NULL;
     uintptr_t argument = 0;
     if (!csr_hot_raise_subject(exception, &receiver, &argument)) return;
+    // `array[i]`: its marker and NSArray's original jumped into this `objectAtIndex:` for the same receiver and index.
+    const CSRHotMarkerRecord *record = markers ? csr_hot_frame_entered(&cursor, CSRHotArrayObjectAtIndexedSubscript) : NULL;
+    if (record != NULL && record->cls == (uintptr_t)object_getClass((CSR_BRIDGE id)receiver)) {
+        csr_hot_frame_recover(&cursor, CSRHotArrayObjectAtIndexedSubscript, raising, record, receiver, argument,
+                              exception, returnAddress, callerAddress);
+        return;
+    }
     if (!failed(protected->table, (CSRIMP)protected->start, receiver, argument, exception, returnAddress,
                 callerAddress)) return;
     if (csr_unw.setReg(&cursor, CSR_UNW_RETURN_REGISTER, 0) != 0) return;

@@ -100,30 +100,80 @@ CSR_HOT_READ_TABLE(csr_hot_character_at_index_base, CSRHotStringCharacterAtIndex
 CSR_HOT_READ_TABLE(csr_hot_object_at_index, CSRHotArrayObjectAtIndex, CSRObject, unsigned long)
 CSR_HOT_READ_TABLE(csr_hot_object_at_indexed_subscript, CSRHotArrayObjectAtIndexedSubscript, CSRObject, unsigned long)
 
-// MARK: Marker frames (GNUstep on x86_64; see CSRHotReads.h)
+// MARK: Markers (GNUstep on x86_64; see CSRHotReads.h)
 
 #if CSR_HOT_FRAMES_AVAILABLE
 
-/// Keeps the receiver and the argument on the stack (the third push only aligns it), calls the slot's original and
-/// returns what it returned. The CFI describes each push, so every unwinder steps through the frame; there is no
-/// personality, so an exception passes through it as through a frame that is not there.
-#define CSR_HOT_FRAME_SLOT(NAME, TABLE, SLOT)                                                                  \
-    __attribute__((naked, used)) static void NAME##_##SLOT(void) {                                             \
-        __asm__ volatile("push %%rdi\n\t.cfi_adjust_cfa_offset 8\n\t"                                            \
-                         "push %%rdx\n\t.cfi_adjust_cfa_offset 8\n\t"                                            \
-                         "push %%rdx\n\t.cfi_adjust_cfa_offset 8\n\t"                                            \
-                         "call *csr_hot_tables_local+%c0(%%rip)\n\t"                                            \
-                         "add $24, %%rsp\n\t.cfi_adjust_cfa_offset -24\n\t"                                      \
-                         "ret"                                                                                 \
-                         :: "i"(CSR_SLOT_ORIGINAL_OFFSET(TABLE, SLOT)));                                      \
+/// The tables with markers, in the order of their records.
+enum { CSRHotMarkerCharacter, CSRHotMarkerCharacterBase, CSRHotMarkerSubscript, CSRHotMarkerTables };
+
+/// Per thread, one record per table with markers. Initial-exec: a marker reaches it with one load from the GOT and
+/// `%fs`-relative stores, without calling `__tls_get_addr`.
+__attribute__((tls_model("initial-exec"), visibility("hidden")))
+__thread CSRHotMarkerRecord csr_hot_marker_records[CSRHotMarkerTables];
+
+static int csr_hot_marker_index(int which) {
+    switch (which) {
+        case CSRHotStringCharacterAtIndex: return CSRHotMarkerCharacter;
+        case CSRHotStringCharacterAtIndexBase: return CSRHotMarkerCharacterBase;
+        case CSRHotArrayObjectAtIndexedSubscript: return CSRHotMarkerSubscript;
+        default: return -1;
     }
-#define CSR_HOT_FRAME_TABLE(NAME, TABLE)                                                                        \
-    CSR_SLOTS(CSR_HOT_FRAME_SLOT, NAME, TABLE)                                                                  \
+}
+
+const CSRHotMarkerRecord *csr_hot_marker_record(int which) {
+    int index = csr_hot_marker_index(which);
+    return index < 0 ? NULL : &csr_hot_marker_records[index];
+}
+
+#define CSR_HOT_MARKER_FIELD(RECORD, FIELD) (sizeof(CSRHotMarkerRecord) * (RECORD) + offsetof(CSRHotMarkerRecord, FIELD))
+
+// The markers note the call in the thread's record of RECORD and jump to the slot's original, which returns to the
+// caller. rax and r11 are scratch at a call (rax carries only a variadic call's vector count: these methods take
+// none). The stack is untouched: the CFI at entry holds throughout, and an unwinder never sees a frame of a marker
+// (only a signal between its first and last instruction could). Each instruction costs about 1.5% of a valid call,
+// so each marker notes only what its raise needs (CSRHotRaise.m).
+
+/// `characterAtIndex:`: the receiver's class and the stack pointer. Its class is read without a nil check: every
+/// original a character marker calls (`csr_hot_frame_eligible`) reads the receiver's instance variables first, so a
+/// direct call of the implementation with nil crashes there as it would in the original.
+#define CSR_HOT_CHARACTER_MARKER(NAME, TABLE, RECORD, SLOT)                                                    \
+    __attribute__((naked, used)) static void NAME##_##SLOT(void) {                                             \
+        __asm__ volatile("mov csr_hot_marker_records@gottpoff(%%rip), %%rax\n\t"                                \
+                         "mov (%%rdi), %%r11\n\t"                                                                \
+                         "mov %%r11, %%fs:%c1(%%rax)\n\t"                                                         \
+                         "mov %%rsp, %%fs:%c2(%%rax)\n\t"                                                         \
+                         "jmp *csr_hot_tables_local+%c0(%%rip)"                                                 \
+                         :: "i"(CSR_SLOT_ORIGINAL_OFFSET(TABLE, SLOT)), "i"(CSR_HOT_MARKER_FIELD(RECORD, cls)),  \
+                            "i"(CSR_HOT_MARKER_FIELD(RECORD, stack)));                                          \
+    }
+
+/// `array[i]`: the receiver's class and the return address (the frame it reaches is the receiver's `objectAtIndex:`,
+/// which may be an app's). NSArray's original answers a nil receiver with nil, so nil goes straight to it.
+#define CSR_HOT_SUBSCRIPT_MARKER(NAME, TABLE, RECORD, SLOT)                                                    \
+    __attribute__((naked, used)) static void NAME##_##SLOT(void) {                                             \
+        __asm__ volatile("test %%rdi, %%rdi\n\t"                                                                 \
+                         "je 1f\n\t"                                                                              \
+                         "mov csr_hot_marker_records@gottpoff(%%rip), %%rax\n\t"                                \
+                         "mov (%%rdi), %%r11\n\t"                                                                \
+                         "mov %%r11, %%fs:%c1(%%rax)\n\t"                                                         \
+                         "mov (%%rsp), %%r11\n\t"                                                                \
+                         "mov %%r11, %%fs:%c2(%%rax)\n"                                                            \
+                         "1:\tjmp *csr_hot_tables_local+%c0(%%rip)"                                             \
+                         :: "i"(CSR_SLOT_ORIGINAL_OFFSET(TABLE, SLOT)), "i"(CSR_HOT_MARKER_FIELD(RECORD, cls)),  \
+                            "i"(CSR_HOT_MARKER_FIELD(RECORD, returnAddress)));                                  \
+    }
+#define CSR_HOT_FRAME_TABLE(NAME, MARKER, TABLE, RECORD)                                                        \
+    CSR_SLOTS(MARKER, NAME, TABLE, RECORD)                                                                      \
     static const CSRIMP NAME##_pool[CSR_HOT_READ_POOL_SIZE] = { CSR_SLOTS(CSR_POOL_ENTRY, NAME) };
 
-CSR_HOT_FRAME_TABLE(csr_hot_frame_character_at_index, CSRHotStringCharacterAtIndex)
-CSR_HOT_FRAME_TABLE(csr_hot_frame_character_at_index_base, CSRHotStringCharacterAtIndexBase)
-CSR_HOT_FRAME_TABLE(csr_hot_frame_object_at_indexed_subscript, CSRHotArrayObjectAtIndexedSubscript)
+CSR_HOT_FRAME_TABLE(csr_hot_frame_character_at_index, CSR_HOT_CHARACTER_MARKER, CSRHotStringCharacterAtIndex,
+                    CSRHotMarkerCharacter)
+CSR_HOT_FRAME_TABLE(csr_hot_frame_character_at_index_base, CSR_HOT_CHARACTER_MARKER, CSRHotStringCharacterAtIndexBase,
+                    CSRHotMarkerCharacterBase)
+CSR_HOT_FRAME_TABLE(csr_hot_frame_object_at_indexed_subscript, CSR_HOT_SUBSCRIPT_MARKER,
+                    CSRHotArrayObjectAtIndexedSubscript, CSRHotMarkerSubscript)
+
 
 static const CSRIMP *csr_hot_frame_pool(int which) {
     switch (which) {
@@ -132,6 +182,13 @@ static const CSRIMP *csr_hot_frame_pool(int which) {
         case CSRHotArrayObjectAtIndexedSubscript: return csr_hot_frame_object_at_indexed_subscript_pool;
         default: return NULL;
     }
+}
+#endif
+
+#if !CSR_HOT_FRAMES_AVAILABLE
+const CSRHotMarkerRecord *csr_hot_marker_record(int which) {
+    (void)which;
+    return NULL;
 }
 #endif
 
@@ -280,23 +337,36 @@ typedef struct CSRFrameSearch {
     /// The previous frame was a table's out-of-line path: its slot trampoline's frame (if the call was not a tail
     /// call) belongs to the same call.
     int inheritedTable;
+    /// The previous frame was a trampoline of the family.
+    bool afterTrampoline;
 } CSRFrameSearch;
+
+/// Whether the previous frame, a trampoline, was entered from a marker of `which` by a jump: the calling thread's
+/// record of the marker has that frame's return address (the context's instruction pointer in a backtrace callback).
+/// Only for naming the call in a report: a stale record that happens to match names `array[i]` for an
+/// `objectAtIndex:` made from the same instruction.
+static bool csr_hot_read_entered_from_marker(struct _Unwind_Context *context, int which) {
+    const CSRHotMarkerRecord *record = csr_hot_marker_record(which);
+    return record != NULL && record->returnAddress == (uintptr_t)_Unwind_GetIP(context);
+}
 
 static _Unwind_Reason_Code csr_hot_read_visit_frame(struct _Unwind_Context *context, void *argument) {
     CSRFrameSearch *search = (CSRFrameSearch *)argument;
     if (search->framesLeft-- == 0) return _URC_END_OF_STACK;
-    uintptr_t start = (uintptr_t)_Unwind_GetRegionStart(context);
-    long slot;
-    int marker = csr_hot_frame_table(start, &slot);
-    if (marker >= 0 && search->calls >= 1 && csr_hot_read_family(marker) == search->family) {
-        search->outer = marker;
+    // A marker jumped into the trampoline's call below: the marker's is the call the app made (`array[i]`, the only
+    // marker whose original sends another hot read).
+    if (search->afterTrampoline && search->family == csr_hot_read_family(CSRHotArrayObjectAtIndexedSubscript)
+        && csr_hot_read_entered_from_marker(context, CSRHotArrayObjectAtIndexedSubscript)) {
+        search->outer = CSRHotArrayObjectAtIndexedSubscript;
         return _URC_END_OF_STACK;
     }
+    uintptr_t start = (uintptr_t)_Unwind_GetRegionStart(context);
     bool inherited = false;
     int which = csr_hot_read_table_of(start, &inherited);
     bool sameCall = which >= 0 && !inherited && which == search->inheritedTable;
     search->inheritedTable = inherited ? which : -1;
-    if (which < 0 || sameCall || csr_hot_read_family(which) != search->family) return _URC_NO_REASON;
+    search->afterTrampoline = which >= 0 && csr_hot_read_family(which) == search->family;
+    if (!search->afterTrampoline || sameCall) return _URC_NO_REASON;
     // The first call is the trampoline asking; a second is an outer call of the same family.
     if (++search->calls < 2) return _URC_NO_REASON;
     search->outer = -2;
@@ -304,7 +374,7 @@ static _Unwind_Reason_Code csr_hot_read_visit_frame(struct _Unwind_Context *cont
 }
 
 static int csr_hot_read_outer_call(CSRHookTable *table) {
-    CSRFrameSearch search = { csr_hot_read_family((int)(table - csr_hot_tables)), 0, -1, 8, -1 };
+    CSRFrameSearch search = { csr_hot_read_family((int)(table - csr_hot_tables)), 0, -1, 8, -1, false };
     _Unwind_Backtrace(csr_hot_read_visit_frame, &search);
     return search.outer;
 }

@@ -149,6 +149,39 @@ final class HotRaiseTests: ShieldTestCase {
         }
     }
 
+    /// Markers keep no frame and note their call in a per-thread record: only a call that went through the marker is
+    /// recovered. A call through the original kept from before `start()` (which bypasses the marker) raises as
+    /// without CrashShield, even right after a marker's call; NSArray's subscript marker called on nil answers nil, as
+    /// NSArray's own method does.
+    func testOnlyCallsThroughAMarkerAreRecoveredAndAMarkerOnNilAnswersNil() throws {
+        #if canImport(Darwin)
+        throw XCTSkip("markers are GNUstep's on x86_64 (CSRHotReads.h)")
+        #else
+        var strings: [UnsafeMutableRawPointer?] = [nil]
+        withAutoreleasePool { XCTAssertEqual(css_test_strings(&strings, 1), 1) }
+        let text = strings[0]   // a constant string: never released
+        let className = GuardFailure.className(text)
+        let kept = try XCTUnwrap(css_test_character_implementation(className))
+        var configuration = configuration(.atRaise)
+        configuration.guards = [.container, .string]
+        try withShield(configuration) { sink in
+            XCTAssertNotEqual(css_test_character_implementation(className), kept, "\(className) has its marker")
+            XCTAssertNil(css_test_call_subscript_implementation_on_nil(), "nil answers nil through the marker")
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool {
+                XCTAssertEqual(css_test_call_characterAtIndex(text, 0), 0x61, "a valid call leaves its record")
+                raised = catchingObjCException { _ = css_test_call_character_implementation(kept, text, 9) }
+            }
+            XCTAssertNotNil(raised, "the kept original bypassed the marker: raised as without CrashShield")
+            withAutoreleasePool {
+                XCTAssertNil(catchingObjCException { _ = css_test_call_characterAtIndex(text, 9) }.map(\.reason))
+            }
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.map { "\($0.selector) \($0.className)" }, ["characterAtIndex: \(className)"])
+        }
+        #endif
+    }
+
     /// A class whose own `objectAtIndex:` has a trampoline, reached through `array[i]`'s marker: the trampoline
     /// catches (the marker cannot), and reports the call the app made, `objectAtIndexedSubscript:`, once.
     func testATrampolineUnderArraySubscriptsMarkerReportsTheAppsCall() throws {

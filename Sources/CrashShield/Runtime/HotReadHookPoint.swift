@@ -101,8 +101,14 @@ enum HotReadHandlers {
     /// `receiver` and `argument`; nil otherwise.
     static func precondition(of point: CaughtFailurePolicy, failedFor receiver: CSRObject?, _ argument: UInt,
                              raising exception: CSRObject?) -> (name: String, reason: String)? {
+        guard let described = describe(exception), !point.precondition(receiver, argument) else { return nil }
+        return described
+    }
+
+    /// The name and reason of `exception` when it is an NSException.
+    static func describe(_ exception: CSRObject?) -> (name: String, reason: String)? {
         var info = CSRExceptionInfo()
-        guard csr_exception_describe(exception, &info), !point.precondition(receiver, argument) else { return nil }
+        guard csr_exception_describe(exception, &info) else { return nil }
         let name = withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let reason = withUnsafeBytes(of: info.reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         return (name, reason)
@@ -165,8 +171,8 @@ enum RaiseRecovery {
     }, failed: { which, implementation, receiver, argument, exception, returnAddress, callerAddress in
         RaiseRecovery.failed(which, implementation, receiver, UInt(argument), exception,
                              frames: CallStack.KnownFrames(own: UInt(returnAddress), caller: UInt(callerAddress)))
-    }, marked: { which, marker, receiver, argument, exception, returnAddress, callerAddress in
-        RaiseRecovery.marked(which, marker, receiver, UInt(argument), exception,
+    }, marked: { which, implementation, cls, receiver, argument, exception, returnAddress, callerAddress in
+        RaiseRecovery.marked(which, implementation, cls, receiver, UInt(argument), exception,
                              frames: CallStack.KnownFrames(own: UInt(returnAddress), caller: UInt(callerAddress)))
     }))
 
@@ -181,12 +187,20 @@ enum RaiseRecovery {
         return decide(point, implementation, receiver, argument, exception, frames: frames)
     }
 
-    /// A marker's call raised: the receiver and the argument are the call's own (the marker kept them), so only the
-    /// precondition is asked.
-    static func marked(_ which: Int32, _ marker: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
-                       _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
+    /// A call through a marker raised in `implementation`: the class and the argument are the ones the marker
+    /// recorded for it. With the `receiver` (named by the exception, so alive) the precondition is asked; without, the
+    /// runtime layer found the exception raised by an implementation that raises for this failure only (CSRHotRaise.m).
+    static func marked(_ which: Int32, _ implementation: CSRIMP?, _ cls: CSRClass?, _ receiver: CSRObject?,
+                       _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
         guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? CaughtFailurePolicy else { return false }
-        return decide(point, marker, receiver, argument, exception, frames: frames)
+        if receiver != nil { return decide(point, implementation, receiver, argument, exception, frames: frames) }
+        guard let cls, let (name, reason) = HotReadHandlers.describe(exception) else { return false }
+        var failure = Interception.Failure(point.category, receiver: nil, selector: point.selector.pointer,
+                                           exception: name, hint: point.hint, implementation: implementation.map(address))
+        failure.cls = ObjCClass(cls)
+        failure.className = failure.cls?.name ?? "nil"
+        failure.knownFrames = frames
+        return Interception.decide(failure, reason: { reason }) == .recover
     }
 
     /// The decision for a failure found at the raise, when the precondition really failed; false otherwise.

@@ -57,11 +57,13 @@ typedef struct CSRHotRaiseHandlers {
     /// the caller gets 0.
     bool (*failed)(int which, CSRIMP implementation, CSRObject receiver, uintptr_t argument, CSRObject exception,
                    uintptr_t returnAddress, uintptr_t callerAddress);
-    /// `marker`, of hot table `which` (marker frames below), saw its call with `receiver` and `argument` raise
-    /// `exception`. `returnAddress`: in the marker; `callerAddress`: the marker's caller. true to recover: the
-    /// marker's call returns 0.
-    bool (*marked)(int which, CSRIMP marker, CSRObject receiver, uintptr_t argument, CSRObject exception,
-                   uintptr_t returnAddress, uintptr_t callerAddress);
+    /// The call a marker of hot table `which` recorded (CSRHotReads.h, markers), on a receiver of class `cls`, with
+    /// `argument`, raised `exception` in `implementation`. `receiver`: the receiver when the exception names it (then
+    /// it is alive, and the precondition can be asked), NULL otherwise (the running Foundation's implementation
+    /// raises only for this failure). `returnAddress`: in `implementation`'s frame, or the frame the marker jumped
+    /// into; `callerAddress`: the app's call. true to recover: the call returns 0.
+    bool (*marked)(int which, CSRIMP implementation, CSRClass cls, CSRObject receiver, uintptr_t argument,
+                   CSRObject exception, uintptr_t returnAddress, uintptr_t callerAddress);
 } CSRHotRaiseHandlers;
 
 void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers);
@@ -80,14 +82,17 @@ bool csr_hot_raise_protect(int which, CSRIMP implementation);
 CSRIMP csr_hot_raise_hook(void);
 CSRClass csr_hot_raise_hook_class(void);
 
-// MARK: Marker frames (CSRHotReads.m, CSRHotRaise.m)
+// MARK: Markers (CSRHotReads.m, CSRHotRaise.m)
 //
 // Recovery at the raise for a hot read that stays hooked: where the exception does not name the receiver and the
 // index (GNUstep's `characterAtIndex:`), or the raise cannot tell the app's call (`array[i]`, which GNUstep answers by
-// jumping into `objectAtIndex:`), the method gets a marker instead of a `@try` trampoline: six instructions that keep
-// the receiver and the argument on the stack and call the slot's original, with no handler and no frame pointer. At
-// the raise the walk finds the marker's frame and reads them there; on "recover" the marker's call returns 0. Only
-// for originals whose failure is raised through frames without cleanups (`csr_hot_frame_eligible`): skipping those is
+// jumping into `objectAtIndex:`), the method gets a marker instead of a `@try` trampoline: a few instructions that
+// note the call in a per-thread record (the receiver's class, and the stack pointer or the return address at entry)
+// and jump to the slot's original. A marker keeps no frame: the original returns straight to the app. At the raise
+// the walk finds the original's frame; the record is this call's when its stack pointer or return address is that
+// frame's, and on "recover" the app's call returns 0. The record is never dereferenced (a class pointer and
+// addresses only): a record left by an earlier call can at worst name the wrong class or call in a report. Only for
+// originals whose failure is raised through frames without cleanups (`csr_hot_frame_eligible`): skipping those is
 // what the unwinder does to them anyway, so the result is the trampoline's. GNUstep on x86_64 only.
 
 #if !defined(__APPLE__) && defined(__x86_64__)
@@ -96,10 +101,21 @@ CSRClass csr_hot_raise_hook_class(void);
 #define CSR_HOT_FRAMES_AVAILABLE 0
 #endif
 
-/// Where a marker keeps the call's receiver and argument: offsets from its stack pointer at the call (the CFA of the
-/// original's frame).
-#define CSR_HOT_FRAME_RECEIVER_OFFSET 16
-#define CSR_HOT_FRAME_ARGUMENT_OFFSET 8
+/// What a marker notes of its call, per thread and per hot table with markers (each marker only what its raise
+/// needs: CSRHotReads.m).
+typedef struct CSRHotMarkerRecord {
+    /// The receiver's class.
+    uintptr_t cls;
+    /// `characterAtIndex:`: the stack pointer at entry (it points at the return address, so the original's frame has
+    /// its CFA 8 bytes above).
+    uintptr_t stack;
+    /// `array[i]`: the return address.
+    uintptr_t returnAddress;
+} CSRHotMarkerRecord;
+
+/// The calling thread's record of the last call through a marker of hot table `which`; NULL for a table without
+/// markers.
+const CSRHotMarkerRecord *csr_hot_marker_record(int which);
 
 /// The marker for slot `slot` of hot table `which`, or NULL: no markers on this platform or for this table, a slot
 /// past the pool, or a slot whose original (registered first) is 0 or not `csr_hot_frame_eligible`.
