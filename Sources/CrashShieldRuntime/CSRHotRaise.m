@@ -314,7 +314,7 @@ static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_
         if (info.lsda != 0 || info.handler != 0 || csr_hot_raise_find((uintptr_t)info.start_ip) != NULL) return;
         const CSRHotMarkerRecord *record = csr_hot_frame_entered(cursor, CSRHotArrayObjectAtIndexedSubscript);
         if (record != NULL) {
-            Class cls = (Class)(uintptr_t)record->cls;
+            Class cls = (CSR_BRIDGE Class)(void *)record->cls;
             if (cls == Nil || (uintptr_t)class_getMethodImplementation(cls, @selector(objectAtIndex:)) != info.start_ip
                 || !csr_exception_is_named(exception, NSRangeException)) return;
             unw_word_t callerAddress = 0;
