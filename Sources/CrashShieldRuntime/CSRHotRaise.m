@@ -308,9 +308,7 @@ static void csr_hot_frame_recover(unw_cursor_t *cursor, int which, uintptr_t imp
 static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_t info, unw_word_t returnAddress,
                                             CSRObject exception) {
     for (int depth = 0; depth < CSR_HOT_FRAME_OUTER_FRAMES; depth++) {
-        long slot = -1;
-        if (csr_hot_frame_table((uintptr_t)info.start_ip, &slot) >= 0
-            || csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
+        if (csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
         if (info.lsda != 0 || info.handler != 0 || csr_hot_raise_find((uintptr_t)info.start_ip) != NULL) return;
         const CSRHotMarkerRecord *record = csr_hot_frame_entered(cursor, CSRHotArrayObjectAtIndexedSubscript);
         if (record != NULL) {

@@ -5,8 +5,9 @@ public enum HotReadRecovery: String, Sendable, CaseIterable {
     /// nothing: when it raises, CrashShield finds the failing call on the stack and the caller gets nil / 0. That
     /// needs an exception that names its receiver and index and Foundation code without cleanups on the way (GNUstep's
     /// arrays). Where only the exception falls short (GNUstep's strings, `array[i]`), the method gets a marker that
-    /// keeps the receiver and index for that search, about 6 instructions. Every other method keeps its trampoline,
-    /// and so does every method on Apple platforms.
+    /// notes the call for that search and jumps to Foundation's method (5 to 8 instructions, no frame); only calls
+    /// made through it are recovered. Every other method keeps its trampoline, and so does every method on Apple
+    /// platforms.
     case atRaise
     /// Every hot read is hooked by a C trampoline that calls the original inside `@try` (about 1.2x to 1.5x a valid
     /// call's cost): the fallback.

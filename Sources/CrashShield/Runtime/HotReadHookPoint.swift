@@ -33,7 +33,7 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
     /// under CrashShield's lock, and read by the engine under its own.
     private let markersAllowed = Locked(false)
 
-    /// The slot's marker where its original allows one and `.atRaise` is configured (CSRHotReads.h, marker frames),
+    /// The slot's marker where its original allows one and `.atRaise` is configured (CSRHotReads.h, markers),
     /// otherwise the slot's own trampoline: either reads that slot's original without any lookup.
     override func replacement(forSlot slot: Int) -> CSRIMP {
         if markersAllowed.withLock({ $0 }), let marker = csr_hot_frame_trampoline(which, slot) { return marker }
@@ -118,7 +118,7 @@ enum HotReadHandlers {
 /// Recovery at the raise (CSRHotRaise.m): an original that raises its failure through Foundation's exception code
 /// only, with an exception that names the receiver and the index, is left unhooked; the raise hook finds its frame,
 /// Swift decides as for a trampoline, and the frame's caller gets 0. A marker's original (CSRHotReads.h) is found
-/// the same way, with the receiver and index the marker kept.
+/// the same way, with the class the marker recorded.
 enum RaiseRecovery {
     /// The raise hook (`-[NSException raise]` on GNUstep).
     static let raiseHook: AnyHookPoint? = csr_hot_raise_hook().map {
