@@ -203,6 +203,17 @@ bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
 #endif
 }
 
+#if CSR_HOT_RAISE_AVAILABLE
+/// Whether `start` is an original that a character marker may call (a `characterAtIndex:` read in GSString.m).
+static bool csr_hot_frame_is_character_original(uintptr_t start) {
+    for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
+        if (start != 0 && csr_hot_frame_characters[index] == start) return true;
+    }
+    return false;
+}
+
+#endif
+
 bool csr_hot_frame_eligible(int which, CSRIMP original) {
 #if !CSR_HOT_RAISE_AVAILABLE || !CSR_HOT_FRAMES_AVAILABLE
     (void)which; (void)original;
@@ -214,9 +225,7 @@ bool csr_hot_frame_eligible(int which, CSRIMP original) {
     if (which == CSRHotArrayObjectAtIndexedSubscript) {
         known = (uintptr_t)original == csr_hot_frame_subscript;
     } else if (which == CSRHotStringCharacterAtIndex || which == CSRHotStringCharacterAtIndexBase) {
-        for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
-            if (csr_hot_frame_characters[index] == (uintptr_t)original) known = true;
-        }
+        known = csr_hot_frame_is_character_original((uintptr_t)original);
     }
     if (!known) return false;
     for (int index = 0; index < CSRHotRaiseHelperCount; index++) {
@@ -326,14 +335,6 @@ static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_
     }
 }
 
-/// Whether `start` is an original that markers of `*which` may call (a `characterAtIndex:` read in GSString.m).
-static bool csr_hot_frame_is_character_original(uintptr_t start) {
-    for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
-        if (start != 0 && csr_hot_frame_characters[index] == start) return true;
-    }
-    return false;
-}
-
 /// Recovers the failure being raised when it is a protected implementation's own, or a marker's original's: does
 /// not return then (the protected frame's caller, or the marker's caller, goes on with 0). Returns when the exception
 /// is none of the guard's business, or Swift chose not to recover (debug mode, guard off, class excluded): raise it
@@ -370,7 +371,7 @@ static void csr_hot_raise_recover(CSRObject exception) {
         if (csr_unw.procInfo(&cursor, &caller) == 0 && csr_hot_read_trampoline_table((uintptr_t)caller.start_ip) >= 0)
             return;
     }
-    // A marker's original, entered from the marker: the record names the class and the index.
+    // A character marker's original, entered from the marker: the record names the class.
     if (markers && csr_hot_frame_is_character_original(raising)) {
         static const int tables[] = { CSRHotStringCharacterAtIndex, CSRHotStringCharacterAtIndexBase };
         for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
