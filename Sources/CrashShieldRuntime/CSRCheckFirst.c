@@ -1,4 +1,5 @@
-// CSRCheckFirst.c: the check-first trampolines (see CSRCheckFirst.h). Mechanics only; every decision is Swift's.
+// CSRCheckFirst.c: the check-first and answer-first trampolines (see CSRCheckFirst.h). Mechanics only; every decision
+// is Swift's.
 #include "CSRCheckFirst.h"
 #include "CSRRuntime.h"
 #include "CSRSlots.h"
@@ -105,6 +106,55 @@ static const CSRIMP csr_range_check_replace_pool[CSR_SLOT_POOL_SIZE] = {
     CSR_SLOTS(CSR_POOL_ENTRY, csr_range_check_replace)
 };
 
+// MARK: Answer-first trampolines
+
+typedef CSRObject (*CSRObjectWithSelector)(CSRObject, CSRSelector, CSRSelector);
+
+/// Per table, Swift's handler of a nil answer.
+static CSRIMP csr_answer_first_fallbacks[CSRHotTableCount];
+
+void csr_answer_first_set_fallback(int which, CSRIMP fallback) {
+    if (which >= 0 && which < CSRHotTableCount) {
+        __atomic_store_n(&csr_answer_first_fallbacks[which], fallback, __ATOMIC_RELEASE);
+    }
+}
+
+/// `methodSignatureForSelector:`: the slot's original answers; only a nil answer (a message about to fail, or code
+/// asking about a selector nobody implements) goes to Swift. A class that only inherited the method goes to the Swift
+/// replacement, which finds the original itself.
+#define CSR_ANSWER_FIRST(NAME, TABLE, SLOT)                                                                    \
+    static CSRObject NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, CSRSelector selector) {                \
+        uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(TABLE, SLOT);                                            \
+        if (__builtin_expect(original == 0, 0)) {                                                              \
+            return ((CSRObjectWithSelector)CSR_CHECK_FIRST_REPLACEMENT(TABLE))(receiver, cmd, selector);       \
+        }                                                                                                      \
+        CSRObject answer = ((CSRObjectWithSelector)original)(receiver, cmd, selector);                        \
+        if (__builtin_expect(answer != NULL, 1)) return answer;                                                \
+        return ((CSRObjectWithSelector)__atomic_load_n(&csr_answer_first_fallbacks[TABLE], __ATOMIC_ACQUIRE))( \
+            receiver, cmd, selector);                                                                          \
+    }
+
+CSR_SLOTS(CSR_ANSWER_FIRST, csr_answer_first_signature, CSRHotObjectMethodSignature)
+CSR_SLOTS(CSR_ANSWER_FIRST, csr_answer_first_class_signature, CSRHotClassMethodSignature)
+static const CSRIMP csr_answer_first_signature_pool[CSR_SLOT_POOL_SIZE] = {
+    CSR_SLOTS(CSR_POOL_ENTRY, csr_answer_first_signature)
+};
+static const CSRIMP csr_answer_first_class_signature_pool[CSR_SLOT_POOL_SIZE] = {
+    CSR_SLOTS(CSR_POOL_ENTRY, csr_answer_first_class_signature)
+};
+
+CSRIMP csr_answer_first_trampoline(int which, long slot) {
+    const CSRIMP *pool;
+    switch (which) {
+        case CSRHotObjectMethodSignature: pool = csr_answer_first_signature_pool; break;
+        case CSRHotClassMethodSignature: pool = csr_answer_first_class_signature_pool; break;
+        default: return NULL;
+    }
+    if (slot < 0 || slot >= CSR_SLOT_POOL_SIZE || CSR_CHECK_FIRST_REPLACEMENT(which) == NULL
+        || __atomic_load_n(&csr_answer_first_fallbacks[which], __ATOMIC_ACQUIRE) == NULL) return NULL;
+    return pool[slot];
+}
+
 CSRIMP csr_check_first_trampoline(int which, long slot) {
     const CSRIMP *pool;
     switch (which) {
@@ -115,4 +165,17 @@ CSRIMP csr_check_first_trampoline(int which, long slot) {
     }
     if (slot < 0 || slot >= CSR_SLOT_POOL_SIZE || CSR_CHECK_FIRST_REPLACEMENT(which) == NULL) return NULL;
     return pool[slot];
+}
+
+bool csr_check_first_is_trampoline(uintptr_t start) {
+    static const CSRIMP *const pools[] = {
+        csr_nil_check_add_object_pool, csr_nil_check_set_object_for_key_pool, csr_range_check_replace_pool,
+        csr_answer_first_signature_pool, csr_answer_first_class_signature_pool,
+    };
+    for (size_t pool = 0; pool < sizeof pools / sizeof *pools; pool++) {
+        for (long slot = 0; slot < CSR_SLOT_POOL_SIZE; slot++) {
+            if (start != 0 && (uintptr_t)pools[pool][slot] == start) return true;
+        }
+    }
+    return false;
 }

@@ -135,7 +135,12 @@ static Class csr_gs_array;
 ///   its subclasses that raises through `-_raiseRangeExceptionWithIndex:from:`; an `objectAtIndex:` with a trampoline
 ///   catches itself (its handler stops the walk); any other (an app's subclass) is walked through when its frames
 ///   have nothing to run (`csr_hot_frame_recover_subscript`).
-static uintptr_t csr_hot_frame_characters[4], csr_hot_frame_subscript;
+/// - GSMutableString's `replaceCharactersInRange:withString:` (GSString.m): its first statement is `GS_RANGE_CHECK`,
+///   which sends `+raise:format:` with NSRangeException before anything is changed; nothing else in its own frame
+///   raises NSRangeException (its inline helpers assert, or raise other names; the argument's methods raise in frames
+///   of their own). So an NSRangeException raised from its frame is the range check's, and the receiver is untouched.
+///   The other owners (NSMutableString's abstract one, the attributed strings') keep the check-first trampoline.
+static uintptr_t csr_hot_frame_characters[4], csr_hot_frame_subscript, csr_hot_frame_replace;
 
 static void csr_hot_frame_find_originals(void) {
     static const char *const owners[] = { "GSCString", "GSUnicodeString", "GSMutableString", "NSConstantString" };
@@ -145,6 +150,100 @@ static void csr_hot_frame_find_originals(void) {
             : (uintptr_t)class_getMethodImplementation(owner, @selector(characterAtIndex:));
     }
     csr_hot_frame_subscript = (uintptr_t)class_getMethodImplementation([NSArray class], @selector(objectAtIndexedSubscript:));
+    Class mutable = objc_getClass("GSMutableString");
+    csr_hot_frame_replace = mutable == Nil ? 0
+        : (uintptr_t)class_getMethodImplementation(mutable, @selector(replaceCharactersInRange:withString:));
+}
+
+/// GCC's personality routines (C, Objective-C, C++: those loaded). Each reads its function's LSDA in the format
+/// `csr_lsda_call_site_runs_nothing` reads, and for a call site without a landing pad does nothing: it tells the
+/// unwinder to go on to the next frame.
+static uintptr_t csr_gcc_personalities[3];
+
+static void csr_hot_raise_find_personalities(void) {
+    static const char *const names[] = { "__gcc_personality_v0", "__gnu_objc_personality_v0", "__gxx_personality_v0" };
+    for (size_t index = 0; index < sizeof names / sizeof *names; index++) {
+        csr_gcc_personalities[index] = (uintptr_t)dlsym(RTLD_DEFAULT, names[index]);
+    }
+}
+
+static bool csr_is_gcc_personality(uintptr_t handler) {
+    for (size_t index = 0; index < sizeof csr_gcc_personalities / sizeof *csr_gcc_personalities; index++) {
+        if (handler != 0 && csr_gcc_personalities[index] == handler) return true;
+    }
+    return false;
+}
+
+/// An unsigned LEB128 number at `*cursor` (not past `end`).
+static bool csr_read_uleb128(const uint8_t **cursor, const uint8_t *end, uintptr_t *value) {
+    uintptr_t result = 0;
+    for (unsigned shift = 0; *cursor < end && shift < 64; shift += 7) {
+        uint8_t byte = *(*cursor)++;
+        result |= (uintptr_t)(byte & 0x7f) << shift;
+        if ((byte & 0x80) == 0) {
+            *value = result;
+            return true;
+        }
+    }
+    return false;
+}
+
+/// A call-site table field in DWARF pointer encoding `encoding`: unsigned forms only, no base applied (GCC writes
+/// uleb128, older versions udata4); false for any other.
+static bool csr_read_call_site_field(const uint8_t **cursor, const uint8_t *end, uint8_t encoding, uintptr_t *value) {
+    size_t size;
+    switch (encoding) {
+        case 0x01: return csr_read_uleb128(cursor, end, value);  // DW_EH_PE_uleb128
+        case 0x02: size = 2; break;                               // DW_EH_PE_udata2
+        case 0x03: size = 4; break;                               // DW_EH_PE_udata4
+        case 0x00: case 0x04: size = 8; break;                    // DW_EH_PE_absptr, DW_EH_PE_udata8
+        default: return false;
+    }
+    if ((size_t)(end - *cursor) < size) return false;
+    uintptr_t result = 0;
+    for (size_t index = 0; index < size; index++) result |= (uintptr_t)(*cursor)[index] << (8 * index);
+    *cursor += size;
+    *value = result;
+    return true;
+}
+
+/// Whether the call at `ip` (the call instruction: a return address less one) of the function starting at `start`
+/// has no landing pad in the GCC-format LSDA at `lsda`: no cleanup and no handler of that function covers it, so its
+/// personality runs nothing there (the unwinder goes on to the caller). false when the table cannot be read or does
+/// not list the call (GCC's C++ personality would terminate).
+static bool csr_lsda_call_site_runs_nothing(uintptr_t lsda, uintptr_t start, uintptr_t ip) {
+    const uint8_t *cursor = (const uint8_t *)lsda;
+    if (*cursor++ != 0xff) return false;  // a landing-pad base other than the function's: GCC writes DW_EH_PE_omit
+    uint8_t typeEncoding = *cursor++;
+    uintptr_t skipped;
+    // The type table's offset (its uleb128 cannot run past the table's first bytes).
+    if (typeEncoding != 0xff && !csr_read_uleb128(&cursor, cursor + 10, &skipped)) return false;
+    uint8_t callSiteEncoding = *cursor++;
+    uintptr_t tableLength;
+    if (!csr_read_uleb128(&cursor, cursor + 10, &tableLength)) return false;
+    const uint8_t *end = cursor + tableLength;
+    if (ip < start) return false;
+    uintptr_t offset = ip - start;
+    while (cursor < end) {
+        uintptr_t siteStart, siteLength, landingPad, action;
+        if (!csr_read_call_site_field(&cursor, end, callSiteEncoding, &siteStart)
+            || !csr_read_call_site_field(&cursor, end, callSiteEncoding, &siteLength)
+            || !csr_read_call_site_field(&cursor, end, callSiteEncoding, &landingPad)
+            || !csr_read_uleb128(&cursor, end, &action)) return false;
+        if (offset < siteStart) return false;  // sorted by address: no entry lists the call
+        if (offset - siteStart < siteLength) return landingPad == 0;
+    }
+    return false;
+}
+
+/// Whether the unwinder may skip the frame described by `info` whose call at the return address `ip` is on the
+/// stack: nothing runs there when the exception passes. Either the function has no personality and no LSDA (no
+/// cleanup, no @finally, no handler anywhere in it), or GCC's personality reads an LSDA that gives that call no
+/// landing pad (a function with a cleanup elsewhere, like GNUstep's `GS_BEGINITEMBUF` buffers).
+static bool csr_hot_raise_frame_skippable(const unw_proc_info_t *info, unw_word_t ip) {
+    if (info->lsda == 0 && info->handler == 0) return true;
+    if (info->lsda == 0 || !csr_is_gcc_personality((uintptr_t)info->handler) || ip == 0) return false;
+    return csr_lsda_call_site_runs_nothing((uintptr_t)info->lsda, (uintptr_t)info->start_ip, (uintptr_t)ip - 1);
 }
 
 static void csr_hot_raise_find_helpers(void) {
@@ -157,6 +256,7 @@ static void csr_hot_raise_find_helpers(void) {
     if (array == Nil) return;
     csr_hot_raise_helpers[2] = (uintptr_t)class_getMethodImplementation(array, @selector(_raiseRangeExceptionWithIndex:from:));
     csr_hot_frame_find_originals();
+    csr_hot_raise_find_personalities();
     csr_gs_array = array;
 }
 
@@ -178,6 +278,15 @@ static bool csr_hot_raise_frame_is_plain(uintptr_t address) {
     unw_proc_info_t info;
     if (address == 0 || csr_unw.procInfoByIP(*csr_unw.localAddressSpace, address, &info, NULL) != 0) return false;
     return info.start_ip == address && info.lsda == 0 && info.handler == 0;
+}
+
+/// Whether the function at `address` has an unwind entry of its own whose call sites `csr_hot_raise_frame_skippable`
+/// can judge at the raise: plain, or with an LSDA of GCC's personality.
+static bool csr_hot_raise_frame_is_judged(uintptr_t address) {
+    unw_proc_info_t info;
+    if (address == 0 || csr_unw.procInfoByIP(*csr_unw.localAddressSpace, address, &info, NULL) != 0) return false;
+    if (info.start_ip != address) return false;
+    return (info.lsda == 0 && info.handler == 0) || (info.lsda != 0 && csr_is_gcc_personality((uintptr_t)info.handler));
 }
 #endif
 
@@ -226,12 +335,14 @@ bool csr_hot_frame_eligible(int which, CSRIMP original) {
         known = (uintptr_t)original == csr_hot_frame_subscript;
     } else if (which == CSRHotStringCharacterAtIndex || which == CSRHotStringCharacterAtIndexBase) {
         known = csr_hot_frame_is_character_original((uintptr_t)original);
+    } else if (which == CSRHotMutableStringReplaceCharacters) {
+        known = csr_hot_frame_replace != 0 && (uintptr_t)original == csr_hot_frame_replace;
     }
     if (!known) return false;
     for (int index = 0; index < CSRHotRaiseHelperCount; index++) {
         if (!csr_hot_raise_frame_is_plain(csr_hot_raise_helpers[index])) return false;
     }
-    if (!csr_hot_raise_frame_is_plain((uintptr_t)original)) return false;
+    if (!csr_hot_raise_frame_is_judged((uintptr_t)original)) return false;
     __atomic_store_n(&csr_hot_frames_used, true, __ATOMIC_RELEASE);
     return true;
 #endif
@@ -279,8 +390,8 @@ static bool csr_hot_raise_outer_trampoline(unw_cursor_t cursor, int family) {
 }
 
 /// Whether the calling thread's record of a marker of `which` was made entering the frame whose caller the cursor is
-/// at: a character marker notes the stack pointer at entry (that frame's CFA less the return address), the
-/// subscript's marker the return address (the cursor's instruction pointer).
+/// at: a character or replace marker notes the stack pointer at entry (that frame's CFA less the return address),
+/// the subscript's marker the return address (the cursor's instruction pointer).
 static const CSRHotMarkerRecord *csr_hot_frame_entered(unw_cursor_t *caller, int which) {
     const CSRHotMarkerRecord *record = csr_hot_marker_record(which);
     unw_word_t value = 0;
@@ -318,7 +429,8 @@ static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_
                                             CSRObject exception) {
     for (int depth = 0; depth < CSR_HOT_FRAME_OUTER_FRAMES; depth++) {
         if (csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
-        if (info.lsda != 0 || info.handler != 0 || csr_hot_raise_find((uintptr_t)info.start_ip) != NULL) return;
+        if (!csr_hot_raise_frame_skippable(&info, returnAddress) || csr_hot_raise_find((uintptr_t)info.start_ip) != NULL)
+            return;
         const CSRHotMarkerRecord *record = csr_hot_frame_entered(cursor, CSRHotArrayObjectAtIndexedSubscript);
         if (record != NULL) {
             Class cls = (CSR_BRIDGE Class)(void *)record->cls;
@@ -356,9 +468,11 @@ static void csr_hot_raise_recover(CSRObject exception) {
     unw_word_t returnAddress = 0, callerAddress = 0;
     for (int depth = 0;; depth++) {
         if (depth == CSR_HOT_RAISE_MAX_FRAMES || csr_unw.procInfo(&cursor, &info) != 0) return;
-        if (info.lsda != 0 || info.handler != 0) return;  // never skip a frame that has something to run
+        if (csr_unw.getReg(&cursor, UNW_REG_IP, &returnAddress) != 0) return;
+        // Never skip a frame that has something to run where it is.
+        if (!csr_hot_raise_frame_skippable(&info, returnAddress)) return;
         bool helper = csr_hot_raise_is_helper((uintptr_t)info.start_ip);
-        if (csr_unw.getReg(&cursor, UNW_REG_IP, &returnAddress) != 0 || csr_unw.step(&cursor) <= 0) return;
+        if (csr_unw.step(&cursor) <= 0) return;
         if (!helper) break;
     }
     const CSRHotRaiseEntry *protected = csr_hot_raise_find((uintptr_t)info.start_ip);
@@ -381,6 +495,15 @@ static void csr_hot_raise_recover(CSRObject exception) {
                                   callerAddress);
             return;
         }
+        return;
+    }
+    // `replaceCharactersInRange:withString:` entered from its marker, stopped by its range check (the only
+    // NSRangeException its own frame raises): nothing was changed, and the record names the class.
+    if (markers && csr_hot_frame_replace != 0 && raising == csr_hot_frame_replace) {
+        const CSRHotMarkerRecord *record = csr_hot_frame_entered(&cursor, CSRHotMutableStringReplaceCharacters);
+        if (record == NULL || !csr_exception_is_named(exception, NSRangeException)) return;
+        csr_hot_frame_recover(&cursor, CSRHotMutableStringReplaceCharacters, raising, record, NULL, 0, exception,
+                              returnAddress, callerAddress);
         return;
     }
     if (protected == NULL) {
@@ -414,6 +537,19 @@ static void csr_hot_raise_replacement(id exception, SEL cmd) {
     @throw exception;  // the original never returns; without one, raise it as `-raise` would
 }
 #endif
+
+bool csr_hot_raise_call_is_skippable(uintptr_t returnAddress) {
+#if !CSR_HOT_RAISE_AVAILABLE
+    (void)returnAddress;
+    return false;
+#else
+    csr_hot_raise_prepare();
+    unw_proc_info_t info;
+    if (csr_unw.procInfoByIP == NULL || returnAddress == 0
+        || csr_unw.procInfoByIP(*csr_unw.localAddressSpace, returnAddress - 1, &info, NULL) != 0) return false;
+    return csr_hot_raise_frame_skippable(&info, returnAddress);
+#endif
+}
 
 CSRIMP csr_hot_raise_hook(void) {
 #if !CSR_HOT_RAISE_AVAILABLE

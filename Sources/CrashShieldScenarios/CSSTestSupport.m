@@ -90,6 +90,81 @@ void *css_test_call_subscript_implementation_on_nil(void) {
     return (__bridge void *)((id (*)(id, SEL, NSUInteger))subscript)(nil, @selector(objectAtIndexedSubscript:), 0);
 }
 
+void *css_test_mutable_string(const char *text) {
+    return (__bridge void *)[NSMutableString stringWithUTF8String: text];
+}
+
+void css_test_string_text(void *string, char *out, unsigned long size) {
+    const char *text = [(__bridge NSString *)string UTF8String];
+    snprintf(out, size, "%s", text ? text : "");
+}
+
+void css_test_call_replace(void *string, unsigned long location, unsigned long length, void *replacement) {
+    // Not NSMakeRange: GNUstep's raises itself for a range whose end overflows.
+    [(__bridge NSMutableString *)string replaceCharactersInRange: (NSRange){ location, length }
+                                                      withString: (__bridge NSString *)replacement];
+}
+
+void css_test_call_replace_implementation(const void *implementation, void *string, unsigned long location,
+                                          unsigned long length, void *replacement) {
+    ((void (*)(id, SEL, NSRange, NSString *))implementation)((__bridge id)string,
+        @selector(replaceCharactersInRange:withString:), (NSRange){ location, length }, (__bridge NSString *)replacement);
+}
+
+/// `length` raises NSRangeException: a string argument that fails inside the method it is passed to.
+@interface CSSRaisingString : NSString
+@end
+@implementation CSSRaisingString
+- (NSUInteger)length {
+    [NSException raise: NSRangeException format: @"CSSRaisingString: length is out of range"];
+    return 0;
+}
+- (unichar)characterAtIndex: (NSUInteger)index { (void)index; return 'x'; }
+@end
+
+void *css_test_string_raising_in_length(void) {
+    NSString *string = [CSSRaisingString new];
+#if __has_feature(objc_arc)
+    return (__bridge_retained void *)string;
+#else
+    return (__bridge void *)[string autorelease];
+#endif
+}
+
+void css_test_signature_text(void *object, const char *selector, char *out, unsigned long size) {
+    NSMethodSignature *signature = [(__bridge id)object methodSignatureForSelector: sel_registerName(selector)];
+    if (signature == nil) {
+        snprintf(out, size, "nil");
+        return;
+    }
+    NSMutableString *text = [NSMutableString stringWithUTF8String: [signature methodReturnType]];
+    for (NSUInteger index = 0; index < [signature numberOfArguments]; index++) {
+        [text appendFormat: @"%s", [signature getArgumentTypeAtIndex: index]];
+    }
+    snprintf(out, size, "%s", [text UTF8String]);
+}
+
+void *css_test_string_class(void) { return (__bridge void *)[NSString class]; }
+
+__attribute__((noinline)) static void css_record_return_address(unsigned long *site) {
+    *site = (unsigned long)__builtin_extract_return_addr(__builtin_return_address(0));
+    __asm__ volatile("" ::: "memory");
+}
+
+/// Called through a pointer the compiler cannot see through, so each call may throw and keeps its call site.
+static void (*volatile css_recorder)(unsigned long *) = css_record_return_address;
+
+static void css_release_buffer(void **buffer) { free(*buffer); }
+
+__attribute__((noinline)) void css_test_cleanup_call_sites(unsigned long sites[2]) {
+    css_recorder(&sites[0]);
+    {
+        __attribute__((cleanup(css_release_buffer))) void *buffer = malloc(16);
+        css_recorder(&sites[1]);
+        __asm__ volatile("" :: "r"(buffer) : "memory");
+    }
+}
+
 int css_test_strings(void **out, int max) {
     unichar wide[] = { 0x3b1, 0x3b2, 0x3b3 };
     NSString *strings[] = {

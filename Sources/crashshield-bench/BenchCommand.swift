@@ -24,7 +24,7 @@ struct BenchCommand: ParsableCommand {
     var toolchain = "unknown Swift"
     @Option(help: "Run only this kernel (a hot-call name or \"app workload\"), for callgrind; prints its ns/call.")
     var kernel: String?
-    @Option(help: "With --kernel: unguarded, or guarded (the kernel's own guard).") var mode = "unguarded"
+    @Option(help: "With --kernel: unguarded, guarded (the kernel's own guard), or stopped (started and stopped first).") var mode = "unguarded"
     @Option(help: "Only start() and stop() this many times with the production-safe guards (for perf record).")
     var startProfile: Int?
     @Option(help: "With --start-profile: app classes registered at run time first.") var profileExtraClasses: Int32 = 0
@@ -58,7 +58,10 @@ struct BenchCommand: ParsableCommand {
         switch mode {
         case "unguarded": break
         case "guarded": try CrashShield.start(Kernels.configuration(for: entry.guardName))
-        default: throw ValidationError("--mode is unguarded or guarded")
+        case "stopped":
+            try CrashShield.start(Kernels.configuration(for: entry.guardName))
+            CrashShield.stop()
+        default: throw ValidationError("--mode is unguarded, guarded or stopped")
         }
         _ = entry.kernel(max(iterations / 4, 1))
         let ns = csb_run_measured(entry.kernel, iterations)

@@ -243,6 +243,83 @@ final class HotRaiseTests: ShieldTestCase {
         #endif
     }
 
+    /// GSMutableString's `replaceCharactersInRange:withString:` gets a marker (its range check raises before it changes
+    /// anything): a range past the end, or one that overflows, is recovered at the raise with the string untouched,
+    /// and reported with GNUstep's own text and the app's call site. Not recovered, as without CrashShield: a call
+    /// through the implementation kept from before `start()`, an NSRangeException the argument raises inside the method
+    /// once the range check passed, and the method's own other exception (a class passed as the string).
+    /// `.trampolines`: the check-first trampoline, with the same reports.
+    func testReplaceCharactersGetsAMarkerAndItsRangeFailureIsRecoveredAtTheRaise() throws {
+        #if canImport(Darwin)
+        throw XCTSkip("markers are GNUstep's on x86_64 (CSRHotReads.h)")
+        #else
+        let replace = csr_sel_register("replaceCharactersInRange:withString:")!
+        let kept = try XCTUnwrap(csr_class_methodImplementation(ObjCClass(named: "GSMutableString")!.pointer, replace))
+        func isMarker(_ className: String) -> Bool {
+            var slot = 0
+            return csr_hot_frame_table(implementation(className, replace), &slot) == Int32(CSRHotMutableStringReplaceCharacters)
+        }
+        func text(_ string: UnsafeMutableRawPointer?) -> String {
+            var buffer = [CChar](repeating: 0, count: 64)
+            css_test_string_text(string, &buffer, UInt(buffer.count))
+            return String(cString: buffer)
+        }
+        func raised(_ body: @escaping () -> Void) -> String? {
+            catchingObjCException(body).map { "\($0.name): \($0.reason)" }
+        }
+        for recovery in HotReadRecovery.allCases {
+            var configuration = configuration(recovery)
+            configuration.guards = .string
+            try withShield(configuration) { sink in
+                XCTAssertEqual(isMarker("GSMutableString"), recovery == .atRaise, "\(recovery)")
+                XCTAssertFalse(isMarker("NSMutableString"), "NSMutableString's own keeps its check-first trampoline")
+                withAutoreleasePool {
+                    let string = css_test_mutable_string("abc")
+                    let x = css_test_mutable_string("X")
+                    css_test_call_replace(string, 1, 1, x)
+                    XCTAssertEqual(text(string), "aXc", "a valid call replaces")
+                    for (location, length) in [(2, 5), (UInt.max, 2), (1 << 33, 0)] as [(UInt, UInt)] {
+                        XCTAssertNil(raised { css_test_call_replace(string, location, length, x) }, "{\(location), \(length)}")
+                        XCTAssertEqual(text(string), "aXc", "{\(location), \(length)}: the string is untouched")
+                    }
+                    // Right after a marker call: the kept implementation raises as without CrashShield.
+                    XCTAssertEqual(raised { css_test_call_replace_implementation(unsafeBitCast(kept, to: UnsafeRawPointer.self), string, 5, 1, x) },
+                                   "NSRangeException: in replaceCharactersInRange:withString:, range { 5, 1 } extends beyond size (3)")
+                    XCTAssertEqual(raised { css_test_call_replace(string, 0, 1, css_test_string_raising_in_length()) },
+                                   "NSRangeException: CSSRaisingString: length is out of range", "the argument's own failure")
+                    XCTAssertEqual(raised { css_test_call_replace(string, 0, 1, css_test_string_class()) },
+                                   "NSInvalidArgumentException: replace characters with non-string", "not a range failure")
+                    XCTAssertEqual(text(string), "aXc")
+                }
+                CrashShield.flush()
+                let seen = sink.reports.map { "\($0.occurrences)x \($0.selector) \($0.className) \($0.exceptionName): \($0.reason)" }
+                XCTAssertEqual(seen, ["3x replaceCharactersInRange:withString: GSMutableString NSRangeException: in "
+                                      + "replaceCharactersInRange:withString:, range { 2, 5 } extends beyond size (3)"],
+                               "\(recovery): one call site, GNUstep's text of its first call")
+                for report in sink.reports {
+                    let caller = report.callerFrameIndex.map { report.callStack[$0].symbol ?? "?" } ?? "none"
+                    XCTAssertTrue(caller.contains("css_test_call_replace"), "\(recovery): caller \(caller)")
+                    XCTAssertEqual(report.action, .recovered)
+                }
+            }
+            XCTAssertFalse(isMarker("GSMutableString"), "stop() puts Foundation's method back")
+        }
+        #endif
+    }
+
+    /// The raise skips a frame only where its function's unwind table gives the call on the stack no landing pad:
+    /// a call outside a cleanup's scope can be skipped, a call inside it cannot (the cleanup must run).
+    func testTheRaiseSkipsOnlyCallsWithNothingToRun() throws {
+        #if canImport(Darwin)
+        throw XCTSkip("no raise hook on Apple platforms")
+        #else
+        var sites: [UInt] = [0, 0]
+        css_test_cleanup_call_sites(&sites)
+        XCTAssertTrue(csr_hot_raise_call_is_skippable(UInt(sites[0])), "outside the cleanup's scope")
+        XCTAssertFalse(csr_hot_raise_call_is_skippable(UInt(sites[1])), "inside the cleanup's scope")
+        #endif
+    }
+
     func testTrampolinesFallBackHooksEveryHotRead() throws {
         let before = implementation("GSArray", objectAtIndex)
         let raiseBefore = implementation("NSException", raise)

@@ -225,6 +225,46 @@ final class MessagingGuardTests: ShieldTestCase {
         assertEveryUntypedRepetitionIsStopped(50)
     }
 
+    /// NSObject's `methodSignatureForSelector:` (both sides) gets an answer-first trampoline (CSRCheckFirst.h): an
+    /// answer passes through as it is, code asking about a selector nobody implements still gets nil, and only a
+    /// message about to fail gets the signature that lets the guard stop it.
+    func testMethodSignatureForSelectorPassesAnswersThroughItsTrampoline() throws {
+        let selector = csr_sel_register("methodSignatureForSelector:")
+        func isAnswerFirst(_ cls: UnsafeMutableRawPointer?) -> Bool {
+            let imp = csr_class_methodImplementation(cls, selector)
+            let start = UInt(bitPattern: imp.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
+            return (Int32(CSRHotObjectMethodSignature)...Int32(CSRHotClassMethodSignature)).contains { which in
+                (0..<32).contains { UInt(bitPattern: csr_answer_first_trampoline(which, $0).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == start }
+            }
+        }
+        func signatures() -> [String] {
+            var texts: [String] = []
+            withAutoreleasePool {
+                let string = css_test_mutable_string("abc")
+                let stringClass = css_test_string_class()
+                for (object, name) in [(string, "length"), (string, "replaceCharactersInRange:withString:"),
+                                       (string, "noSuchSelectorAnywhere:"), (stringClass, "stringWithString:"),
+                                       (stringClass, "noSuchClassSelectorAnywhere")] {
+                    var buffer = [CChar](repeating: 0, count: 128)
+                    css_test_signature_text(object, name, &buffer, UInt(buffer.count))
+                    texts.append("\(name)=\(String(cString: buffer))")
+                }
+            }
+            return texts
+        }
+        let root = try XCTUnwrap(ObjCClass(named: "NSObject"))
+        let without = signatures()
+        XCTAssertTrue(without.contains("noSuchSelectorAnywhere:=nil"), "\(without)")
+        try withShield(Configuration(guards: messaging)) { sink in
+            XCTAssertTrue(isAnswerFirst(root.pointer), "instance side")
+            XCTAssertTrue(isAnswerFirst(root.metaclass.pointer), "class side")
+            XCTAssertEqual(signatures(), without, "answers and nil answers as without CrashShield")
+            XCTAssertEqual(try run("unrecognizedSelector.instance.double").result, "0.000", "a failing message is stopped")
+            XCTAssertEqual(sink.reports.count, 1)
+        }
+        XCTAssertFalse(isAnswerFirst(root.pointer))
+    }
+
     func testKillSwitchAndStopRestoreTheOriginalBehaviour() throws {
         let forwardingSelectors: Set<String> = ["forwardingTargetForSelector:", "methodSignatureForSelector:",
                                                 "forwardInvocation:"]

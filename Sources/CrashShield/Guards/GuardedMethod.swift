@@ -31,27 +31,47 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     let category: GuardCategory
     /// The hot table whose check-first trampolines (CSRCheckFirst.h) stand in front of `replacement`, if any.
     private let checkFirst: Int32?
+    /// Where the running Foundation allows them, markers instead of the check-first trampolines (CSRHotReads.h).
+    private let markers: MarkerSwitch?
+    /// The hint of the failure a marker's original raises (`MarkedFailurePolicy`).
+    let hint: String
 
     init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance,
          hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, replacement: Signature) {
         self.category = category
         checkFirst = nil
+        markers = nil
+        hint = ""
         super.init(selector, kind: kind, hotTable: hotTable, replacement: replacement)
     }
 
     /// A method whose precondition a C trampoline of hot table `which` checks (CSRCheckFirst.h names each table's
     /// check), with `replacement` checking exactly that: each installed class gets the trampoline, which jumps to the
     /// original when the check passes and hands every other call to `replacement`.
-    init(_ selector: ObjCSelector, _ category: GuardCategory, checkFirst which: Int32, replacement: Signature) {
+    ///
+    /// `markerHint`: the table also has markers (CSRHotReads.h) for originals that raise the precondition's failure
+    /// before changing anything; a class whose original is one gets the marker while `allowMarkers(in:)` allows it,
+    /// and its failure, recovered at the raise, is reported with this hint.
+    init(_ selector: ObjCSelector, _ category: GuardCategory, checkFirst which: Int32, markerHint: String? = nil,
+         replacement: Signature) {
         self.category = category
         checkFirst = which
+        markers = markerHint.map { _ in MarkerSwitch(which) }
+        hint = markerHint ?? ""
         super.init(selector, hotTable: csr_hot_table(which), replacement: replacement)
         csr_check_first_set_replacement(which, self.replacement)
     }
 
-    /// The slot's check-first trampoline where the point has them and the pool lasts; `replacement` otherwise.
+    /// Lets the installs that follow use markers (`Configuration.hotReadRecovery`); no effect without them.
+    func allowMarkers(in context: GuardContext) throws {
+        try markers?.allow(in: context)
+    }
+
+    /// The slot's marker where allowed, else its check-first trampoline where the point has them and the pool
+    /// lasts; `replacement` otherwise.
     override func replacement(forSlot slot: Int) -> CSRIMP {
-        checkFirst.flatMap { csr_check_first_trampoline($0, slot) } ?? replacement
+        if let marker = markers?.marker(forSlot: slot) { return marker }
+        return checkFirst.flatMap { csr_check_first_trampoline($0, slot) } ?? replacement
     }
 
     /// The one shape of a guarded call. No violation: `call` runs the original. A violation: the failure path decides
@@ -106,6 +126,8 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
         GuardFailure.stopOrRaise(category, receiver, cmd, self, violation)
     }
 }
+
+extension GuardedMethod: MarkedFailurePolicy {}
 
 /// `[receiver count]`.
 @inline(__always)

@@ -40,6 +40,7 @@ enum CallStack {
                     if address > entry && Images.function(containing: address - 1) == entry { break }
                     own += 1
                 }
+                while own + 2 < count && isCheckFirstTrampoline(UInt(bitPattern: buffer[own + 1])) { own += 1 }
                 guard own + 1 < count, let image = Images.path(of: UInt(bitPattern: buffer[own + 1])),
                       !foundationImages.contains(image) else { return nil }
                 return Location(addresses: [UInt(bitPattern: buffer[own]), UInt(bitPattern: buffer[own + 1])],
@@ -101,7 +102,10 @@ enum CallStack {
             let body = starts.firstIndex(of: entry) ?? starts.indices
                 .filter { starts[$0] != 0 && distance(starts[$0], entry) < tailCalledBodySpan }
                 .min { distance(starts[$0], entry) < distance(starts[$1], entry) }
-            if let body, body + 1 < addresses.count { return body + 1 }
+            if var caller = body.map({ $0 + 1 }), caller < addresses.count {
+                while caller + 1 < addresses.count && isCheckFirstTrampoline(addresses[caller]) { caller += 1 }
+                return caller
+            }
         }
         for (index, address) in addresses.enumerated().dropFirst() {
             var info = CSRImageInfo()
@@ -113,6 +117,12 @@ enum CallStack {
     }
 
     private static func distance(_ a: UInt, _ b: UInt) -> UInt { a > b ? a - b : b - a }
+
+    /// Whether the frame of the return address `address` runs a check-first trampoline (CSRCheckFirst.h): not a call
+    /// site but CrashShield's own hand-over, which keeps a frame where it was not compiled as a tail call.
+    private static func isCheckFirstTrampoline(_ address: UInt) -> Bool {
+        address > 0 && csr_check_first_is_trampoline(Images.function(containing: address - 1))
+    }
 
     /// The frame that called into Foundation when `direct` (a replacement's caller) is Foundation's own code a few
     /// frames deep: `+[NSArray arrayWithObjects:count:]` calling the hooked `-initWithObjects:count:`, NSString's

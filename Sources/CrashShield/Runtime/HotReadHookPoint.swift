@@ -12,6 +12,7 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
     let hint: String
     let which: Int32
     let precondition: (CSRObject?, UInt) -> Bool
+    private let markers: MarkerSwitch
 
     /// - Parameters:
     ///   - which: the hot table (`CSRHotStringCharacterAtIndex`, ...) whose trampolines replace the method.
@@ -22,6 +23,7 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
         self.hint = hint
         self.which = which
         self.precondition = precondition
+        markers = MarkerSwitch(which)
         _ = HotReadHandlers.registered
         // The trampolines find their point through the table: one point per table, for the life of the process.
         Swift.precondition(csr_hot_table(which).pointee.owner == nil, "hot table \(which) already has a hook point")
@@ -29,22 +31,17 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
         super.init(selector, hotTable: csr_hot_table(which), replacement: unsafeBitCast(generic, to: Signature.self))
     }
 
-    /// Whether the installs that follow may use markers (`.atRaise`); set by the install functions below, which run
-    /// under CrashShield's lock, and read by the engine under its own.
-    private let markersAllowed = Locked(false)
-
     /// The slot's marker where its original allows one and `.atRaise` is configured (CSRHotReads.h, markers),
     /// otherwise the slot's own trampoline: either reads that slot's original without any lookup.
     override func replacement(forSlot slot: Int) -> CSRIMP {
-        if markersAllowed.withLock({ $0 }), let marker = csr_hot_frame_trampoline(which, slot) { return marker }
-        return csr_hot_read_trampoline(which, slot) ?? replacement
+        markers.marker(forSlot: slot) ?? csr_hot_read_trampoline(which, slot) ?? replacement
     }
 
     /// Installs the point on the classes that own the method in `family`. With `.atRaise` recovery, an owner whose
     /// original can be recovered at the raise stays unhooked (`RaiseRecovery`); the others get a marker or their
     /// trampoline.
     func install(in context: GuardContext, onOwnersIn family: ClassFamily) throws {
-        try allowMarkers(in: context)
+        try markers.allow(in: context)
         for target in family.hookTargets(for: selector, kind: kind) {
             if context.configuration.hotReadRecovery == .atRaise,
                try RaiseRecovery.protect(self, on: target, in: context, which: which) {
@@ -56,22 +53,42 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
 
     /// `GuardContext.install(layers:onOwnersIn:)` for hot-read points: each owner gets a marker or its trampoline.
     static func install(layers: [HotReadHookPoint], in context: GuardContext, onOwnersIn family: ClassFamily) throws {
-        for point in layers { try point.allowMarkers(in: context) }
+        for point in layers { try point.markers.allow(in: context) }
         try context.install(layers: layers, onOwnersIn: family)
-    }
-
-    private func allowMarkers(in context: GuardContext) throws {
-        let allowed = context.configuration.hotReadRecovery == .atRaise && csr_hot_frames_supported(which)
-        // The raise hook first: a marker recovers nothing without it.
-        if allowed { try RaiseRecovery.require(for: context.category) }
-        markersAllowed.withLock { $0 = allowed }
     }
 }
 
-/// What the trampolines' failure handler needs of a hot-read hook point (non-generic).
-protocol CaughtFailurePolicy: AnyHookPoint {
+/// Whether the installs of one hook point may use markers (CSRHotReads.h) instead of its trampolines: set by the
+/// point's install functions, which run under CrashShield's lock, and read by the engine under its own.
+final class MarkerSwitch: @unchecked Sendable {
+    /// The point's hot table.
+    let which: Int32
+    private let allowed = Locked(false)
+
+    init(_ which: Int32) { self.which = which }
+
+    /// Allows markers for the installs that follow where `.atRaise` is configured and the platform has markers for
+    /// the table, installing the raise hook first (a marker recovers nothing without it).
+    func allow(in context: GuardContext) throws {
+        let allowed = context.configuration.hotReadRecovery == .atRaise && csr_hot_frames_supported(which)
+        if allowed { try RaiseRecovery.require(for: context.category) }
+        self.allowed.withLock { $0 = allowed }
+    }
+
+    /// The slot's marker, when markers are allowed and the slot's original takes one (`csr_hot_frame_trampoline`).
+    func marker(forSlot slot: Int) -> CSRIMP? {
+        allowed.withLock { $0 } ? csr_hot_frame_trampoline(which, slot) : nil
+    }
+}
+
+/// What a marker's failure needs of its hook point (non-generic): the report's category and hint.
+protocol MarkedFailurePolicy: AnyHookPoint {
     var category: GuardCategory { get }
     var hint: String { get }
+}
+
+/// What the trampolines' failure handler needs of a hot-read hook point (non-generic).
+protocol CaughtFailurePolicy: MarkedFailurePolicy {
     var precondition: (CSRObject?, UInt) -> Bool { get }
 }
 
@@ -192,8 +209,11 @@ enum RaiseRecovery {
     /// runtime layer found the exception raised by an implementation that raises for this failure only (CSRHotRaise.m).
     static func marked(_ which: Int32, _ implementation: CSRIMP?, _ cls: CSRClass?, _ receiver: CSRObject?,
                        _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
-        guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? CaughtFailurePolicy else { return false }
-        if receiver != nil { return decide(point, implementation, receiver, argument, exception, frames: frames) }
+        guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? MarkedFailurePolicy else { return false }
+        if receiver != nil {
+            guard let point = point as? CaughtFailurePolicy else { return false }
+            return decide(point, implementation, receiver, argument, exception, frames: frames)
+        }
         guard let cls, let (name, reason) = HotReadHandlers.describe(exception) else { return false }
         var failure = Interception.Failure(point.category, receiver: nil, selector: point.selector.pointer,
                                            exception: name, hint: point.hint, implementation: implementation.map(address))

@@ -26,6 +26,25 @@ void csr_check_first_set_replacement(int which, CSRIMP replacement);
 /// or a slot past the pool: install the Swift replacement itself).
 CSRIMP csr_check_first_trampoline(int which, long slot);
 
+// Answer-first trampolines, for a hooked method whose replacement only matters when the original has no answer
+// (`methodSignatureForSelector:` answering nil, in hot tables CSRHotObjectMethodSignature and
+// CSRHotClassMethodSignature): the slot's trampoline calls the class's original and returns a non-nil answer as it is;
+// a nil answer goes to the fallback, with the same arguments, and a class that only inherited the method to the
+// replacement (`csr_check_first_set_replacement`). About 10 instructions around the original, against about 50 for
+// the Swift replacement's lookup and frame.
+
+/// Swift's handler of a nil answer for hot table `which`. Set once, before any trampoline is installed.
+void csr_answer_first_set_fallback(int which, CSRIMP fallback);
+
+/// The trampoline for slot `slot` of hot table `which`, or NULL (no such table, no replacement or fallback set, a
+/// slot past the pool).
+CSRIMP csr_answer_first_trampoline(int which, long slot);
+
+/// Whether the function starting at `start` is a check-first or answer-first trampoline. Its frame sits between a replacement and
+/// the app's call where the compiler did not make the hand-over a tail call (an unoptimized build of the C forms):
+/// a report's call site is past it.
+bool csr_check_first_is_trampoline(uintptr_t start);
+
 #ifdef __cplusplus
 }
 #endif

@@ -82,6 +82,8 @@ enum {
     CSRHotArrayAddObject,
     CSRHotDictionarySetObjectForKey,
     CSRHotMutableStringReplaceCharacters,
+    CSRHotObjectMethodSignature,
+    CSRHotClassMethodSignature,
     CSRHotTableCount
 };
 

@@ -92,8 +92,9 @@ CSRClass csr_hot_raise_hook_class(void);
 // the walk finds the original's frame; the record is this call's when its stack pointer or return address is that
 // frame's, and on "recover" the app's call returns 0. The record is never dereferenced (a class pointer and
 // addresses only): a record left by an earlier call can at worst name the wrong class or call in a report. Only for
-// originals whose failure is raised through frames without cleanups (`csr_hot_frame_eligible`): skipping those is
-// what the unwinder does to them anyway, so the result is the trampoline's. GNUstep on x86_64 only.
+// originals whose failure is raised through call sites without cleanups (`csr_hot_frame_eligible`; at the raise each
+// skipped frame's call is checked against its function's LSDA): skipping those is what the unwinder does to them
+// anyway, so the result is the trampoline's. GNUstep on x86_64 only.
 
 #if !defined(__APPLE__) && defined(__x86_64__)
 #define CSR_HOT_FRAMES_AVAILABLE 1
@@ -127,9 +128,15 @@ bool csr_hot_frames_supported(int which);
 /// The hot table of the marker that starts at `function` (its slot in `*slot`), or -1.
 int csr_hot_frame_table(uintptr_t function, long *slot);
 
-/// Whether a marker of table `which` may call `original`: the running Foundation raises its failures through frames
-/// without cleanups only (GNUstep 1.28's implementations read for this, CSRHotRaise.m), and the raise hook can walk.
+/// Whether a marker of table `which` may call `original`: the running Foundation raises its failures through call
+/// sites without cleanups only (GNUstep 1.28's implementations read for this, CSRHotRaise.m), and the raise hook can
+/// walk and judge its frame (no LSDA, or one of GCC's personality).
 bool csr_hot_frame_eligible(int which, CSRIMP original);
+
+/// Whether the raise hook may skip the frame whose call returns to `returnAddress` (a frame between a raise and the
+/// call recovered): nothing runs there when an exception passes (no cleanup or handler covers that call). For tests
+/// and diagnostics; false where the platform has no raise hook.
+bool csr_hot_raise_call_is_skippable(uintptr_t returnAddress);
 
 /// Tables whose selectors one implementation may answer by sending the other (`array[i]` and `objectAtIndex:`).
 int csr_hot_read_family(int which);

@@ -124,6 +124,27 @@ unsigned short css_test_call_character_implementation(const void *implementation
 /// NSArray's `objectAtIndexedSubscript:` as installed now, called with a nil receiver (what a kept implementation
 /// called on nil does): NSArray's own answers nil.
 void *css_test_call_subscript_implementation_on_nil(void);
+/// A mutable copy of `text` (autoreleased; call inside a pool), and its characters as a C string in `out` (up to
+/// `size` bytes).
+void *css_test_mutable_string(const char *text);
+void css_test_string_text(void *string, char *out, unsigned long size);
+/// `[string replaceCharactersInRange:{location, length} withString:replacement]` from an exported function; through
+/// `implementation` (kept from before a hook) in the second form.
+void css_test_call_replace(void *string, unsigned long location, unsigned long length, void *replacement);
+void css_test_call_replace_implementation(const void *implementation, void *string, unsigned long location,
+                                          unsigned long length, void *replacement);
+/// An app's NSString subclass whose `length` raises NSRangeException (autoreleased): an exception a mutation meets
+/// inside its own work, after its range check passed.
+void *css_test_string_raising_in_length(void);
+/// The NSString class object, which GNUstep's mutable strings refuse as a replacement ("replace characters with
+/// non-string", NSInvalidArgumentException from the method's own frame).
+void *css_test_string_class(void);
+/// `[object methodSignatureForSelector:sel_registerName(selector)]` (a class: its class side) written into `out` as
+/// its return and argument types ("v@:@"), or "nil".
+void css_test_signature_text(void *object, const char *selector, char *out, unsigned long size);
+/// Return addresses of two calls in one function with a cleanup (`__attribute__((cleanup))`, as GNUstep's
+/// `GS_BEGINITEMBUF`): `sites[0]` of a call outside the cleanup's scope, `sites[1]` of one inside it.
+void css_test_cleanup_call_sites(unsigned long sites[2]);
 /// Strings of GNUstep's classes with their own `characterAtIndex:` (autoreleased; call inside a pool): a constant, a
 /// C string, a Unicode string, a mutable string, a substring and an inline (`stringWithFormat:`) string, each of 3
 /// characters. Writes up to `max`; returns how many.

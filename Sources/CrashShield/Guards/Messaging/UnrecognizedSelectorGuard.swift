@@ -50,12 +50,16 @@ final class UnrecognizedSelectorGuard: CrashGuard {
 
     // MARK: Hook points
 
-    static let instanceSignature: HookPoint<Forwarding.SignatureIMP> = HookPoint("methodSignatureForSelector:") { receiver, cmd, selector in
-        signature(instanceSignature, receiver, cmd, selector)
-    }
-    static let classSignature: HookPoint<Forwarding.SignatureIMP> = HookPoint("methodSignatureForSelector:", kind: .class) { receiver, cmd, selector in
-        signature(classSignature, receiver, cmd, selector)
-    }
+    /// Answer-first (CSRCheckFirst.h): KVC on GNUstep asks every model object's signature, so a call that has an
+    /// answer pays only the trampoline.
+    static let instanceSignature: AnswerFirstHookPoint<Forwarding.SignatureIMP> = AnswerFirstHookPoint(
+        "methodSignatureForSelector:", hotTable: Int32(CSRHotObjectMethodSignature),
+        replacement: { receiver, cmd, selector in signature(instanceSignature, receiver, cmd, selector) },
+        fallback: { receiver, _, selector in missingSignature(instanceSignature, receiver, selector) })
+    static let classSignature: AnswerFirstHookPoint<Forwarding.SignatureIMP> = AnswerFirstHookPoint(
+        "methodSignatureForSelector:", kind: .class, hotTable: Int32(CSRHotClassMethodSignature),
+        replacement: { receiver, cmd, selector in signature(classSignature, receiver, cmd, selector) },
+        fallback: { receiver, _, selector in missingSignature(classSignature, receiver, selector) })
     static let instanceForward: HookPoint<Forwarding.ForwardIMP> = HookPoint("forwardInvocation:") { receiver, cmd, invocation in
         forward(instanceForward, receiver, cmd, invocation)
     }
@@ -76,6 +80,13 @@ final class UnrecognizedSelectorGuard: CrashGuard {
                                   _ cmd: CSRSelector?, _ selector: CSRSelector?) -> CSRObject? {
         guard let original = point.original(for: receiver) else { return nil }
         if let answer = original(receiver, cmd, selector) { return answer }
+        return missingSignature(point, receiver, selector)
+    }
+
+    /// The original had no signature for `selector`: inside a failing dispatch, for a protected receiver, the one
+    /// forwarding needs to reach `forwardInvocation:`; nil otherwise, as without CrashShield.
+    private static func missingSignature(_ point: HookPoint<Forwarding.SignatureIMP>, _ receiver: CSRObject?,
+                                         _ selector: CSRSelector?) -> CSRObject? {
         guard let selector, csr_forwarding_isDispatching(receiver, selector), isProtected(receiver, selector, point) else {
             return nil
         }
