@@ -5,7 +5,7 @@
 #include "CSRSlots.h"
 #include <stddef.h>
 
-typedef void (*CSRVoidWithObject)(CSRObject, CSRSelector, CSRObject);
+typedef uintptr_t (*CSRWordWithObject)(CSRObject, CSRSelector, CSRObject, uintptr_t, uintptr_t);
 typedef void (*CSRVoidWithObjectObject)(CSRObject, CSRSelector, CSRObject, CSRObject);
 
 /// Hidden, not static: the x86_64 trampolines name it in assembly.
@@ -17,12 +17,20 @@ void csr_check_first_set_replacement(int which, CSRIMP replacement) {
     }
 }
 
+/// A call the compiler must make a tail call, where it can be told so (clang).
+#if defined(__has_attribute) && __has_attribute(musttail)
+#define CSR_MUSTTAIL __attribute__((musttail))
+#else
+#define CSR_MUSTTAIL
+#endif
+
 /// The slot's original, or 0 (the class only inherited the method: Swift asks its superclass).
 #define CSR_CHECK_FIRST_ORIGINAL(TABLE, SLOT) __atomic_load_n(&csr_hot_tables[TABLE].originals[SLOT], __ATOMIC_ACQUIRE)
 #define CSR_CHECK_FIRST_REPLACEMENT(TABLE) __atomic_load_n(&csr_check_first_replacements[TABLE], __ATOMIC_ACQUIRE)
 
-#if !defined(__APPLE__) && defined(__x86_64__)
-// GNUstep on x86_64: the same trampolines in six (eight) instructions. In C they also set up and drop a frame
+#if !defined(__APPLE__) && defined(__x86_64__) && !defined(CSR_C_TRAMPOLINES)
+// GNUstep on x86_64 (unless CSR_C_TRAMPOLINES is defined, to test the C forms here): the same trampolines in six
+// (eight) instructions. In C they also set up and drop a frame
 // pointer, which this build keeps in every function (-fno-omit-frame-pointer), and reach the table through the GOT.
 
 #define CSR_NIL_CHECK_ASM(NAME, SLOT, TABLE, TESTS)                                                            \
@@ -36,21 +44,26 @@ void csr_check_first_set_replacement(int which, CSRIMP replacement) {
                          "jmp *csr_check_first_replacements+%c1(%%rip)"                                          \
                          :: "i"(CSR_SLOT_ORIGINAL_OFFSET(TABLE, SLOT)), "i"(sizeof(CSRIMP) * (TABLE)));       \
     }
-#define CSR_NIL_CHECK_ONE(NAME, SLOT)                                                                          \
-    CSR_NIL_CHECK_ASM(NAME, SLOT, CSRHotArrayAddObject, "test %%rdx, %%rdx\n\tje 1f\n\t")
+#define CSR_NIL_CHECK_ONE(NAME, TABLE, SLOT)                                                                   \
+    CSR_NIL_CHECK_ASM(NAME, SLOT, TABLE, "test %%rdx, %%rdx\n\tje 1f\n\t")
 #define CSR_NIL_CHECK_TWO(NAME, SLOT)                                                                          \
     CSR_NIL_CHECK_ASM(NAME, SLOT, CSRHotDictionarySetObjectForKey,                                             \
                       "test %%rdx, %%rdx\n\tje 1f\n\ttest %%rcx, %%rcx\n\tje 1f\n\t")
 #else
-/// One argument that must not be nil. Both calls are tail calls: the trampoline leaves no frame.
-#define CSR_NIL_CHECK_ONE(NAME, SLOT)                                                                          \
-    static void NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, CSRObject object) {                         \
-        uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(CSRHotArrayAddObject, SLOT);                               \
+/// The first argument must not be nil. Both calls are tail calls (`musttail`, also in an unoptimized build): the
+/// trampoline leaves no frame. Declared with the widest argument list of the methods that use it (an object, then
+/// two words: `initWithFormat:locale:arguments:`) and a word result (void, an object or a BOOL: no method returning
+/// a struct uses it): on the platforms built here each argument and the result travel in their own register, so the
+/// registers a shorter method leaves undefined are passed through untouched and unread.
+#define CSR_NIL_CHECK_ONE(NAME, TABLE, SLOT)                                                                   \
+    static uintptr_t NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, CSRObject object, uintptr_t second,    \
+                                   uintptr_t third) {                                                          \
+        uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(TABLE, SLOT);                                            \
         if (__builtin_expect(object != NULL, 1) && __builtin_expect(original != 0, 1)) {                       \
-            ((CSRVoidWithObject)original)(receiver, cmd, object);                                              \
-            return;                                                                                            \
+            CSR_MUSTTAIL return ((CSRWordWithObject)original)(receiver, cmd, object, second, third);           \
         }                                                                                                      \
-        ((CSRVoidWithObject)CSR_CHECK_FIRST_REPLACEMENT(CSRHotArrayAddObject))(receiver, cmd, object);           \
+        CSR_MUSTTAIL return ((CSRWordWithObject)CSR_CHECK_FIRST_REPLACEMENT(TABLE))(receiver, cmd, object,      \
+                                                                                    second, third);            \
     }
 
 /// Two arguments that must not be nil.
@@ -68,12 +81,20 @@ void csr_check_first_set_replacement(int which, CSRIMP replacement) {
 #endif
 
 
-CSR_SLOTS(CSR_NIL_CHECK_ONE, csr_nil_check_add_object)
-CSR_SLOTS(CSR_NIL_CHECK_TWO, csr_nil_check_set_object_for_key)
+/// The trampolines and the pool of a table whose check is "the first argument is not nil".
+#define CSR_NIL_CHECK_ONE_POOL(NAME, TABLE)                                                                    \
+    CSR_SLOTS(CSR_NIL_CHECK_ONE, NAME, TABLE)                                                                  \
+    static const CSRIMP NAME##_pool[CSR_SLOT_POOL_SIZE] = { CSR_SLOTS(CSR_POOL_ENTRY, NAME) };
 
-static const CSRIMP csr_nil_check_add_object_pool[CSR_SLOT_POOL_SIZE] = {
-    CSR_SLOTS(CSR_POOL_ENTRY, csr_nil_check_add_object)
-};
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_add_object, CSRHotArrayAddObject)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_set_add_object, CSRHotSetAddObject)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_init_with_format, CSRHotStringInitWithFormat)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_init_with_utf8, CSRHotStringInitWithUTF8String)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_string_with_utf8, CSRHotStringWithUTF8String)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_has_prefix, CSRHotStringHasPrefix)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_has_suffix, CSRHotStringHasSuffix)
+
+CSR_SLOTS(CSR_NIL_CHECK_TWO, csr_nil_check_set_object_for_key)
 static const CSRIMP csr_nil_check_set_object_for_key_pool[CSR_SLOT_POOL_SIZE] = {
     CSR_SLOTS(CSR_POOL_ENTRY, csr_nil_check_set_object_for_key)
 };
@@ -159,6 +180,12 @@ CSRIMP csr_check_first_trampoline(int which, long slot) {
     const CSRIMP *pool;
     switch (which) {
         case CSRHotArrayAddObject: pool = csr_nil_check_add_object_pool; break;
+        case CSRHotSetAddObject: pool = csr_nil_check_set_add_object_pool; break;
+        case CSRHotStringInitWithFormat: pool = csr_nil_check_init_with_format_pool; break;
+        case CSRHotStringInitWithUTF8String: pool = csr_nil_check_init_with_utf8_pool; break;
+        case CSRHotStringWithUTF8String: pool = csr_nil_check_string_with_utf8_pool; break;
+        case CSRHotStringHasPrefix: pool = csr_nil_check_has_prefix_pool; break;
+        case CSRHotStringHasSuffix: pool = csr_nil_check_has_suffix_pool; break;
         case CSRHotDictionarySetObjectForKey: pool = csr_nil_check_set_object_for_key_pool; break;
         case CSRHotMutableStringReplaceCharacters: pool = csr_range_check_replace_pool; break;
         default: return NULL;
@@ -169,8 +196,10 @@ CSRIMP csr_check_first_trampoline(int which, long slot) {
 
 bool csr_check_first_is_trampoline(uintptr_t start) {
     static const CSRIMP *const pools[] = {
-        csr_nil_check_add_object_pool, csr_nil_check_set_object_for_key_pool, csr_range_check_replace_pool,
-        csr_answer_first_signature_pool, csr_answer_first_class_signature_pool,
+        csr_nil_check_add_object_pool, csr_nil_check_set_add_object_pool, csr_nil_check_init_with_format_pool,
+        csr_nil_check_init_with_utf8_pool, csr_nil_check_string_with_utf8_pool,
+        csr_nil_check_has_prefix_pool, csr_nil_check_has_suffix_pool, csr_nil_check_set_object_for_key_pool,
+        csr_range_check_replace_pool, csr_answer_first_signature_pool, csr_answer_first_class_signature_pool,
     };
     for (size_t pool = 0; pool < sizeof pools / sizeof *pools; pool++) {
         for (long slot = 0; slot < CSR_SLOT_POOL_SIZE; slot++) {

@@ -117,13 +117,17 @@ final class HotReadTests: ShieldTestCase {
         }
     }
 
-    /// `addObject:`, `setObject:forKey:` and `replaceCharactersInRange:withString:` (CSRCheckFirst.h): each installed
+    /// `addObject:` (arrays and sets), `setObject:forKey:`, `replaceCharactersInRange:withString:`, `hasPrefix:`,
+    /// `hasSuffix:` and the string constructors that take a format or a C string (CSRCheckFirst.h): each installed
     /// class gets a check-first trampoline that jumps to its original when the check passes, and a failed check still
     /// reaches the guard: recovered, reported, the receiver unchanged. With `.trampolines`: by default GSMutableString's
     /// `replaceCharactersInRange:withString:` gets a marker on GNUstep x86_64 (HotRaiseTests).
     func testCheckFirstTrampolinesLetValidCallsThroughAndHandTheRestToTheGuard() throws {
         func isCheckFirst(_ className: String, _ selectorName: String, _ which: Int32) -> Bool {
-            let imp = csr_class_methodImplementation(ObjCClass(named: className)!.pointer, csr_sel_register(selectorName))
+            isCheckFirstOn(ObjCClass(named: className)!, selectorName, which)
+        }
+        func isCheckFirstOn(_ cls: ObjCClass, _ selectorName: String, _ which: Int32) -> Bool {
+            let imp = csr_class_methodImplementation(cls.pointer, csr_sel_register(selectorName))
             let word = UInt(bitPattern: imp.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
             return (0..<poolSize).contains { slot in
                 UInt(bitPattern: csr_check_first_trampoline(which, slot).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == word
@@ -133,23 +137,33 @@ final class HotReadTests: ShieldTestCase {
             ("GSMutableArray", "addObject:", Int32(CSRHotArrayAddObject)),
             ("GSMutableDictionary", "setObject:forKey:", Int32(CSRHotDictionarySetObjectForKey)),
             ("GSMutableString", "replaceCharactersInRange:withString:", Int32(CSRHotMutableStringReplaceCharacters)),
+            ("GSMutableSet", "addObject:", Int32(CSRHotSetAddObject)),
+            ("NSString", "hasPrefix:", Int32(CSRHotStringHasPrefix)),
+            ("NSString", "hasSuffix:", Int32(CSRHotStringHasSuffix)),
+            ("GSPlaceholderString", "initWithFormat:locale:arguments:", Int32(CSRHotStringInitWithFormat)),
+            ("GSPlaceholderString", "initWithUTF8String:", Int32(CSRHotStringInitWithUTF8String)),
         ]
         var configuration = Configuration(guards: [.container, .string])
         configuration.hotReadRecovery = .trampolines
         try withShield(configuration) { sink in
             for (cls, selector, which) in points { XCTAssertTrue(isCheckFirst(cls, selector, which), "\(cls) \(selector)") }
             XCTAssertEqual(css_test_add_nil_direct(3), 0, "addObject:nil recovered each time")
+            XCTAssertTrue(isCheckFirstOn(ObjCClass(named: "NSString")!.metaclass, "stringWithUTF8String:",
+                                         Int32(CSRHotStringWithUTF8String)), "+[NSString stringWithUTF8String:]")
             for name in ["mutableArray.addObject.nil", "mutableDictionary.setObjectForKey.nilValue",
                          "mutableDictionary.setObjectForKey.nilKey", "mutableString.replaceCharactersInRange.pastEnd",
-                         "mutableAttributedString.replaceCharactersInRange.pastEnd"] {
+                         "mutableAttributedString.replaceCharactersInRange.pastEnd", "mutableSet.addObject.nil",
+                         "string.hasPrefix.nil", "string.hasSuffix.nil", "string.initWithFormat.nil",
+                         "string.initWithUTF8String.null", "string.stringWithUTF8String.null"] {
                 let scenario = try XCTUnwrap(CatalogScenario.named(name))
                 XCTAssertEqual(scenario.perform(), scenario.expectedResult, "\(name): the receiver is unchanged")
             }
             CrashShield.flush()
             let calls = sink.reports.flatMap { Array(repeating: $0.selector, count: $0.occurrences) }
-            XCTAssertEqual(calls.sorted(), Array(repeating: "addObject:", count: 4)
+            XCTAssertEqual(calls.sorted(), (Array(repeating: "addObject:", count: 5)
+                           + ["hasPrefix:", "hasSuffix:", "initWithFormat:locale:arguments:", "initWithUTF8String:"]
                            + Array(repeating: "replaceCharactersInRange:withString:", count: 2)
-                           + Array(repeating: "setObject:forKey:", count: 2))
+                           + Array(repeating: "setObject:forKey:", count: 2) + ["stringWithUTF8String:"]).sorted())
         }
         for (cls, selector, which) in points { XCTAssertFalse(isCheckFirst(cls, selector, which), "stop() reverts \(cls)") }
         XCTAssertEqual(css_test_add_nil_direct(1), 1, "stopped: Foundation raises again")

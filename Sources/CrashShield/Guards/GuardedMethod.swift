@@ -52,13 +52,13 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     /// `markerHint`: the table also has markers (CSRHotReads.h) for originals that raise the precondition's failure
     /// before changing anything; a class whose original is one gets the marker while `allowMarkers(in:)` allows it,
     /// and its failure, recovered at the raise, is reported with this hint.
-    init(_ selector: ObjCSelector, _ category: GuardCategory, checkFirst which: Int32, markerHint: String? = nil,
-         replacement: Signature) {
+    init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst which: Int32,
+         markerHint: String? = nil, replacement: Signature) {
         self.category = category
         checkFirst = which
         markers = markerHint.map { _ in MarkerSwitch(which) }
         hint = markerHint ?? ""
-        super.init(selector, hotTable: csr_hot_table(which), replacement: replacement)
+        super.init(selector, kind: kind, hotTable: csr_hot_table(which), replacement: replacement)
         csr_check_first_set_replacement(which, self.replacement)
     }
 

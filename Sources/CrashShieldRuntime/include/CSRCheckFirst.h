@@ -1,6 +1,8 @@
 // CSRCheckFirst.h: check-first trampolines for guarded methods whose precondition is cheap to check in C:
-// - CSRHotArrayAddObject (`-addObject:`) and CSRHotDictionarySetObjectForKey (`-setObject:forKey:`): no object
-//   argument is nil;
+// - the first argument is not nil: CSRHotArrayAddObject and CSRHotSetAddObject (`-addObject:`),
+//   CSRHotStringHasPrefix, CSRHotStringHasSuffix, CSRHotStringInitWithFormat (`-initWithFormat:locale:arguments:`),
+//   CSRHotStringInitWithUTF8String and CSRHotStringWithUTF8String (`+stringWithUTF8String:`);
+// - CSRHotDictionarySetObjectForKey (`-setObject:forKey:`): neither object argument is nil;
 // - CSRHotMutableStringReplaceCharacters (`-replaceCharactersInRange:withString:`): the range lies within the
 //   receiver's `length` (asked with one message, as the Swift check does).
 //
@@ -18,7 +20,7 @@
 extern "C" {
 #endif
 
-/// The Swift replacement the trampolines of hot table `which` (one of the three above) hand every other call to.
+/// The Swift replacement the trampolines of hot table `which` (one of those above) hand every other call to.
 /// Set once, before any trampoline is installed.
 void csr_check_first_set_replacement(int which, CSRIMP replacement);
 

@@ -84,6 +84,12 @@ enum {
     CSRHotMutableStringReplaceCharacters,
     CSRHotObjectMethodSignature,
     CSRHotClassMethodSignature,
+    CSRHotSetAddObject,
+    CSRHotStringInitWithFormat,
+    CSRHotStringInitWithUTF8String,
+    CSRHotStringWithUTF8String,
+    CSRHotStringHasPrefix,
+    CSRHotStringHasSuffix,
     CSRHotTableCount
 };
 

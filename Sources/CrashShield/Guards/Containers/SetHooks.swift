@@ -40,7 +40,10 @@ enum SetHooks {
     }
 
     /// Also installed on mutable ordered sets (an unrelated class hierarchy: no nesting), whose text is the same.
-    static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("addObject:", .container) { r, cmd, object in
+    /// Valid calls skip the replacement (CSRCheckFirst.h): its check must stay exactly "the object is not nil".
+    static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod(
+        "addObject:", .container, checkFirst: Int32(CSRHotSetAddObject)
+    ) { r, cmd, object in
         addObject.mutation(r, cmd, valid: object != nil, else: .nilArgument("Tried to add nil to set", method: "addObject:")) { $0(r, cmd, object) }
     }
 

@@ -90,13 +90,18 @@ enum StringHooks {
                               recovery: { _ in .notFound }) { $0(r, cmd, search) }
     }
 
-    /// Recovery: NO.
-    static let hasPrefix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod("hasPrefix:", .string) { r, cmd, prefix in
+    /// Recovery: NO. This and the hooks below marked "check-first" have a C trampoline in front (CSRCheckFirst.h):
+    /// their check must stay exactly "the first argument is not nil".
+    static let hasPrefix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod(
+        "hasPrefix:", .string, checkFirst: Int32(CSRHotStringHasPrefix)
+    ) { r, cmd, prefix in
         hasPrefix.guarded(r, cmd, valid: prefix != nil, else: .nilSearch(method: "hasPrefix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, prefix) }
     }
 
     /// Recovery: NO.
-    static let hasSuffix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod("hasSuffix:", .string) { r, cmd, suffix in
+    static let hasSuffix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod(
+        "hasSuffix:", .string, checkFirst: Int32(CSRHotStringHasSuffix)
+    ) { r, cmd, suffix in
         hasSuffix.guarded(r, cmd, valid: suffix != nil, else: .nilSearch(method: "hasSuffix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, suffix) }
     }
 
@@ -112,7 +117,9 @@ enum StringHooks {
     /// A nil format raises on both Foundations (the variadic `initWithFormat:`, `stringWithFormat:` and, on GNUstep,
     /// `stringByAppendingFormat:` end here; GNUstep's `+[NSString stringWithFormat:]` raises before, unguarded).
     /// Recovery: the original with an empty format (no argument is read).
-    static let initWithFormatLocaleArguments: GuardedMethod<StringIMP.InitWithFormat> = GuardedMethod("initWithFormat:locale:arguments:", .string) { r, cmd, format, locale, arguments in
+    static let initWithFormatLocaleArguments: GuardedMethod<StringIMP.InitWithFormat> = GuardedMethod(
+        "initWithFormat:locale:arguments:", .string, checkFirst: Int32(CSRHotStringInitWithFormat)
+    ) { r, cmd, format, locale, arguments in
         initWithFormatLocaleArguments.read(r, cmd, valid: format != nil, else: .nilFormat, recovery: { $0(r, cmd, csr_string_create(""), locale, arguments) }) {
             $0(r, cmd, format, locale, arguments)
         }
@@ -123,7 +130,9 @@ enum StringHooks {
                               recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
     }
 
-    static let stringWithUTF8String: GuardedMethod<StringIMP.ObjectWithCString> = GuardedMethod("stringWithUTF8String:", .string, kind: .class) { r, cmd, bytes in
+    static let stringWithUTF8String: GuardedMethod<StringIMP.ObjectWithCString> = GuardedMethod(
+        "stringWithUTF8String:", .string, kind: .class, checkFirst: Int32(CSRHotStringWithUTF8String)
+    ) { r, cmd, bytes in
         stringWithUTF8String.read(r, cmd, valid: bytes != nil, else: .nilInit({ _ in "[NSString+stringWithUTF8String:]: NULL cString" },
                                                                          method: "stringWithUTF8String:", isClassMethod: true, hint: Hint.nilCString),
                                   recovery: { original in "".withCString { original(r, cmd, $0) } }) { $0(r, cmd, bytes) }
@@ -143,7 +152,9 @@ enum StringHooks {
         }, method: "initWithString:"), recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
     }
 
-    static let initWithUTF8String: GuardedMethod<StringIMP.ObjectWithCString> = GuardedMethod("initWithUTF8String:", .string) { r, cmd, bytes in
+    static let initWithUTF8String: GuardedMethod<StringIMP.ObjectWithCString> = GuardedMethod(
+        "initWithUTF8String:", .string, checkFirst: Int32(CSRHotStringInitWithUTF8String)
+    ) { r, cmd, bytes in
         initWithUTF8String.read(r, cmd, valid: bytes != nil, else: .nilInit({ "[\(initializerOwner(r, $0) ?? "NSString")-initWithUTF8String:]: NULL cString" },
                                                                      method: "initWithUTF8String:", hint: Hint.nilCString),
                                 recovery: { original in "".withCString { original(r, cmd, $0) } }) { $0(r, cmd, bytes) }
