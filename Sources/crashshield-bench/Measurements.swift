@@ -168,18 +168,20 @@ enum StoppedCalls {
 /// What scripts/bench-instructions.sh wrote: per kernel, the instructions of the unguarded and the guarded run.
 struct InstructionCounts {
     let path: String
-    let counts: [String: (unguarded: Double, guarded: Double)]
+    let counts: [String: (unguarded: Double, guarded: Double, stopped: Double?)]
 
     init(path: String) throws {
         self.path = path
-        var counts: [String: (unguarded: Double, guarded: Double)] = [:]
+        var counts: [String: (unguarded: Double, guarded: Double, stopped: Double?)] = [:]
         for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") where !line.hasPrefix("#") {
             let fields = line.split(separator: "\t").map(String.init)
             guard fields.count >= 4, let u = Double(fields[2]), let g = Double(fields[3]) else { continue }
-            counts[fields[0]] = (u, g)
+            counts[fields[0]] = (u, g, fields.count >= 5 ? Double(fields[4]) : nil)
         }
         self.counts = counts
     }
 
     func ratio(_ name: String) -> Double? { counts[name].map { $0.guarded / $0.unguarded } }
+    /// Started and stopped, then measured: what is left once every hook is reverted.
+    func afterStopRatio(_ name: String) -> Double? { counts[name].flatMap { c in c.stopped.map { $0 / c.unguarded } } }
 }

@@ -19,6 +19,10 @@ struct BenchResults {
         instructions?.ratio(name).map { String(format: "%.3fx", $0) } ?? "n/a"
     }
 
+    private func instructionAfterStopRatio(_ name: String) -> String {
+        instructions?.afterStopRatio(name).map { String(format: "%.3fx", $0) } ?? "n/a"
+    }
+
     /// The last three lines, in both formats.
     private var summary: [String] {
         let appInstructions = instructions?.ratio(app.name).map { String(format: "%.2fx", $0) } ?? "n/a"
@@ -34,7 +38,8 @@ struct BenchResults {
             let unit = t.name == app.name ? 1e3 : 1  // the app workload in microseconds per screen load
             let format = t.name == app.name ? "%.1f us" : "%.2f ns"
             return [t.name, t.guardName, String(format: format, t.unguarded / unit), String(format: format, t.guarded / unit),
-                    String(format: "%.2fx", t.ratio), String(format: "%.2fx", t.afterStopRatio), instructionRatio(t.name)]
+                    String(format: "%.2fx", t.ratio), String(format: "%.2fx", t.afterStopRatio), instructionRatio(t.name),
+                    instructionAfterStopRatio(t.name)]
         }
     }
 
@@ -46,7 +51,8 @@ struct BenchResults {
         stopped.map { [$0.kernel.name, $0.kernel.guardName, String(format: "%.2f us", $0.ns / 1e3), "\($0.reported)"] }
     }
 
-    private static let callHeader = ["call", "guard", "unguarded", "guarded", "ratio", "after stop", "instructions"]
+    private static let callHeader = ["call", "guard", "unguarded", "guarded", "ratio", "after stop", "instructions",
+                                     "instructions after stop"]
     private static let startHeader = ["configuration", "start()", "stop()"]
     private static let stoppedHeader = ["stopped call", "guard", "per call", "occurrences reported"]
 
@@ -84,8 +90,12 @@ struct BenchResults {
         with `Configuration.production`'s guards; its checksum must be the same in every mode. Wall-clock ratios on \
         this shared 2-core VM move by about 0.1x between runs: quote ratios, not absolute times, and compare several \
         runs. The instruction column (callgrind, `scripts/bench-instructions.sh`) is guarded/unguarded instructions \
-        of the same kernel, repeatable to the instruction whatever the machine is doing; it misses what instructions \
-        do not show (cache misses, branch mispredictions), so read both. `worst guarded/unguarded ratio` is over the \
+        of the same kernel, repeatable to the instruction whatever the machine is doing (each process runs with the \
+        same empty environment); it misses what instructions do not show (cache misses, branch mispredictions), so \
+        read both. `instructions after stop` is the same kernel after `start()` and `stop()`: every hook reverted, \
+        so what is left is the heap `start()` shaped. In the app workload that is glibc's allocator merging free \
+        blocks (`malloc_consolidate`) at more work; the guards' own cost is the instruction ratio less that. It \
+        belongs to glibc's allocator and this heap, not to any guard: Apple platforms have another allocator. `worst guarded/unguarded ratio` is over the \
         production-safe guards' calls (the zombie guard is opt-in). A stopped call is the same bad call repeated at \
         one call site: after the first 20 detailed captures a second it costs the failure path and a counter.
         """
