@@ -125,12 +125,14 @@ static uintptr_t csr_hot_raise_helpers[CSRHotRaiseHelperCount];
 /// GSArray, once libunwind is loaded and the helpers are known: nothing is eligible without it.
 static Class csr_gs_array;
 
-/// The implementations markers may call (`csr_hot_frame_eligible`), read once, before any of them is hooked.
-/// - `characterAtIndex:` of GSCString, GSUnicodeString, GSMutableString and NSConstantString (GSString.m): each checks
-///   the index itself (GSMutableString's through the inline `characterAtIndex_c`/`_u`) and sends `+raise:format:`
-///   directly; their subclasses (inline, buffer and substring forms) keep them. The other owners (NSString's abstract
-///   one, GSImmutableString's and the attributed-string tracker's, which ask another string, GSUTextString's, the
+/// The implementations read in GNUstep 1.28's source, found once, before any of them is hooked:
+/// - `characterAtIndex:` of GSCString, GSUnicodeString, GSMutableString and NSConstantString (GSString.m), left
+///   unhooked and protected at the raise (`csr_hot_raise_eligible`): each checks the index itself (GSMutableString's
+///   through the inline `characterAtIndex_c`/`_u`) and sends `+raise:format:` directly, for nothing else; their
+///   subclasses (inline, buffer and substring forms) keep them. The other owners (NSString's abstract one,
+///   GSImmutableString's and the attributed-string tracker's, which ask another string, GSUTextString's, the
 ///   placeholder's) keep the `@try` trampoline.
+/// The ones markers may call (`csr_hot_frame_eligible`):
 /// - NSArray's `objectAtIndexedSubscript:` (NSArray.m): it jumps into the receiver's `objectAtIndex:`. For GSArray and
 ///   its subclasses that raises through `-_raiseRangeExceptionWithIndex:from:`; an `objectAtIndex:` with a trampoline
 ///   catches itself (its handler stops the walk); any other (an app's subclass) is walked through when its frames
@@ -141,11 +143,14 @@ static Class csr_gs_array;
 ///   of their own). So an NSRangeException raised from its frame is the range check's, and the receiver is untouched.
 ///   The other owners (NSMutableString's abstract one, the attributed strings') keep the check-first trampoline.
 static uintptr_t csr_hot_frame_characters[4], csr_hot_frame_subscript, csr_hot_frame_replace;
+/// The classes that own `csr_hot_frame_characters`, in the same order.
+static uintptr_t csr_hot_frame_character_owners[4];
 
 static void csr_hot_frame_find_originals(void) {
     static const char *const owners[] = { "GSCString", "GSUnicodeString", "GSMutableString", "NSConstantString" };
     for (size_t index = 0; index < sizeof owners / sizeof *owners; index++) {
         Class owner = objc_getClass(owners[index]);
+        csr_hot_frame_character_owners[index] = (uintptr_t)(CSR_BRIDGE void *)owner;
         csr_hot_frame_characters[index] = owner == Nil ? 0
             : (uintptr_t)class_getMethodImplementation(owner, @selector(characterAtIndex:));
     }
@@ -290,21 +295,35 @@ static bool csr_hot_raise_frame_is_judged(uintptr_t address) {
 }
 #endif
 
+#if CSR_HOT_RAISE_AVAILABLE
+static bool csr_hot_frame_is_character_original(uintptr_t start);
+#endif
+
 bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
 #if !CSR_HOT_RAISE_AVAILABLE
     (void)which; (void)implementation;
     return false;
 #else
-    // Only GSArray's `-objectAtIndex:` (GSArray.m: `index >= _count` sends `-_raiseRangeExceptionWithIndex:from:`,
-    // whose userInfo names the array and the index), as its subclasses GSInlineArray and GSMutableArray keep it.
+    // GSArray's `-objectAtIndex:` (GSArray.m: `index >= _count` sends `-_raiseRangeExceptionWithIndex:from:`, whose
+    // userInfo names the array and the index), as its subclasses GSInlineArray and GSMutableArray keep it; and
+    // GSString.m's own `characterAtIndex:` (below).
     // - `objectAtIndexedSubscript:` (NSArray.m) tail-calls `objectAtIndex:` (a jump, no frame of its own): at the
-    //   raise, `array[i]` cannot be told from `objectAtIndex:`, so it keeps its trampoline to report the app's call.
-    // - `characterAtIndex:` (GSString.m, NSString.m) raises "Invalid index." / "-characterAtIndex: index out of
-    //   range": no receiver and no index in the exception, and the registers that hold them at the raise differ from
-    //   one implementation to the next (callee-saved rbp/rbx in GSCString's, r14/r12 in NSConstantString's).
+    //   raise, `array[i]` cannot be told from `objectAtIndex:`, so it keeps a marker to report the app's call.
+    // - `characterAtIndex:` raises "Invalid index." / "-characterAtIndex: index out of range": no receiver and no
+    //   index in the exception, and the registers that hold them at the raise differ from one implementation to the
+    //   next (callee-saved rbp/rbx in GSCString's, r14/r12 in NSConstantString's). NSString's abstract one and the
+    //   other owners keep their trampolines.
     csr_hot_raise_prepare();
-    if (which != CSRHotArrayObjectAtIndex || csr_gs_array == Nil || implementation == NULL) return false;
-    if ((IMP)implementation != class_getMethodImplementation(csr_gs_array, @selector(objectAtIndex:))) return false;
+    if (csr_gs_array == Nil || implementation == NULL) return false;
+    if (which == CSRHotStringCharacterAtIndex || which == CSRHotStringCharacterAtIndexBase) {
+        // GSString.m's own `characterAtIndex:` (`csr_hot_frame_characters`): each raises for a bad index only, so
+        // that is what a raise from its frame is; the exception names neither the receiver nor the index, and the
+        // report names the class that owns the implementation.
+        if (!csr_hot_frame_is_character_original((uintptr_t)implementation)) return false;
+    } else if (which != CSRHotArrayObjectAtIndex
+               || (IMP)implementation != class_getMethodImplementation(csr_gs_array, @selector(objectAtIndex:))) {
+        return false;
+    }
     for (int index = 0; index < CSRHotRaiseHelperCount; index++) {
         if (!csr_hot_raise_frame_is_plain(csr_hot_raise_helpers[index])) return false;
     }
@@ -313,12 +332,20 @@ bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
 }
 
 #if CSR_HOT_RAISE_AVAILABLE
-/// Whether `start` is an original that a character marker may call (a `characterAtIndex:` read in GSString.m).
+/// Whether `start` is one of GSString.m's own `characterAtIndex:` implementations.
 static bool csr_hot_frame_is_character_original(uintptr_t start) {
     for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
         if (start != 0 && csr_hot_frame_characters[index] == start) return true;
     }
     return false;
+}
+
+/// The class that owns the character original at `start` (0 if it is none).
+static uintptr_t csr_hot_frame_character_owner(uintptr_t start) {
+    for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
+        if (start != 0 && csr_hot_frame_characters[index] == start) return csr_hot_frame_character_owners[index];
+    }
+    return 0;
 }
 
 #endif
@@ -333,8 +360,6 @@ bool csr_hot_frame_eligible(int which, CSRIMP original) {
     bool known = false;
     if (which == CSRHotArrayObjectAtIndexedSubscript) {
         known = (uintptr_t)original == csr_hot_frame_subscript;
-    } else if (which == CSRHotStringCharacterAtIndex || which == CSRHotStringCharacterAtIndexBase) {
-        known = csr_hot_frame_is_character_original((uintptr_t)original);
     } else if (which == CSRHotMutableStringReplaceCharacters) {
         known = csr_hot_frame_replace != 0 && (uintptr_t)original == csr_hot_frame_replace;
     }
@@ -390,7 +415,7 @@ static bool csr_hot_raise_outer_trampoline(unw_cursor_t cursor, int family) {
 }
 
 /// Whether the calling thread's record of a marker of `which` was made entering the frame whose caller the cursor is
-/// at: a character or replace marker notes the stack pointer at entry (that frame's CFA less the return address),
+/// at: the replace marker notes the stack pointer at entry (that frame's CFA less the return address),
 /// the subscript's marker the return address (the cursor's instruction pointer).
 static const CSRHotMarkerRecord *csr_hot_frame_entered(unw_cursor_t *caller, int which) {
     const CSRHotMarkerRecord *record = csr_hot_marker_record(which);
@@ -485,16 +510,14 @@ static void csr_hot_raise_recover(CSRObject exception) {
         if (csr_unw.procInfo(&cursor, &caller) == 0 && csr_hot_read_trampoline_table((uintptr_t)caller.start_ip) >= 0)
             return;
     }
-    // A character marker's original, entered from the marker: the record names the class.
-    if (markers && csr_hot_frame_is_character_original(raising)) {
-        static const int tables[] = { CSRHotStringCharacterAtIndex, CSRHotStringCharacterAtIndexBase };
-        for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
-            const CSRHotMarkerRecord *record = csr_hot_frame_entered(&cursor, tables[t]);
-            if (record == NULL) continue;
-            csr_hot_frame_recover(&cursor, tables[t], raising, record, NULL, 0, exception, returnAddress,
-                                  callerAddress);
-            return;
-        }
+    // A character original left unhooked: it raises for a bad index only. The exception names neither the receiver
+    // nor the index, so the report names the class that owns the original (a record of that class alone).
+    if (protected != NULL
+        && (protected->table == CSRHotStringCharacterAtIndex || protected->table == CSRHotStringCharacterAtIndexBase)) {
+        CSRHotMarkerRecord owner = { csr_hot_frame_character_owner(raising), 0, 0 };
+        if (owner.cls == 0) return;
+        csr_hot_frame_recover(&cursor, protected->table, raising, &owner, NULL, 0, exception, returnAddress,
+                              callerAddress);
         return;
     }
     // `replaceCharactersInRange:withString:` entered from its marker, stopped by its range check (the only

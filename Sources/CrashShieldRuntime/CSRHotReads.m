@@ -105,7 +105,7 @@ CSR_HOT_READ_TABLE(csr_hot_object_at_indexed_subscript, CSRHotArrayObjectAtIndex
 #if CSR_HOT_FRAMES_AVAILABLE
 
 /// The tables with markers, in the order of their records.
-enum { CSRHotMarkerCharacter, CSRHotMarkerCharacterBase, CSRHotMarkerSubscript, CSRHotMarkerReplace, CSRHotMarkerTables };
+enum { CSRHotMarkerSubscript, CSRHotMarkerReplace, CSRHotMarkerTables };
 
 /// Per thread, one record per table with markers. Initial-exec: a marker reaches it with one load from the GOT and
 /// `%fs`-relative stores, without calling `__tls_get_addr`.
@@ -114,8 +114,6 @@ __thread CSRHotMarkerRecord csr_hot_marker_records[CSRHotMarkerTables];
 
 static int csr_hot_marker_index(int which) {
     switch (which) {
-        case CSRHotStringCharacterAtIndex: return CSRHotMarkerCharacter;
-        case CSRHotStringCharacterAtIndexBase: return CSRHotMarkerCharacterBase;
         case CSRHotArrayObjectAtIndexedSubscript: return CSRHotMarkerSubscript;
         case CSRHotMutableStringReplaceCharacters: return CSRHotMarkerReplace;
         default: return -1;
@@ -135,10 +133,10 @@ const CSRHotMarkerRecord *csr_hot_marker_record(int which) {
 // (only a signal between its first and last instruction could). Each instruction costs about 1.5% of a valid call,
 // so each marker notes only what its raise needs (CSRHotRaise.m).
 
-/// `characterAtIndex:` and `replaceCharactersInRange:withString:`: the receiver's class and the stack pointer. Its
-/// class is read without a nil check: every original these markers call (`csr_hot_frame_eligible`) reads the
-/// receiver's instance variables first, so a direct call of the implementation with nil crashes there as it would in
-/// the original (a message to nil never reaches an implementation).
+/// `replaceCharactersInRange:withString:`: the receiver's class and the stack pointer. Its class is read without a
+/// nil check: the original this marker calls (`csr_hot_frame_eligible`) reads the receiver's instance variables
+/// first, so a direct call of the implementation with nil crashes there as it would in the original (a message to
+/// nil never reaches an implementation).
 #define CSR_HOT_STACK_MARKER(NAME, TABLE, RECORD, SLOT)                                                    \
     __attribute__((naked, used)) static void NAME##_##SLOT(void) {                                             \
         __asm__ volatile("mov csr_hot_marker_records@gottpoff(%%rip), %%rax\n\t"                                \
@@ -169,10 +167,6 @@ const CSRHotMarkerRecord *csr_hot_marker_record(int which) {
     CSR_SLOTS(MARKER, NAME, TABLE, RECORD)                                                                      \
     static const CSRIMP NAME##_pool[CSR_HOT_READ_POOL_SIZE] = { CSR_SLOTS(CSR_POOL_ENTRY, NAME) };
 
-CSR_HOT_FRAME_TABLE(csr_hot_frame_character_at_index, CSR_HOT_STACK_MARKER, CSRHotStringCharacterAtIndex,
-                    CSRHotMarkerCharacter)
-CSR_HOT_FRAME_TABLE(csr_hot_frame_character_at_index_base, CSR_HOT_STACK_MARKER, CSRHotStringCharacterAtIndexBase,
-                    CSRHotMarkerCharacterBase)
 CSR_HOT_FRAME_TABLE(csr_hot_frame_replace_characters, CSR_HOT_STACK_MARKER, CSRHotMutableStringReplaceCharacters,
                     CSRHotMarkerReplace)
 CSR_HOT_FRAME_TABLE(csr_hot_frame_object_at_indexed_subscript, CSR_HOT_SUBSCRIPT_MARKER,
@@ -181,8 +175,6 @@ CSR_HOT_FRAME_TABLE(csr_hot_frame_object_at_indexed_subscript, CSR_HOT_SUBSCRIPT
 
 static const CSRIMP *csr_hot_frame_pool(int which) {
     switch (which) {
-        case CSRHotStringCharacterAtIndex: return csr_hot_frame_character_at_index_pool;
-        case CSRHotStringCharacterAtIndexBase: return csr_hot_frame_character_at_index_base_pool;
         case CSRHotArrayObjectAtIndexedSubscript: return csr_hot_frame_object_at_indexed_subscript_pool;
         case CSRHotMutableStringReplaceCharacters: return csr_hot_frame_replace_characters_pool;
         default: return NULL;
@@ -220,10 +212,7 @@ bool csr_hot_frames_supported(int which) {
 
 int csr_hot_frame_table(uintptr_t function, long *slot) {
 #if CSR_HOT_FRAMES_AVAILABLE
-    static const int tables[] = {
-        CSRHotStringCharacterAtIndex, CSRHotStringCharacterAtIndexBase, CSRHotArrayObjectAtIndexedSubscript,
-        CSRHotMutableStringReplaceCharacters,
-    };
+    static const int tables[] = { CSRHotArrayObjectAtIndexedSubscript, CSRHotMutableStringReplaceCharacters };
     for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
         const CSRIMP *pool = csr_hot_frame_pool(tables[t]);
         for (long index = 0; index < CSR_HOT_READ_POOL_SIZE; index++) {

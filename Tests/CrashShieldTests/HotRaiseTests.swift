@@ -61,13 +61,14 @@ final class HotRaiseTests: ShieldTestCase {
         #endif
     }
 
-    /// GNUstep's own strings' `characterAtIndex:` and NSArray's `objectAtIndexedSubscript:` get markers
-    /// (CSRHotReads.h): frames that keep the receiver and the index for the raise hook. A bad index is recovered at
-    /// the raise, reported once per call with the receiver's class, the selector the app sent and the app's call site;
-    /// NSString's abstract implementation keeps its trampoline; `.trampolines` installs no marker.
-    func testMarkersRecoverCharacterAtIndexAndSubscriptAtTheRaise() throws {
+    /// GNUstep's own strings' `characterAtIndex:` stays unhooked, and NSArray's `objectAtIndexedSubscript:` gets a
+    /// marker (CSRHotReads.h). A bad index is recovered at the raise, reported once per call with the selector the app
+    /// sent and the app's call site; a string's report names the class that owns the implementation (the exception
+    /// names no receiver), an array's the receiver's class. NSString's abstract implementation keeps its trampoline;
+    /// `.trampolines` hooks every owner, and its reports name the receiver's class.
+    func testCharacterAtIndexIsRecoveredUnhookedAndArraySubscriptThroughItsMarker() throws {
         #if canImport(Darwin)
-        throw XCTSkip("markers are GNUstep's on x86_64 (CSRHotReads.h)")
+        throw XCTSkip("recovery at the raise is GNUstep's (CSRHotReads.h)")
         #else
         let characterAtIndex = csr_sel_register("characterAtIndex:")!
         let subscriptSelector = csr_sel_register("objectAtIndexedSubscript:")!
@@ -75,16 +76,19 @@ final class HotRaiseTests: ShieldTestCase {
             var slot = 0
             return csr_hot_frame_table(implementation(className, selector), &slot) >= 0
         }
+        let owners = ["GSCString", "GSUnicodeString", "GSMutableString", "NSConstantString", "NSString"]
+        let before = owners.map { implementation($0, characterAtIndex) }
         for recovery in HotReadRecovery.allCases {
             var configuration = configuration(recovery)
             configuration.guards = [.container, .string]
             try withShield(configuration) { sink in
-                let markers = recovery == .atRaise
-                for owner in ["GSCString", "GSUnicodeString", "GSMutableString", "NSConstantString"] {
-                    XCTAssertEqual(isMarker(owner, characterAtIndex), markers, "\(owner), \(recovery)")
+                let atRaise = recovery == .atRaise
+                for (owner, old) in zip(owners, before) {
+                    let unhooked = implementation(owner, characterAtIndex) == old
+                    XCTAssertEqual(unhooked, atRaise && owner != "NSString", "\(owner), \(recovery)")
+                    XCTAssertFalse(isMarker(owner, characterAtIndex), "\(owner), \(recovery)")
                 }
-                XCTAssertEqual(isMarker("NSArray", subscriptSelector), markers, "NSArray's subscript, \(recovery)")
-                XCTAssertFalse(isMarker("NSString", characterAtIndex), "NSString's own keeps its trampoline")
+                XCTAssertEqual(isMarker("NSArray", subscriptSelector), atRaise, "NSArray's subscript, \(recovery)")
                 var expected: [String] = []
                 withAutoreleasePool {
                     var strings = [UnsafeMutableRawPointer?](repeating: nil, count: 8)
@@ -96,7 +100,9 @@ final class HotRaiseTests: ShieldTestCase {
                         let raised = catchingObjCException { result = css_test_call_characterAtIndex(string, 3) }
                         XCTAssertNil(raised.map { "\($0.name): \($0.reason)" }, GuardFailure.className(string))
                         XCTAssertEqual(result, 0, "the caller got 0 (\(GuardFailure.className(string)))")
-                        expected.append("characterAtIndex: \(GuardFailure.className(string))")
+                        let named = atRaise ? ObjCClass(of: string)?.owner(of: "characterAtIndex:")?.name ?? "?"
+                            : GuardFailure.className(string)
+                        expected.append("characterAtIndex: \(named)")
                     }
                     let array = css_test_array()
                     XCTAssertNotNil(css_test_call_subscript(array, 1))
@@ -149,13 +155,13 @@ final class HotRaiseTests: ShieldTestCase {
         }
     }
 
-    /// Markers keep no frame and note their call in a per-thread record: only a call that went through the marker is
-    /// recovered. A call through the original kept from before `start()` (which bypasses the marker) raises as
-    /// without CrashShield, even right after a marker's call; NSArray's subscript marker called on nil answers nil, as
-    /// NSArray's own method does.
-    func testOnlyCallsThroughAMarkerAreRecoveredAndAMarkerOnNilAnswersNil() throws {
+    /// GSString's own `characterAtIndex:` is protected where it raises, not hooked: a call through the implementation
+    /// kept from before `start()` is recovered too, and reported with the class that owns it. NSArray's subscript
+    /// marker called on nil answers nil, as NSArray's own method does. (A marker recovers only calls that went through
+    /// it: `testReplaceCharactersGetsAMarker...`.)
+    func testUnhookedCharacterOriginalsRecoverEveryCallAndAMarkerOnNilAnswersNil() throws {
         #if canImport(Darwin)
-        throw XCTSkip("markers are GNUstep's on x86_64 (CSRHotReads.h)")
+        throw XCTSkip("recovery at the raise is GNUstep's (CSRHotReads.h)")
         #else
         var strings: [UnsafeMutableRawPointer?] = [nil]
         withAutoreleasePool { XCTAssertEqual(css_test_strings(&strings, 1), 1) }
@@ -165,19 +171,18 @@ final class HotRaiseTests: ShieldTestCase {
         var configuration = configuration(.atRaise)
         configuration.guards = [.container, .string]
         try withShield(configuration) { sink in
-            XCTAssertNotEqual(css_test_character_implementation(className), kept, "\(className) has its marker")
+            XCTAssertEqual(css_test_character_implementation(className), kept, "\(className) stays unhooked")
             XCTAssertNil(css_test_call_subscript_implementation_on_nil(), "nil answers nil through the marker")
-            var raised: (name: String, reason: String)?
             withAutoreleasePool {
-                XCTAssertEqual(css_test_call_characterAtIndex(text, 0), 0x61, "a valid call leaves its record")
-                raised = catchingObjCException { _ = css_test_call_character_implementation(kept, text, 9) }
-            }
-            XCTAssertNotNil(raised, "the kept original bypassed the marker: raised as without CrashShield")
-            withAutoreleasePool {
+                XCTAssertEqual(css_test_call_characterAtIndex(text, 0), 0x61)
+                var result: UInt16 = 99
+                XCTAssertNil(catchingObjCException { result = css_test_call_character_implementation(kept, text, 9) }.map(\.reason))
+                XCTAssertEqual(result, 0, "the kept implementation is the protected one")
                 XCTAssertNil(catchingObjCException { _ = css_test_call_characterAtIndex(text, 9) }.map(\.reason))
             }
             CrashShield.flush()
-            XCTAssertEqual(sink.reports.map { "\($0.selector) \($0.className)" }, ["characterAtIndex: \(className)"])
+            let calls = sink.reports.flatMap { Array(repeating: "\($0.selector) \($0.className)", count: $0.occurrences) }
+            XCTAssertEqual(calls, Array(repeating: "characterAtIndex: \(className)", count: 2))
         }
         #endif
     }

@@ -43,18 +43,25 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
     func install(in context: GuardContext, onOwnersIn family: ClassFamily) throws {
         try markers.allow(in: context)
         for target in family.hookTargets(for: selector, kind: kind) {
-            if context.configuration.hotReadRecovery == .atRaise,
-               try RaiseRecovery.protect(self, on: target, in: context, which: which) {
-                continue
-            }
+            if try recoveredAtRaise(on: target, in: context) { continue }
             try context.install(self, on: [target])
         }
     }
 
-    /// `GuardContext.install(layers:onOwnersIn:)` for hot-read points: each owner gets a marker or its trampoline.
+    /// `GuardContext.install(layers:onOwnersIn:)` for hot-read points: each owner stays unhooked where its original
+    /// can be recovered at the raise, and gets a marker or its trampoline otherwise.
     static func install(layers: [HotReadHookPoint], in context: GuardContext, onOwnersIn family: ClassFamily) throws {
         for point in layers { try point.markers.allow(in: context) }
-        try context.install(layers: layers, onOwnersIn: family)
+        try context.install(layers: layers, onOwnersIn: family) { point, owner in
+            guard let point = point as? HotReadHookPoint else { return false }
+            return try point.recoveredAtRaise(on: owner, in: context)
+        }
+    }
+
+    /// With `.atRaise`, whether `target`'s original is protected at the raise instead of hooked.
+    private func recoveredAtRaise(on target: ObjCClass, in context: GuardContext) throws -> Bool {
+        guard context.configuration.hotReadRecovery == .atRaise else { return false }
+        return try RaiseRecovery.protect(self, on: target, in: context, which: which)
     }
 }
 

@@ -47,7 +47,8 @@ CSRIMP csr_hot_read_trampoline(int which, long slot);
 // failure is raised. The raise hook (GNUstep: `-[NSException raise]`, see CSRHotRaise.m) walks the stack with
 // libunwind; when the frames between it and a protected implementation are only Foundation's exception code, it hands
 // the failure to Swift, and on "recover" resumes at that implementation's caller with a zero return value. Only for
-// implementations whose exception names its receiver and argument (`csr_hot_raise_eligibility`).
+// implementations whose exception names its receiver and argument, or that raise for that failure only
+// (`csr_hot_raise_eligible`).
 
 typedef struct CSRHotRaiseHandlers {
     /// The original of `raise` for `exception` (the raise hook's own original, from its hook table).
@@ -70,7 +71,9 @@ void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers);
 
 /// Whether `implementation` (the original of hot table `which`, unhooked) can be recovered at the raise, by what the
 /// running Foundation is known to do: its unwind entry has no cleanup or handler (skipping its frame runs nothing),
-/// it raises through exception code that has none either, and the exception names the receiver and the index.
+/// it raises through exception code that has none either, and the exception names the receiver and the index
+/// (GSArray's `objectAtIndex:`) or the implementation raises for a bad index only (GSString.m's own
+/// `characterAtIndex:`, whose report names the class that owns it).
 bool csr_hot_raise_eligible(int which, CSRIMP implementation);
 
 /// Protects an eligible `implementation` (idempotent; for the life of the process, consulted only while the raise
@@ -84,9 +87,9 @@ CSRClass csr_hot_raise_hook_class(void);
 
 // MARK: Markers (CSRHotReads.m, CSRHotRaise.m)
 //
-// Recovery at the raise for a hot read that stays hooked: where the exception does not name the receiver and the
-// index (GNUstep's `characterAtIndex:`), or the raise cannot tell the app's call (`array[i]`, which GNUstep answers by
-// jumping into `objectAtIndex:`), the method gets a marker instead of a `@try` trampoline: a few instructions that
+// Recovery at the raise for a method that stays hooked: where the raise cannot tell the app's call (`array[i]`, which
+// GNUstep answers by jumping into `objectAtIndex:`) or must know the call went through the hook (a mutation:
+// `replaceCharactersInRange:withString:`), the method gets a marker instead of a trampoline: a few instructions that
 // note the call in a per-thread record (the receiver's class, and the stack pointer or the return address at entry)
 // and jump to the slot's original. A marker keeps no frame: the original returns straight to the app. At the raise
 // the walk finds the original's frame; the record is this call's when its stack pointer or return address is that
@@ -107,8 +110,8 @@ CSRClass csr_hot_raise_hook_class(void);
 typedef struct CSRHotMarkerRecord {
     /// The receiver's class.
     uintptr_t cls;
-    /// `characterAtIndex:`: the stack pointer at entry (it points at the return address, so the original's frame has
-    /// its CFA 8 bytes above).
+    /// `replaceCharactersInRange:withString:`: the stack pointer at entry (it points at the return address, so the
+    /// original's frame has its CFA 8 bytes above).
     uintptr_t stack;
     /// `array[i]`: the return address.
     uintptr_t returnAddress;

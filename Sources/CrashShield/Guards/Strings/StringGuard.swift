@@ -12,7 +12,8 @@ import CrashShieldRuntime.Internal
 /// - an invalid mutation is skipped entirely: the string is left exactly as it was;
 /// - a constructor given a nil string or a NULL C string builds an empty string (of the class asked for).
 /// Preconditions are checked before the original runs, except for `characterAtIndex:` (the hottest read: the
-/// original runs under `@try` in a C trampoline and its own exception is caught, see `HotReadHookPoint`), and are
+/// original runs under `@try` in a C trampoline and its own exception is caught, or on GNUstep it is not hooked and
+/// its failure is recovered where it is raised, see `HotReadHookPoint`), and are
 /// never stricter than Foundation's: a range {length, 0} at the end, an insert at index length, and whatever else
 /// the platform's Foundation accepts (on GNUstep: `appendString:nil`, `insertString:nil atIndex:0`, `replaceCharactersInRange:r
 /// withString:nil`, `attributesAtIndex:length`, attribute indexes of 2^32 and above (cut to 32 bits),
