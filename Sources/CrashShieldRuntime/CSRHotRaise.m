@@ -427,17 +427,18 @@ static const CSRHotMarkerRecord *csr_hot_frame_entered(unw_cursor_t *caller, int
     return csr_unw.getReg(caller, UNW_REG_SP, &value) == 0 && record->stack + sizeof(uintptr_t) == value ? record : NULL;
 }
 
-/// Hands a marker's call to Swift and, on "recover", resumes its caller (the cursor) with 0. `receiver`: the
-/// receiver the exception names (alive: it holds it), or NULL when only the record's class is known. Does not return
-/// when Swift chose to recover.
-static void csr_hot_frame_recover(unw_cursor_t *cursor, int which, uintptr_t implementation,
-                                  const CSRHotMarkerRecord *record, CSRObject receiver, uintptr_t argument,
-                                  CSRObject exception, unw_word_t returnAddress, unw_word_t callerAddress) {
+/// Hands a call found at the raise without its receiver's help (a marker's, or an unhooked character original's) to
+/// Swift and, on "recover", resumes its caller (the cursor) with 0. `cls`: the class the report names (the record's,
+/// or the implementation's owner); `receiver`: the receiver the exception names (alive: it holds it), or NULL. Does
+/// not return when Swift chose to recover.
+static void csr_hot_frame_recover(unw_cursor_t *cursor, int which, uintptr_t implementation, uintptr_t cls,
+                                  CSRObject receiver, uintptr_t argument, CSRObject exception,
+                                  unw_word_t returnAddress, unw_word_t callerAddress) {
     bool (*marked)(int, CSRIMP, CSRClass, CSRObject, uintptr_t, CSRObject, uintptr_t, uintptr_t) =
         __atomic_load_n(&csr_hot_raise_handlers.marked, __ATOMIC_ACQUIRE);
     if (marked == NULL) return;
     if (csr_hot_raise_outer_trampoline(*cursor, csr_hot_read_family(which))) return;
-    if (!marked(which, (CSRIMP)implementation, (CSRClass)record->cls, receiver, argument, exception,
+    if (!marked(which, (CSRIMP)implementation, (CSRClass)cls, receiver, argument, exception,
                 (uintptr_t)returnAddress, (uintptr_t)callerAddress)) return;
     if (csr_unw.setReg(cursor, CSR_UNW_RETURN_REGISTER, 0) != 0) return;
     csr_unw.resume(cursor);  // returns only when it failed
@@ -463,8 +464,8 @@ static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_
                 || !csr_exception_is_named(exception, NSRangeException)) return;
             unw_word_t callerAddress = 0;
             if (csr_unw.getReg(cursor, UNW_REG_IP, &callerAddress) != 0) return;
-            csr_hot_frame_recover(cursor, CSRHotArrayObjectAtIndexedSubscript, (uintptr_t)info.start_ip, record, NULL,
-                                  0, exception, returnAddress, callerAddress);
+            csr_hot_frame_recover(cursor, CSRHotArrayObjectAtIndexedSubscript, (uintptr_t)info.start_ip, record->cls,
+                                  NULL, 0, exception, returnAddress, callerAddress);
             return;
         }
         if (csr_unw.getReg(cursor, UNW_REG_IP, &returnAddress) != 0 || csr_unw.procInfo(cursor, &info) != 0
@@ -511,12 +512,12 @@ static void csr_hot_raise_recover(CSRObject exception) {
             return;
     }
     // A character original left unhooked: it raises for a bad index only. The exception names neither the receiver
-    // nor the index, so the report names the class that owns the original (a record of that class alone).
+    // nor the index, so the report names the class that owns the original.
     if (protected != NULL
         && (protected->table == CSRHotStringCharacterAtIndex || protected->table == CSRHotStringCharacterAtIndexBase)) {
-        CSRHotMarkerRecord owner = { csr_hot_frame_character_owner(raising), 0, 0 };
-        if (owner.cls == 0) return;
-        csr_hot_frame_recover(&cursor, protected->table, raising, &owner, NULL, 0, exception, returnAddress,
+        uintptr_t owner = csr_hot_frame_character_owner(raising);
+        if (owner == 0) return;
+        csr_hot_frame_recover(&cursor, protected->table, raising, owner, NULL, 0, exception, returnAddress,
                               callerAddress);
         return;
     }
@@ -525,7 +526,7 @@ static void csr_hot_raise_recover(CSRObject exception) {
     if (markers && csr_hot_frame_replace != 0 && raising == csr_hot_frame_replace) {
         const CSRHotMarkerRecord *record = csr_hot_frame_entered(&cursor, CSRHotMutableStringReplaceCharacters);
         if (record == NULL || !csr_exception_is_named(exception, NSRangeException)) return;
-        csr_hot_frame_recover(&cursor, CSRHotMutableStringReplaceCharacters, raising, record, NULL, 0, exception,
+        csr_hot_frame_recover(&cursor, CSRHotMutableStringReplaceCharacters, raising, record->cls, NULL, 0, exception,
                               returnAddress, callerAddress);
         return;
     }
@@ -539,7 +540,7 @@ static void csr_hot_raise_recover(CSRObject exception) {
     // `array[i]`: its marker and NSArray's original jumped into this `objectAtIndex:` for the same receiver and index.
     const CSRHotMarkerRecord *record = markers ? csr_hot_frame_entered(&cursor, CSRHotArrayObjectAtIndexedSubscript) : NULL;
     if (record != NULL && record->cls == (uintptr_t)object_getClass((CSR_BRIDGE id)receiver)) {
-        csr_hot_frame_recover(&cursor, CSRHotArrayObjectAtIndexedSubscript, raising, record, receiver, argument,
+        csr_hot_frame_recover(&cursor, CSRHotArrayObjectAtIndexedSubscript, raising, record->cls, receiver, argument,
                               exception, returnAddress, callerAddress);
         return;
     }

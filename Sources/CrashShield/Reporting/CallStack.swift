@@ -118,8 +118,9 @@ enum CallStack {
 
     private static func distance(_ a: UInt, _ b: UInt) -> UInt { a > b ? a - b : b - a }
 
-    /// Whether the frame of the return address `address` runs a check-first trampoline (CSRCheckFirst.h): not a call
-    /// site but CrashShield's own hand-over, which keeps a frame where it was not compiled as a tail call.
+    /// Whether the frame of the return address `address` runs a check-first or answer-first trampoline
+    /// (CSRCheckFirst.h): not a call site but CrashShield's own hand-over, which keeps a frame where it was not
+    /// compiled as a tail call (or, answer-first, where it calls the original).
     private static func isCheckFirstTrampoline(_ address: UInt) -> Bool {
         address > 0 && csr_check_first_is_trampoline(Images.function(containing: address - 1))
     }

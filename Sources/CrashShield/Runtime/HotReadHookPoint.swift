@@ -212,8 +212,9 @@ enum RaiseRecovery {
     }
 
     /// A call through a marker raised in `implementation`: the class and the argument are the ones the marker
-    /// recorded for it. With the `receiver` (named by the exception, so alive) the precondition is asked; without, the
-    /// runtime layer found the exception raised by an implementation that raises for this failure only (CSRHotRaise.m).
+    /// recorded for it (for an unhooked character original, the class that owns it). With the `receiver` (named by the
+    /// exception, so alive) the precondition is asked; without, the runtime layer found the exception raised by an
+    /// implementation that raises for this failure only (CSRHotRaise.m).
     static func marked(_ which: Int32, _ implementation: CSRIMP?, _ cls: CSRClass?, _ receiver: CSRObject?,
                        _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
         guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? MarkedFailurePolicy else { return false }

@@ -59,7 +59,8 @@ typedef struct CSRHotRaiseHandlers {
     bool (*failed)(int which, CSRIMP implementation, CSRObject receiver, uintptr_t argument, CSRObject exception,
                    uintptr_t returnAddress, uintptr_t callerAddress);
     /// The call a marker of hot table `which` recorded (CSRHotReads.h, markers), on a receiver of class `cls`, with
-    /// `argument`, raised `exception` in `implementation`. `receiver`: the receiver when the exception names it (then
+    /// `argument`, raised `exception` in `implementation`; or an unhooked implementation that raises for its failure
+    /// only and whose exception names no receiver (GSString.m's `characterAtIndex:`) raised, and `cls` owns it. `receiver`: the receiver when the exception names it (then
     /// it is alive, and the precondition can be asked), NULL otherwise (the running Foundation's implementation
     /// raises only for this failure). `returnAddress`: in `implementation`'s frame, or the frame the marker jumped
     /// into; `callerAddress`: the app's call. true to recover: the call returns 0.
