@@ -296,7 +296,13 @@ static bool csr_hot_raise_frame_is_judged(uintptr_t address) {
 #endif
 
 #if CSR_HOT_RAISE_AVAILABLE
-static bool csr_hot_frame_is_character_original(uintptr_t start);
+/// The class that owns `start` when it is one of GSString.m's own `characterAtIndex:` implementations, else 0.
+static uintptr_t csr_hot_frame_character_owner(uintptr_t start) {
+    for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
+        if (start != 0 && csr_hot_frame_characters[index] == start) return csr_hot_frame_character_owners[index];
+    }
+    return 0;
+}
 #endif
 
 bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
@@ -319,7 +325,7 @@ bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
         // GSString.m's own `characterAtIndex:` (`csr_hot_frame_characters`): each raises for a bad index only, so
         // that is what a raise from its frame is; the exception names neither the receiver nor the index, and the
         // report names the class that owns the implementation.
-        if (!csr_hot_frame_is_character_original((uintptr_t)implementation)) return false;
+        if (csr_hot_frame_character_owner((uintptr_t)implementation) == 0) return false;
     } else if (which != CSRHotArrayObjectAtIndex
                || (IMP)implementation != class_getMethodImplementation(csr_gs_array, @selector(objectAtIndex:))) {
         return false;
@@ -331,24 +337,6 @@ bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
 #endif
 }
 
-#if CSR_HOT_RAISE_AVAILABLE
-/// Whether `start` is one of GSString.m's own `characterAtIndex:` implementations.
-static bool csr_hot_frame_is_character_original(uintptr_t start) {
-    for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
-        if (start != 0 && csr_hot_frame_characters[index] == start) return true;
-    }
-    return false;
-}
-
-/// The class that owns the character original at `start` (0 if it is none).
-static uintptr_t csr_hot_frame_character_owner(uintptr_t start) {
-    for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
-        if (start != 0 && csr_hot_frame_characters[index] == start) return csr_hot_frame_character_owners[index];
-    }
-    return 0;
-}
-
-#endif
 
 bool csr_hot_frame_eligible(int which, CSRIMP original) {
 #if !CSR_HOT_RAISE_AVAILABLE || !CSR_HOT_FRAMES_AVAILABLE

@@ -15,6 +15,12 @@ final class HotRaiseTests: ShieldTestCase {
         return UInt(bitPattern: imp.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
     }
 
+    /// The hot table whose marker `className`'s `selector` is now, or -1.
+    private func markerTable(_ className: String, _ selector: CSRSelector) -> Int32 {
+        var slot = 0
+        return csr_hot_frame_table(implementation(className, selector), &slot)
+    }
+
     private func configuration(_ recovery: HotReadRecovery, mode: GuardMode = .release) -> Configuration {
         var configuration = Configuration(guards: .container, mode: mode, isAppImage: { _ in true })
         configuration.hotReadRecovery = recovery
@@ -72,10 +78,7 @@ final class HotRaiseTests: ShieldTestCase {
         #else
         let characterAtIndex = csr_sel_register("characterAtIndex:")!
         let subscriptSelector = csr_sel_register("objectAtIndexedSubscript:")!
-        func isMarker(_ className: String, _ selector: CSRSelector) -> Bool {
-            var slot = 0
-            return csr_hot_frame_table(implementation(className, selector), &slot) >= 0
-        }
+        func isMarker(_ className: String, _ selector: CSRSelector) -> Bool { markerTable(className, selector) >= 0 }
         let owners = ["GSCString", "GSUnicodeString", "GSMutableString", "NSConstantString", "NSString"]
         let before = owners.map { implementation($0, characterAtIndex) }
         for recovery in HotReadRecovery.allCases {
@@ -261,8 +264,7 @@ final class HotRaiseTests: ShieldTestCase {
         let replace = csr_sel_register("replaceCharactersInRange:withString:")!
         let kept = try XCTUnwrap(csr_class_methodImplementation(ObjCClass(named: "GSMutableString")!.pointer, replace))
         func isMarker(_ className: String) -> Bool {
-            var slot = 0
-            return csr_hot_frame_table(implementation(className, replace), &slot) == Int32(CSRHotMutableStringReplaceCharacters)
+            markerTable(className, replace) == Int32(CSRHotMutableStringReplaceCharacters)
         }
         func text(_ string: UnsafeMutableRawPointer?) -> String {
             var buffer = [CChar](repeating: 0, count: 64)
