@@ -9,6 +9,7 @@
 #include <unwind.h>
 #include <pthread.h>
 #include "CSRCallStack.h"
+#include "CSRUnwind.h"
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>
 #include <mach-o/loader.h>
@@ -16,7 +17,30 @@
 
 int csr_backtrace(void **frames, int max) {
     if (frames == NULL || max <= 0) return 0;
+#if defined(__APPLE__)
+    // libSystem's backtrace walks the frame-pointer chain (every frame on Apple's arm64 keeps one) and stops at a
+    // frame outside the thread's stack: it never reads where a broken frame points.
     return backtrace(frames, max);
+#elif CSR_UNWIND_AVAILABLE
+    // Not glibc's backtrace: libgcc's unwinder trusts each return address it computes, and for one that lies in no
+    // unwind table it reads the code there (its signal-frame check), so one broken frame (a return address
+    // overwritten with a double, code without unwind information) is a SIGSEGV in the app. libunwind, built with
+    // its conservative checks (Debian's is), validates every address before it reads it, and a step it cannot
+    // make ends the walk.
+    if (!csr_unwind_load()) return csr_frame_backtrace(frames, max);
+    unw_context_t context;
+    unw_cursor_t cursor;
+    if (csr_unw.getcontext(&context) != 0 || csr_unw.initLocal(&cursor, &context) != 0) return 0;
+    int count = 0;
+    do {
+        unw_word_t ip = 0;
+        if (csr_unw.getReg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+        frames[count++] = (void *)ip;
+    } while (count < max && csr_unw.step(&cursor) > 0);
+    return count;
+#else
+    return csr_frame_backtrace(frames, max);
+#endif
 }
 
 // MARK: Frame-pointer walk

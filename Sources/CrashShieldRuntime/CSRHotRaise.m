@@ -17,58 +17,15 @@
 #include <pthread.h>
 #include "CSRRuntime.h"
 
-#if !defined(__APPLE__) && (defined(__x86_64__) || defined(__aarch64__))
-/// GNUstep on GCC's libobjc, with the nongnu libunwind (Debian: libunwind8, headers in libunwind-dev), local
-/// unwinding only.
-#define CSR_HOT_RAISE_AVAILABLE 1
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
+#include "CSRUnwind.h"
+#if CSR_UNWIND_AVAILABLE
 #include <dlfcn.h>
+#define CSR_HOT_RAISE_AVAILABLE 1
 #if defined(__x86_64__)
 #define CSR_UNW_RETURN_REGISTER UNW_X86_64_RAX
 #else
 #define CSR_UNW_RETURN_REGISTER UNW_AARCH64_X0
 #endif
-
-/// libunwind, loaded privately (RTLD_LOCAL). Linked like any library it would also export its own `_Unwind_*`
-/// functions ahead of libgcc_s, and every exception in the process (libobjc's `_Unwind_RaiseException`, C++'s
-/// `_Unwind_Resume`) would go through another unwinder than without CrashShield. Only `unw_*` is used here.
-static struct {
-    int (*getcontext)(unw_context_t *);
-    int (*initLocal)(unw_cursor_t *, unw_context_t *);
-    int (*step)(unw_cursor_t *);
-    int (*procInfo)(unw_cursor_t *, unw_proc_info_t *);
-    int (*procInfoByIP)(unw_addr_space_t, unw_word_t, unw_proc_info_t *, void *);
-    int (*getReg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
-    int (*setReg)(unw_cursor_t *, unw_regnum_t, unw_word_t);
-    int (*resume)(unw_cursor_t *);
-    int (*setCachingPolicy)(unw_addr_space_t, unw_caching_policy_t);
-    unw_addr_space_t *localAddressSpace;
-} csr_unw;
-
-#define CSR_SYMBOL(name) CSR_SYMBOL_TEXT(name)
-#define CSR_SYMBOL_TEXT(name) #name
-
-static bool csr_unwind_load(void) {
-    void *library = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) return false;
-    *(void **)&csr_unw.getcontext = dlsym(library, CSR_SYMBOL(unw_tdep_getcontext));
-    *(void **)&csr_unw.initLocal = dlsym(library, CSR_SYMBOL(unw_init_local));
-    *(void **)&csr_unw.step = dlsym(library, CSR_SYMBOL(unw_step));
-    *(void **)&csr_unw.procInfo = dlsym(library, CSR_SYMBOL(unw_get_proc_info));
-    *(void **)&csr_unw.procInfoByIP = dlsym(library, CSR_SYMBOL(unw_get_proc_info_by_ip));
-    *(void **)&csr_unw.getReg = dlsym(library, CSR_SYMBOL(unw_get_reg));
-    *(void **)&csr_unw.setReg = dlsym(library, CSR_SYMBOL(unw_set_reg));
-    *(void **)&csr_unw.resume = dlsym(library, CSR_SYMBOL(unw_resume));
-    *(void **)&csr_unw.setCachingPolicy = dlsym(library, CSR_SYMBOL(unw_set_caching_policy));
-    csr_unw.localAddressSpace = (unw_addr_space_t *)dlsym(library, CSR_SYMBOL(unw_local_addr_space));
-    bool complete = csr_unw.getcontext && csr_unw.initLocal && csr_unw.step && csr_unw.procInfo
-        && csr_unw.procInfoByIP && csr_unw.getReg && csr_unw.setReg && csr_unw.resume && csr_unw.setCachingPolicy
-        && csr_unw.localAddressSpace;
-    // One cache per thread: the walk runs on whichever thread raised, without the global cache's lock.
-    if (complete) csr_unw.setCachingPolicy(*csr_unw.localAddressSpace, UNW_CACHE_PER_THREAD);
-    return complete;
-}
 #endif
 
 static CSRHotRaiseHandlers csr_hot_raise_handlers;

@@ -5,6 +5,7 @@
 #include <unwind.h>
 #include "CSRRuntime.h"
 #include "CSRSlots.h"
+#include "CSRCallStack.h"
 
 _Static_assert(CSR_HOT_READ_POOL_SIZE == CSR_SLOT_POOL_SIZE, "the hot-read pools are CSRSlots.h's");
 
@@ -338,39 +339,57 @@ typedef struct CSRFrameSearch {
 } CSRFrameSearch;
 
 /// Whether the previous frame, a trampoline, was entered from a marker of `which` by a jump: the calling thread's
-/// record of the marker has that frame's return address (the context's instruction pointer in a backtrace callback).
+/// record of the marker has that frame's return address (`ip`, the frame's instruction pointer in the walk).
 /// Only for naming the call in a report: a stale record that happens to match names `array[i]` for an
 /// `objectAtIndex:` made from the same instruction.
-static bool csr_hot_read_entered_from_marker(struct _Unwind_Context *context, int which) {
+static bool csr_hot_read_entered_from_marker(uintptr_t ip, int which) {
     const CSRHotMarkerRecord *record = csr_hot_marker_record(which);
-    return record != NULL && record->returnAddress == (uintptr_t)_Unwind_GetIP(context);
+    return record != NULL && record->returnAddress == ip;
 }
 
-static _Unwind_Reason_Code csr_hot_read_visit_frame(struct _Unwind_Context *context, void *argument) {
-    CSRFrameSearch *search = (CSRFrameSearch *)argument;
-    if (search->framesLeft-- == 0) return _URC_END_OF_STACK;
+/// One frame of the walk: `ip` its instruction pointer (a return address), `start` the start of its function.
+/// false ends the walk.
+static bool csr_hot_read_visit_frame(CSRFrameSearch *search, uintptr_t ip, uintptr_t start) {
+    if (search->framesLeft-- == 0) return false;
     // A marker jumped into the trampoline's call below: the marker's is the call the app made (`array[i]`, the only
     // marker whose original sends another hot read).
     if (search->afterTrampoline && search->family == csr_hot_read_family(CSRHotArrayObjectAtIndexedSubscript)
-        && csr_hot_read_entered_from_marker(context, CSRHotArrayObjectAtIndexedSubscript)) {
+        && csr_hot_read_entered_from_marker(ip, CSRHotArrayObjectAtIndexedSubscript)) {
         search->outer = CSRHotArrayObjectAtIndexedSubscript;
-        return _URC_END_OF_STACK;
+        return false;
     }
-    uintptr_t start = (uintptr_t)_Unwind_GetRegionStart(context);
     bool inherited = false;
     int which = csr_hot_read_table_of(start, &inherited);
     bool sameCall = which >= 0 && !inherited && which == search->inheritedTable;
     search->inheritedTable = inherited ? which : -1;
     search->afterTrampoline = which >= 0 && csr_hot_read_family(which) == search->family;
-    if (!search->afterTrampoline || sameCall) return _URC_NO_REASON;
+    if (!search->afterTrampoline || sameCall) return true;
     // The first call is the trampoline asking; a second is an outer call of the same family.
-    if (++search->calls < 2) return _URC_NO_REASON;
+    if (++search->calls < 2) return true;
     search->outer = -2;
-    return _URC_END_OF_STACK;
+    return false;
 }
+
+#if defined(__APPLE__)
+static _Unwind_Reason_Code csr_hot_read_visit_unwind_frame(struct _Unwind_Context *context, void *argument) {
+    bool goOn = csr_hot_read_visit_frame((CSRFrameSearch *)argument, (uintptr_t)_Unwind_GetIP(context),
+                                         (uintptr_t)_Unwind_GetRegionStart(context));
+    return goOn ? _URC_NO_REASON : _URC_END_OF_STACK;
+}
+#endif
 
 static int csr_hot_read_outer_call(CSRHookTable *table) {
     CSRFrameSearch search = { csr_hot_read_family((int)(table - csr_hot_tables)), 0, -1, 8, -1, false };
-    _Unwind_Backtrace(csr_hot_read_visit_frame, &search);
+#if defined(__APPLE__)
+    _Unwind_Backtrace(csr_hot_read_visit_unwind_frame, &search);
+#else
+    // The same walk every stack capture makes here (csr_backtrace: every read checked); frame 0 is csr_backtrace's.
+    void *frames[10];
+    int count = csr_backtrace(frames, 10);
+    for (int index = 1; index < count; index++) {
+        uintptr_t ip = (uintptr_t)frames[index];
+        if (!csr_hot_read_visit_frame(&search, ip, (uintptr_t)csr_enclosing_function((const void *)(ip - 1)))) break;
+    }
+#endif
     return search.outer;
 }

@@ -378,32 +378,40 @@ static inline uintptr_t csr_main_original(int shape, int index) {
     return __atomic_load_n(&slot->table->originals[slot->slot], __ATOMIC_ACQUIRE);
 }
 
-/// Both calls are tail calls: the trampoline leaves no frame (the fallback finds the app's call site above it).
-#define CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, K, PARAMETERS, ARGUMENTS)                                      \
-    static void csr_main_##FIELD##_##K PARAMETERS {                                                            \
+/// A trampoline hands the call on with a tail call (it leaves no frame: the fallback finds the app's call site above
+/// it) where every argument travels in registers. A rect travels in memory on x86_64 (four doubles are MEMORY class in
+/// the SysV ABI: Linux, and Apple's Intel Macs and simulators), and clang's musttail with such an argument copies it
+/// over the trampoline's own saved frame pointer and return address (seen at -O with the Swift 6.3 toolchain's clang:
+/// `movups %xmm0,(%rsp)` right before `pop %rbp; jmp`), so the original returned to the rect's 2.0. The rect shape
+/// makes an ordinary call instead, never turned into a tail call, and its frame is a hand-over frame the call-site
+/// search skips (`csr_main_is_trampoline`).
+#define CSR_MAIN_TAIL_CALL(CALL) __attribute__((musttail)) return CALL;
+#define CSR_MAIN_PLAIN_CALL(CALL) CALL; return;
+#define CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, K, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                  \
+    static ATTRIBUTES void csr_main_##FIELD##_##K PARAMETERS {                                                 \
         uintptr_t original = csr_main_original(SHAPE, K);                                                       \
         if (__builtin_expect(original != 0 && csr_main_thread_known(), 1)) {                                    \
-            __attribute__((musttail)) return ((TYPE)original) ARGUMENTS;                                        \
+            HAND_ON(((TYPE)original) ARGUMENTS)                                                                 \
         }                                                                                                       \
-        __attribute__((musttail)) return __atomic_load_n(&csr_main_fallbacks.FIELD, __ATOMIC_ACQUIRE) ARGUMENTS; \
+        HAND_ON(__atomic_load_n(&csr_main_fallbacks.FIELD, __ATOMIC_ACQUIRE) ARGUMENTS)                        \
     }
-#define CSR_MAIN_SHAPE(FIELD, SHAPE, TYPE, PARAMETERS, ARGUMENTS)                                              \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 0, PARAMETERS, ARGUMENTS)                                           \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 1, PARAMETERS, ARGUMENTS)                                           \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 2, PARAMETERS, ARGUMENTS)                                           \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 3, PARAMETERS, ARGUMENTS)                                           \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 4, PARAMETERS, ARGUMENTS)                                           \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 5, PARAMETERS, ARGUMENTS)                                           \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 6, PARAMETERS, ARGUMENTS)                                           \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 7, PARAMETERS, ARGUMENTS)                                           \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 8, PARAMETERS, ARGUMENTS)                                           \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 9, PARAMETERS, ARGUMENTS)                                           \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 10, PARAMETERS, ARGUMENTS)                                          \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 11, PARAMETERS, ARGUMENTS)                                          \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 12, PARAMETERS, ARGUMENTS)                                          \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 13, PARAMETERS, ARGUMENTS)                                          \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 14, PARAMETERS, ARGUMENTS)                                          \
-    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 15, PARAMETERS, ARGUMENTS)                                          \
+#define CSR_MAIN_SHAPE(FIELD, SHAPE, TYPE, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                                              \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 0, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                 \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 1, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                 \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 2, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                 \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 3, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                 \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 4, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                 \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 5, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                 \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 6, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                 \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 7, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                 \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 8, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                 \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 9, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                 \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 10, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 11, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 12, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 13, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 14, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                \
+    CSR_MAIN_TRAMPOLINE(FIELD, SHAPE, TYPE, 15, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                \
     static const CSRIMP csr_main_##FIELD##_trampolines[CSRMainSlots] = {                                      \
         (CSRIMP)csr_main_##FIELD##_0, (CSRIMP)csr_main_##FIELD##_1, (CSRIMP)csr_main_##FIELD##_2,              \
         (CSRIMP)csr_main_##FIELD##_3, (CSRIMP)csr_main_##FIELD##_4, (CSRIMP)csr_main_##FIELD##_5,              \
@@ -413,15 +421,23 @@ static inline uintptr_t csr_main_original(int shape, int index) {
         (CSRIMP)csr_main_##FIELD##_15,                                                                          \
     };
 
-CSR_MAIN_SHAPE(none, CSRCallShapeNone, CSRMainNoneIMP, (CSRObject receiver, CSRSelector cmd), (receiver, cmd))
+CSR_MAIN_SHAPE(none, CSRCallShapeNone, CSRMainNoneIMP, (CSRObject receiver, CSRSelector cmd), (receiver, cmd),
+               CSR_MAIN_TAIL_CALL, )
 CSR_MAIN_SHAPE(object, CSRCallShapeObject, CSRMainObjectIMP, (CSRObject receiver, CSRSelector cmd, CSRObject argument),
-               (receiver, cmd, argument))
+               (receiver, cmd, argument), CSR_MAIN_TAIL_CALL, )
 CSR_MAIN_SHAPE(word, CSRCallShapeWord, CSRMainWordIMP, (CSRObject receiver, CSRSelector cmd, long argument),
-               (receiver, cmd, argument))
+               (receiver, cmd, argument), CSR_MAIN_TAIL_CALL, )
 CSR_MAIN_SHAPE(number, CSRCallShapeDouble, CSRMainDoubleIMP, (CSRObject receiver, CSRSelector cmd, double argument),
-               (receiver, cmd, argument))
+               (receiver, cmd, argument), CSR_MAIN_TAIL_CALL, )
 CSR_MAIN_SHAPE(rect, CSRCallShapeRect, CSRMainRectIMP, (CSRObject receiver, CSRSelector cmd, CSRRect argument),
-               (receiver, cmd, argument))
+               (receiver, cmd, argument), CSR_MAIN_PLAIN_CALL, __attribute__((disable_tail_calls, noinline)))
+
+bool csr_main_is_trampoline(uintptr_t start) {
+    for (int i = 0; i < CSRMainSlots; i++) {
+        if (start != 0 && (uintptr_t)csr_main_rect_trampolines[i] == start) return true;
+    }
+    return false;
+}
 
 CSRIMP csr_main_trampoline(CSRCallShape shape, const CSRHookTable *table, long slot) {
     static const CSRIMP *const trampolines[CSRMainShapes] = {

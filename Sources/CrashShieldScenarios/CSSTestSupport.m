@@ -316,3 +316,26 @@ const char *css_test_set_string_to_number(bool *raised) {
     }
     return result;
 }
+
+__attribute__((noinline)) int css_test_walk_from_broken_frame(int (*walk)(void **frames, int max), void **frames,
+                                                             int max) {
+#if defined(__x86_64__) || defined(__aarch64__) || defined(__arm64__)
+    // Asking for the frame address keeps a frame record {saved frame pointer, return address} at it.
+    volatile uintptr_t *record = (volatile uintptr_t *)__builtin_frame_address(0);
+    uintptr_t savedFramePointer = record[0], savedReturnAddress = record[1];
+    double one = 1.0, two = 2.0;
+    uintptr_t oneBits, twoBits;
+    memcpy(&oneBits, &one, sizeof oneBits);
+    memcpy(&twoBits, &two, sizeof twoBits);
+    record[0] = oneBits;
+    record[1] = twoBits;
+    __asm__ volatile("" ::: "memory");
+    int count = walk(frames, max);
+    __asm__ volatile("" ::: "memory");
+    record[0] = savedFramePointer;
+    record[1] = savedReturnAddress;
+    return count;
+#else
+    return walk(frames, max);
+#endif
+}

@@ -40,7 +40,7 @@ enum CallStack {
                     if address > entry && Images.function(containing: address - 1) == entry { break }
                     own += 1
                 }
-                while own + 2 < count && isCheckFirstTrampoline(UInt(bitPattern: buffer[own + 1])) { own += 1 }
+                while own + 2 < count && isHandOverFrame(UInt(bitPattern: buffer[own + 1])) { own += 1 }
                 guard own + 1 < count, let image = Images.path(of: UInt(bitPattern: buffer[own + 1])),
                       !foundationImages.contains(image) else { return nil }
                 return Location(addresses: [UInt(bitPattern: buffer[own]), UInt(bitPattern: buffer[own + 1])],
@@ -103,7 +103,7 @@ enum CallStack {
                 .filter { starts[$0] != 0 && distance(starts[$0], entry) < tailCalledBodySpan }
                 .min { distance(starts[$0], entry) < distance(starts[$1], entry) }
             if var caller = body.map({ $0 + 1 }), caller < addresses.count {
-                while caller + 1 < addresses.count && isCheckFirstTrampoline(addresses[caller]) { caller += 1 }
+                while caller + 1 < addresses.count && isHandOverFrame(addresses[caller]) { caller += 1 }
                 return caller
             }
         }
@@ -119,10 +119,13 @@ enum CallStack {
     private static func distance(_ a: UInt, _ b: UInt) -> UInt { a > b ? a - b : b - a }
 
     /// Whether the frame of the return address `address` runs a check-first or answer-first trampoline
-    /// (CSRCheckFirst.h): not a call site but CrashShield's own hand-over, which keeps a frame where it was not
-    /// compiled as a tail call (or, answer-first, where it calls the original).
-    private static func isCheckFirstTrampoline(_ address: UInt) -> Bool {
-        address > 0 && csr_check_first_is_trampoline(Images.function(containing: address - 1))
+    /// (CSRCheckFirst.h) or a main-thread trampoline of the rect shape (CSRLifetime.h): not a call site but
+    /// CrashShield's own hand-over, which keeps a frame where it was not compiled as a tail call (or where it calls
+    /// the original).
+    private static func isHandOverFrame(_ address: UInt) -> Bool {
+        guard address > 0 else { return false }
+        let start = Images.function(containing: address - 1)
+        return csr_check_first_is_trampoline(start) || csr_main_is_trampoline(start)
     }
 
     /// The frame that called into Foundation when `direct` (a replacement's caller) is Foundation's own code a few

@@ -80,8 +80,12 @@ void csr_main_set_fallbacks(CSRIMP none, CSRIMP object, CSRIMP word, CSRIMP numb
 /// A trampoline for the class whose original implementation sits in `slot` of `table` (a method of `shape`): on the
 /// main thread it jumps straight to that original; otherwise, or when the hook only added an override (original
 /// 0), it jumps to the shape's fallback, so the fallback's caller is the app's frame. The same trampoline for the
-/// same table, slot and shape; NULL when every trampoline of the shape is taken (install the fallback then).
+/// same table, slot and shape; NULL when every trampoline of the shape is taken (install the fallback then). The rect
+/// shape's trampolines call instead of jumping (CSRLifetime.m says why) and so keep a frame.
 CSRIMP csr_main_trampoline(CSRCallShape shape, const CSRHookTable *table, long slot);
+/// Whether the function starting at `start` is a main-thread trampoline that keeps a frame: a hand-over, not a call
+/// site.
+bool csr_main_is_trampoline(uintptr_t start);
 
 /// Runs `implementation` on `receiver` with `argument` (a pointer to the argument's bytes; NULL for none) on the
 /// main thread, asynchronously. The receiver and an object argument are retained until then; other arguments are

@@ -103,6 +103,12 @@ const char *css_messaging_placeholder_delegate(void);
 /// JSON, path and number strings. Writes up to `max` distinct classes; returns how many.
 int css_cluster_form_classes(const char *family, void **out, int max);
 
+/// Calls `walk(frames, max)` from a frame whose saved frame pointer and return address read as the doubles 1.0 and
+/// 2.0, what a broken tail call left on the stack (clang's musttail with a rect argument): a stack walk must stop at
+/// that frame and never read where it points. The frame is restored before the function returns. x86_64 and arm64;
+/// elsewhere it calls `walk` from an intact frame.
+int css_test_walk_from_broken_frame(int (*walk)(void **frames, int max), void **frames, int max);
+
 /// `[object value]` and `[cls classValue]` on the CSSHook test classes (base returns 1 and 10).
 long css_test_value(void *object);
 long css_test_class_value(const char *className);
