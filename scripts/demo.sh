@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build --product crashshield-matrix
-exec .build/debug/crashshield-matrix "$@"
+configuration=${CONFIGURATION:-debug}   # CONFIGURATION=release: the optimized build, what apps ship
+swift build -c "$configuration" --product crashshield-matrix
+exec ".build/$configuration/crashshield-matrix" "$@"

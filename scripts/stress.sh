@@ -7,5 +7,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build --product crashshield-proof
-exec .build/debug/crashshield-proof stress --seconds 60 "$@"
+configuration=${CONFIGURATION:-debug}   # CONFIGURATION=release: the optimized build, what apps ship
+swift build -c "$configuration" --product crashshield-proof
+exec ".build/$configuration/crashshield-proof" stress --seconds 60 "$@"

@@ -97,6 +97,66 @@ const void *csr_enclosing_function(const void *address) {
     return _Unwind_FindEnclosingFunction((void *)address);
 }
 
+/// Whether the byte at `address` lies in the function that starts at `function`. libgcc looks up the byte before
+/// the address it is given (it expects a return address), Apple's libunwind the address itself: one past the byte
+/// asked about lands inside its function with both.
+static bool csr_in_function(const uint8_t *address, const void *function) {
+    return _Unwind_FindEnclosingFunction((void *)(address + 1)) == function;
+}
+
+/// The function a direct jump at `code` goes to, when it is one (x86_64: `jmp rel32`, `jmp rel8`; arm64: `b`) and
+/// lands on the start of a function; NULL otherwise.
+static const void *csr_jump_target(const uint8_t *code) {
+    const uint8_t *target = NULL;
+#if defined(__x86_64__)
+    if (code[0] == 0xE9) {
+        int32_t offset;
+        memcpy(&offset, code + 1, sizeof offset);
+        target = code + 5 + offset;
+    } else if (code[0] == 0xEB) {
+        target = code + 2 + (int8_t)code[1];
+    }
+#elif defined(__aarch64__) || defined(__arm64__)
+    uint32_t instruction;
+    memcpy(&instruction, code, sizeof instruction);
+    if ((instruction & 0xFC000000u) == 0x14000000u) {
+        int32_t words = (int32_t)(instruction << 6) >> 6;   // imm26, sign-extended
+        target = code + (intptr_t)words * 4;
+    }
+#endif
+    if (target == NULL || !csr_in_function(target, target)) return NULL;
+    return target;
+}
+
+int csr_tail_call_targets(const void *entry, const void **targets, int max) {
+    if (entry == NULL || targets == NULL || max <= 0) return 0;
+    int count = 0;
+    const void *pending[8] = { entry };
+    int head = 0, tail = 1;
+    while (head < tail && count < max) {
+        const void *function = pending[head++];
+        if (!csr_in_function((const uint8_t *)function, function)) continue;
+        const uint8_t *code = (const uint8_t *)function;
+#if defined(__x86_64__)
+        const int step = 1, width = 5;
+#else
+        const int step = 4, width = 4;
+#endif
+        // A thunk is short: the scan ends at the function's end or after 512 bytes.
+        for (int offset = 0; offset + width <= 512 && count < max; offset += step) {
+            if (!csr_in_function(code + offset, function)) break;
+            const void *target = csr_jump_target(code + offset);
+            if (target == NULL || target == entry) continue;
+            bool known = false;
+            for (int index = 0; index < count; index++) known = known || targets[index] == target;
+            if (known) continue;
+            targets[count++] = target;
+            if (tail < (int)(sizeof pending / sizeof *pending)) pending[tail++] = target;
+        }
+    }
+    return count;
+}
+
 #if defined(__APPLE__)
 /// Reads LC_UUID from a loaded Mach-O header and finds its slide.
 static void csr_apple_image_details(const void *header, CSRImageInfo *out) {

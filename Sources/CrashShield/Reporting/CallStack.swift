@@ -35,9 +35,13 @@ enum CallStack {
             let found: Location? = withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 24) { buffer in
                 let count = Int(csr_frame_backtrace(buffer.baseAddress, Int32(buffer.count)))
                 var own = 0
+                let bodies = Images.tailCallTargets(of: entry)
                 while own + 1 < count {
                     let address = UInt(bitPattern: buffer[own])
-                    if address > entry && Images.function(containing: address - 1) == entry { break }
+                    if address > 0 {
+                        let start = Images.function(containing: address - 1)
+                        if start == entry || bodies.contains(start) { break }
+                    }
                     own += 1
                 }
                 while own + 2 < count && isHandOverFrame(UInt(bitPattern: buffer[own + 1])) { own += 1 }
@@ -91,15 +95,17 @@ enum CallStack {
 
     /// The frame after the one that runs `implementation`. Exact: the unwind tables say which function each return
     /// address lies in (a return address points just past its call: the instruction before it is looked up), so the
-    /// replacement's frame is the innermost one whose function starts at `implementation`. When no frame does (the
-    /// entry tail-called its body, whose frame took its place), the frame whose function starts nearest the entry,
-    /// within `tailCalledBodySpan`, is the body's. Failing both, the first frame outside CrashShield's own
-    /// exported symbols.
+    /// replacement's frame is the innermost one whose function starts at `implementation`, or at a function the entry
+    /// reaches by tail jumps (`Images.tailCallTargets`: an optimized `@convention(c)` thunk jumps to its body, or to
+    /// a merged thunk that jumps to it, and the body's frame takes the thunk's place). Failing that, the frame whose
+    /// function starts nearest the entry, within `tailCalledBodySpan`, is the body's; failing both, the first frame
+    /// outside CrashShield's own exported symbols.
     static func callerIndex(in addresses: [UInt], implementation: UnsafeRawPointer?) -> Int? {
         if let implementation {
             let entry = UInt(bitPattern: implementation)
             let starts = addresses.lazy.map { $0 > 0 ? Images.function(containing: $0 - 1) : 0 }
-            let body = starts.firstIndex(of: entry) ?? starts.indices
+            let bodies = Images.tailCallTargets(of: entry)
+            let body = starts.firstIndex(of: entry) ?? starts.firstIndex(where: bodies.contains) ?? starts.indices
                 .filter { starts[$0] != 0 && distance(starts[$0], entry) < tailCalledBodySpan }
                 .min { distance(starts[$0], entry) < distance(starts[$1], entry) }
             if var caller = body.map({ $0 + 1 }), caller < addresses.count {
@@ -215,6 +221,20 @@ enum Images {
         let start = UInt(bitPattern: csr_enclosing_function(UnsafeRawPointer(bitPattern: address)))
         functions.withLock { if $0.count < maxEntries { $0[address] = start } }
         return start
+    }
+
+    private static let tailTargets = Locked([UInt: [UInt]]())
+
+    /// The functions a replacement's entry reaches by direct tail jumps (CSRCallStack.h), once per entry.
+    static func tailCallTargets(of entry: UInt) -> [UInt] {
+        if let known = tailTargets.withLock({ $0[entry] }) { return known }
+        var found = [UnsafeRawPointer?](repeating: nil, count: 8)
+        let count = Int(found.withUnsafeMutableBufferPointer {
+            csr_tail_call_targets(UnsafeRawPointer(bitPattern: entry), $0.baseAddress, Int32($0.count))
+        })
+        let targets = found.prefix(count).map { UInt(bitPattern: $0) }
+        tailTargets.withLock { if $0.count < maxEntries { $0[entry] = targets } }
+        return targets
     }
 
     static func path(of address: UInt) -> String? {

@@ -21,6 +21,12 @@ int csr_frame_backtrace(void **frames, int max);
 /// from the unwind tables, which stripped and statically linked binaries keep; NULL when no table covers it.
 const void *csr_enclosing_function(const void *address);
 
+/// The functions `entry` reaches by a direct tail jump, and those reach in turn (a few levels: an optimized
+/// `@convention(c)` closure's thunk jumps to a merged thunk that jumps to the body): where the frame of a replacement
+/// written in Swift really is when its entry left none. Writes up to `max` function starts; returns how many. Only
+/// jumps inside each function (by its unwind table) that land on a function start count.
+int csr_tail_call_targets(const void *entry, const void **targets, int max);
+
 /// The binary image an address belongs to.
 typedef struct CSRImageInfo {
     const char *imagePath;      ///< never NULL when the call succeeds
