@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test, the crash matrix included (it runs the matrix executable, so everything is built first).
+# Every test, the crash matrix included (it runs the matrix executable, so everything is built first), and the proof on
+# the optimized build apps ship (scripts/proof-release.sh: crash matrix, fuzzer, stress, GNUstep Base's own suite).
 # SDK=/path/to/iPhoneOS17.4.sdk (or MacOSX12.0.sdk) also type-checks the package for that Apple platform
 # (../shared/apple/typecheck.sh, or APPLE_TYPECHECK=/path/to/typecheck.sh); without SDK that check is skipped.
 set -euo pipefail
@@ -7,5 +8,6 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/check-arc.sh   # every .m file must also compile under ARC (the build here is MRC)
 scripts/check-apple.sh
+scripts/proof-release.sh
 swift build --build-tests
 swift test --skip-build --disable-swift-testing "$@"   # the suite is XCTest

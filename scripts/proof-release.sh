@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The proof on what apps ship: the optimized build (`-c release`). Debug and optimized code differ where it matters
+# to a crash guard (tail calls, inlining, where a Swift closure's body lies), so the crash matrix, the differential
+# fuzzer and the stress test run here on the release build too, and GNUstep Base's own test suite runs with
+# CrashShield inside (scripts/gnustep-suite.sh) when asked: PROOF_GNUSTEP_SUITE=0 skips it.
+#   scripts/proof-release.sh        (CI runs it from scripts/test.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+swift build -c release --product crashshield-matrix
+swift build -c release --product crashshield-proof
+echo "== crash matrix, optimized build"
+.build/release/crashshield-matrix run | tail -n 3
+echo "== differential fuzzer, optimized build (seed ${PROOF_FUZZ_SEED:-3}, ${PROOF_FUZZ_CALLS:-200000} calls)"
+.build/release/crashshield-proof fuzz --seed "${PROOF_FUZZ_SEED:-3}" --calls "${PROOF_FUZZ_CALLS:-200000}" --examples 3 \
+    | grep -v '^count '
+echo "== stress, optimized build (${PROOF_STRESS_SECONDS:-20} s)"
+.build/release/crashshield-proof stress --seconds "${PROOF_STRESS_SECONDS:-20}" | tail -n 3
+if [ "${PROOF_GNUSTEP_SUITE:-1}" != 0 ] && [ -x scripts/gnustep-suite.sh ]; then
+    echo "== GNUstep Base's test suite with CrashShield inside (plain, release mode, debug mode)"
+    scripts/gnustep-suite.sh
+fi
