@@ -1,15 +1,15 @@
 import CrashShieldRuntime.Internal
-import Dispatch
 import Foundation
 
-/// Hands reports to the sinks on one serial queue of CrashShield's own, never on the thread that hit the guard.
+/// Hands reports to the sinks on one thread of CrashShield's own (`SerialWorker`), never on the thread that hit the
+/// guard.
 ///
 /// Sinks are foreign code. Whatever one does, the app's thread and CrashShield's own locks never wait for it:
-/// - it runs on this queue, in delivery order, one report at a time, inside an autorelease pool;
+/// - it runs on this thread, in delivery order, one report at a time, inside an autorelease pool;
 /// - an Objective-C exception it raises (a bad call of its own, `NSException.raise`) is caught here, and a Swift
 ///   error it throws is caught here: both are logged (once per sink and error kind) and the next sink still runs;
 /// - it may call `CrashShield.stop()`, `setGuard`, `flush()` or report again: nothing here holds a lock while it runs,
-///   and the calls that wait for delivery do not wait when they are made from this queue;
+///   and the calls that wait for delivery do not wait when they are made from this thread;
 /// - while it blocks, reports queue up to `maxPending`; past that they are counted in `droppedDeliveries`.
 /// `CrashShield.waitForSinks(timeout:)` waits for what was queued so far (tests, app shutdown).
 final class ReportDelivery: @unchecked Sendable {
@@ -18,17 +18,13 @@ final class ReportDelivery: @unchecked Sendable {
     /// Deliveries queued and not yet done beyond which new ones are dropped (a sink that blocks for good).
     static let maxPending = 4096
 
-    private let queue = DispatchQueue(label: "CrashShield.sinks")
-    private let queueKey = DispatchSpecificKey<Bool>()
-    private let group = DispatchGroup()
+    private let worker = SerialWorker(name: "CrashShield.sinks")
     private let state = Locked((pending: 0, dropped: 0, logged: Set<String>()))
 
-    private init() {
-        queue.setSpecific(key: queueKey, value: true)
-    }
+    private init() {}
 
-    /// Whether the caller runs on the delivery queue (inside a sink).
-    var isDelivering: Bool { DispatchQueue.getSpecific(key: queueKey) == true }
+    /// Whether the caller runs on the delivery thread (inside a sink).
+    var isDelivering: Bool { worker.isCurrent }
 
     /// Whether deliveries are queued or running.
     var hasPending: Bool { state.withLock { $0.pending > 0 } }
@@ -45,20 +41,17 @@ final class ReportDelivery: @unchecked Sendable {
             return true
         }
         guard accepted else { return }
-        group.enter()
-        queue.async { [self] in
+        worker.async { [self] in
             for sink in sinks { call(sink, with: report) }
             state.withLock { $0.pending -= 1 }
-            group.leave()
         }
     }
 
     /// Waits until everything queued so far was delivered, at most `timeout` seconds. true: delivered. Returns at once
-    /// (true) on the delivery queue itself, where waiting would wait for the caller.
+    /// (true) on the delivery thread itself, where waiting would wait for the caller.
     @discardableResult
     func waitUntilDelivered(timeout: TimeInterval) -> Bool {
-        if isDelivering { return true }
-        return group.wait(timeout: .now() + timeout) == .success
+        worker.waitForQueued(timeout: timeout)
     }
 
     private func call(_ sink: any ReportSink, with report: CrashReport) {

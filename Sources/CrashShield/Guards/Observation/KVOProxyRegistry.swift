@@ -1,5 +1,4 @@
 import CrashShieldRuntime.Internal
-import Dispatch
 
 /// The state behind the KVO guard: one proxy per observed object (the only observer Foundation knows of for the
 /// registrations made through the guard), the registrations it forwards to, and who watches whom. Objects are kept
@@ -508,7 +507,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     /// Observed objects whose proxy may be registered for key paths nobody observes any more (see
     /// `objectWillDeallocate`): the janitor, a thread of its own that holds no lock, takes the proxy off.
     private var pendingPrunes: Set<UInt> = []
-    private let janitor = DispatchQueue(label: "CrashShield.KVO.janitor")
+    private let janitor = SerialWorker(name: "CrashShield.KVO.janitor")
 
     /// Under the lock.
     private func schedulePruneLocked(_ address: UInt) {
