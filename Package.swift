@@ -57,6 +57,9 @@ let package = Package(
     products: [
         .library(name: "CrashShield", targets: ["CrashShield"]),
         .library(name: "CrashShieldTesting", targets: ["CrashShieldTesting"]),
+        // The same library as one shared object (libCrashShieldDynamic.so), for C programs that link it directly:
+        // scripts/gnustep-suite.sh runs GNUstep Base's own test suite with it.
+        .library(name: "CrashShieldDynamic", type: .dynamic, targets: ["CrashShield"]),
         // The Objective-C API (CSShield, CSConfiguration, the seeds' notification categories), for Objective-C apps.
         .library(name: "CrashShieldObjC", targets: ["CrashShieldObjC"]),
         .executable(name: "crashshield-matrix", targets: ["crashshield-matrix"]),
