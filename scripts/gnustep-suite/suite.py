@@ -238,7 +238,7 @@ def parse_results(stderr_text):
                         lm, repaired, i = lm2, repaired + 1, j + 1
                         break
             if not lm:
-                loc = "?"
+                loc = "unfinished-line"   # the process died while Testing.h was printing it
             else:
                 loc = lm.group(1)
         if kind == "start":
