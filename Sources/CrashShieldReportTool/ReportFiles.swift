@@ -137,8 +137,10 @@ public final class ReportFileReader {
 ///
 /// The store appends a line each time a report's count is delivered (1, 10, 100, ... and on flush), and each launch
 /// counts from 1 again: the latest line of a signature within one launch (its `context.launchID`; for reports
-/// without context, within one file) holds that launch's count. A signature's occurrences are the sum over launches,
-/// its first and last seen the earliest and the latest; the other fields come from the most recent launch.
+/// without context, within one file) holds that launch's count. Reports are then merged by group
+/// (`CrashReport.group`: the grouping key, which one call site keeps across builds; the signature for reports from
+/// before grouping keys): a group's occurrences are the sum over launches and builds, its first and last seen the
+/// earliest and the latest; the other fields come from the most recent launch.
 public struct ReportSet {
     /// The files read, in order.
     public private(set) var files: [String] = []
@@ -173,15 +175,15 @@ public struct ReportSet {
         }
     }
 
-    /// One report per signature, in order of first appearance, counts summed over launches.
+    /// One report per group, in order of first appearance, counts summed over launches and builds.
     public var reports: [CrashReport] {
         var merged: [String: CrashReport] = [:]
         var order: [String] = []
         for key in keyOrder {
             guard let report = latest[key] else { continue }
-            guard var existing = merged[report.signature] else {
-                merged[report.signature] = report
-                order.append(report.signature)
+            guard var existing = merged[report.group] else {
+                merged[report.group] = report
+                order.append(report.group)
                 continue
             }
             let total = existing.occurrences + report.occurrences
@@ -190,17 +192,17 @@ public struct ReportSet {
             existing.occurrences = total
             existing.firstSeen = first
             existing.lastSeen = last
-            merged[report.signature] = existing
+            merged[report.group] = existing
         }
         return order.compactMap { merged[$0] }
     }
 
-    /// The report whose signature is `signature` or starts with it.
+    /// The report whose signature or grouping key is `signature` or starts with it.
     /// - Throws: `ReportLookupError` when none does, or more than one.
     public func report(matching signature: String) throws -> CrashReport {
         let all = reports
-        if let exact = all.first(where: { $0.signature == signature }) { return exact }
-        let matches = all.filter { $0.signature.hasPrefix(signature) }
+        if let exact = all.first(where: { $0.signature == signature || $0.groupingKey == signature }) { return exact }
+        let matches = all.filter { $0.signature.hasPrefix(signature) || ($0.groupingKey?.hasPrefix(signature) ?? false) }
         guard matches.count == 1 else {
             throw ReportLookupError(signature: signature, candidates: matches.map(\.signature))
         }

@@ -5,16 +5,17 @@ import Foundation
 public enum ReportText {
     // MARK: - summary
 
-    /// The table (one row per signature, most occurrences first), the bad lines, and the last line:
-    /// `N reports (M occurrences) from K files; B unreadable lines`.
+    /// The table (one row per group, most occurrences first: `ReportSet.reports`), the bad lines, and the last line:
+    /// `N reports (M occurrences) from K files; B unreadable lines`. METHOD is the app-facing method
+    /// (`-[NSArray objectAtIndex:]`), CALL SITE the caller's function where the device named it, else image+offset.
     public static func summary(_ set: ReportSet) -> String {
         let reports = set.reports.sorted {
-            ($0.occurrences, $0.lastSeen, $1.signature) > ($1.occurrences, $1.lastSeen, $0.signature)
+            ($0.occurrences, $0.lastSeen, $1.group) > ($1.occurrences, $1.lastSeen, $0.group)
         }
-        var rows = [["GUARD", "METHOD", "CALL SITE", "COUNT", "FIRST SEEN", "LAST SEEN", "SIGNATURE"]]
+        var rows = [["GUARD", "METHOD", "CALL SITE", "COUNT", "FIRST SEEN", "LAST SEEN", "GROUP"]]
         for report in reports {
-            rows.append([report.category, report.method, callSite(report), String(report.occurrences),
-                         date(report.firstSeen), date(report.lastSeen), report.signature])
+            rows.append([report.category, report.appFacingMethod, report.callerFunction ?? callSite(report),
+                         String(report.occurrences), date(report.firstSeen), date(report.lastSeen), report.group])
         }
         var lines = reports.isEmpty ? [] : table(rows, rightAligned: [3])
         lines += set.badLines.map(\.description)

@@ -339,3 +339,17 @@ __attribute__((noinline)) int css_test_walk_from_broken_frame(int (*walk)(void *
     return walk(frames, max);
 #endif
 }
+
+@interface CSSGroupingCaller : NSObject
+@end
+
+@implementation CSSGroupingCaller
+- (id)firstList { return [[NSArray arrayWithObject: @"a"] objectAtIndex: 3]; }
++ (id)secondList { return [[NSArray arrayWithObject: @"b"] objectAtIndex: 4]; }
+@end
+
+int css_test_grouping_calls(void) {
+    (void)[[CSSGroupingCaller new] firstList];   // leaked under manual counting: one small object per test run
+    (void)[CSSGroupingCaller secondList];
+    return 0;
+}

@@ -131,6 +131,10 @@ enum Interception {
         let frames = location.addresses.map(CallStack.frame(for:))
         let caller = location.callerIndex.map { frames[$0] }
         let callSiteText = caller.map { "\(($0.image as NSString).lastPathComponent)+\($0.offsetInImage)" } ?? "?"
+        let declaring = declaringClassName(failure)
+        let callerFunction = caller.flatMap { CallerNames.function(at: UInt($0.address)) }
+        let appFacing = "\(failure.isClassMethod ? "+" : "-")[\(declaring) \(failure.selector)]"
+        let callerName = callerFunction ?? caller.map { ($0.image as NSString).lastPathComponent } ?? "?"
         let now = Date()
         let report = CrashReport(
             signature: Signature.make(failure.category.name, failure.className, failure.selector,
@@ -139,9 +143,50 @@ enum Interception {
             className: failure.className, selector: failure.selector, isClassMethod: failure.isClassMethod,
             hint: failure.hint, action: action, details: failure.details, thread: CallStack.currentThread(),
             callStack: frames, callerFrameIndex: location.callerIndex, firstSeen: now, lastSeen: now, occurrences: 1,
-            context: .current(callStack: frames, at: now))
+            context: .current(callStack: frames, at: now), declaringClassName: declaring, callerFunction: callerFunction,
+            groupingKey: Signature.make("group", failure.category.name, appFacing, callerName))
         guard let redact else { return report }
         return Redaction.apply(redact, to: report)
+    }
+}
+
+extension Interception {
+    /// The class nearest the root that implements the failure's selector itself (on the class side for a class
+    /// method): the class the app calls, as Foundation declares it, whatever concrete class received the call. The
+    /// receiver's class when none does, or when there is no class.
+    static func declaringClassName(_ failure: Failure) -> String {
+        guard let cls = failure.cls else { return failure.className }
+        let selector = ObjCSelector(failure.selector)
+        let lineage = failure.isClassMethod ? cls.metaclass.lineage : cls.lineage
+        guard let declaring = lineage.last(where: { $0.owns(selector) }) else { return failure.className }
+        return declaring.name
+    }
+}
+
+/// Names of call-site functions, as the device knows them (`CrashReport.callerFunction`), once per function.
+enum CallerNames {
+    private static let names = Locked([UInt: String?]())
+    private static let maxEntries = 4096
+
+    /// The name of the function that contains the return address `address`: an Objective-C method of its image (the
+    /// runtime's method lists), or the exported symbol that starts exactly there; nil when neither names it.
+    static func function(at address: UInt) -> String? {
+        guard address > 0 else { return nil }
+        let start = Images.function(containing: address - 1)
+        guard start != 0 else { return nil }
+        if let known = names.withLock({ $0[start] }) { return known }
+        var info = CSRImageInfo()
+        var name: String?
+        if csr_image_info(UnsafeRawPointer(bitPattern: address), &info), let image = info.imagePath {
+            var buffer = [CChar](repeating: 0, count: 512)
+            if csr_method_name_for_function(start, image, &buffer, buffer.count) {
+                name = String(cString: buffer)
+            } else if info.symbolAddress == start, let symbol = info.symbolName {
+                name = String(cString: symbol)
+            }
+        }
+        names.withLock { if $0.count < maxEntries { $0[start] = name } }
+        return name
     }
 }
 

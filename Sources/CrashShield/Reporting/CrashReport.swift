@@ -41,6 +41,20 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
     /// Where the report came from: app, OS, device, launch, binary images (see `ReportContext`). Reports written
     /// before reports had a context decode with none.
     public var context: ReportContext?
+    /// The class the app calls the method on, as Foundation declares it: the class nearest the root that implements
+    /// the selector itself (`NSArray` for `__NSArrayI`'s and `GSInlineArray`'s `objectAtIndex:`, `NSObject` for KVC
+    /// and KVO), or the receiver's own class when none does (a selector nothing answers). Nil in reports written
+    /// before it existed.
+    public var declaringClassName: String?
+    /// The function that made the bad call, named as the device knows it without symbols: an Objective-C method of
+    /// the app's ("-[MYListController reload]", from the runtime) or an exported symbol. Nil when the device has no
+    /// name for it (a Swift or C function of a stripped binary): symbolicate `callerFrame` instead.
+    public var callerFunction: String?
+    /// The same bug at the same place, across builds and releases: guard, `appFacingMethod` and the caller's
+    /// function (`callerFunction`, else the caller's image name). Unlike `signature` it survives a rebuild, an
+    /// unrelated edit and a new cluster class; it is what a crash service should group by (the Sentry sink sends it,
+    /// see README "Grouping"). Nil in reports written before it existed.
+    public var groupingKey: String?
 
     public var id: String { signature }
 
@@ -48,7 +62,8 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
         signature: String, category: String, exceptionName: String, reason: String, className: String,
         selector: String, isClassMethod: Bool, hint: String, action: Action, details: [String: String] = [:],
         thread: ThreadInfo, callStack: [StackFrame] = [], callerFrameIndex: Int? = nil,
-        firstSeen: Date, lastSeen: Date, occurrences: Int, context: ReportContext? = nil
+        firstSeen: Date, lastSeen: Date, occurrences: Int, context: ReportContext? = nil,
+        declaringClassName: String? = nil, callerFunction: String? = nil, groupingKey: String? = nil
     ) {
         self.signature = signature
         self.category = category
@@ -67,6 +82,9 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
         self.lastSeen = lastSeen
         self.occurrences = occurrences
         self.context = context
+        self.declaringClassName = declaringClassName
+        self.callerFunction = callerFunction
+        self.groupingKey = groupingKey
     }
 
     /// The frame that made the bad call.
@@ -74,6 +92,14 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
 
     /// `-[Class selector]` or `+[Class selector]`.
     public var method: String { "\(isClassMethod ? "+" : "-")[\(className) \(selector)]" }
+
+    /// The method as the app calls it: `-[NSArray objectAtIndex:]` whatever cluster class received it.
+    public var appFacingMethod: String {
+        "\(isClassMethod ? "+" : "-")[\(declaringClassName ?? className) \(selector)]"
+    }
+
+    /// `groupingKey`, or `signature` for a report written before grouping keys existed.
+    public var group: String { groupingKey ?? signature }
 
     /// The JSON the JSON Lines store writes: sorted keys, ISO-8601 dates with milliseconds.
     public static func makeJSONEncoder() -> JSONEncoder { JSONLinesReportStore.makeEncoder() }

@@ -109,6 +109,10 @@ int css_cluster_form_classes(const char *family, void **out, int max);
 /// elsewhere it calls `walk` from an intact frame.
 int css_test_walk_from_broken_frame(int (*walk)(void **frames, int max), void **frames, int max);
 
+/// Two bad `objectAtIndex:` calls, from `-[CSSGroupingCaller firstList]` and `+[CSSGroupingCaller secondList]`
+/// (call inside an autorelease pool): report grouping names Objective-C callers from the runtime. Returns 0.
+int css_test_grouping_calls(void);
+
 /// `[object value]` and `[cls classValue]` on the CSSHook test classes (base returns 1 and 10).
 long css_test_value(void *object);
 long css_test_class_value(const char *className);

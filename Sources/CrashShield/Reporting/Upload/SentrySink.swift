@@ -96,6 +96,15 @@ struct SentryEnvelope: Sendable {
         return header + Data("\n".utf8) + itemHeader + Data("\n".utf8) + payload + Data("\n".utf8)
     }
 
+    /// How Sentry groups a report (README "Grouping"): by CrashShield's grouping key when the device named the
+    /// caller's function (it survives rebuilds); otherwise by Sentry's own grouping of the symbolicated stack (in-app
+    /// frames), split by guard and app-facing method. A report from before grouping keys: its signature.
+    static func fingerprint(_ report: CrashReport) -> [String] {
+        guard let key = report.groupingKey else { return [report.signature] }
+        if report.callerFunction != nil { return ["crashshield", key] }
+        return ["{{ default }}", "crashshield", report.category, report.appFacingMethod]
+    }
+
     func event(for report: CrashReport, eventID: String) -> [String: Any] {
         var mechanism: [String: Any] = ["type": "crashshield", "handled": true]
         let frames = self.frames(of: report)
@@ -123,7 +132,7 @@ struct SentryEnvelope: Sendable {
             "culprit": report.method,
             "exception": ["values": [exception]],
             "tags": tags,
-            "fingerprint": [report.signature],
+            "fingerprint": Self.fingerprint(report),
             "extra": extra,
             "sdk": ["name": "crashshield", "version": "0.1.0"],
         ]
