@@ -3,13 +3,18 @@ import Foundation
 
 /// Readable frames for a report, with the binaries at hand.
 ///
-/// - ELF reports (Linux): each image found on disk (its recorded path, or a file of the same name in a search path)
-///   goes to `llvm-symbolizer` (else `addr2line`) with the frames' file addresses: `address - 1 - slide` (the
-///   addresses are return addresses; the slide is the image's load bias from the report's context, or its load
-///   address for reports without one, which is right for shared libraries and position-independent executables).
+/// Symbols come only from the build the frames ran: a binary is matched by its GNU build ID (ELF) or UUID (Mach-O),
+/// as the report's context recorded them, never by name alone. The search paths come first (by file name, then any
+/// file or `.dSYM` there with the right ID, and GDB's `.build-id/xx/rest.debug` layout), then the recorded path; a
+/// binary whose ID differs is refused with a note, and its frames stay raw. A report written before images had IDs
+/// is symbolicated by name, with a note that the symbols are unverified.
+/// - ELF reports (Linux): the matching file goes to `llvm-symbolizer` (else `addr2line`) with the frames' file
+///   addresses: `address - 1 - slide` (the addresses are return addresses; the slide is the image's load bias from
+///   the report's context, or its load address for reports without one, which is right for shared libraries and
+///   position-independent executables).
 /// - Mach-O reports (Apple: frames carry an image UUID): one `atos -o <image> -l <load address> <addresses>` command
 ///   per image, printed with the image's UUID and slide so that the matching dSYM can be used; run when `atos` is
-///   installed and the image (or `<name>.dSYM` in a search path) is here.
+///   installed and the matching image or dSYM is here.
 /// - Swift symbols are demangled with `swift-demangle` when it is installed.
 public struct Symbolicator {
     public var tools: SymbolTools
@@ -70,9 +75,8 @@ public struct Symbolicator {
 
     private func symbolicateELF(_ report: CrashReport, _ indices: [Int], image: BinaryImage?, into result: inout Result) {
         let frame = report.callStack[indices[0]]
-        guard let file = locate(frame.image) else {
-            return result.notes.append("\(frame.image) is not here (give its folder with --search-path)")
-        }
+        guard let file = locate(frame.image, id: image?.buildID, kind: "build ID", into: &result, identity: { $0.buildID.map { [$0] } ?? [] })
+        else { return }
         guard let symbolizer = tools.elfSymbolizer else {
             return result.notes.append("neither llvm-symbolizer nor addr2line is installed")
         }
@@ -98,14 +102,16 @@ public struct Symbolicator {
                                   into result: inout Result) {
         let frame = report.callStack[indices[0]]
         let name = (frame.image as NSString).lastPathComponent
-        let local = locateDSYM(name) ?? locate(frame.image)
+        let uuid = image?.uuid ?? frame.imageUUID
+        var lookup = Result()
+        let local = locate(frame.image, id: uuid, kind: "UUID", into: &lookup, identity: \.uuids, dSYMs: true)
         let load = image?.loadAddress ?? frame.imageBase
         let addresses = indices.map { ReportText.hex(report.callStack[$0].address) }
         let arguments = ["-o", local ?? frame.image, "-l", ReportText.hex(load)] + addresses
-        let uuid = image?.uuid ?? frame.imageUUID ?? "?"
         let slide = (image?.slide ?? frame.slide).map { ReportText.hex(UInt64(bitPattern: $0)) } ?? "?"
         result.atosCommands.append((["atos"] + arguments).map(Self.shellQuoted).joined(separator: " ")
-            + "   # \(name) uuid \(uuid) slide \(slide)" + (local == nil ? " (image not here: use its dSYM)" : ""))
+            + "   # \(name) uuid \(uuid ?? "?") slide \(slide)" + (local == nil ? " (image not here: use its dSYM)" : ""))
+        result.notes += lookup.notes
         guard local != nil, let atos = tools.atos else { return }
         guard let output = Self.run(atos, arguments), output.count >= indices.count else {
             return result.notes.append("atos failed on \(frame.image)")
@@ -117,17 +123,53 @@ public struct Symbolicator {
 
     // MARK: - Files and processes
 
-    private func locate(_ path: String) -> String? {
-        if FileManager.default.isReadableFile(atPath: path) { return path }
+    /// The binary of the build that ran `path`: the first candidate whose identity has `id` (search paths before the
+    /// recorded path; see the type's documentation). Without `id` (an old report), the first candidate that exists,
+    /// noted as unverified. nil, with a note, when none matches.
+    private func locate(_ path: String, id: String?, kind: String, into result: inout Result,
+                        identity: (BinaryIdentity) -> [String], dSYMs: Bool = false) -> String? {
         let name = (path as NSString).lastPathComponent
-        return searchPaths.map { ($0 as NSString).appendingPathComponent(name) }
-            .first { FileManager.default.isReadableFile(atPath: $0) }
-    }
-
-    /// `<folder>/<name>.dSYM/Contents/Resources/DWARF/<name>` in a search path.
-    private func locateDSYM(_ name: String) -> String? {
-        searchPaths.map { "\($0)/\(name).dSYM/Contents/Resources/DWARF/\(name)" }
-            .first { FileManager.default.isReadableFile(atPath: $0) }
+        var candidates: [String] = []
+        for folder in searchPaths {
+            if dSYMs { candidates.append("\(folder)/\(name).dSYM/Contents/Resources/DWARF/\(name)") }
+            candidates.append((folder as NSString).appendingPathComponent(name))
+            if let id, id.count > 2, !dSYMs {
+                candidates.append("\(folder)/.build-id/\(id.prefix(2))/\(id.dropFirst(2)).debug")
+            }
+        }
+        candidates.append(path)
+        let existing = candidates.filter { FileManager.default.isReadableFile(atPath: $0) }
+        guard let id else {
+            guard let first = existing.first else {
+                result.notes.append("\(path) is not here (give its folder with --search-path)")
+                return nil
+            }
+            result.notes.append("\(name): the report records no \(kind), symbols from \(first) are unverified")
+            return first
+        }
+        if let match = existing.first(where: { BinaryIdentity.read($0).map(identity)?.contains(id) == true }) {
+            return match
+        }
+        // Any file (or dSYM) of the search paths with that ID, whatever its name.
+        for folder in searchPaths {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            for entry in entries.sorted() {
+                var file = (folder as NSString).appendingPathComponent(entry)
+                if dSYMs, entry.hasSuffix(".dSYM") {
+                    let dwarf = "\(file)/Contents/Resources/DWARF"
+                    guard let inner = try? FileManager.default.contentsOfDirectory(atPath: dwarf).first else { continue }
+                    file = "\(dwarf)/\(inner)"
+                }
+                if BinaryIdentity.read(file).map(identity)?.contains(id) == true { return file }
+            }
+        }
+        let seen = existing.map { file in
+            "\(file) has \(BinaryIdentity.read(file).map(identity)?.joined(separator: ", ") ?? "none")"
+        }
+        result.notes.append("\(name): no binary with \(kind) \(id) here"
+            + (seen.isEmpty ? "" : " (refused: " + seen.joined(separator: "; ") + ")")
+            + "; give the folder of that build with --search-path")
+        return nil
     }
 
     static func shellQuoted(_ text: String) -> String {

@@ -250,6 +250,87 @@ final class ReportToolTests: ShieldTestCase {
 
     /// Mach-O frames (with an image UUID): one atos command per image, with its load address, the frames' addresses,
     /// UUID and slide. atos is not installed here, so it is printed, not run.
+    /// Symbols come from the build that ran, matched by GNU build ID: a rebuilt binary at the recorded path is refused
+    /// with a note (its frames stay raw), and the right build is found in a search path, by name or by ID alone.
+    func testSymbolicateMatchesBinariesByBuildIDAndRefusesARebuild() throws {
+        let report = try oneRealReportFromTheStore()
+        let caller = try XCTUnwrap(report.callerFrameIndex)
+        let real = report.callStack[caller].image
+        let image = try XCTUnwrap(report.context?.image(for: report.callStack[caller]))
+        let id = try XCTUnwrap(image.buildID, "the context records the test binary's build ID")
+        XCTAssertEqual(BinaryIdentity.read(real)?.buildID, id, "read from the file as from memory")
+
+        // "A rebuild": another binary (another build ID) at the path the report names.
+        let rebuilt = folder.appendingPathComponent("rebuilt", isDirectory: true)
+        try FileManager.default.createDirectory(at: rebuilt, withIntermediateDirectories: true)
+        let name = (real as NSString).lastPathComponent
+        let moved = rebuilt.appendingPathComponent(name).path
+        try FileManager.default.createSymbolicLink(atPath: moved, withDestinationPath: toolPath)
+        XCTAssertNotEqual(BinaryIdentity.read(moved)?.buildID, id)
+        var stale = report
+        stale.callStack = report.callStack.map { frame in
+            var frame = frame
+            if frame.image == real { frame.image = moved }
+            return frame
+        }
+        stale.context?.images = report.context!.images.map { image in
+            var image = image
+            if image.path == real { image.path = moved }
+            return image
+        }
+
+        let refused = Symbolicator().symbolicate(stale)
+        XCTAssertNil(refused.names[caller], "no symbol from another build: \(refused.names[caller] ?? "")")
+        XCTAssertTrue(refused.notes.contains { $0.contains("no binary with build ID \(id)") && $0.contains("refused") },
+                      "\(refused.notes)")
+
+        let byName = folder.appendingPathComponent("symbols-by-name", isDirectory: true)
+        try FileManager.default.createDirectory(at: byName, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: byName.appendingPathComponent(name).path, withDestinationPath: real)
+        let found = Symbolicator(searchPaths: [byName.path]).symbolicate(stale)
+        XCTAssertTrue(found.names[caller]?.hasPrefix("css_test_call_objectAtIndex") == true, "\(found.notes)")
+
+        let byID = folder.appendingPathComponent("symbols-by-id", isDirectory: true)
+        try FileManager.default.createDirectory(at: byID, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: byID.appendingPathComponent("renamed").path, withDestinationPath: real)
+        let foundByID = Symbolicator(searchPaths: [byID.path]).symbolicate(stale)
+        XCTAssertTrue(foundByID.names[caller]?.hasPrefix("css_test_call_objectAtIndex") == true, "\(foundByID.notes)")
+
+        var old = stale
+        old.context = nil
+        let unverified = Symbolicator().symbolicate(old)
+        XCTAssertTrue(unverified.notes.contains { $0.contains("records no build ID") }, "\(unverified.notes)")
+    }
+
+    /// Mach-O identities as the linker writes them: a thin 64-bit file's LC_UUID, and each slice of a universal file.
+    func testBinaryIdentityReadsMachOUUIDsOfThinAndUniversalFiles() throws {
+        func thin(_ uuid: [UInt8]) -> Data {
+            var data = Data()
+            func le(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+            le(0xFEEDFACF); le(0x0100000C); le(0); le(2); le(2); le(16 + 24); le(0); le(0)   // header, 2 commands
+            le(0x19); le(16); le(0); le(0)                                                     // a command to skip
+            le(0x1B); le(24); data.append(contentsOf: uuid)                                    // LC_UUID
+            return data
+        }
+        let a = Array(0..<16).map(UInt8.init), b = Array(16..<32).map(UInt8.init)
+        let thinURL = folder.appendingPathComponent("thin")
+        try thin(a).write(to: thinURL)
+        XCTAssertEqual(BinaryIdentity.read(thinURL.path)?.uuids, ["000102030405060708090A0B0C0D0E0F"])
+
+        var fat = Data()
+        func be(_ value: UInt32) { withUnsafeBytes(of: value.bigEndian) { fat.append(contentsOf: $0) } }
+        be(0xCAFEBABE); be(2)
+        be(0x0100000C); be(0); be(64); be(UInt32(thin(a).count)); be(3)
+        be(0x01000007); be(3); be(256); be(UInt32(thin(b).count)); be(3)
+        fat.append(Data(count: 64 - fat.count)); fat.append(thin(a))
+        fat.append(Data(count: 256 - fat.count)); fat.append(thin(b))
+        let fatURL = folder.appendingPathComponent("fat")
+        try fat.write(to: fatURL)
+        XCTAssertEqual(BinaryIdentity.read(fatURL.path)?.uuids,
+                       ["000102030405060708090A0B0C0D0E0F", "101112131415161718191A1B1C1D1E1F"])
+        XCTAssertNil(BinaryIdentity.read(fileURL.path), "a text file is no binary")
+    }
+
     func testSymbolicatePrintsAnAtosCommandPerImageForAppleReports() throws {
         var report = try oneRealReportFromTheStore()
         let caller = try XCTUnwrap(report.callerFrameIndex)
@@ -270,8 +351,9 @@ final class ReportToolTests: ShieldTestCase {
         let frames = report.callStack.filter { $0.image == binary }
         let expected = "atos -o \(binary) -l 0x\(String(frames[0].imageBase, radix: 16)) "
             + frames.map { "0x" + String($0.address, radix: 16) }.joined(separator: " ")
-            + "   # \((binary as NSString).lastPathComponent) uuid \(uuid) slide 0x4000"
-        XCTAssertEqual(result.atosCommands, [expected])
+            + "   # \((binary as NSString).lastPathComponent) uuid \(uuid) slide 0x4000 (image not here: use its dSYM)"
+        XCTAssertEqual(result.atosCommands, [expected], "the ELF file at the path has no such UUID: not that build")
+        XCTAssertTrue(result.notes.contains { $0.contains("no binary with UUID \(uuid)") }, "\(result.notes)")
         XCTAssertNil(result.names[caller], "not run without atos")
     }
 

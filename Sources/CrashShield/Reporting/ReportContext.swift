@@ -282,8 +282,8 @@ final class ImageCatalog: @unchecked Sendable {
                 for note in headers where note.p_type == PT_NOTE {
                     let start = UnsafeRawPointer(bitPattern: UInt(bias &+ note.p_vaddr))
                     let alignment = max(4, Int(note.p_align))
-                    if let start, let id = ImageCatalog.buildID(in: UnsafeRawBufferPointer(start: start, count: Int(note.p_memsz)),
-                                                   alignment: alignment) {
+                    if let start, let id = ELFNote.gnuBuildID(in: UnsafeRawBufferPointer(start: start, count: Int(note.p_memsz)),
+                                                          alignment: alignment) {
                         image.pointee.buildID = id
                     }
                 }
@@ -292,8 +292,18 @@ final class ImageCatalog: @unchecked Sendable {
         }
     }
 
-    /// The NT_GNU_BUILD_ID note's bytes among the notes of one PT_NOTE segment (notes padded to `alignment`).
-    private static func buildID(in notes: UnsafeRawBufferPointer, alignment: Int) -> String? {
+#else
+    private static func describe(_ image: inout BinaryImage) {}
+#endif
+}
+
+/// ELF notes, read the same way from a loaded image (`ImageCatalog`) and from a file (the report tool's build-ID
+/// match).
+@_spi(ReportTool) public enum ELFNote {
+    /// The NT_GNU_BUILD_ID note's bytes, lowercase hex as `readelf -n` prints them, among the notes of one PT_NOTE
+    /// segment or SHT_NOTE section (notes padded to `alignment`).
+    public static func gnuBuildID(in notes: UnsafeRawBufferPointer, alignment: Int) -> String? {
+        let gnuBuildIDType: UInt32 = 3   // NT_GNU_BUILD_ID
         func aligned(_ value: Int) -> Int { (value + alignment - 1) & ~(alignment - 1) }
         var offset = 0
         while offset + 12 <= notes.count {
@@ -301,16 +311,12 @@ final class ImageCatalog: @unchecked Sendable {
             let descSize = Int(notes.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
             let type = notes.loadUnaligned(fromByteOffset: offset + 8, as: UInt32.self)
             let name = offset + 12, desc = name + aligned(nameSize)
-            guard desc + descSize <= notes.count else { return nil }
-            if type == UInt32(NT_GNU_BUILD_ID), nameSize == 4,
-               Array(notes[name..<name + 4]) == Array("GNU\0".utf8) {
-                return hex(UnsafeRawBufferPointer(rebasing: notes[desc..<desc + descSize]), uppercase: false)
+            guard nameSize >= 0, descSize >= 0, desc + descSize <= notes.count else { return nil }
+            if type == gnuBuildIDType, nameSize == 4, Array(notes[name..<name + 4]) == Array("GNU\0".utf8) {
+                return notes[desc..<desc + descSize].map { String(format: "%02x", $0) }.joined()
             }
             offset = desc + aligned(descSize)
         }
         return nil
     }
-#else
-    private static func describe(_ image: inout BinaryImage) {}
-#endif
 }
