@@ -480,7 +480,7 @@ final class ReportStoreTests: XCTestCase {
         let entries = logs.entries
         XCTAssertEqual(entries.map(\.level), [.error, .critical, .notice])
         XCTAssertEqual(entries[0].message.description,
-                       "-[GSInlineArray objectAtIndex:] NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (stopped, 1x)")
+                       "-[GSInlineArray objectAtIndex:] from libapp.so+0x1010: NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (stopped, 1x)")
         XCTAssertTrue(entries[1].message.description.hasSuffix("(failed loudly, 1x)"), entries[1].message.description)
         XCTAssertTrue(entries[2].message.description.hasSuffix("(stopped, 10x)"), entries[2].message.description)
 
@@ -491,6 +491,23 @@ final class ReportStoreTests: XCTestCase {
         XCTAssertEqual(metadata["thread"], "worker #42")
         XCTAssertEqual(metadata["caller"], "libapp.so+0x1010")
         XCTAssertEqual(metadata["hint"], .string(makeReport(1).hint))
+    }
+
+    /// The loud failure's line leads with what the developer looks for: the method as called and the caller's name.
+    func testLogReportSinkLeadsWithTheMethodAndTheCallersName() {
+        let logs = InMemoryLogHandler()
+        let sink = LogReportSink(logger: Logger(label: "CrashShield") { _ in logs })
+        var report = makeReport(1, action: .failedLoudly)
+        report.declaringClassName = "NSArray"
+        report.callerFunction = "-[MYListController reload]"
+        sink.receive(report)
+        report.callerFunction = nil
+        report.callStack[1].symbol = "app_reload_list"
+        sink.receive(report)
+        XCTAssertEqual(logs.entries.map(\.message.description), [
+            "-[NSArray objectAtIndex:] (GSInlineArray) from -[MYListController reload] (libapp.so+0x1010): NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (failed loudly, 1x)",
+            "-[NSArray objectAtIndex:] (GSInlineArray) from app_reload_list (libapp.so+0x1010): NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (failed loudly, 1x)",
+        ])
     }
 
     func testLogReportSinkDefaultLabel() {

@@ -4,10 +4,11 @@ import Logging
 /// Writes each delivered report as one log line through swift-log.
 ///
 /// Levels: a first occurrence logs at `.error` when it was stopped (`recovered`) and at `.critical` when it was let
-/// through (`failedLoudly`); a count update (`occurrences > 1`) logs at `.notice`. The message reads like the crash
-/// it replaced, for example
-/// `-[GSInlineArray objectAtIndex:] NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (stopped, 1x)`,
-/// and the metadata carries category, signature, occurrences, thread, caller frame (image+offset) and hint.
+/// through (`failedLoudly`); a count update (`occurrences > 1`) logs at `.notice`. The message leads with the method
+/// and the call site, then reads like the crash it replaced, for example
+/// `-[NSArray objectAtIndex:] (GSInlineArray) from -[MYList reload] (MyApp+0x1f3a0): NSRangeException: Index 5 is out
+/// of range 2 (in 'objectAtIndex:') (stopped, 1x)`, and the metadata carries category, signature, grouping key,
+/// occurrences, thread, caller frame (image+offset) and hint.
 public final class LogReportSink: ReportSink {
     public let logger: Logger
 
@@ -29,10 +30,23 @@ public final class LogReportSink: ReportSink {
         }
     }
 
-    /// `-[Class selector] ExceptionName: reason (stopped, 1x)`.
+    /// `-[Class selector] from caller: ExceptionName: reason (stopped, 1x)`: the app-facing method (with the receiver's
+    /// class when it differs), the caller's function when the device named it (else the nearest exported symbol the
+    /// report holds) with its image+offset, then the crash.
     public static func message(for report: CrashReport) -> String {
         let outcome = report.action == .recovered ? "stopped" : "failed loudly"
-        return "\(report.method) \(report.exceptionName): \(report.reason) (\(outcome), \(report.occurrences)x)"
+        var method = report.appFacingMethod
+        if let declaring = report.declaringClassName, declaring != report.className { method += " (\(report.className))" }
+        var site = ""
+        if let frame = report.callerFrame {
+            let place = callerPlace(frame)
+            site = " from " + ((report.callerFunction ?? frame.symbol).map { "\($0) (\(place))" } ?? place)
+        }
+        return "\(method)\(site): \(report.exceptionName): \(report.reason) (\(outcome), \(report.occurrences)x)"
+    }
+
+    private static func callerPlace(_ frame: StackFrame) -> String {
+        "\((frame.image as NSString).lastPathComponent)+0x\(String(frame.offsetInImage, radix: 16))"
     }
 
     static func metadata(for report: CrashReport) -> Logger.Metadata {
@@ -42,10 +56,8 @@ public final class LogReportSink: ReportSink {
             "occurrences": .stringConvertible(report.occurrences),
             "thread": .string(threadText(report.thread)),
         ]
-        if let frame = report.callerFrame {
-            let image = (frame.image as NSString).lastPathComponent
-            metadata["caller"] = .string("\(image)+0x\(String(frame.offsetInImage, radix: 16))")
-        }
+        if let group = report.groupingKey { metadata["group"] = .string(group) }
+        if let frame = report.callerFrame { metadata["caller"] = .string(callerPlace(frame)) }
         if !report.hint.isEmpty { metadata["hint"] = .string(report.hint) }
         return metadata
     }
