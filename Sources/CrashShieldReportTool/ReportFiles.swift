@@ -170,31 +170,15 @@ public struct ReportSet {
         if !files.contains(path) { files.append(path) }
         badLines += chunk.badLines
         for (_, report) in chunk.reports {
-            let key = report.signature + "|" + (report.context?.launchID ?? "file:" + path)
+            let key = ReportCounting.launchKey(report, source: "file:" + path)
             if latest.updateValue(report, forKey: key) == nil { keyOrder.append(key) }
         }
     }
 
-    /// One report per group, in order of first appearance, counts summed over launches and builds.
+    /// One report per group, in order of first appearance, counts summed over launches and builds
+    /// (`ReportCounting`).
     public var reports: [CrashReport] {
-        var merged: [String: CrashReport] = [:]
-        var order: [String] = []
-        for key in keyOrder {
-            guard let report = latest[key] else { continue }
-            guard var existing = merged[report.group] else {
-                merged[report.group] = report
-                order.append(report.group)
-                continue
-            }
-            let total = existing.occurrences + report.occurrences
-            let first = min(existing.firstSeen, report.firstSeen), last = max(existing.lastSeen, report.lastSeen)
-            if report.lastSeen >= existing.lastSeen { existing = report }
-            existing.occurrences = total
-            existing.firstSeen = first
-            existing.lastSeen = last
-            merged[report.group] = existing
-        }
-        return order.compactMap { merged[$0] }
+        ReportCounting.merge(keyOrder.compactMap { latest[$0] }, by: \.group)
     }
 
     /// The report whose signature or grouping key is `signature` or starts with it.

@@ -468,6 +468,38 @@ final class ReportStoreTests: XCTestCase {
         XCTAssertTrue(logs.entries[0].message.description.contains("not stored"), logs.entries[0].message.description)
     }
 
+    // MARK: - Counting across launches
+
+    /// A line of launch `launch` (first seen at its start, 0 or 100 s) holding `occurrences` so far, last seen at `seen`.
+    private func launchReport(_ launch: String, occurrences: Int, seen: Double) -> CrashReport {
+        var report = makeReport(1, occurrences: occurrences)
+        report.firstSeen = Date(timeIntervalSince1970: 1_700_000_000 + (launch == "A" ? 0 : 100))
+        report.lastSeen = Date(timeIntervalSince1970: 1_700_000_000 + seen)
+        report.context = ReportContext(appIdentifier: "app", osName: "Linux", osVersion: "6", device: "x86_64",
+                                       launchID: launch, secondsSinceLaunch: 1)
+        return report
+    }
+
+    /// README "Counting": each launch counts from 1, its latest line holds its count, and launches add up. load()
+    /// kept only the latest line per signature: an earlier launch's count and first sighting were lost.
+    func testLoadAndCompactionAddUpLaunchesOfOneCallSite() throws {
+        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4096)
+        store.receive(launchReport("A", occurrences: 1, seen: 0))
+        store.receive(launchReport("A", occurrences: 10, seen: 5))
+        store.receive(launchReport("B", occurrences: 1, seen: 100))
+        store.receive(launchReport("B", occurrences: 3, seen: 105))
+        var loaded = try XCTUnwrap(store.load().reports.first)
+        XCTAssertEqual(loaded.occurrences, 13, "10 in launch A and 3 in launch B")
+        XCTAssertEqual(loaded.firstSeen, Date(timeIntervalSince1970: 1_700_000_000), "launch A's first sighting")
+        XCTAssertEqual(loaded.context?.launchID, "B", "the rest from the latest launch")
+
+        // Past maxBytes, compaction keeps each launch's latest line: the totals stay.
+        for count in 4...40 { store.receive(launchReport("B", occurrences: count, seen: 105 + Double(count))) }
+        XCTAssertGreaterThan(store.compactionCount, 0)
+        loaded = try XCTUnwrap(store.load().reports.first)
+        XCTAssertEqual(loaded.occurrences, 50, "10 in launch A and 40 in launch B, after compaction")
+    }
+
     // MARK: - LogReportSink
 
     func testLogReportSinkLevelsMessageAndMetadata() {

@@ -151,3 +151,41 @@ public struct StackFrame: Codable, Sendable, Equatable {
     /// Offset of the address in its image: what symbolication tools take.
     public var offsetInImage: UInt64 { address &- imageBase }
 }
+
+/// The counting model (README "Counting"): `occurrences` counts one call site (`signature`) within one launch
+/// (`ReportContext.launchID`) and grows as the launch goes on; each line a store keeps, and each report a sink
+/// receives, carries the launch's total so far. So the latest report of a (signature, launch) pair holds that
+/// launch's count, and a total is the sum over launches of those latest counts (over builds too, summed by
+/// `groupingKey`). The store's `load()`, its compaction and the report tool all count this way.
+public enum ReportCounting {
+    /// The key of one launch's count of one call site. A report without a context (written before reports had
+    /// one) counts as a launch of its own source (`source`: its file, say).
+    public static func launchKey(_ report: CrashReport, source: String) -> String {
+        report.signature + "|" + (report.context?.launchID ?? "source:" + source)
+    }
+
+    /// Sums launch totals: `latestPerLaunch` holds one report per (signature, launch), the latest; the result holds
+    /// one report per `key` (the signature, or `CrashReport.group`), in order of first appearance, with
+    /// occurrences summed, first seen the earliest and last seen the latest; the other fields come from the most
+    /// recently seen report.
+    public static func merge(_ latestPerLaunch: [CrashReport], by key: (CrashReport) -> String) -> [CrashReport] {
+        var merged: [String: CrashReport] = [:]
+        var order: [String] = []
+        for report in latestPerLaunch {
+            let name = key(report)
+            guard var existing = merged[name] else {
+                merged[name] = report
+                order.append(name)
+                continue
+            }
+            let total = existing.occurrences + report.occurrences
+            let first = min(existing.firstSeen, report.firstSeen), last = max(existing.lastSeen, report.lastSeen)
+            if report.lastSeen >= existing.lastSeen { existing = report }
+            existing.occurrences = total
+            existing.firstSeen = first
+            existing.lastSeen = last
+            merged[name] = existing
+        }
+        return order.compactMap { merged[$0] }
+    }
+}

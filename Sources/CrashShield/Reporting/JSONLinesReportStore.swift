@@ -8,7 +8,8 @@ import Darwin
 
 /// What `JSONLinesReportStore.load()` found.
 public struct ReportStoreLoad: Sendable, Equatable {
-    /// One report per signature (the latest line wins: it has the highest count), in order of first appearance.
+    /// One report per signature, in order of first appearance, counted as `ReportCounting` says: the latest line of
+    /// each launch holds that launch's count, and the launches' counts are summed.
     public var reports: [CrashReport]
     /// Lines that were skipped (a line torn by a killed process, a corrupt line), each naming its line number.
     public var warnings: [String]
@@ -23,8 +24,9 @@ public struct ReportStoreLoad: Sendable, Equatable {
 ///
 /// Each delivery appends one line (JSON, sorted keys, ISO-8601 dates with milliseconds) with a single `write` on a
 /// file opened `O_APPEND`. Count updates append a new line for the same signature; `load()` keeps the latest line per
-/// signature. When an append would take the file past `maxBytes`, the file is compacted first: one line per
-/// signature, newest first (by `lastSeen`), every report that still fits in `maxBytes / 2` (one that does not fit is
+/// signature and launch and sums the launches (`ReportCounting`). When an append would take the file past `maxBytes`,
+/// the file is compacted first: one line per signature and launch, newest first (by `lastSeen`), every report that
+/// still fits in `maxBytes / 2` (one that does not fit is
 /// skipped, older smaller ones are still kept), written to a temporary file in the same folder, synced, and renamed
 /// over the original (a crash mid-compaction leaves the old or the new file). The file never grows past `maxBytes`:
 /// when compaction fails, the report is not stored.
@@ -252,7 +254,8 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
 
     // MARK: - Compaction
 
-    /// Rewrites the file with one line per signature: newest first, every one that still fits in `maxBytes / 2`.
+    /// Rewrites the file with one line per signature and launch: newest first, every one that still fits in
+    /// `maxBytes / 2`.
     /// On failure the original file is untouched. Both locks held.
     private func compactLocked() throws {
         guard let bytes = try Self.readAll(path) else { return }
@@ -273,9 +276,10 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
                 "file": .string(path), "lines": .stringConvertible(parsed.skippedLines),
             ])
         }
-        // Latest line per signature, ranked by when the report was last seen (then by position in the file).
+        // Latest line per signature and launch (it holds that launch's count), ranked by when the report was last
+        // seen (then by position in the file).
         var latest: [String: Int] = [:]
-        for (index, entry) in parsed.entries.enumerated() { latest[entry.report.signature] = index }
+        for (index, entry) in parsed.entries.enumerated() { latest[ReportCounting.launchKey(entry.report, source: path)] = index }
         let ranked = latest.values.sorted {
             let a = parsed.entries[$0], b = parsed.entries[$1]
             return a.report.lastSeen != b.report.lastSeen ? a.report.lastSeen > b.report.lastSeen : $0 > $1
@@ -360,7 +364,8 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
 
     // MARK: - Loading and removing
 
-    /// The stored reports, one per signature (latest line wins), in order of first appearance.
+    /// The stored reports, one per signature in order of first appearance, counts summed over launches
+    /// (`ReportCounting`: the latest line of each launch holds its count).
     ///
     /// A torn last line or a corrupt line is skipped with a warning. A missing or empty file loads as empty.
     /// - Throws: `ReportStoreError.unreadable` when the file is not empty but no line in it is a report (the file is
@@ -374,13 +379,13 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             throw ReportStoreError.unreadable(path: path, reason: reason)
         }
         var order: [String] = []
-        var bySignature: [String: CrashReport] = [:]
+        var latest: [String: CrashReport] = [:]
         for entry in parsed.entries {
-            if bySignature.updateValue(entry.report, forKey: entry.report.signature) == nil {
-                order.append(entry.report.signature)
-            }
+            let key = ReportCounting.launchKey(entry.report, source: path)
+            if latest.updateValue(entry.report, forKey: key) == nil { order.append(key) }
         }
-        return ReportStoreLoad(reports: order.compactMap { bySignature[$0] }, warnings: parsed.warnings)
+        let reports = ReportCounting.merge(order.compactMap { latest[$0] }, by: \.signature)
+        return ReportStoreLoad(reports: reports, warnings: parsed.warnings)
     }
 
     /// Deletes every stored report (call it after a successful upload). A missing file is not an error; a symbolic
