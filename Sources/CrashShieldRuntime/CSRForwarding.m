@@ -106,7 +106,9 @@ CSRObject csr_signature_for_selector(CSRSelector selector) {
     NSMethodSignature *signature = nil;
     @try { signature = [NSMethodSignature signatureWithObjCTypes: types]; }
     @catch (NSException *ignored) { signature = nil; }
-    return (CSR_BRIDGE CSRObject)signature;
+    // The runtime takes a methodSignatureForSelector: answer at +0: the pool keeps it alive under ARC too, where the
+    // strong local would release it here (and objc4's optimized return may have handed it over at +1).
+    return CSR_PASS_AUTORELEASED(signature);
 }
 
 CSRSelector csr_invocation_getSelector(CSRObject invocation) {

@@ -127,10 +127,11 @@ CSRObject csr_kvo_change_filtered(CSRObject change, bool keepNew, bool keepOld) 
     bool dropNew = !keepNew && [dictionary objectForKey: NSKeyValueChangeNewKey] != nil;
     bool dropOld = !keepOld && [dictionary objectForKey: NSKeyValueChangeOldKey] != nil;
     if (!dropNew && !dropOld) return change;
-    NSMutableDictionary *copy = CSR_AUTORELEASE([dictionary mutableCopy]);
+    NSMutableDictionary *copy = [dictionary mutableCopy];
     if (dropNew) [copy removeObjectForKey: NSKeyValueChangeNewKey];
     if (dropOld) [copy removeObjectForKey: NSKeyValueChangeOldKey];
-    return (CSR_BRIDGE CSRObject)copy;
+    // In the pool under ARC too: the observer is handed it after this returns, and may raise out of the delivery.
+    return CSR_PASS_AUTORELEASED_NEW(copy);
 }
 
 bool csr_kvo_change_is_prior(CSRObject change) {

@@ -41,7 +41,9 @@ void csr_kvo_deliver(CSRObject observer, CSRObject keyPath, CSRObject object, CS
                      CSRKVOUnwind onUnwind);
 /// YES when the observer's class overrides NSObject's `-observeValueForKeyPath:ofObject:change:context:`.
 bool csr_kvo_observer_handles(CSRObject observer);
-/// `change` without the new and/or old value (the same dictionary when nothing is removed; else autoreleased).
+/// `change` without the new and/or old value. +0: `change` itself when nothing is removed (borrowed from the
+/// caller); else a copy, autoreleased (alive until the current pool drains, which the delivery to the observer runs
+/// inside).
 CSRObject csr_kvo_change_filtered(CSRObject change, bool keepNew, bool keepOld);
 /// YES when `change` is a prior notification (NSKeyValueChangeNotificationIsPriorKey).
 bool csr_kvo_change_is_prior(CSRObject change);
