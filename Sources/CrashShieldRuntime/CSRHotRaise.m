@@ -16,6 +16,7 @@
 #include "CSRHotReads.h"
 #include <pthread.h>
 #include "CSRRuntime.h"
+#include "CSRMemory.h"
 
 #if !defined(__APPLE__) && (defined(__x86_64__) || defined(__aarch64__))
 /// GNUstep on GCC's libobjc, with the nongnu libunwind (Debian: libunwind8, headers in libunwind-dev), local
@@ -371,7 +372,7 @@ static bool csr_hot_raise_subject(CSRObject object, CSRObject *receiver, uintptr
     if (![info isKindOfClass: [NSDictionary class]]) return false;
     id array = [info objectForKey: @"Array"], index = [info objectForKey: @"Index"];
     if (![array isKindOfClass: [NSArray class]] || ![index isKindOfClass: [NSNumber class]]) return false;
-    *receiver = (CSR_BRIDGE CSRObject)array;
+    *receiver = CSR_PASS_BORROWED(array);   // +0, held by the exception's userInfo (the caller holds the exception)
     *argument = (uintptr_t)[index unsignedLongValue];
     return true;
 }

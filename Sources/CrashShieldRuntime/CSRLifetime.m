@@ -71,7 +71,7 @@ __attribute__((objc_root_class))
 @implementation CSRZombieCorpse
 @end
 
-CSRClass csr_zombie_class(void) { return (CSR_BRIDGE CSRClass)objc_getClass("CSRZombie"); }
+CSRClass csr_zombie_class(void) { return (CSR_BRIDGE CSRClass)(Class)objc_getClass("CSRZombie"); }   // Apple: id
 
 #if defined(__APPLE__)
 /// objc_destructInstance, which ARC code may not name: C++/ARC ivars, associated objects, weak references.

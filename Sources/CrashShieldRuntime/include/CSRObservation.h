@@ -13,15 +13,16 @@ extern "C" {
 typedef void (*CSRKVOHandler)(CSRObject proxy, CSRObject keyPath, CSRObject object, CSRObject change, void *context);
 /// Sets the handler proxies call (NULL: proxies ignore changes).
 void csr_kvo_set_handler(CSRKVOHandler handler);
-/// A new KVO proxy, owned by the caller (+1).
-CSRObject csr_kvo_proxy_new(void);
+/// A new KVO proxy. +1: the caller releases it (`csr_object_release_owned`).
+CSRObject csr_kvo_proxy_new(void) CSR_RETURNS_RETAINED;
 /// YES when `object` is a KVO proxy.
 bool csr_kvo_is_proxy(CSRObject object);
-/// `[object copy]`, owned by the caller (+1); NULL for NULL.
-CSRObject csr_object_copy_owned(CSRObject object);
-/// `[object retain]`: the caller owns one more reference (+1; NULL for NULL).
-CSRObject csr_object_retain_owned(CSRObject object);
-/// Releases an object the caller owns (NULL is ignored).
+/// `[object copy]`. +1: the caller releases it (`csr_object_release_owned`); NULL for NULL.
+CSRObject csr_object_copy_owned(CSRObject object) CSR_RETURNS_RETAINED;
+/// `[object retain]`: +1, the caller owns one more reference and releases it (`csr_object_release_owned`); NULL for
+/// NULL.
+CSRObject csr_object_retain_owned(CSRObject object) CSR_RETURNS_RETAINED;
+/// Releases one reference the caller owns (a +1 result of a `_new`/`_owned` function; NULL is ignored).
 void csr_object_release_owned(CSRObject object);
 
 /// `[observed addObserver:observer forKeyPath:keyPath options:options context:context]` (a plain message send).
