@@ -135,10 +135,12 @@ void csr_invocation_setZeroReturn(CSRObject invocation) {
 
 // MARK: Exact messages
 
+#if !defined(__APPLE__)
 static NSString *csr_replace(NSString *text, NSString *target, NSString *replacement) {
     if (text == nil || [target length] == 0) return text;
     return [text stringByReplacingOccurrencesOfString: target withString: replacement];
 }
+#endif
 
 /// A typed selector of the same name the runtime would pick for an untyped one (GCC's libobjc: the only type
 /// registered for the name), or NULL.

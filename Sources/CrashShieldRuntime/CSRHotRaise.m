@@ -73,8 +73,10 @@ static bool csr_unwind_load(void) {
 #endif
 
 static CSRHotRaiseHandlers csr_hot_raise_handlers;
+#if CSR_HOT_RAISE_AVAILABLE
 /// Set once a marker may be installed (`csr_hot_frame_eligible` said yes): the raise hook walks from then on.
 static bool csr_hot_frames_used;
+#endif
 
 void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers) {
     __atomic_store_n(&csr_hot_raise_handlers.original, handlers.original, __ATOMIC_RELEASE);

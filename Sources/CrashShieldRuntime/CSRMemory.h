@@ -29,7 +29,7 @@
 
 #if __has_feature(objc_arc)
 #define CSR_RETAIN(x) (x)
-#define CSR_RELEASE(x) ((void)0)
+#define CSR_RELEASE(x) ((void)(x))
 #define CSR_AUTORELEASE(x) (x)
 #else
 #define CSR_RETAIN(x) [(x) retain]
