@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/check-arc.sh   # every .m file must also compile under ARC (the build here is MRC)
+scripts/check-ownership.sh   # the Objective-C layer under ARC: -Werror, the static analyzer, the ownership rule
 scripts/check-apple.sh
 scripts/proof-release.sh
 swift build --build-tests

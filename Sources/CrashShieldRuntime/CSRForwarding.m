@@ -106,7 +106,9 @@ CSRObject csr_signature_for_selector(CSRSelector selector) {
     NSMethodSignature *signature = nil;
     @try { signature = [NSMethodSignature signatureWithObjCTypes: types]; }
     @catch (NSException *ignored) { signature = nil; }
-    return (CSR_BRIDGE CSRObject)signature;
+    // The runtime takes a methodSignatureForSelector: answer at +0: the pool keeps it alive under ARC too, where the
+    // strong local would release it here (and objc4's optimized return may have handed it over at +1).
+    return CSR_PASS_AUTORELEASED(signature);
 }
 
 CSRSelector csr_invocation_getSelector(CSRObject invocation) {
@@ -133,10 +135,12 @@ void csr_invocation_setZeroReturn(CSRObject invocation) {
 
 // MARK: Exact messages
 
+#if !defined(__APPLE__)
 static NSString *csr_replace(NSString *text, NSString *target, NSString *replacement) {
     if (text == nil || [target length] == 0) return text;
     return [text stringByReplacingOccurrencesOfString: target withString: replacement];
 }
+#endif
 
 /// A typed selector of the same name the runtime would pick for an untyped one (GCC's libobjc: the only type
 /// registered for the name), or NULL.

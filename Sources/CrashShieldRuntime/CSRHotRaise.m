@@ -16,6 +16,7 @@
 #include "CSRHotReads.h"
 #include <pthread.h>
 #include "CSRRuntime.h"
+#include "CSRMemory.h"
 
 #include "CSRUnwind.h"
 #if CSR_UNWIND_AVAILABLE
@@ -29,8 +30,10 @@
 #endif
 
 static CSRHotRaiseHandlers csr_hot_raise_handlers;
+#if CSR_HOT_RAISE_AVAILABLE
 /// Set once a marker may be installed (`csr_hot_frame_eligible` said yes): the raise hook walks from then on.
 static bool csr_hot_frames_used;
+#endif
 
 void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers) {
     __atomic_store_n(&csr_hot_raise_handlers.original, handlers.original, __ATOMIC_RELEASE);
@@ -328,7 +331,7 @@ static bool csr_hot_raise_subject(CSRObject object, CSRObject *receiver, uintptr
     if (![info isKindOfClass: [NSDictionary class]]) return false;
     id array = [info objectForKey: @"Array"], index = [info objectForKey: @"Index"];
     if (![array isKindOfClass: [NSArray class]] || ![index isKindOfClass: [NSNumber class]]) return false;
-    *receiver = (CSR_BRIDGE CSRObject)array;
+    *receiver = CSR_PASS_BORROWED(array);   // +0, held by the exception's userInfo (the caller holds the exception)
     *argument = (uintptr_t)[index unsignedLongValue];
     return true;
 }

@@ -1,6 +1,7 @@
 // CSRLifetime.m: zombies and main-thread calls (see CSRLifetime.h).
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,7 @@ __attribute__((objc_root_class))
 @implementation CSRZombieCorpse
 @end
 
-CSRClass csr_zombie_class(void) { return (CSR_BRIDGE CSRClass)objc_getClass("CSRZombie"); }
+CSRClass csr_zombie_class(void) { return (CSR_BRIDGE CSRClass)(Class)objc_getClass("CSRZombie"); }   // Apple: id
 
 #if defined(__APPLE__)
 /// objc_destructInstance, which ARC code may not name: C++/ARC ivars, associated objects, weak references.
@@ -143,7 +144,10 @@ static struct {
     size_t capacity, head, count, bytes, maxBytes, maxCount, evicted;
 } csr_pool = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0, 0, 0, 0 };
 
-static CSRZombieRecord *csr_pool_at(size_t position) { return &csr_pool.ring[(csr_pool.head + position) % csr_pool.capacity]; }
+static CSRZombieRecord *csr_pool_at(size_t position) {
+    assert(csr_pool.capacity > 0);   // count <= capacity: a record is read or written only once csr_pool_reserve made room
+    return &csr_pool.ring[(csr_pool.head + position) % csr_pool.capacity];
+}
 
 /// Under the lock: frees the oldest zombie for real.
 static void csr_pool_evict_oldest(void) {

@@ -14,7 +14,7 @@
 // MARK: Notification centers
 
 CSRObject csr_notification_default_center(void) {
-    return (CSR_BRIDGE CSRObject)[NSNotificationCenter defaultCenter];
+    return CSR_PASS_BORROWED([NSNotificationCenter defaultCenter]);   // a singleton, kept for the process
 }
 
 void csr_notification_add(CSRObject center, CSRObject observer, CSRSelector selector, CSRObject name, CSRObject object) {
@@ -28,16 +28,17 @@ void csr_notification_remove(CSRObject center, CSRObject observer, CSRObject nam
                                                        object: (CSR_BRIDGE id)object];
 }
 
+// Each held by the notification, which the caller holds.
 CSRObject csr_notification_name(CSRObject notification) {
-    return (CSR_BRIDGE CSRObject)[(CSR_BRIDGE NSNotification *)notification name];
+    return CSR_PASS_BORROWED([(CSR_BRIDGE NSNotification *)notification name]);
 }
 
 CSRObject csr_notification_object(CSRObject notification) {
-    return (CSR_BRIDGE CSRObject)[(CSR_BRIDGE NSNotification *)notification object];
+    return CSR_PASS_BORROWED([(CSR_BRIDGE NSNotification *)notification object]);
 }
 
 CSRObject csr_notification_userInfo(CSRObject notification) {
-    return (CSR_BRIDGE CSRObject)[(CSR_BRIDGE NSNotification *)notification userInfo];
+    return CSR_PASS_BORROWED([(CSR_BRIDGE NSNotification *)notification userInfo]);
 }
 
 void csr_notification_post(CSRObject center, CSRObject name, CSRObject object, CSRObject userInfo, CSRObject thread,
@@ -54,7 +55,7 @@ void csr_notification_post(CSRObject center, CSRObject name, CSRObject object, C
                  withObject: notification waitUntilDone: waitUntilDone ? YES : NO];
 }
 
-CSRObject csr_nsthread_main(void) { return (CSR_BRIDGE CSRObject)[NSThread mainThread]; }
+CSRObject csr_nsthread_main(void) { return CSR_PASS_BORROWED([NSThread mainThread]); }   // lives for the process
 
 // MARK: What the running center does with deallocated observers
 
@@ -96,11 +97,7 @@ void csr_notification_set_handler(CSRNotificationHandler handler) {
 @end
 
 CSRObject csr_notification_trampoline_new(void) {
-#if __has_feature(objc_arc)
-    return (__bridge_retained CSRObject)[[CSRNotificationTrampoline alloc] init];
-#else
-    return (CSRObject)[[CSRNotificationTrampoline alloc] init];
-#endif
+    return CSR_PASS_RETAINED_NEW([[CSRNotificationTrampoline alloc] init]);
 }
 
 CSRSelector csr_notification_trampoline_selector(void) {
@@ -182,11 +179,7 @@ CSRObject csr_timer_proxy_new(CSRObject target, CSRSelector selector) {
     proxy->_selector = (SEL)selector;
     // Class names live as long as their classes (for the whole process).
     proxy->_targetClass = class_getName([(CSR_BRIDGE id)target class]);
-#if __has_feature(objc_arc)
-    return (__bridge_retained CSRObject)proxy;
-#else
-    return (CSRObject)proxy;
-#endif
+    return CSR_PASS_RETAINED_NEW(proxy);
 }
 
 CSRSelector csr_timer_proxy_selector(void) {

@@ -25,7 +25,8 @@ bool csr_string_copyUTF8(CSRObject string, char *buffer, size_t size) {
 }
 
 CSRObject csr_string_create(const char *utf8) {
-    return (CSR_BRIDGE CSRObject)[NSString stringWithUTF8String: utf8 ? utf8 : ""];
+    NSString *string = [[NSString alloc] initWithUTF8String: utf8 ? utf8 : ""];
+    return CSR_PASS_AUTORELEASED_NEW(string);
 }
 
 void csr_with_autorelease_pool(void (*body)(void *context), void *context) {

@@ -25,11 +25,7 @@ void csr_kvo_set_handler(CSRKVOHandler handler) {
 @end
 
 CSRObject csr_kvo_proxy_new(void) {
-#if __has_feature(objc_arc)
-    return (__bridge_retained CSRObject)[[CSRKVOProxy alloc] init];
-#else
-    return (CSRObject)[[CSRKVOProxy alloc] init];
-#endif
+    return CSR_PASS_RETAINED_NEW([[CSRKVOProxy alloc] init]);
 }
 
 bool csr_kvo_is_proxy(CSRObject object) {
@@ -42,27 +38,18 @@ bool csr_kvo_is_proxy(CSRObject object) {
 
 CSRObject csr_object_copy_owned(CSRObject object) {
     if (!object) return NULL;
-#if __has_feature(objc_arc)
-    return (__bridge_retained CSRObject)[(__bridge id)object copy];
-#else
-    return (CSRObject)[(id)object copy];
-#endif
+    return CSR_PASS_RETAINED_NEW([(CSR_BRIDGE id)object copy]);
 }
 
 CSRObject csr_object_retain_owned(CSRObject object) {
     if (!object) return NULL;
-#if __has_feature(objc_arc)
-    return (__bridge_retained CSRObject)(__bridge id)object;
-#else
-    return (CSRObject)[(id)object retain];
-#endif
+    return CSR_PASS_RETAINED((CSR_BRIDGE id)object);
 }
 
 void csr_object_release_owned(CSRObject object) {
     if (!object) return;
 #if __has_feature(objc_arc)
-    id released = (__bridge_transfer id)object;
-    released = nil;
+    (void)(__bridge_transfer id)object;   // the strong temporary takes the caller's +1 and releases it
 #else
     [(id)object release];
 #endif
@@ -127,10 +114,11 @@ CSRObject csr_kvo_change_filtered(CSRObject change, bool keepNew, bool keepOld) 
     bool dropNew = !keepNew && [dictionary objectForKey: NSKeyValueChangeNewKey] != nil;
     bool dropOld = !keepOld && [dictionary objectForKey: NSKeyValueChangeOldKey] != nil;
     if (!dropNew && !dropOld) return change;
-    NSMutableDictionary *copy = CSR_AUTORELEASE([dictionary mutableCopy]);
+    NSMutableDictionary *copy = [dictionary mutableCopy];
     if (dropNew) [copy removeObjectForKey: NSKeyValueChangeNewKey];
     if (dropOld) [copy removeObjectForKey: NSKeyValueChangeOldKey];
-    return (CSR_BRIDGE CSRObject)copy;
+    // In the pool under ARC too: the observer is handed it after this returns, and may raise out of the delivery.
+    return CSR_PASS_AUTORELEASED_NEW(copy);
 }
 
 bool csr_kvo_change_is_prior(CSRObject change) {

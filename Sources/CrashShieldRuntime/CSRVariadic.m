@@ -84,10 +84,10 @@ CSR_TRAMPOLINE static CSRObject csr_string_with_format(CSRObject self, CSRSelect
 }
 
 /// What the variadic format methods make of `format` and the arguments: `initWithFormat:locale:arguments:` with a
-/// nil locale. Autoreleased (the caller's original may raise).
+/// nil locale. +0, autoreleased (under ARC too: the caller's original may raise, and it is handed a live string).
 static CSRObject csr_formatted(CSRObject format, va_list arguments) {
     NSString *text = [[NSString alloc] initWithFormat: (CSR_BRIDGE NSString *)format locale: nil arguments: arguments];
-    return (CSR_BRIDGE CSRObject)CSR_AUTORELEASE(text);
+    return CSR_PASS_AUTORELEASED_NEW(text);
 }
 
 /// `-appendFormat:`, installed under Apple's rules (Apple's implementation is closed): the original still makes the

@@ -256,6 +256,28 @@ unsigned long css_messaging_repeat_untyped(const char *receiver, unsigned long c
     return nils;
 }
 
+unsigned long css_messaging_untyped_shapes(unsigned long count) {
+    SEL none = NSSelectorFromString(@"cssOwnershipProbe"), one = NSSelectorFromString(@"cssOwnershipProbe:"),
+        two = NSSelectorFromString(@"cssOwnershipProbe:with:");
+    unsigned long nils = 0;
+    for (unsigned long i = 0; i < count; i++) {
+        @autoreleasepool {
+            id target = profile();
+            @try {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Warc-performSelector-leaks"
+                if ([target performSelector: none] == nil) nils++;
+                if ([target performSelector: one withObject: @"argument"] == nil) nils++;
+                if ([target performSelector: two withObject: @"first" withObject: target] == nil) nils++;
+#pragma clang diagnostic pop
+            } @catch (NSException *exception) {
+                (void)exception;
+            }
+        }
+    }
+    return nils;
+}
+
 /// A delegate protocol with an optional method the placeholder does not implement.
 @protocol CSSPlaceholderDelegate <NSObject>
 @optional

@@ -132,7 +132,12 @@ void *css_test_string_raising_in_length(void) {
 }
 
 void css_test_signature_text(void *object, const char *selector, char *out, unsigned long size) {
-    NSMethodSignature *signature = [(__bridge id)object methodSignatureForSelector: sel_registerName(selector)];
+    css_test_signature_object_text((__bridge void *)[(__bridge id)object methodSignatureForSelector: sel_registerName(selector)],
+                                   out, size);
+}
+
+void css_test_signature_object_text(void *object, char *out, unsigned long size) {
+    NSMethodSignature *signature = (__bridge NSMethodSignature *)object;
     if (signature == nil) {
         snprintf(out, size, "nil");
         return;

@@ -224,3 +224,18 @@ const char *css_valid_variadic_calls(void) {
     return [log UTF8String];
 }
 
+
+unsigned long css_test_append_format_long(unsigned long pieces, char *out, unsigned long size) {
+    unsigned long length = 0;
+    @autoreleasepool {
+        NSMutableString *text = [NSMutableString stringWithString: @"<"];
+        NSString *piece = [@"" stringByPaddingToLength: 1024 withString: @"0123456789abcdef" startingAtIndex: 0];
+        for (unsigned long i = 0; i < pieces; i++) {
+            [text appendFormat: @"%lu:%@|%s|%@|%5.2f;", i, piece, "c-string", [NSNumber numberWithUnsignedLong: i * 7],
+                                i / 4.0];
+        }
+        length = [text length];
+        snprintf(out, size, "%s", [text UTF8String]);
+    }
+    return length;
+}

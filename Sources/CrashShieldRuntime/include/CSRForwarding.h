@@ -13,10 +13,11 @@ extern "C" {
 /// (an untyped selector, e.g. from NSSelectorFromString; always NULL on Apple's runtime).
 const char *csr_sel_getTypes(CSRSelector selector);
 
-/// An autoreleased NSMethodSignature for `selector`, for a receiver that has no method for it: built from the
-/// selector's own type information when it has some; otherwise (untyped selector) the signature of a method
-/// returning an object and taking an object per colon of the name, as `performSelector:` callers expect. NULL if
-/// the runtime rejects the types.
+/// An NSMethodSignature for `selector`, for a receiver that has no method for it: built from the selector's own type
+/// information when it has some; otherwise (untyped selector) the signature of a method returning an object and
+/// taking an object per colon of the name, as `performSelector:` callers expect. NULL if the runtime rejects the
+/// types. +0, autoreleased (what a `methodSignatureForSelector:` implementation hands the runtime): alive until the
+/// current autorelease pool drains.
 CSRObject csr_signature_for_selector(CSRSelector selector);
 
 /// The selector an NSInvocation carries.

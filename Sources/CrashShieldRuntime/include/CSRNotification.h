@@ -12,13 +12,14 @@ extern "C" {
 
 // MARK: Notification centers
 
-/// `[NSNotificationCenter defaultCenter]`.
+/// `[NSNotificationCenter defaultCenter]`. +0, borrowed (a singleton).
 CSRObject csr_notification_default_center(void);
 /// `[center addObserver:observer selector:selector name:name object:object]`.
 void csr_notification_add(CSRObject center, CSRObject observer, CSRSelector selector, CSRObject name, CSRObject object);
 /// `[center removeObserver:observer name:name object:object]`.
 void csr_notification_remove(CSRObject center, CSRObject observer, CSRObject name, CSRObject object);
-/// `[notification name]`, `[notification object]`, `[notification userInfo]` (not retained).
+/// `[notification name]`, `[notification object]`, `[notification userInfo]`. +0, borrowed: alive as long as the
+/// notification.
 CSRObject csr_notification_name(CSRObject notification);
 CSRObject csr_notification_object(CSRObject notification);
 CSRObject csr_notification_userInfo(CSRObject notification);
@@ -28,7 +29,7 @@ CSRObject csr_notification_userInfo(CSRObject notification);
 void csr_notification_post(CSRObject center, CSRObject name, CSRObject object, CSRObject userInfo, CSRObject thread,
                            bool waitUntilDone);
 
-/// `[NSThread mainThread]` (not retained).
+/// `[NSThread mainThread]`. +0, borrowed (lives for the process).
 CSRObject csr_nsthread_main(void);
 
 /// Whether the running NSNotificationCenter never messages a deallocated selector-based observer: Apple since
@@ -42,8 +43,9 @@ void csr_test_emulateAppleNotificationCenter(bool emulate);
 /// Called by every trampoline's `-csr_receive:` with the trampoline and the notification.
 typedef void (*CSRNotificationHandler)(CSRObject trampoline, CSRObject notification);
 void csr_notification_set_handler(CSRNotificationHandler handler);
-/// A new trampoline observer (selector `csr_notification_trampoline_selector()`), owned by the caller (+1).
-CSRObject csr_notification_trampoline_new(void);
+/// A new trampoline observer (selector `csr_notification_trampoline_selector()`). +1: the caller releases it
+/// (`csr_object_release_owned`).
+CSRObject csr_notification_trampoline_new(void) CSR_RETURNS_RETAINED;
 CSRSelector csr_notification_trampoline_selector(void);
 /// YES when `object` is a trampoline.
 bool csr_notification_is_trampoline(CSRObject object);
@@ -60,8 +62,9 @@ typedef enum CSRTimerEvent {
 typedef void (*CSRTimerHandler)(CSRTimerEvent event, CSRObject proxy, CSRObject timer, const char *targetClass,
                                 CSRSelector selector);
 void csr_timer_set_handler(CSRTimerHandler handler);
-/// A new proxy that forwards each fire to `target` (not retained) with `selector`, owned by the caller (+1).
-CSRObject csr_timer_proxy_new(CSRObject target, CSRSelector selector);
+/// A new proxy that forwards each fire to `target` (not retained) with `selector`. +1: the caller releases it
+/// (`csr_object_release_owned`).
+CSRObject csr_timer_proxy_new(CSRObject target, CSRSelector selector) CSR_RETURNS_RETAINED;
 /// The selector a timer must send to a proxy.
 CSRSelector csr_timer_proxy_selector(void);
 /// The target is being deallocated: the proxy drops it (it invalidates its timer at the next fire).

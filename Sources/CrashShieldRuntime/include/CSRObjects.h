@@ -12,7 +12,8 @@ extern "C" {
 void csr_object_describe(CSRObject object, char *buffer, size_t size);
 /// Copies the UTF-8 contents of an NSString into `buffer`; returns false if `string` is not an NSString.
 bool csr_string_copyUTF8(CSRObject string, char *buffer, size_t size);
-/// A new autoreleased NSString from UTF-8.
+/// A new NSString from UTF-8 (NULL: the empty string). +0, autoreleased: alive until the current autorelease pool
+/// drains (call it inside one; under ARC too, see CSRMemory.h).
 CSRObject csr_string_create(const char *utf8);
 /// Runs `body(context)` inside a fresh autorelease pool.
 void csr_with_autorelease_pool(void (*body)(void *context), void *context);

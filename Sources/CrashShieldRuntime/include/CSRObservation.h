@@ -13,15 +13,16 @@ extern "C" {
 typedef void (*CSRKVOHandler)(CSRObject proxy, CSRObject keyPath, CSRObject object, CSRObject change, void *context);
 /// Sets the handler proxies call (NULL: proxies ignore changes).
 void csr_kvo_set_handler(CSRKVOHandler handler);
-/// A new KVO proxy, owned by the caller (+1).
-CSRObject csr_kvo_proxy_new(void);
+/// A new KVO proxy. +1: the caller releases it (`csr_object_release_owned`).
+CSRObject csr_kvo_proxy_new(void) CSR_RETURNS_RETAINED;
 /// YES when `object` is a KVO proxy.
 bool csr_kvo_is_proxy(CSRObject object);
-/// `[object copy]`, owned by the caller (+1); NULL for NULL.
-CSRObject csr_object_copy_owned(CSRObject object);
-/// `[object retain]`: the caller owns one more reference (+1; NULL for NULL).
-CSRObject csr_object_retain_owned(CSRObject object);
-/// Releases an object the caller owns (NULL is ignored).
+/// `[object copy]`. +1: the caller releases it (`csr_object_release_owned`); NULL for NULL.
+CSRObject csr_object_copy_owned(CSRObject object) CSR_RETURNS_RETAINED;
+/// `[object retain]`: +1, the caller owns one more reference and releases it (`csr_object_release_owned`); NULL for
+/// NULL.
+CSRObject csr_object_retain_owned(CSRObject object) CSR_RETURNS_RETAINED;
+/// Releases one reference the caller owns (a +1 result of a `_new`/`_owned` function; NULL is ignored).
 void csr_object_release_owned(CSRObject object);
 
 /// `[observed addObserver:observer forKeyPath:keyPath options:options context:context]` (a plain message send).
@@ -41,7 +42,9 @@ void csr_kvo_deliver(CSRObject observer, CSRObject keyPath, CSRObject object, CS
                      CSRKVOUnwind onUnwind);
 /// YES when the observer's class overrides NSObject's `-observeValueForKeyPath:ofObject:change:context:`.
 bool csr_kvo_observer_handles(CSRObject observer);
-/// `change` without the new and/or old value (the same dictionary when nothing is removed; else autoreleased).
+/// `change` without the new and/or old value. +0: `change` itself when nothing is removed (borrowed from the
+/// caller); else a copy, autoreleased (alive until the current pool drains, which the delivery to the observer runs
+/// inside).
 CSRObject csr_kvo_change_filtered(CSRObject change, bool keepNew, bool keepOld);
 /// YES when `change` is a prior notification (NSKeyValueChangeNotificationIsPriorKey).
 bool csr_kvo_change_is_prior(CSRObject change);

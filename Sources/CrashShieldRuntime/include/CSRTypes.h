@@ -30,4 +30,19 @@ typedef struct CSRRange {
 #define CSR_BRIDGE
 #endif
 
+/// Ownership of an object a function returns as a CSRObject, identical under ARC (Apple) and manual reference
+/// counting (here). Every such function's comment says which it is: "+1" (declared CSR_RETURNS_RETAINED: the caller
+/// owns it and releases it with `csr_object_release_owned`), "+0, autoreleased" (alive until the current autorelease
+/// pool drains) or "+0, borrowed" (kept alive by the object named there). Swift sees raw pointers either way (no
+/// Objective-C interop on Linux), so the comment is the contract; the attribute lets the static analyzer check the
+/// C side. How the Objective-C layer keeps it: CSRMemory.h, scripts/check-ownership.sh.
+#if defined(__has_attribute)
+#if __has_attribute(cf_returns_retained)
+#define CSR_RETURNS_RETAINED __attribute__((cf_returns_retained))
+#endif
+#endif
+#ifndef CSR_RETURNS_RETAINED
+#define CSR_RETURNS_RETAINED
+#endif
+
 #endif

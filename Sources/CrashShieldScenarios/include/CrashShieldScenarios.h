@@ -90,6 +90,11 @@ long css_messaging_repeat(unsigned long count);
 /// instance ("instance"), an app class ("class") or NSNull ("null"), each inside @try; returns how many sends
 /// returned nil without raising. Call inside a pool.
 unsigned long css_messaging_repeat_untyped(const char *receiver, unsigned long count);
+/// `count` rounds of three untyped messages no class answers, to an app instance (`cssOwnershipProbe`,
+/// `cssOwnershipProbe:` with an object, `cssOwnershipProbe:with:` with two: `performSelector:` and its
+/// `withObject:` forms), each round in its own pool and @try; returns how many sends returned nil without raising.
+/// GNUstep forwards them only with the receiver's `methodSignatureForSelector:` answer.
+unsigned long css_messaging_untyped_shapes(unsigned long count);
 /// An optional protocol method (NSInteger) sent to a plain NSObject placeholder delegate: what the caller got, or
 /// "raised(<reason>)". Call inside a pool.
 const char *css_messaging_placeholder_delegate(void);
@@ -152,6 +157,11 @@ void *css_test_string_class(void);
 /// `[object methodSignatureForSelector:sel_registerName(selector)]` (a class: its class side) written into `out` as
 /// its return and argument types ("v@:@"), or "nil".
 void css_test_signature_text(void *object, const char *selector, char *out, unsigned long size);
+/// The same for an NSMethodSignature (NULL: "nil").
+void css_test_signature_object_text(void *signature, char *out, unsigned long size);
+/// `pieces` calls of `[text appendFormat:@"%lu:%@|%s|%@|%5.2f;", ...]` with a 1 KB string argument on one mutable
+/// string (about 1.06 KB each), inside a pool of its own; copies the text into `out` and returns its length.
+unsigned long css_test_append_format_long(unsigned long pieces, char *out, unsigned long size);
 /// Return addresses of two calls in one function with a cleanup (`__attribute__((cleanup))`, as GNUstep's
 /// `GS_BEGINITEMBUF`): `sites[0]` of a call outside the cleanup's scope, `sites[1]` of one inside it.
 void css_test_cleanup_call_sites(unsigned long sites[2]);

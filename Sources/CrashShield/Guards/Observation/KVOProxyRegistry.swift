@@ -1,3 +1,4 @@
+import Atomics
 import CrashShieldRuntime.Internal
 
 /// The state behind the KVO guard: one proxy per observed object (the only observer Foundation knows of for the
@@ -482,19 +483,29 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         }
     }
 
+    /// Whether each registration gets only the values it asked for: Apple gives each observer only those (the proxy
+    /// is registered with the union, `csr_kvo_change_filtered` drops the rest); GNUstep gives every observer of a key
+    /// path the same dictionary, whatever its options, and so does the proxy. Tests turn it on here to run Apple's
+    /// path (an autoreleased copy of the change, handed to the observer) against GNUstep.
+    static var filtersChangesPerObserver: Bool {
+        get { filtersChangesFlag.load(ordering: .acquiring) }
+        set { filtersChangesFlag.store(newValue, ordering: .releasing) }
+    }
+    #if canImport(Darwin)
+    private static let filtersChangesFlag = ManagedAtomic<Bool>(true)
+    #else
+    private static let filtersChangesFlag = ManagedAtomic<Bool>(false)
+    #endif
+
     private func forward(_ target: Registration, keyPath: CSRObject, object: CSRObject, change: CSRObject?) {
         guard let observer = UnsafeMutableRawPointer(bitPattern: target.observer) else { return }
         if !csr_kvo_observer_handles(observer), KVOGuard.unhandledChange(observer: observer, keyPath: keyPath) {
             return
         }
-        #if canImport(Darwin)
-        // Apple gives each observer only the values it asked for; the proxy is registered with the union.
-        let filtered = csr_kvo_change_filtered(change, target.options & Options.new != 0,
-                                               target.options & Options.old != 0)
-        #else
-        // GNUstep gives every observer of a key path the same dictionary, whatever its options: so does the proxy.
-        let filtered = change
-        #endif
+        // +0: the change itself, or an autoreleased copy that lives until the pool around this delivery drains.
+        let filtered = Self.filtersChangesPerObserver
+            ? csr_kvo_change_filtered(change, target.options & Options.new != 0, target.options & Options.old != 0)
+            : change
         // An exception out of the observer unwinds past `deliver`: its pin is dropped on the way.
         csr_kvo_deliver(observer, keyPath, object, filtered, UnsafeMutableRawPointer(bitPattern: target.context)) { observer in
             guard let observer else { return }
