@@ -296,14 +296,22 @@ void *css_timer_target_new(long tag, long limit);
 long css_timer_target_fires(void *target);
 /// `scheduledTimerWithTimeInterval:target:selector:userInfo:repeats:` on the current run loop (not retained).
 void *css_timer_schedule(double interval, void *target, const char *selector, const char *userInfo, bool repeats);
-/// An owner (+1) that keeps a repeating timer (-tick:) on itself and invalidates it in its own -dealloc.
+/// An owner (+1) that keeps a repeating timer (-tick:) on itself and invalidates it in its own -dealloc (which never
+/// runs while the timer retains it); its timer (not retained).
 void *css_timer_owner_new(long tag, double interval);
+void *css_timer_owner_timer(void *owner);
 /// `[timer retain]` (+1): GNUstep frees a scheduled timer once it is invalidated unless someone else keeps it.
 void *css_timer_retain(void *timer);
 bool css_timer_is_valid(void *timer);
 void css_timer_invalidate(void *timer);
 /// Valid timers on this thread's run loop, every creation form: the fire log (the differential test).
 void css_timer_valid_sequence(char *buffer, unsigned long size);
+/// Timers whose target only the timer keeps alive, each firing `fires` times, one after the other: a worker scheduled
+/// on itself and released ("1|work:|n|valid", "1|dealloc"); an owner whose timer targets a YYWeakProxy-shaped NSProxy
+/// of it, released after `fires` fires ("2|tick:|n|own", "2|owner.dealloc", "2|proxy.dealloc"); a forwarder that
+/// lacks the selector and forwards it to a worker ("3|responds=0", "3|work:|n|valid", "3|forwarder.dealloc",
+/// "3|dealloc"). The fire log (the differential test).
+void css_timer_unowned_target_sequence(long fires, char *buffer, unsigned long size);
 
 // MARK: Test support: observers released while a change is being delivered to them (CSSObservationScenarios.m)
 
