@@ -313,6 +313,19 @@ void css_timer_valid_sequence(char *buffer, unsigned long size);
 /// "3|dealloc"). The fire log (the differential test).
 void css_timer_unowned_target_sequence(long fires, char *buffer, unsigned long size);
 
+// MARK: Test support: third-party code that forwards or observes (CSSThirdPartyShapes.m)
+
+/// Messages (handled and not, typed and untyped) to a class that overrides forwardingTargetForSelector: without
+/// calling super and to an NSProxy forwarder: what each gave or raised, as one text. Call inside a pool.
+const char *css_third_party_forwarding_calls(void);
+/// ReactiveObjC-style subscriptions (one shared observer, a context per subscription) on app models, and
+/// AFNetworking-style observers (static contexts) of a Foundation NSOperation and of an app subclass run in place and
+/// on a queue; every removal made with its context. `log`: what the observers saw; `removals`: "context" per removal
+/// the method made, "fallback" where it raised (GNUstep without CrashShield has no such method).
+void css_third_party_kvo_sequence(char *log, unsigned long logSize, char *removals, unsigned long removalsSize);
+/// One observer registered twice for one key path of one object with two contexts, changes, two removals by key path.
+void css_third_party_kvo_same_key_sequence(char *log, unsigned long logSize);
+
 // MARK: Test support: observers released while a change is being delivered to them (CSSObservationScenarios.m)
 
 /// An observer (`-observeValueForKeyPath:...` logs "enter TAG"; when `blocks`, it then waits for
