@@ -93,6 +93,9 @@ unsigned long css_messaging_repeat_untyped(const char *receiver, unsigned long c
 /// An optional protocol method (NSInteger) sent to a plain NSObject placeholder delegate: what the caller got, or
 /// "raised(<reason>)". Call inside a pool.
 const char *css_messaging_placeholder_delegate(void);
+/// Around a message a plain NSObject lacks, where nothing may change: respondsToSelector:, methodSignatureForSelector:
+/// asked directly, the message sent by Foundation's own code, a class method NSObject lacks. One text; in a pool.
+const char *css_messaging_plain_object_calls(void);
 
 
 // MARK: Test support (hook engine and guard tests). Objects are passed as raw pointers.
