@@ -354,8 +354,8 @@ static const CSPReceiverKind csp_receivers[] = {
     { "confused.appObject", C, conf_plain, true },
     { "confused.appClass", C, conf_plain_class, true },
     { "confused.stringClass", C, conf_string_class, true },
+    { "confused.NSObject", C, kvc_object, true },   // a plain NSObject (a placeholder): protected by default
     // Outside the unrecognized-selector guard's default scope: their messages must raise exactly as before.
-    { "confused.NSObject", C, kvc_object, false },
     { "confused.NSDate", C, conf_date, false },
     { "confused.NSData", C, conf_data, false },
     { "class.NSArray", CSPFamilyArrayClass, class_array, true },

@@ -88,9 +88,18 @@ static const char *csr_types_from_implementations(SEL selector) {
     return answer == [NSNull null] ? NULL : [(NSString *)answer UTF8String];
 }
 
+static SEL csr_typed_twin(SEL selector);
+
 CSRObject csr_signature_for_selector(CSRSelector selector) {
     if (selector == NULL) return NULL;
     const char *types = csr_sel_getTypes(selector);
+    // An untyped selector: the one typed selector of that name the runtime knows, as GNUstep's own forwarding picks
+    // it when the receiver has no signature (gs_find_best_typed_sel). Any other guess would make GNUstep register a
+    // second typed selector of the name, and change how it handles the name from then on.
+    if (types == NULL) {
+        SEL twin = csr_typed_twin((SEL)selector);
+        if (twin != NULL) types = csr_sel_getTypes(csr_sel_opaque(twin));
+    }
     if (types == NULL) types = csr_types_from_implementations((SEL)selector);
     char fallback[256];
     if (types == NULL) {

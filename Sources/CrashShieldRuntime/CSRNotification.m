@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include "CSRMemory.h"
 #include "CSRNotification.h"
+#include "CSRObservation.h"   // csr_object_retain_owned, csr_object_release_owned
 
 #if __has_feature(objc_arc)
 #define CSR_SUPER_DEALLOC() ((void)0)
@@ -120,20 +121,20 @@ bool csr_notification_is_trampoline(CSRObject object) {
 // MARK: Timers
 
 static CSRTimerHandler csr_timer_handler;
-/// Guards every proxy's target word: a fire takes the target (retained) under it, a dying target is dropped under it.
+/// Guards every proxy's target word: a fire takes the target (retained) under it, a dying proxy takes it to release
+/// it, an over-released target is dropped under it.
 static pthread_mutex_t csr_timer_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void csr_timer_set_handler(CSRTimerHandler handler) {
     __atomic_store_n(&csr_timer_handler, handler, __ATOMIC_RELEASE);
 }
 
-/// Stands between a timer and its target: the timer retains the proxy, the proxy does not retain the target.
+/// Stands between a timer and its target: the timer retains the proxy, the proxy retains the target (as the timer
+/// itself would) and releases it when the timer releases the proxy (at its invalidation).
 @interface CSRTimerProxy : NSObject {
 @public
-    __unsafe_unretained id _target;   // not retained; cleared when the target is deallocated
+    CSRObject _target;   // owned (+1, `csr_object_retain_owned`); NULL once it was freed behind the proxy's back
     SEL _selector;
-    const char *_targetClass;
-    bool _reported;
 }
 - (void)csr_fire:(NSTimer *)timer;
 @end
@@ -141,12 +142,10 @@ void csr_timer_set_handler(CSRTimerHandler handler) {
 @implementation CSRTimerProxy
 - (void)csr_fire:(NSTimer *)timer {
     pthread_mutex_lock(&csr_timer_lock);
-    id target = _target;
-    if (target) (void)CSR_RETAIN(target);
-    bool report = !target && !_reported;
-    if (report) _reported = true;
+    CSRObject held = csr_object_retain_owned(_target);   // for the call, as NSTimer's -fire retains its target
     pthread_mutex_unlock(&csr_timer_lock);
-    if (target) {
+    if (held) {
+        id target = (CSR_BRIDGE id)held;
         // What NSTimer's -fire sends its target (an exception goes to NSTimer's own handler, as before).
         @try {
 #pragma clang diagnostic push
@@ -154,31 +153,32 @@ void csr_timer_set_handler(CSRTimerHandler handler) {
             [target performSelector: _selector withObject: timer];
 #pragma clang diagnostic pop
         } @finally {
-            CSR_RELEASE(target);
+            csr_object_release_owned(held);
         }
         return;
     }
-    // Report first: invalidating releases the proxy, which may be its last owner (self is gone afterwards).
-    CSRTimerHandler handler = __atomic_load_n(&csr_timer_handler, __ATOMIC_ACQUIRE);
-    if (report && handler) handler(CSRTimerEventTargetGone, (CSR_BRIDGE CSRObject)self, (CSR_BRIDGE CSRObject)timer,
-                                   _targetClass, (CSRSelector)(void *)_selector);
+    // The target was freed while the timer held it (over-released; reported when it was deallocated): without
+    // CrashShield this fire would message freed memory. Never fired again.
     [timer invalidate];
 }
 
 - (void)dealloc {
+    // First off the registry (a target freed from now on is not over-released by the app), then release the target.
     CSRTimerHandler handler = __atomic_load_n(&csr_timer_handler, __ATOMIC_ACQUIRE);
-    if (handler) handler(CSRTimerEventProxyDeallocating, (CSR_BRIDGE CSRObject)self, NULL, _targetClass,
-                         (CSRSelector)(void *)_selector);
+    if (handler) handler(CSRTimerEventProxyDeallocating, (CSR_BRIDGE CSRObject)self);
+    pthread_mutex_lock(&csr_timer_lock);
+    CSRObject target = _target;
+    _target = NULL;
+    pthread_mutex_unlock(&csr_timer_lock);
+    csr_object_release_owned(target);
     CSR_SUPER_DEALLOC();
 }
 @end
 
 CSRObject csr_timer_proxy_new(CSRObject target, CSRSelector selector) {
     CSRTimerProxy *proxy = [[CSRTimerProxy alloc] init];
-    proxy->_target = (CSR_BRIDGE id)target;
+    proxy->_target = csr_object_retain_owned(target);
     proxy->_selector = (SEL)selector;
-    // Class names live as long as their classes (for the whole process).
-    proxy->_targetClass = class_getName([(CSR_BRIDGE id)target class]);
     return CSR_PASS_RETAINED_NEW(proxy);
 }
 
@@ -189,7 +189,7 @@ CSRSelector csr_timer_proxy_selector(void) {
 
 void csr_timer_proxy_clear(CSRObject proxy) {
     pthread_mutex_lock(&csr_timer_lock);
-    ((CSR_BRIDGE CSRTimerProxy *)proxy)->_target = nil;
+    ((CSR_BRIDGE CSRTimerProxy *)proxy)->_target = NULL;   // being deallocated: never released or messaged again
     pthread_mutex_unlock(&csr_timer_lock);
 }
 

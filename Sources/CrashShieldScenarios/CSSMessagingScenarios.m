@@ -7,6 +7,12 @@
 #include <objc/message.h>
 #include <string.h>
 
+#if __has_feature(objc_arc)
+#define CSS_MESSAGING_AUTORELEASE(x) (x)
+#else
+#define CSS_MESSAGING_AUTORELEASE(x) [(x) autorelease]
+#endif
+
 /// A struct returned in memory (larger than two registers), to prove the zeroed return reaches the caller.
 typedef struct CSSFrame { double x, y, width, height; } CSSFrame;
 
@@ -96,6 +102,19 @@ static const char *numberUsedAsString(void) {
     return css_format("%lu", (unsigned long)[value length]);
 }
 
+/// A delegate protocol with an optional method the placeholder does not implement.
+@protocol CSSPlaceholderDelegate <NSObject>
+@optional
+- (NSInteger)numberOfRowsForPlaceholder:(id)sender;
+@end
+
+/// A plain NSObject (the exact class) stands in as a delegate; code sends it an optional method without asking
+/// respondsToSelector: first.
+static const char *plainObjectOptionalMethod(void) {
+    id<CSSPlaceholderDelegate> delegate = css_opaque(CSS_MESSAGING_AUTORELEASE([[NSObject alloc] init]));
+    return css_format("%ld", (long)[delegate numberOfRowsForPlaceholder: nil]);
+}
+
 static const char *nullLength(void) { return css_format("%lu", (unsigned long)[css_opaque([NSNull null]) length]); }
 static const char *nullIntegerValue(void) { return css_format("%ld", (long)[css_opaque([NSNull null]) integerValue]); }
 static const char *nullObjectForKey(void) { return css_describe([css_opaque([NSNull null]) objectForKey: @"name"]); }
@@ -111,6 +130,7 @@ static const CSSScenario css_messaging_table[] = {
     { "unrecognizedSelector.performSelector.untyped", "unrecognizedSelector", "refreshToken", "NSInvalidArgumentException", "nil", 1, performUntypedSelector },
     { "unrecognizedSelector.untyped.structInMemory", "unrecognizedSelector", "boundingFrame", "NSInvalidArgumentException", "{0,0,0,0}", 1, untypedStructReturn },
     { "unrecognizedSelector.foundation.numberAsString", "unrecognizedSelector", "length", "NSInvalidArgumentException", "0", 1, numberUsedAsString },
+    { "unrecognizedSelector.plainObject.optionalDelegateMethod", "unrecognizedSelector", "numberOfRowsForPlaceholder:", "NSInvalidArgumentException", "0", 1, plainObjectOptionalMethod },
     { "nsNull.length", "nsNull", "length", "NSInvalidArgumentException", "0", 1, nullLength },
     { "nsNull.integerValue", "nsNull", "integerValue", "NSInvalidArgumentException", "0", 1, nullIntegerValue },
     { "nsNull.objectForKey", "nsNull", "objectForKey:", "NSInvalidArgumentException", "nil", 1, nullObjectForKey },
@@ -278,13 +298,26 @@ unsigned long css_messaging_untyped_shapes(unsigned long count) {
     return nils;
 }
 
-/// A delegate protocol with an optional method the placeholder does not implement.
-@protocol CSSPlaceholderDelegate <NSObject>
-@optional
-- (NSInteger)numberOfRowsForPlaceholder:(id)sender;
-@end
-
 const char *css_messaging_placeholder_delegate(void) {
     id<CSSPlaceholderDelegate> delegate = css_opaque(css_new([NSObject class]));   // a placeholder delegate
     return CSS_TRY(css_format("%ld", (long)[delegate numberOfRowsForPlaceholder: nil]));
+}
+
+@interface NSObject (CSSPlainObjectClassSide)
++ (id)placeholderClassSetting;
+@end
+
+/// What a plain NSObject answers and does around a message it lacks, made where CrashShield must not change anything:
+/// respondsToSelector:, methodSignatureForSelector: asked directly, the message sent by Foundation's own code
+/// (makeObjectsPerformSelector:withObject:), and a class method NSObject lacks.
+const char *css_messaging_plain_object_calls(void) {
+    id placeholder = css_new([NSObject class]);
+    NSArray *placeholders = [NSArray arrayWithObject: placeholder];
+    const char *fromFoundation = CSS_TRY(([placeholders makeObjectsPerformSelector: @selector(numberOfRowsForPlaceholder:)
+                                                                        withObject: nil], "returned"));
+    const char *classSide = CSS_TRY(css_describe([css_opaque([NSObject class]) placeholderClassSetting]));
+    NSMethodSignature *signature = [placeholder methodSignatureForSelector: @selector(numberOfRowsForPlaceholder:)];
+    return css_format("responds=%d signature=%s fromFoundation=%s classSide=%s",
+                      (int)[placeholder respondsToSelector: @selector(numberOfRowsForPlaceholder:)],
+                      signature ? "yes" : "nil", fromFoundation, classSide);
 }

@@ -9,6 +9,7 @@
 
 #if __has_feature(objc_arc)
 #define CSS_BRIDGE __bridge
+#define CSS_BRIDGE_RETAINED __bridge_retained
 #define CSS_SUPER_DEALLOC() ((void)0)
 #define CSS_RELEASE(x) ((void)(x))
 #define CSS_RETAIN(x) (x)
@@ -17,6 +18,7 @@
 #define CSS_POOL_END }
 #else
 #define CSS_BRIDGE
+#define CSS_BRIDGE_RETAINED
 #define CSS_SUPER_DEALLOC() [super dealloc]
 #define CSS_RELEASE(x) [(x) release]
 #define CSS_RETAIN(x) [(x) retain]
@@ -139,8 +141,36 @@ static const char *noteNilObserver(void) {
 
 static const char *noteNullSelector(void) { return notePostToRecorderObservingWith(css_opaque_selector(NULL)); }
 
+// MARK: Timer scenarios
+
+/// A timer target whose memory goes back to the system when it is freed: a message sent to it afterwards crashes
+/// every time. Counts its fires.
+@interface CSSTimerLargeTarget : NSObject { char _screen[512 * 1024]; }
+- (void)tick:(NSTimer *)timer;
+@end
+static long css_timer_large_fires;
+@implementation CSSTimerLargeTarget
+- (void)tick:(NSTimer *)timer { css_timer_large_fires++; }
+@end
+
+/// The target of a repeating timer is released once more than it was retained: it is freed while the timer still
+/// holds it, and the timer's next fire messages freed memory.
+static const char *timerTargetOverReleased(void) {
+    css_timer_large_fires = 0;
+    void *target = (CSS_BRIDGE_RETAINED void *)[[CSSTimerLargeTarget alloc] init];
+    NSTimer *timer = CSS_RETAIN([NSTimer scheduledTimerWithTimeInterval: 0.01 target: (CSS_BRIDGE id)target
+                                                               selector: @selector(tick:) userInfo: nil repeats: YES]);
+    css_object_release(target);   // the owner is done with it
+    css_object_release(target);   // a release too many: the timer's own reference is gone
+    [[NSRunLoop currentRunLoop] runUntilDate: [NSDate dateWithTimeIntervalSinceNow: 0.05]];
+    const char *result = css_format("fired=%ld valid=%d", css_timer_large_fires, (int)[timer isValid]);
+    CSS_RELEASE(timer);
+    return result;
+}
+
 static const CSSScenario css_notification_table[] = {
     { "notification.observer.deallocatedWhileRegistered", "notification", "note:", "SIGSEGV", "delivered=0", 1, noteObserverDeallocated },
+    { "timer.target.overReleased", "timer", "tick:", "SIGSEGV", "fired=0 valid=0", 1, timerTargetOverReleased },
 #if !defined(__APPLE__)
     // GNUstep checks at add time; Apple registers them and fails at the post (or not at all for nil).
     { "notification.addObserver.missingSelector", "notification", "addObserver:selector:name:object:", "NSInvalidArgumentException", "delivered=0", 1, noteMissingSelector },
@@ -312,7 +342,8 @@ bool css_is_main_thread(void) { return [NSThread isMainThread] ? true : false; }
 }
 @end
 
-/// Invalidates its timer in its own -dealloc: the pattern that only works when the timer does not retain it.
+/// Invalidates its timer in its own -dealloc: a pattern that never runs, as its timer retains it (a retain cycle
+/// Foundation keeps until the timer is invalidated by someone else).
 @interface CSSTimerOwner : CSSTimerTarget { @public NSTimer *_timer; }
 @end
 @implementation CSSTimerOwner
@@ -344,9 +375,186 @@ void *css_timer_owner_new(long tag, double interval) {
                                                               selector: @selector(tick:) userInfo: nil repeats: YES]);
     return (CSS_BRIDGE void *)owner;
 }
+void *css_timer_owner_timer(void *owner) { return (CSS_BRIDGE void *)((CSS_BRIDGE CSSTimerOwner *)owner)->_timer; }
 void *css_timer_retain(void *timer) { return (CSS_BRIDGE void *)CSS_RETAIN((CSS_BRIDGE NSTimer *)timer); }
 bool css_timer_is_valid(void *timer) { return [(CSS_BRIDGE NSTimer *)timer isValid] ? true : false; }
 void css_timer_invalidate(void *timer) { [(CSS_BRIDGE NSTimer *)timer invalidate]; }
+
+// MARK: Timers whose target only the timer keeps alive
+
+/// Scheduled on itself and released by whoever made it: only its timer keeps it alive (as Foundation's timers retain
+/// their target). Logs "tag|work:|n" per fire, invalidates its timer after `_limit` fires, and logs "tag|dealloc".
+@interface CSSTimerWorker : NSObject { @public long _tag; long _fires; long _limit; }
+- (void)work:(NSTimer *)timer;
+@end
+@implementation CSSTimerWorker
+- (void)work:(NSTimer *)timer {
+    _fires++;
+    css_note_append([NSString stringWithFormat: @"%ld|work:|%ld|%s", _tag, _fires, [timer isValid] ? "valid" : "invalid"]);
+    if (_fires >= _limit) [timer invalidate];
+}
+- (void)dealloc {
+    css_note_append([NSString stringWithFormat: @"%ld|dealloc", _tag]);
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+/// YYWeakProxy's shape, the usual way apps break the timer/target cycle: the timer retains the proxy (nothing else
+/// does), the proxy does not retain its target and hands every message to it (`forwardingTargetForSelector:`, and
+/// `forwardInvocation:` where the runtime does not ask for a forwarding target); once the target is gone,
+/// `methodSignatureForSelector:`/`forwardInvocation:` answer any message with nothing. Under ARC
+/// the target is a zeroing weak reference; GCC's libobjc has none, so here the owner clears it in its -dealloc.
+@interface CSSTimerWeakProxy : NSProxy {
+#if __has_feature(objc_arc)
+    __weak id _target;
+#else
+    id _target;   // not retained
+#endif
+@public
+    long _tag;
+}
++ (id)proxyWithTarget:(id)target tag:(long)tag;
+- (void)clearTarget;
+@end
+@implementation CSSTimerWeakProxy
++ (id)proxyWithTarget:(id)target tag:(long)tag {
+    CSSTimerWeakProxy *proxy = [self alloc];
+    proxy->_target = target;
+    proxy->_tag = tag;
+    return CSS_AUTORELEASE(proxy);
+}
+- (void)clearTarget { _target = nil; }
+- (id)forwardingTargetForSelector:(SEL)selector { return _target; }
+// GCC's libobjc never asks an NSProxy for a forwarding target: the invocation goes to the target while it lives.
+- (NSMethodSignature *)methodSignatureForSelector:(SEL)selector {
+    id target = _target;
+    NSMethodSignature *signature = target ? [target methodSignatureForSelector: selector] : nil;
+    return signature ? signature : [NSObject instanceMethodSignatureForSelector: @selector(init)];
+}
+- (void)forwardInvocation:(NSInvocation *)invocation {
+    id target = _target;
+    if (target && [target respondsToSelector: [invocation selector]]) {
+        [invocation invokeWithTarget: target];
+        return;
+    }
+    void *nothing = NULL;   // the target is gone: nothing happens
+    [invocation setReturnValue: &nothing];
+}
+- (BOOL)respondsToSelector:(SEL)selector { return [_target respondsToSelector: selector]; }
+- (BOOL)isKindOfClass:(Class)cls { return [_target isKindOfClass: cls]; }
+- (NSUInteger)hash { return [_target hash]; }
+- (void)dealloc {
+    css_note_append([NSString stringWithFormat: @"%ld|proxy.dealloc", _tag]);
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+/// Keeps a repeating timer whose target is a weak proxy of itself and invalidates it in its -dealloc (the pattern
+/// YYWeakProxy exists for). Logs "tag|tick:|n" for its first `_limit` fires (its owner lets it go after those, at a
+/// time the run loop decides) and "tag|owner.dealloc".
+@interface CSSTimerProxyOwner : NSObject {
+@public
+    long _tag; long _fires; long _limit; NSTimer *_timer; CSSTimerWeakProxy *_proxy;
+}
+- (void)tick:(NSTimer *)timer;
+@end
+@implementation CSSTimerProxyOwner
+- (void)tick:(NSTimer *)timer {
+    _fires++;
+    if (_fires > _limit) return;
+    css_note_append([NSString stringWithFormat: @"%ld|tick:|%ld|%s", _tag, _fires, timer == _timer ? "own" : "other"]);
+}
+- (void)dealloc {
+    css_note_append([NSString stringWithFormat: @"%ld|owner.dealloc", _tag]);
+    [_proxy clearTarget];   // what the zeroing weak reference does under ARC
+    [_timer invalidate];
+    CSS_RELEASE(_timer);
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+/// A target that lacks the timer's selector but forwards it (an NSObject subclass overriding
+/// `forwardingTargetForSelector:` without calling super, answering `respondsToSelector:` NO): the fire reaches the
+/// worker it forwards to. Logs "tag|forwarder.dealloc".
+@interface CSSTimerForwarder : NSObject { @public long _tag; CSSTimerWorker *_worker; }
+@end
+@implementation CSSTimerForwarder
+- (id)forwardingTargetForSelector:(SEL)selector { return _worker; }
+- (void)dealloc {
+    css_note_append([NSString stringWithFormat: @"%ld|forwarder.dealloc", _tag]);
+    CSS_RELEASE(_worker);
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+@interface NSObject (CSSTimerForwarded)
+- (void)work:(NSTimer *)timer;
+@end
+
+/// Runs this thread's run loop until `condition` holds, or 3 s.
+#define CSS_RUN_LOOP_UNTIL(condition) do { \
+    NSDate *css_deadline = [NSDate dateWithTimeIntervalSinceNow: 3]; \
+    while (!(condition) && [css_deadline timeIntervalSinceNow] > 0) { \
+        CSS_POOL_BEGIN \
+        [[NSRunLoop currentRunLoop] runMode: NSDefaultRunLoopMode beforeDate: [NSDate dateWithTimeIntervalSinceNow: 0.01]]; \
+        CSS_POOL_END \
+    } \
+} while (0)
+
+static long css_note_lines_containing(NSString *text) {
+    long found = 0;
+    pthread_mutex_lock(&css_note_events.lock);
+    for (NSString *line in [css_note_events.text componentsSeparatedByString: @"\n"]) {
+        if ([line rangeOfString: text].location != NSNotFound) found++;
+    }
+    pthread_mutex_unlock(&css_note_events.lock);
+    return found;
+}
+
+/// The three shapes, one after the other, each `fires` times: the fire log (the differential test).
+/// 1: a worker scheduled on itself and released; 2: an owner whose timer targets a weak proxy of it, released after
+/// `fires` fires; 3: a forwarder that lacks the selector and forwards it to a worker that invalidates after `fires`.
+void css_timer_unowned_target_sequence(long fires, char *buffer, unsigned long size) {
+    CSS_POOL_BEGIN
+    char scratch[16];
+    css_note_take_log(scratch, sizeof scratch);
+    // 1. A worker only its timer keeps alive.
+    CSS_POOL_BEGIN
+    CSSTimerWorker *worker = [[CSSTimerWorker alloc] init];
+    worker->_tag = 1;
+    worker->_limit = fires;
+    [NSTimer scheduledTimerWithTimeInterval: 0.005 target: worker selector: @selector(work:) userInfo: nil repeats: YES];
+    CSS_RELEASE(worker);
+    CSS_POOL_END
+    CSS_RUN_LOOP_UNTIL(css_note_lines_containing(@"1|dealloc") > 0);
+    // 2. A weak proxy only the timer keeps alive.
+    CSSTimerProxyOwner *owner = [[CSSTimerProxyOwner alloc] init];
+    owner->_tag = 2;
+    owner->_limit = fires;
+    CSS_POOL_BEGIN
+    owner->_proxy = [CSSTimerWeakProxy proxyWithTarget: owner tag: 2];
+    owner->_timer = CSS_RETAIN([NSTimer scheduledTimerWithTimeInterval: 0.005 target: owner->_proxy
+                                                              selector: @selector(tick:) userInfo: nil repeats: YES]);
+    CSS_POOL_END
+    CSS_RUN_LOOP_UNTIL(owner->_fires >= fires);
+    CSS_RELEASE(owner);
+    CSS_RUN_LOOP_UNTIL(css_note_lines_containing(@"2|proxy.dealloc") > 0);
+    // 3. A forwarder only its timer keeps alive.
+    CSS_POOL_BEGIN
+    CSSTimerForwarder *forwarder = [[CSSTimerForwarder alloc] init];
+    forwarder->_tag = 3;
+    forwarder->_worker = [[CSSTimerWorker alloc] init];
+    forwarder->_worker->_tag = 3;
+    forwarder->_worker->_limit = fires;
+    [NSTimer scheduledTimerWithTimeInterval: 0.005 target: forwarder selector: @selector(work:) userInfo: nil
+                                    repeats: YES];
+    css_note_append([NSString stringWithFormat: @"3|responds=%d", (int)[forwarder respondsToSelector: @selector(work:)]]);
+    CSS_RELEASE(forwarder);
+    CSS_POOL_END
+    CSS_RUN_LOOP_UNTIL(css_note_lines_containing(@"3|dealloc") > 0);
+    css_note_take_log(buffer, size);
+    CSS_POOL_END
+}
 
 /// Valid timers on this thread's run loop, every creation form: the fire log (the differential test).
 void css_timer_valid_sequence(char *buffer, unsigned long size) {

@@ -72,7 +72,12 @@ final class KVOGuardTests: ShieldTestCase {
         }
     }
 
-    func testOneObserverWithTwoContextsGetsBothAndRemovesByContext() throws {
+    /// Apple keeps one registration per context: each is notified and removed by its context.
+    func testUnderAppleRulesOneObserverWithTwoContextsGetsBothAndRemovesByContext() throws {
+        try underAppleRules { try oneObserverWithTwoContextsGetsBothAndRemovesByContext() }
+    }
+
+    private func oneObserverWithTwoContextsGetsBothAndRemovesByContext() throws {
         try withShield(Configuration(guards: .kvo)) { sink in
             withObjects { model, observers in
                 css_kvo_add(model, observers[0], "level", new, 1)
@@ -88,6 +93,34 @@ final class KVOGuardTests: ShieldTestCase {
             }
             XCTAssertEqual(kvoReports(sink).count, 0)
         }
+    }
+
+    /// GNUstep keeps one registration per observer and key path: the second add gives it the new context and options
+    /// (Initial included), one removal by key path removes it. The same with the guard.
+    func testOneObserverAddedAgainWithAnotherContextIsKeptAsGNUstepKeepsIt() throws {
+        #if canImport(Darwin)
+        throw XCTSkip("GNUstep's rule")
+        #else
+        func run() -> [String] {
+            var log: [String] = []
+            withObjects { model, observers in
+                css_kvo_add(model, observers[0], "level", new, 1)
+                css_kvo_add(model, observers[0], "level", new | old | initial, 2)
+                css_kvo_set_level(model, 3)
+                css_kvo_remove(model, observers[0], "level")
+                css_kvo_set_level(model, 4)
+                css_kvo_remove(model, observers[0], "level")
+                log = takeLog()
+            }
+            return log
+        }
+        let unguarded = run()
+        XCTAssertEqual(unguarded, ["1|level|2|{kind=1,new=0}", "1|level|2|{kind=1,new=3,old=0}"])
+        try withShield(Configuration(guards: .kvo)) { sink in
+            XCTAssertEqual(run(), unguarded)
+            XCTAssertEqual(kvoReports(sink).count, 0)
+        }
+        #endif
     }
 
     // MARK: Cases

@@ -169,26 +169,50 @@ final class MessagingGuardTests: ShieldTestCase {
         return text
     }
 
-    /// A plain NSObject (exact class) is Foundation's, not the app's: an optional protocol method sent to a
-    /// placeholder delegate fails exactly as without CrashShield unless the app asks for it (a class prefix).
-    func testPlainNSObjectIsProtectedOnlyWhenConfigured() throws {
+    private func plainObjectCalls() -> String {
+        var text = ""
+        withAutoreleasePool { text = String(cString: css_messaging_plain_object_calls()) }
+        return MatrixRunner.normalizingAddresses(text)
+    }
+
+    /// A plain NSObject (the exact class: a placeholder delegate sent an optional protocol method) is protected by
+    /// default, as the app's own classes are: release recovers (0) and reports, debug fails as the runtime does.
+    /// Nothing else changes: respondsToSelector: and methodSignatureForSelector: answer as before, the same message
+    /// sent by Foundation's own code raises as before, and so does a class method NSObject lacks.
+    func testPlainNSObjectIsProtectedByDefault() throws {
         let unguarded = placeholderDelegateCall()
         XCTAssertTrue(unguarded.hasPrefix("raised("), unguarded)
-        // Also when Foundation's image counts as the app's (a GNUstep installed outside the system folders, a
-        // custom isAppImage): the root class is never protected by the image rule.
-        for configuration in [Configuration(guards: messaging), Configuration(guards: messaging, isAppImage: { _ in true })] {
+        let around = plainObjectCalls()
+        XCTAssertTrue(around.hasPrefix("responds=0 signature=nil fromFoundation=raised("), around)
+        XCTAssertTrue(around.contains("classSide=raised("), around)
+        for configuration in [Configuration(guards: messaging), Configuration(), Configuration(guards: .all),
+                              Configuration(guards: messaging, isAppImage: { _ in true })] {
             withShield(configuration) { sink in
-                XCTAssertEqual(placeholderDelegateCall(), unguarded)
-                XCTAssertTrue(sink.reports.isEmpty, "\(sink.reports.map(\.reason))")
+                XCTAssertEqual(placeholderDelegateCall(), "0")
+                CrashShield.flush()
+                XCTAssertEqual(sink.reports.map(\.selector), ["numberOfRowsForPlaceholder:"])
+                XCTAssertEqual(sink.reports.first?.className, "NSObject")
+                XCTAssertEqual(sink.reports.first?.isClassMethod, false)
+                XCTAssertEqual(plainObjectCalls(), around, "nothing else changes")
+                CrashShield.flush()
+                XCTAssertEqual(sink.reports.count, 1, "\(sink.reports.map(\.method))")
             }
         }
-        var configured = Configuration(guards: messaging)
-        configured.protectedClassPrefixes = ["NSObject"]
-        withShield(configured) { sink in
-            XCTAssertEqual(placeholderDelegateCall(), "0")
-            XCTAssertEqual(sink.reports.map(\.selector), ["numberOfRowsForPlaceholder:"])
-            XCTAssertEqual(sink.reports.first?.className, "NSObject")
+        try withShield(Configuration(guards: messaging, mode: .debug)) { sink in
+            let raised = placeholderDelegateCall()
+            XCTAssertEqual(MatrixRunner.normalizingAddresses(raised), MatrixRunner.normalizingAddresses(unguarded))
+            XCTAssertEqual(sink.reports.first?.action, .failedLoudly)
+            let report = try XCTUnwrap(sink.reports.first)
+            XCTAssertEqual("raised(\(MatrixRunner.normalizingAddresses(report.reason)))", MatrixRunner.normalizingAddresses(unguarded))
         }
+        // Deny-listing NSObject leaves it (and every class) to the runtime.
+        withShield(Configuration(guards: messaging, excludedClassNames: ["NSObject"])) { sink in
+            XCTAssertEqual(MatrixRunner.normalizingAddresses(placeholderDelegateCall()),
+                           MatrixRunner.normalizingAddresses(unguarded))
+            XCTAssertTrue(sink.reports.isEmpty)
+        }
+        XCTAssertEqual(MatrixRunner.normalizingAddresses(placeholderDelegateCall()),
+                       MatrixRunner.normalizingAddresses(unguarded), "after stop")
     }
 
     /// Sends the same untyped message `count` times to each kind of receiver; checks every send got nil and one

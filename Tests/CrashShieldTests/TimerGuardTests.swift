@@ -6,8 +6,9 @@ import Foundation
 import XCTest
 
 /// The timer guard on real run loops: valid timers fire exactly as without the guard (count, order, userInfo, the
-/// timer passed to the selector, repeats, invalidation); repeating timers hold their target weakly and invalidate
-/// themselves (one report) once it is gone; targets without the selector are stopped and reported.
+/// timer passed to the selector, repeats, invalidation) and keep their target alive as Foundation's do (targets only
+/// the timer keeps alive, weak proxies, forwarders); a target over-released while its timer holds it is never
+/// messaged again (one report, the timer invalidates itself); targets without the selector are stopped and reported.
 
 /// The targets' fire log since the last call.
 private func takeLog() -> [String] {
@@ -44,55 +45,120 @@ final class TimerGuardTests: ShieldTestCase {
         XCTAssertEqual(validSequence(), unguarded, "after stop")
     }
 
-    // MARK: Weak targets
+    // MARK: Targets only the timer keeps alive
 
-    func testRepeatingTimerNoLongerKeepsItsTargetAliveAndInvalidatesItselfOnceItIsGone() throws {
+    private func unownedTargetSequence(_ fires: Int) -> [String] {
+        var buffer = [CChar](repeating: 0, count: 1 << 16)
+        css_timer_unowned_target_sequence(fires, &buffer, UInt(buffer.count))
+        return String(cString: buffer).split(separator: "\n").map(String.init)
+    }
+
+    /// Foundation's timers retain their target: a worker scheduled on itself and released, the weak proxy apps put
+    /// between a timer and its owner (YYWeakProxy), and a forwarder that lacks the selector are kept alive by their
+    /// timer alone and keep firing, with every guard on exactly as without CrashShield (JJException #76, #102, #134).
+    func testTargetsOnlyTheTimerKeepsAliveFireExactlyAsWithoutTheGuard() throws {
+        let unguarded = unownedTargetSequence(5)
+        XCTAssertEqual(unguarded, (1...5).map { "1|work:|\($0)|valid" } + ["1|dealloc"]
+                       + (1...5).map { "2|tick:|\($0)|own" } + ["2|owner.dealloc", "2|proxy.dealloc"]
+                       + ["3|responds=0"] + (1...5).map { "3|work:|\($0)|valid" } + ["3|forwarder.dealloc", "3|dealloc"])
+        for mode in [GuardMode.release, .debug] {
+            try withShield(Configuration(guards: .all, mode: mode)) { sink in
+                XCTAssertEqual(unownedTargetSequence(5), unguarded, "\(mode)")
+                CrashShield.flush()
+                XCTAssertEqual(sink.reports.map(\.reason), [], "\(mode)")
+                XCTAssertEqual(ObservationStatus.timerProxyCount, 0, "every target was released with its timer")
+            }
+        }
+        XCTAssertEqual(unownedTargetSequence(5), unguarded, "after stop")
+    }
+
+    // MARK: Targets the timer retains
+
+    /// The target's retain count after scheduling, and after the timer was invalidated.
+    private func retainCountsOfATimersTarget(repeats: Bool) -> [UInt] {
+        var counts: [UInt] = []
         withAutoreleasePool {
             let target = css_timer_target_new(9, 0)!
-            let timer = css_timer_schedule(10, target, "tick:", nil, true)!
-            XCTAssertEqual(css_object_retain_count(target), 2, "unguarded: the timer retains its target")
+            let timer = css_timer_retain(css_timer_schedule(10, target, "tick:", nil, repeats))!
+            counts.append(css_object_retain_count(target))
             css_timer_invalidate(timer)
+            counts.append(css_object_retain_count(target))
+            css_object_release(timer)
             css_object_release(target)
         }
-        try withShield(Configuration(guards: .timer)) { sink in
-            withAutoreleasePool {
-                _ = takeLog()
-                let target = css_timer_target_new(1, 0)!
-                let timer = css_timer_retain(css_timer_schedule(0.02, target, "tick:", "u", true))!
-                defer { css_object_release(timer) }
-                XCTAssertEqual(css_object_retain_count(target), 1, "the timer holds a proxy, not the target")
-                XCTAssertEqual(ObservationStatus.timerProxyCount, 1)
-                css_runloop_run(0.05)
-                let fired = takeLog()
-                XCTAssertGreaterThanOrEqual(fired.count, 1)
-                XCTAssertEqual(fired.first, "1|tick:|u|timer|valid|1", "userInfo and the timer as argument, as before")
-                css_object_release(target)                       // the owner lets go; the timer is still valid
-                XCTAssertEqual(ObservationStatus.timerProxyCount, 0)
-                XCTAssertTrue(css_timer_is_valid(timer), "invalidated at its next fire, not before")
-                css_runloop_run(0.06)
-                XCTAssertFalse(css_timer_is_valid(timer))
-                XCTAssertEqual(takeLog(), [], "never fired at the freed target")
+        return counts
+    }
+
+    func testATimerRetainsItsTargetUntilItIsInvalidatedAsFoundationDoes() throws {
+        for repeats in [true, false] {
+            let unguarded = retainCountsOfATimersTarget(repeats: repeats)
+            XCTAssertEqual(unguarded, [2, 1], "Foundation retains the target until the timer is invalidated")
+            try withShield(Configuration(guards: .timer)) { sink in
+                XCTAssertEqual(retainCountsOfATimersTarget(repeats: repeats), unguarded, "repeats: \(repeats)")
+                XCTAssertEqual(ObservationStatus.timerProxyCount, 0, "the proxy went with its timer")
+                XCTAssertEqual(reports(sink).count, 0)
             }
-            let report = try XCTUnwrap(reports(sink).first)
-            XCTAssertEqual(reports(sink).count, 1)
-            XCTAssertEqual(report.className, "CSSTimerTarget")
-            XCTAssertEqual(report.selector, "tick:")
-            XCTAssertEqual(report.exceptionName, "TimerTargetDeallocated")
         }
     }
 
-    func testOwnerThatInvalidatesItsTimerInItsDeallocIsFreedAndNotReported() throws {
-        try withShield(Configuration(guards: .timer)) { sink in
+    /// The only way a target can die while its timer holds it: a release too many. Its -dealloc tells the proxy,
+    /// which never touches it again; the timer invalidates itself at its next fire; one report, in every mode
+    /// (nothing fails). The crash matrix runs it as a real crash (timer.target.overReleased).
+    func testAnOverReleasedTargetIsNeverMessagedAgainAndIsReported() throws {
+        for mode in [GuardMode.release, .debug] {
+            try withShield(Configuration(guards: .timer, mode: mode)) { sink in
+                withAutoreleasePool {
+                    _ = takeLog()
+                    let target = css_timer_target_new(1, 0)!
+                    let timer = css_timer_retain(css_timer_schedule(0.01, target, "tick:", "u", true))!
+                    XCTAssertEqual(ObservationStatus.timerProxyCount, 1)
+                    css_runloop_run(0.03)
+                    XCTAssertEqual(takeLog().first, "1|tick:|u|timer|valid|1", "userInfo and the timer as argument")
+                    css_object_release(target)                   // the owner is done: the timer keeps it
+                    css_runloop_run(0.03)
+                    XCTAssertGreaterThanOrEqual(takeLog().count, 1, "still firing")
+                    XCTAssertEqual(self.reports(sink).count, 0)
+                    css_object_release(target)                   // a release too many: freed under the timer
+                    XCTAssertEqual(ObservationStatus.timerProxyCount, 0)
+                    XCTAssertTrue(css_timer_is_valid(timer), "invalidated at its next fire")
+                    css_runloop_run(0.03)
+                    XCTAssertFalse(css_timer_is_valid(timer))
+                    XCTAssertEqual(takeLog(), [], "never fired at the freed target")
+                    css_object_release(timer)
+                }
+                CrashShield.flush()
+                let report = try XCTUnwrap(reports(sink).first)
+                XCTAssertEqual(reports(sink).count, 1)
+                XCTAssertEqual(report.className, "CSSTimerTarget")
+                XCTAssertEqual(report.selector, "tick:")
+                XCTAssertEqual(report.exceptionName, "SIGSEGV")
+                XCTAssertEqual(report.action, .recovered, "\(mode)")
+            }
+        }
+    }
+
+    /// An owner that keeps its timer and invalidates it in its -dealloc is kept alive by that timer (a retain cycle),
+    /// with the guard as without it: it keeps firing after its owner let it go.
+    func testAnOwnerItsTimerRetainsStaysAliveAsWithoutTheGuard() throws {
+        func run() -> [String] {
+            var result: [String] = []
             withAutoreleasePool {
                 _ = takeLog()
-                let owner = css_timer_owner_new(1, 0.02)!
-                XCTAssertEqual(css_object_retain_count(owner), 1)
+                let owner = css_timer_owner_new(1, 0.01)!
+                result.append("retained=\(css_object_retain_count(owner))")
+                css_object_release(owner)                        // the cycle keeps it
                 css_runloop_run(0.05)
-                XCTAssertGreaterThanOrEqual(takeLog().count, 1)
-                css_object_release(owner)                        // its -dealloc runs and invalidates the timer
-                css_runloop_run(0.05)
-                XCTAssertEqual(takeLog(), [])
+                result.append("fired=\(!takeLog().isEmpty) valid=\(css_timer_is_valid(css_timer_owner_timer(owner)))")
+                css_timer_invalidate(css_timer_owner_timer(owner))   // frees the owner; its -dealloc runs
+                css_runloop_run(0.02)
+                result.append("after=\(takeLog().count)")
             }
+            return result
+        }
+        let unguarded = run()
+        XCTAssertEqual(unguarded, ["retained=2", "fired=true valid=true", "after=0"])
+        try withShield(Configuration(guards: .timer)) { sink in
+            XCTAssertEqual(run(), unguarded)
             XCTAssertEqual(reports(sink).count, 0, "\(reports(sink).map(\.reason))")
             XCTAssertEqual(ObservationStatus.timerProxyCount, 0)
         }
@@ -159,7 +225,7 @@ final class TimerGuardTests: ShieldTestCase {
 
     // MARK: Lifecycle and threads
 
-    func testStopRevertsTheHookAndTimersMadeMeanwhileStaySafe() throws {
+    func testStopRevertsTheHookAndTimersMadeMeanwhileKeepTheirTargets() throws {
         let selector = "initWithFireDate:interval:target:selector:userInfo:repeats:"
         withAutoreleasePool {
             _ = takeLog()
@@ -167,23 +233,29 @@ final class TimerGuardTests: ShieldTestCase {
             var timer: UnsafeMutableRawPointer?
             withShield(Configuration(guards: .timer)) { _ in
                 XCTAssertTrue(HookEngine.shared.activeHooks.contains { $0.selector.name == selector })
-                timer = css_timer_retain(css_timer_schedule(0.02, target, "tick:", nil, true))
+                timer = css_timer_retain(css_timer_schedule(0.01, target, "tick:", nil, true))
             }
             XCTAssertFalse(HookEngine.shared.activeHooks.contains { $0.selector.name == selector })
             let plain = css_timer_target_new(2, 0)!
             let unguarded = css_timer_schedule(10, plain, "tick:", nil, true)!
-            XCTAssertEqual(css_object_retain_count(plain), 2, "new timers retain their target again")
+            XCTAssertEqual(css_object_retain_count(plain), 2, "new timers get their target directly")
             css_timer_invalidate(unguarded)
             css_object_release(plain)
-            css_object_release(target)                           // after stop: the proxy still drops it
-            css_runloop_run(0.05)
-            XCTAssertNotNil(timer)
-            if let timer { XCTAssertFalse(css_timer_is_valid(timer)); css_object_release(timer) }
+            XCTAssertEqual(css_object_retain_count(target), 2, "the proxy of a timer made before stop() holds it")
+            css_runloop_run(0.03)
+            XCTAssertGreaterThanOrEqual(takeLog().count, 1, "and fires it")
+            guard let timer else { return XCTFail("no timer") }
+            css_timer_invalidate(timer)
+            XCTAssertEqual(css_object_retain_count(target), 1, "released at the invalidation")
+            XCTAssertEqual(ObservationStatus.timerProxyCount, 0)
+            css_object_release(timer)
+            css_object_release(target)
+            css_runloop_run(0.02)
             XCTAssertEqual(takeLog(), [])
         }
     }
 
-    func testTimersOnSeveralThreadsWhoseTargetsDie() throws {
+    func testTimersOnSeveralThreadsWhoseTargetsAreOverReleased() throws {
         try withShield(Configuration(guards: .timer)) { sink in
             DispatchQueue.concurrentPerform(iterations: 4) { index in
                 withAutoreleasePool {
@@ -194,6 +266,7 @@ final class TimerGuardTests: ShieldTestCase {
                         let timer = css_timer_retain(css_timer_schedule(0.005, dying, "tick:", nil, true))!
                         css_runloop_run(0.02)
                         css_object_release(dying)
+                        css_object_release(dying)                // a release too many
                         css_runloop_run(0.02)
                         XCTAssertFalse(css_timer_is_valid(timer))
                         css_object_release(timer)

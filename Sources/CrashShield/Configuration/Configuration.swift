@@ -10,8 +10,8 @@ public struct Configuration: Sendable {
     /// as without CrashShield.
     public var excludedClassNames: Set<String>
     /// Class-name prefixes for the guards that protect the app's own classes. The unrecognized-selector guard
-    /// protects classes defined in the app's own binaries and, in addition, classes whose names start with one of
-    /// these prefixes. The zombie guard protects only the classes these prefixes (and `ZombieOptions.classNames`)
+    /// protects classes defined in the app's own binaries and plain NSObject instances and, in addition, classes
+    /// whose names start with one of these prefixes. The zombie guard protects only the classes these prefixes (and `ZombieOptions.classNames`)
     /// select when either is set; when both are empty, classes defined in the app's own binaries.
     public var protectedClassPrefixes: [String]
     /// Foundation classes the unrecognized-selector guard protects on top of the app's own classes: the types app

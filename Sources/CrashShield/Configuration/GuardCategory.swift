@@ -17,7 +17,7 @@ public struct GuardCategory: OptionSet, Hashable, Sendable, CustomStringConverti
     public static let kvo = GuardCategory(rawValue: 1 << 5)
     /// Notification observers that die or lack their selector.
     public static let notification = GuardCategory(rawValue: 1 << 6)
-    /// Timers whose target dies or lacks its selector.
+    /// Timers whose target lacks its selector, or is freed (over-released) while the timer holds it.
     public static let timer = GuardCategory(rawValue: 1 << 7)
     /// Messages to deallocated objects (opt-in: costs memory).
     public static let zombie = GuardCategory(rawValue: 1 << 8)

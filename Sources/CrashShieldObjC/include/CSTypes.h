@@ -28,7 +28,7 @@ typedef NS_OPTIONS(uint32_t, CSGuard) {
     CSGuardKVO = 1u << 5,
     /// Notification observers that die or lack their selector.
     CSGuardNotification = 1u << 6,
-    /// Timers whose target dies or lacks its selector.
+    /// Timers whose target lacks its selector, or is freed (over-released) while the timer holds it.
     CSGuardTimer = 1u << 7,
     /// Messages to deallocated objects (opt-in: keeps freed memory in a bounded pool).
     CSGuardZombie = 1u << 8,

@@ -1,6 +1,6 @@
 // CSRNotification.h: notification and timer plumbing that only Objective-C can do: the message sends of
-// NSNotificationCenter and NSTimer, the trampoline observer behind closure-based observation, and the weak timer
-// proxy that stands between a repeating timer and its target.
+// NSNotificationCenter and NSTimer, the trampoline observer behind closure-based observation, and the timer proxy
+// that stands between a timer and its target.
 #ifndef CSR_NOTIFICATION_H
 #define CSR_NOTIFICATION_H
 
@@ -54,20 +54,19 @@ bool csr_notification_is_trampoline(CSRObject object);
 
 /// Events a timer proxy reports.
 typedef enum CSRTimerEvent {
-    /// The proxy fired after its target was deallocated; it invalidated the timer. Reported once per proxy.
-    CSRTimerEventTargetGone = 0,
-    /// The proxy is being deallocated (its timer released it).
+    /// The proxy is being deallocated (its timer released it); it releases its target right after the handler.
     CSRTimerEventProxyDeallocating = 1,
 } CSRTimerEvent;
-typedef void (*CSRTimerHandler)(CSRTimerEvent event, CSRObject proxy, CSRObject timer, const char *targetClass,
-                                CSRSelector selector);
+typedef void (*CSRTimerHandler)(CSRTimerEvent event, CSRObject proxy);
 void csr_timer_set_handler(CSRTimerHandler handler);
-/// A new proxy that forwards each fire to `target` (not retained) with `selector`. +1: the caller releases it
-/// (`csr_object_release_owned`).
+/// A new proxy (+1, owned by the caller) that retains `target` and forwards each fire to it with `selector` (what
+/// NSTimer's -fire sends); it releases the target when it is deallocated. Once its target is cleared
+/// (`csr_timer_proxy_clear`), a fire invalidates the timer instead.
 CSRObject csr_timer_proxy_new(CSRObject target, CSRSelector selector) CSR_RETURNS_RETAINED;
 /// The selector a timer must send to a proxy.
 CSRSelector csr_timer_proxy_selector(void);
-/// The target is being deallocated: the proxy drops it (it invalidates its timer at the next fire).
+/// The target is being deallocated while the proxy holds it (it was over-released): the proxy drops it without
+/// releasing it and invalidates its timer at the next fire.
 void csr_timer_proxy_clear(CSRObject proxy);
 /// YES when `object` is a timer proxy.
 bool csr_timer_is_proxy(CSRObject object);

@@ -98,6 +98,9 @@ unsigned long css_messaging_untyped_shapes(unsigned long count);
 /// An optional protocol method (NSInteger) sent to a plain NSObject placeholder delegate: what the caller got, or
 /// "raised(<reason>)". Call inside a pool.
 const char *css_messaging_placeholder_delegate(void);
+/// Around a message a plain NSObject lacks, where nothing may change: respondsToSelector:, methodSignatureForSelector:
+/// asked directly, the message sent by Foundation's own code, a class method NSObject lacks. One text; in a pool.
+const char *css_messaging_plain_object_calls(void);
 
 
 // MARK: Test support (hook engine and guard tests). Objects are passed as raw pointers.
@@ -316,14 +319,35 @@ void *css_timer_target_new(long tag, long limit);
 long css_timer_target_fires(void *target);
 /// `scheduledTimerWithTimeInterval:target:selector:userInfo:repeats:` on the current run loop (not retained).
 void *css_timer_schedule(double interval, void *target, const char *selector, const char *userInfo, bool repeats);
-/// An owner (+1) that keeps a repeating timer (-tick:) on itself and invalidates it in its own -dealloc.
+/// An owner (+1) that keeps a repeating timer (-tick:) on itself and invalidates it in its own -dealloc (which never
+/// runs while the timer retains it); its timer (not retained).
 void *css_timer_owner_new(long tag, double interval);
+void *css_timer_owner_timer(void *owner);
 /// `[timer retain]` (+1): GNUstep frees a scheduled timer once it is invalidated unless someone else keeps it.
 void *css_timer_retain(void *timer);
 bool css_timer_is_valid(void *timer);
 void css_timer_invalidate(void *timer);
 /// Valid timers on this thread's run loop, every creation form: the fire log (the differential test).
 void css_timer_valid_sequence(char *buffer, unsigned long size);
+/// Timers whose target only the timer keeps alive, each firing `fires` times, one after the other: a worker scheduled
+/// on itself and released ("1|work:|n|valid", "1|dealloc"); an owner whose timer targets a YYWeakProxy-shaped NSProxy
+/// of it, released after `fires` fires ("2|tick:|n|own", "2|owner.dealloc", "2|proxy.dealloc"); a forwarder that
+/// lacks the selector and forwards it to a worker ("3|responds=0", "3|work:|n|valid", "3|forwarder.dealloc",
+/// "3|dealloc"). The fire log (the differential test).
+void css_timer_unowned_target_sequence(long fires, char *buffer, unsigned long size);
+
+// MARK: Test support: third-party code that forwards or observes (CSSThirdPartyShapes.m)
+
+/// Messages (handled and not, typed and untyped) to a class that overrides forwardingTargetForSelector: without
+/// calling super and to an NSProxy forwarder: what each gave or raised, as one text. Call inside a pool.
+const char *css_third_party_forwarding_calls(void);
+/// ReactiveObjC-style subscriptions (one shared observer, a context per subscription) on app models, and
+/// AFNetworking-style observers (static contexts) of a Foundation NSOperation and of an app subclass run in place and
+/// on a queue; every removal made with its context. `log`: what the observers saw; `removals`: "context" per removal
+/// the method made, "fallback" where it raised (GNUstep without CrashShield has no such method).
+void css_third_party_kvo_sequence(char *log, unsigned long logSize, char *removals, unsigned long removalsSize);
+/// One observer registered twice for one key path of one object with two contexts, changes, two removals by key path.
+void css_third_party_kvo_same_key_sequence(char *log, unsigned long logSize);
 
 // MARK: Test support: observers released while a change is being delivered to them (CSSObservationScenarios.m)
 

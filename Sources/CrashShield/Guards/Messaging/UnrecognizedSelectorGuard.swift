@@ -19,10 +19,12 @@ import CrashShieldRuntime.Internal
 /// - `forwardInvocation:`, for such a receiver, sets a zeroed return value of the signature's size (nil, 0, NO,
 ///   0.0, a zeroed struct) and reports; in debug mode it raises exactly what the runtime would have raised.
 ///
+/// Protected: the app's own classes, `protectedClassPrefixes`, `unrecognizedSelectorFoundationClasses`, and
+/// instances of exactly NSObject (a placeholder delegate sent an optional method). A message sent from Foundation's
+/// own frames still fails as before (`recoversFoundationCallers`).
 /// Untouched, exactly as without CrashShield: NSNull (the `nsNull` guard owns it), NSProxy subclasses, deny-listed
-/// classes, classes outside the protected scope (system frameworks that probe selectors themselves; a plain
-/// NSObject, e.g. a placeholder delegate sent an optional method, unless configured), and every
-/// class that takes part in forwarding itself: it (or a superclass below NSObject) overrides
+/// classes, classes outside the protected scope (system frameworks that probe selectors themselves; NSObject's
+/// class methods; other root classes), and every class that takes part in forwarding itself: it (or a superclass below NSObject) overrides
 /// `forwardingTargetForSelector:`, `methodSignatureForSelector:`, `forwardInvocation:`, `+resolveInstanceMethod:`
 /// or `+resolveClassMethod:`. No method is ever added to the receiver's class: `respondsToSelector:` keeps
 /// answering NO. The per-class decision is cached (cleared on install and uninstall).
@@ -130,8 +132,12 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         }) { return true }
         let name = objectClass.name
         if configuration.protectedClassPrefixes.contains(where: { name.hasPrefix($0) }) { return true }
-        // A root class (a plain NSObject: a placeholder delegate sent an optional method) is the runtime's, whatever
-        // image it lives in: only the lists above protect it.
+        // An instance of exactly NSObject: a placeholder the app made (a delegate sent an optional method it does not
+        // implement) is protected as the app's own classes are. A message Foundation's own code sends one still fails
+        // as before (`Failure.recoversFoundationCallers`), wherever the object came from.
+        if !isa.isMetaclass, let root = ObjCClass(named: "NSObject"), objectClass == root { return true }
+        // Any other root class, and NSObject's class methods, are the runtime's, whatever image they live in: only
+        // the lists above protect them.
         guard objectClass.superclass != nil, let image = Forwarding.imagePath(of: objectClass) else { return false }
         return configuration.isAppImage(image)
     }

@@ -13,7 +13,7 @@ import CrashShieldRuntime.Internal
 /// | case | GNUstep 1.28 unprotected | guarded |
 /// | --- | --- | --- |
 /// | remove an observer never added / more often than added | nothing (Apple: NSRangeException) | Apple: skipped, reported; GNUstep: left to GNUstep (nothing happens), not reported |
-/// | add the same registration twice | delivered once (Apple: twice, and each needs its removal) | as Foundation: GNUstep once, Apple twice; not reported (no Foundation raises) |
+/// | add the same observer and key path twice (same or another context) | one registration, the last context and options (Apple: both, each needs its removal) | as Foundation: GNUstep one, Apple both; not reported (no Foundation raises) |
 /// | observed object deallocated with observers | nothing (GNUstep's KVO forgets them; Apple < iOS 11, and Apple for keys notified manually: exception) | cleaned up; reported where Foundation raises (Apple); Apple iOS 11+ with keys notified automatically: not watched, not reported (`watchesDeallocation`); GNUstep: watched to clean up, not reported |
 /// | observer deallocated while registered | message to freed memory at the next change (crash) | removed at its dealloc, reported (nothing fails, in any mode) |
 /// | observer released on one thread while a change is delivered to it on another | message to freed memory (crash) | its dealloc waits for the call (or, when its thread is itself inside a delivery, the memory is freed when the call returns); no later change reaches it |
@@ -25,8 +25,9 @@ import CrashShieldRuntime.Internal
 ///
 /// Valid observation is delivered as Foundation delivers it: the same change dictionaries (kind, new, old, indexes,
 /// prior), the observer's own context, the newest registration first (GNUstep's order), initial notifications at
-/// add time (Foundation's own). One difference, deliberate: one observer may observe one key path with several
-/// contexts and gets each (Apple's behaviour; GNUstep keeps only the last registration).
+/// add time (Foundation's own). One observer adding itself again for a key path with another context (ReactiveObjC's
+/// shared observer, one context per subscription) is kept as the running Foundation keeps it: Apple keeps both
+/// registrations, GNUstep gives the one it has the new context and options.
 ///
 /// Registrations the guard did not make are Foundation's: those made before `start()` or while the guard was off,
 /// and (`Configuration.kvoLeavesSystemClassesAlone`, seed 002's rule) every registration whose observed object or
@@ -126,14 +127,7 @@ final class KVOGuard: CrashGuard {
         } catch {
             return toFoundation()   // the classes cannot be watched
         }
-        switch outcome {
-        case .added:
-            break
-        case .notOurs:
-            toFoundation()   // the guard is being switched off
-        case .duplicate:
-            break   // GNUstep keeps one registration and raises nothing; neither does the guard
-        }
+        if outcome == .notOurs { toFoundation() }   // the guard is being switched off
     }
 
     static let removeObserver: HookPoint<RemoveIMP> = HookPoint("removeObserver:forKeyPath:") { receiver, cmd, observer, keyPath in

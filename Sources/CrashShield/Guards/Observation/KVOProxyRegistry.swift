@@ -124,8 +124,9 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
 
     // MARK: Add
 
-    /// `.duplicate`: the same registration again where Foundation keeps one (GNUstep); nothing was added.
-    enum AddOutcome { case added, duplicate, notOurs }
+    /// `.added`: a registration was added, or (GNUstep) the observer's registration for the key path was given the
+    /// new context and options.
+    enum AddOutcome { case added, notOurs }
 
     /// Registers `observer` through the proxy of `object`. `.notOurs`: the registry is closed (the guard is being
     /// switched off); the caller registers it with Foundation directly. Throws when the classes cannot be watched.
@@ -145,7 +146,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         var endMark: UInt?
         defer { if let endMark { csr_kvo_mark_end(object, endMark) } }
 
-        enum Step { case notOurs(Access?), duplicate(Access), added(Access, ProxyCall?) }
+        enum Step { case notOurs(Access?), added(Access, ProxyCall?) }
         let (entry, step): (Observed?, Step) = lock.withLock {
             guard !closed else { return (nil, .notOurs(nil)) }
             let entry: Observed
@@ -166,17 +167,23 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             }
             let access = acquireLocked(objectAddress, entry, thread: thread, wait: true)
             guard access != .gone, !closed else { return (entry, .notOurs(access)) }
-            // The same (observer, key path, context) again: Apple keeps both registrations (each is notified, each
-            // needs its removal); GNUstep keeps one.
-            if !FoundationRules.isApple, entry.registrations.contains(where: {
-                $0.observer == observerAddress && $0.keyPath == keyPath && $0.context == context
-            }) { return (entry, .duplicate(access)) }
-            nextID += 1
-            let registration = Registration(id: nextID, observer: observerAddress, keyPath: keyPath, context: context,
+            // The same observer and key path again. Apple keeps every registration, whatever its context (each is
+            // notified, each needs its removal). GNUstep keeps one per observer and key path: adding it again gives
+            // that one the new context and options, in place (its turn in the notification order stays).
+            let registration: Registration
+            if !FoundationRules.isApple,
+               let index = entry.registrations.firstIndex(where: { $0.observer == observerAddress && $0.keyPath == keyPath }) {
+                registration = Registration(id: entry.registrations[index].id, observer: observerAddress, keyPath: keyPath,
+                                            context: context, options: options, observerClass: observerClass)
+                entry.registrations[index] = registration
+            } else {
+                nextID += 1
+                registration = Registration(id: nextID, observer: observerAddress, keyPath: keyPath, context: context,
                                             options: options, observerClass: observerClass)
-            entry.registrations.append(registration)
-            if observers[observerAddress] == nil { watcher.watch(observerAddress, by: self) }
-            observers[observerAddress, default: []].insert(objectAddress)
+                entry.registrations.append(registration)
+                if observers[observerAddress] == nil { watcher.watch(observerAddress, by: self) }
+                observers[observerAddress, default: []].insert(objectAddress)
+            }
             let previous = entry.applied[keyPath]
             let union = (previous?.options ?? 0) | (options & ~Options.initial)
             let initial = options & Options.initial != 0
@@ -194,9 +201,6 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         case let .notOurs(access):
             if let entry, let access { release(object, entry, access, thread: thread) }
             return .notOurs
-        case let .duplicate(access):
-            if let entry { release(object, entry, access, thread: thread) }
-            return .duplicate
         case let .added(access, call):
             guard let entry else { return .added }
             if let call { registerProxy(call, on: object, entry, exclusive: access == .held) }

@@ -8,7 +8,7 @@ enum ObservationStatus {
     static var notificationObserverCount: Int { NotificationObserverRegistry.shared.observerCount }
     /// Trampolines registered for `CrashShield.observe` closures (one per center, name and object).
     static var closureObservationGroupCount: Int { ClosureObservations.shared.groupCount }
-    /// Repeating timers whose target is held weakly by the timer guard and still alive.
+    /// Timers whose target the timer guard's proxy holds (retained, as the timer would).
     static var timerProxyCount: Int { TimerProxyRegistry.shared.liveProxyCount }
     /// Observers whose deallocation waits for (or, to break a cycle of waits, is held by) a change being delivered to
     /// them on another thread.

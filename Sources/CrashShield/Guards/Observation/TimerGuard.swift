@@ -1,26 +1,33 @@
 import CrashShieldRuntime.Internal
 
-/// Repeating timers no longer keep their target alive, and timers whose target lacks the selector are stopped.
+/// Stops timers whose target lacks the selector, and timers whose target was freed behind their back; a timer keeps
+/// its target alive exactly as Foundation's does.
 ///
 /// Design: `NSTimer`'s `initWithFireDate:interval:target:selector:userInfo:repeats:` is hooked; on GNUstep every
 /// target/selector form ends there (`scheduledTimerWithTimeInterval:...` -> `timerWithTimeInterval:...` -> the
-/// initializer, once each; the run loop's own housekeeping timer is made through it too, the first time a thread's
-/// run loop is created). For a repeating timer the guard passes a weak proxy (`CSRTimerProxy`, runtime layer) as the
-/// target: the timer retains the proxy, the proxy forwards each fire to the real target with the original selector and
-/// the timer as argument (exactly what `-[NSTimer fire]` sends) and does not retain it; the target is watched through
-/// `DeallocWatcher` and the proxy drops it when it is deallocated. At the next fire the proxy invalidates the timer and
-/// one report names the class that leaked a timer.
+/// initializer, once each). A timer retains its target until it is invalidated (GNUstep's `-invalidate`, Apple's
+/// documentation): apps rely on it, a worker scheduled on itself and released, or the weak proxy (YYWeakProxy) put
+/// between a timer and its owner, which only the timer retains. So the guard never holds a target more weakly than
+/// Foundation does. For a target of the app's own classes it passes a proxy (`CSRTimerProxy`, runtime layer) as the
+/// target: the timer retains the proxy, the proxy retains the target and forwards each fire to it with the original
+/// selector and the timer as argument (exactly what `-[NSTimer fire]` sends), and releases it when the timer
+/// releases the proxy, at its invalidation (when Foundation releases the target). The target is watched through
+/// `DeallocWatcher`: while a proxy holds it, its `-dealloc` can only run because it was released once more than it
+/// was retained (or sent `-dealloc` directly). Then the proxy drops it without touching it again, one report names
+/// the class, and the timer invalidates itself at its next fire.
 ///
 /// | case | GNUstep 1.28 unprotected | guarded |
 /// | --- | --- | --- |
-/// | repeating timer not invalidated before its owner goes | the timer keeps its target alive forever (a leak) | target freed when its owner lets it go; timer invalidated at its next fire, reported |
-/// | owner that invalidates its timer in its own `-dealloc` | never deallocated (the timer retains it) | works as intended, never reported |
+/// | target only the timer keeps alive (scheduled and released; a weak proxy) | fires until invalidated, then released | the same |
+/// | target over-released while its timer holds it | the next fire messages freed memory (SIGSEGV) | not fired, reported at its deallocation; the timer invalidates itself at its next fire |
 /// | target without the selector | NSTimer logs "ignoring exception" at every fire (Apple: crash) | not fired (invalidated at once), reported |
 ///
-/// Nothing in the timer area crashes unprotected on GNUstep (a target over-released by the app crashes with or without
-/// the guard), so these cases are in-process tests only, not crash-matrix rows. One-shot timers keep their target
-/// until they fire, as before: that is not a leak, and "fire and forget" targets owned only by their timer keep
-/// working. Class objects as targets and invocation timers are left alone.
+/// Left to Foundation: targets that take part in forwarding (NSProxy subclasses, classes that override
+/// `forwardingTargetForSelector:`, `methodSignatureForSelector:`, `forwardInvocation:` or resolve methods: they may
+/// answer a selector they do not implement), targets of system classes (Foundation's own timers, never over-released
+/// by the app; no `-dealloc` hook on them), class objects, deny-listed classes, invocation and block timers. An
+/// over-release the guard cannot see stays a crash: after `stop()` (the `-dealloc` hooks are gone) or an over-release
+/// racing a fire on another thread (the fire already holds the target, as NSTimer's own `-fire` does).
 final class TimerGuard: CrashGuard {
     static let category = GuardCategory.timer
 
@@ -30,21 +37,28 @@ final class TimerGuard: CrashGuard {
 
     func install(in context: GuardContext) throws {
         guard let timer = ObjCClass(named: "NSTimer") else { return }
+        Self.forwarders.clear()
+        Self.appClasses.clear()
         TimerProxyRegistry.installHandler()
         try context.install(Self.initPoint, on: [timer])
     }
 
     func uninstall() {
-        // Timers made while the guard was on keep their proxies (NSTimer has no way to change a target): the proxies
-        // and the registry keep working without hooks, so those targets stay weak and safe.
+        // Timers made while the guard was on keep their proxies (NSTimer has no way to change a target): a proxy
+        // holds its target as the timer would and releases it with the timer; without the -dealloc hooks an
+        // over-release is no longer seen (as without CrashShield).
+        Self.forwarders.clear()
+        Self.appClasses.clear()
     }
 
     typealias InitIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, Double, CSRObject?, CSRSelector?, CSRObject?, UInt8) -> CSRObject?
 
     static let initPoint: HookPoint<InitIMP> = HookPoint("initWithFireDate:interval:target:selector:userInfo:repeats:") { receiver, cmd, date, interval, target, selector, userInfo, repeats in
         guard let original = initPoint.original(for: receiver) else { return nil }
-        guard let receiver, let target, let selector, Session.isGuarding(.timer, receiver), !csr_timer_is_proxy(target),
-              !csr_object_is_class(target) else {
+        guard let receiver, let target, let selector, Session.isGuarding(.timer, receiver), Session.isGuarding(.timer, target),
+              !csr_timer_is_proxy(target), !csr_object_is_class(target), let targetClass = ObjCClass(of: target),
+              !forwarders.decide(targetClass, { Forwarding.isProxy(targetClass) || Forwarding.takesPartInForwarding(targetClass) })
+        else {
             return original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
         }
         if !csr_object_responds(target, selector) {
@@ -61,86 +75,111 @@ final class TimerGuard: CrashGuard {
             if recover, let timer { csr_timer_invalidate(timer) }
             return timer
         }
-        guard repeats != 0, let proxy = csr_timer_proxy_new(target, selector) else {
+        guard appClasses.decide(targetClass, { isAppClass(targetClass) }),
+              let proxy = csr_timer_proxy_new(target, selector) else {
             return original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
         }
         defer { csr_object_release_owned(proxy) }   // the timer retains it
-        guard registry.register(proxy: proxy, target: target) else {
+        guard registry.register(proxy: proxy, target: target, selector: selector) else {
             return original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
         }
         return original(receiver, cmd, date, interval, proxy, csr_timer_proxy_selector(), userInfo, repeats)
     }
 
-    /// A repeating timer fired after its target was deallocated: the proxy invalidated it.
-    static func targetGone(className: String, selector: String) {
-        _ = Interception.report(.timer, className: className, selector: selector, exception: targetGoneException,
-                                reason: { "A repeating timer (selector \(selector)) outlived its target, an instance of \(className) that was deallocated; without CrashShield the timer would have kept it alive forever (a leak). The timer was invalidated." },
-                                hint: "invalidate the timer when its owner is done with it (e.g. when the screen goes away, or in the owner's -dealloc now that the timer does not retain it)",
-                                implementation: nil)
+    /// Per class: takes part in forwarding (left to Foundation); defined in the app's own binaries (watched).
+    private static let forwarders = ClassDecisions()
+    private static let appClasses = ClassDecisions()
+
+    private static func isAppClass(_ cls: ObjCClass) -> Bool {
+        guard let session = Session.current.load(ordering: .acquiring),
+              let image = Forwarding.imagePath(of: cls) else { return false }
+        return session.isAppImage(image)
     }
 
-    static let targetGoneException = "TimerTargetDeallocated"}
+    /// A target was deallocated while timers held it (it was over-released): their proxies dropped it before it was
+    /// freed, so nothing is sent to it; each timer invalidates itself at its next fire. Nothing failed: reported as
+    /// recovered, in every mode.
+    static func targetFreed(className: String, selectors: [String]) {
+        let selector = selectors.first ?? "?"
+        _ = Interception.report(.timer, className: className, selector: selector, exception: freedTargetException,
+                                reason: { "An instance of \(className) was deallocated while \(selectors.count == 1 ? "a timer" : "\(selectors.count) timers") (selector \(selectors.joined(separator: ", "))) still retained it: it was released once more than it was retained. Without CrashShield the timer's next fire would message the freed object; the timer is invalidated instead." },
+                                hint: "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)",
+                                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
+    }
 
-/// Which proxy stands for which target. Proxies are kept by address: a proxy removes itself in its `-dealloc`
-/// (after its timer released it), a dying target clears its proxies (under this lock, so no proxy can finish its
-/// `-dealloc` meanwhile). One lock; the only calls made under it are the proxies' one-word stores.
+    /// What the timer's next fire would have crashed with (a message to freed memory), named as the zombie guard does.
+    static let freedTargetException = "SIGSEGV"
+}
+
+/// Which proxy holds which target. Proxies are kept by address: a proxy leaves in its `-dealloc`, before it releases
+/// its target; a target deallocated while proxies still hold it clears them (under this lock, so no proxy can finish
+/// its `-dealloc` meanwhile) and is reported once its own `-dealloc` has run. One lock; the only calls made under it
+/// are the proxies' one-word stores.
 final class TimerProxyRegistry: DeallocObserver, @unchecked Sendable {
     static let shared = TimerProxyRegistry()
 
     private let lock = Lock()
-    /// Target address -> its proxies.
+    /// Target address -> the proxies that hold it.
     private var proxies: [UInt: Set<UInt>] = [:]
-    /// Proxy address -> its target (absent once the target died).
-    private var targets: [UInt: UInt] = [:]
+    /// Proxy address -> its target and the timer's selector.
+    private var targets: [UInt: (target: UInt, selector: String)] = [:]
+    /// Over-released targets whose `-dealloc` is running: their class and the selectors of the timers that held them.
+    private var freed: [UInt: (className: String, selectors: [String])] = [:]
     private let watcher = DeallocWatcher.shared
 
-    /// Proxies whose target is alive (for tests and diagnostics).
+    /// Proxies holding a live target (for tests and diagnostics).
     var liveProxyCount: Int { lock.withLock { targets.count } }
 
     static func installHandler() {
-        csr_timer_set_handler { event, proxy, _, targetClass, selector in
-            guard let proxy else { return }
-            switch event {
-            case CSRTimerEventTargetGone:
-                TimerGuard.targetGone(className: targetClass.map { String(cString: $0) } ?? "?",
-                                      selector: selector.map { String(cString: csr_sel_getName($0)) } ?? "?")
-            default:
-                TimerProxyRegistry.shared.proxyDeallocating(proxy)
-            }
+        csr_timer_set_handler { event, proxy in
+            guard let proxy, event == CSRTimerEventProxyDeallocating else { return }
+            TimerProxyRegistry.shared.proxyDeallocating(proxy)
         }
     }
 
-    /// false when the target's class cannot be watched (then the timer keeps its target, as without the guard).
-    func register(proxy: CSRObject, target: CSRObject) -> Bool {
+    /// false when the target's class cannot be watched (then the timer gets its target, as without the guard).
+    func register(proxy: CSRObject, target: CSRObject, selector: CSRSelector) -> Bool {
         do { try watcher.cover(objectOf: target) } catch { return false }
         let proxyAddress = UInt(bitPattern: proxy), targetAddress = UInt(bitPattern: target)
+        let name = String(cString: csr_sel_getName(selector))
         lock.withLock {
             if proxies[targetAddress] == nil { watcher.watch(targetAddress, by: self) }
             proxies[targetAddress, default: []].insert(proxyAddress)
-            targets[proxyAddress] = targetAddress
+            targets[proxyAddress] = (targetAddress, name)
         }
         return true
     }
 
+    /// The proxy is being deallocated (its timer released it) and releases its target next: from now on that
+    /// release is the timer's own.
     func proxyDeallocating(_ proxy: CSRObject) {
         let proxyAddress = UInt(bitPattern: proxy)
         lock.withLock {
-            guard let target = targets.removeValue(forKey: proxyAddress) else { return }
-            proxies[target]?.remove(proxyAddress)
-            if proxies[target]?.isEmpty == true {
-                proxies[target] = nil
-                watcher.unwatch(target, by: self)
+            guard let held = targets.removeValue(forKey: proxyAddress) else { return }
+            proxies[held.target]?.remove(proxyAddress)
+            if proxies[held.target]?.isEmpty == true {
+                proxies[held.target] = nil
+                watcher.unwatch(held.target, by: self)
             }
         }
     }
 
+    /// A target is being deallocated while proxies hold it: it was over-released. Its proxies drop it.
     func objectWillDeallocate(_ object: CSRObject) {
         let address = UInt(bitPattern: object)
+        let className = GuardFailure.className(object)
         lock.withLock {
+            var selectors: [String] = []
             for proxy in proxies.removeValue(forKey: address) ?? [] {
-                targets[proxy] = nil
+                if let held = targets.removeValue(forKey: proxy) { selectors.append(held.selector) }
                 csr_timer_proxy_clear(UnsafeMutableRawPointer(bitPattern: proxy))
             }
+            if !selectors.isEmpty { freed[address] = (className, selectors.sorted()) }
         }
+    }
+
+    func objectDidDeallocate(_ address: UInt) {
+        guard let left = lock.withLock({ freed.removeValue(forKey: address) }) else { return }
+        TimerGuard.targetFreed(className: left.className, selectors: left.selectors)
     }
 }
