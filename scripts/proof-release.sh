@@ -7,8 +7,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release --product crashshield-matrix
-swift build -c release --product crashshield-proof
+# The build's warnings are the debug build's too: only its last lines here (the whole log on failure).
+build() {
+    local log
+    log=$(mktemp)
+    if ! swift build -c release --product "$1" >"$log" 2>&1; then cat "$log"; rm -f "$log"; return 1; fi
+    tail -n 1 "$log"
+    rm -f "$log"
+}
+build crashshield-matrix
+build crashshield-proof
 echo "== crash matrix, optimized build"
 .build/release/crashshield-matrix run | tail -n 3
 echo "== differential fuzzer, optimized build (seed ${PROOF_FUZZ_SEED:-3}, ${PROOF_FUZZ_CALLS:-200000} calls)"
