@@ -11,16 +11,12 @@ public struct BinaryIdentity: Equatable {
 
     /// Reads the identity of the file at `path`; nil when it is neither ELF nor Mach-O, or cannot be read.
     public static func read(_ path: String) -> BinaryIdentity? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        // Headers and notes sit near the start; sections may be anywhere: read what is asked for.
+        // Mapped, not read: a binary may be large, and only its headers and notes are looked at.
+        guard let file = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
         func bytes(_ offset: UInt64, _ count: Int) -> Data? {
-            guard count > 0, count <= 1 << 24 else { return nil }
-            do {
-                try handle.seek(toOffset: offset)
-                let data = try handle.read(upToCount: count) ?? Data()
-                return data.count == count ? data : nil
-            } catch { return nil }
+            guard count > 0, offset <= UInt64(file.count), UInt64(count) <= UInt64(file.count) - offset else { return nil }
+            let start = file.startIndex + Int(offset)
+            return file.subdata(in: start..<start + count)
         }
         guard let head = bytes(0, 64) else { return nil }
         if head.starts(with: [0x7F, 0x45, 0x4C, 0x46]) { return elf(head, bytes) }
