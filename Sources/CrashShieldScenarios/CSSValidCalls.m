@@ -167,6 +167,7 @@ static const CSSProbeFamily css_probe_families[] = {
     css_array_probes,
     css_ordered_set_probes,
     css_string_probes,
+    css_data_probes,
     css_kvc_probes,
 };
 
@@ -203,6 +204,13 @@ long css_probe_size(int probe) { return css_probe(probe) ? css_probe(probe)->siz
 bool css_probe_reason_is_undefined(int probe) { return css_probe(probe) && css_probe(probe)->reasonIsUndefined; }
 
 id css_probe_skipped(void) { return @"<skipped>"; }
+
+NSRange css_range(NSUInteger location, NSUInteger length) {
+    NSRange range;
+    range.location = location;
+    range.length = length;
+    return range;
+}
 
 NSIndexSet *css_index_set(NSUInteger index) { return [NSIndexSet indexSetWithIndex: index]; }
 

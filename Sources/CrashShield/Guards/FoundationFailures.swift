@@ -190,6 +190,15 @@ extension Violation {
         dataRange(range, length: length, method: method).withGNUstepReason("location bad in \(method)")
     }
 
+    /// GNUstep only: a data mutation that GNUstep's own checks let through and that then copies or moves bytes past
+    /// the end of the data's buffer (it dies of SIGSEGV, or corrupts the heap first).
+    static func dataOverrun(_ range: CSRRange, length: UInt, method: String) -> Violation {
+        Violation("SIGSEGV", hint: "check the range against length before the call") { cls in
+            "-[\(cls) \(method)] with range {\(range.location), \(range.length)} and length \(length): "
+                + "GNUstep writes past the end of the data's buffer"
+        }
+    }
+
     /// The same violation, with `gnustep` as its reason under GNUstep's rules.
     private func withGNUstepReason(_ gnustep: String) -> Violation {
         let reason = self.reason
