@@ -126,6 +126,29 @@ static const char *setAttributesPastEnd(void) {
     [a setAttributes: [NSDictionary dictionaryWithObject: @"red" forKey: @"color"] range: NSMakeRange(4, 9)];
     return textAndAttributes(a);
 }
+#if !defined(__APPLE__)
+/// GNUstep's check wraps: {3, 2^64 - 2} passes it, and the range then reaches setAttributes:range:, which raises.
+static const char *addAttributesEndPast2e64(void) {
+    NSMutableAttributedString *a = mutableAttributedHello();
+    NSRange range;   // not NSMakeRange: GNUstep's raises for it
+    range.location = css_opaque_index(3);
+    range.length = NSUIntegerMax - 1;
+    [a addAttributes: [NSDictionary dictionaryWithObject: @"red" forKey: @"color"] range: range];
+    return textAndAttributes(a);
+}
+#endif
+static const char *attributesLongestLimitPastEnd(void) {
+    NSRange effective = NSMakeRange(1, 1);
+    NSDictionary *attributes = [attributedHello() attributesAtIndex: 0 longestEffectiveRange: &effective
+                                                            inRange: NSMakeRange(2, css_opaque_index(9))];
+    return css_format("%s count=%lu", effective.location == NSNotFound ? "notFound" : "set", (unsigned long)[attributes count]);
+}
+static const char *attributeLongestLimitPastEnd(void) {
+    NSRange effective = NSMakeRange(1, 1);
+    id value = [mutableAttributedHello() attribute: @"color" atIndex: 0 longestEffectiveRange: &effective
+                                           inRange: NSMakeRange(css_opaque_index(6), 0)];
+    return css_format("%s %s", effective.location == NSNotFound ? "notFound" : "set", css_describe(value));
+}
 static const char *removeAttributePastEnd(void) {
     NSMutableAttributedString *a = mutableAttributedHello();
     [a removeAttribute: @"color" range: NSMakeRange(2, 9)];
@@ -179,6 +202,11 @@ static const CSSScenario css_string_table[] = {
     { "mutableAttributedString.addAttributes.pastEnd", "string", "addAttributes:range:", "NSRangeException", "hello attributes=0", 1, addAttributesPastEnd },
     { "mutableAttributedString.setAttributes.pastEnd", "string", "setAttributes:range:", "NSRangeException", "hello attributes=0", 1, setAttributesPastEnd },
     { "mutableAttributedString.removeAttribute.pastEnd", "string", "removeAttribute:range:", "NSRangeException", "hello attributes=0", 1, removeAttributePastEnd },
+#if !defined(__APPLE__)
+    { "mutableAttributedString.addAttributes.endPast2e64", "string", "addAttributes:range:", "NSRangeException", "hello attributes=0", 1, addAttributesEndPast2e64 },
+    { "attributedString.attributesAtIndexLongestEffectiveRange.limitPastEnd", "string", "attributesAtIndex:longestEffectiveRange:inRange:", "NSRangeException", "notFound count=0", 1, attributesLongestLimitPastEnd },
+    { "mutableAttributedString.attributeAtIndexLongestEffectiveRange.limitPastEnd", "string", "attribute:atIndex:longestEffectiveRange:inRange:", "NSRangeException", "notFound nil", 1, attributeLongestLimitPastEnd },
+#endif
 };
 
 const CSSScenario *css_string_scenarios(int *count) {
@@ -314,6 +342,54 @@ static id pSetAttributesNil(id a, NSUInteger i) { [a setAttributes: css_opaque(n
 static id pRemoveAttributeEmpty(id a, NSUInteger i) { [a removeAttribute: @"k" range: NSMakeRange(i, 0)]; return nil; }
 static id pRemoveAttributeOne(id a, NSUInteger i) { [a removeAttribute: @"k" range: NSMakeRange(i, 1)]; return nil; }
 
+// Ranges whose end passes 2^64 (CSS_OVERFLOW_PROBES).
+static id freshPlainMutableAttributed(void) { return CSS_STR_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"hello"]); }
+static id rSubstring(id s, NSRange r) { return [s substringWithRange: r]; }
+static id rReplace(id m, NSRange r) { [m replaceCharactersInRange: r withString: @"X"]; return nil; }
+static id rDelete(id m, NSRange r) { [m deleteCharactersInRange: r]; return nil; }
+static id rAttributedSubstring(id a, NSRange r) { return [a attributedSubstringFromRange: r]; }
+static id rReplaceAttributed(id a, NSRange r) {
+    [a replaceCharactersInRange: r withAttributedString: CSS_STR_AUTORELEASE([[NSAttributedString alloc] initWithString: @"X"])];
+    return nil;
+}
+static id rAddAttribute(id a, NSRange r) { [a addAttribute: @"k" value: @"w" range: r]; return nil; }
+/// GNUstep loops for ever (with or without CrashShield) on a range whose end wraps past 2^64 to a point after the
+/// start of the run at its location (the location's low 32 bits) while the location itself lies past that run:
+/// not made here.
+static id rAddAttributes(id a, NSRange r) {
+    NSUInteger end = r.location + r.length;
+    if (end < r.location && (uint32_t)r.location <= [a length]) {
+        NSRange run;
+        [a attributesAtIndex: r.location effectiveRange: &run];
+        if (run.location < end && r.location > run.location + run.length) return css_probe_skipped();
+    }
+    [a addAttributes: yx() range: r];
+    return nil;
+}
+static id rSetAttributes(id a, NSRange r) { [a setAttributes: yx() range: r]; return nil; }
+static id rRemoveAttribute(id a, NSRange r) { [a removeAttribute: @"k" range: r]; return nil; }
+static id rAttributesLongest(id a, NSRange r) {
+    NSRange effective = NSMakeRange(77, 77);
+    NSDictionary *attributes = [a attributesAtIndex: 1 longestEffectiveRange: &effective inRange: r];
+    return [NSString stringWithFormat: @"%s %@", css_dictionary_contents(attributes), rangeText(effective)];
+}
+static id rAttributeLongest(id a, NSRange r) {
+    NSRange effective = NSMakeRange(77, 77);
+    id value = [a attribute: @"k" atIndex: 1 longestEffectiveRange: &effective inRange: r];
+    return [NSString stringWithFormat: @"%@ %@", value, rangeText(effective)];
+}
+CSS_OVERFLOW_PROBE_CALLS(rSubstring)
+CSS_OVERFLOW_PROBE_CALLS(rReplace)
+CSS_OVERFLOW_PROBE_CALLS(rDelete)
+CSS_OVERFLOW_PROBE_CALLS(rAttributedSubstring)
+CSS_OVERFLOW_PROBE_CALLS(rReplaceAttributed)
+CSS_OVERFLOW_PROBE_CALLS(rAddAttribute)
+CSS_OVERFLOW_PROBE_CALLS(rAddAttributes)
+CSS_OVERFLOW_PROBE_CALLS(rSetAttributes)
+CSS_OVERFLOW_PROBE_CALLS(rRemoveAttribute)
+CSS_OVERFLOW_PROBE_CALLS(rAttributesLongest)
+CSS_OVERFLOW_PROBE_CALLS(rAttributeLongest)
+
 static const CSSProbe css_string_probe_table[] = {
     { "string.substringFromIndex:", 5, freshHello, pSubstringFrom },
     { "string.substringToIndex:", 5, freshHello, pSubstringTo },
@@ -355,6 +431,23 @@ static const CSSProbe css_string_probe_table[] = {
     { "mutableAttributedString.removeAttribute:range:{i,1}", 5, freshRunsHello, pRemoveAttributeOne },
     { "mutableAttributedString.replaceCharactersInRange:{i,0}withString:", 5, freshRunsHello, pReplaceEmpty },
     { "mutableAttributedString.deleteCharactersInRange:{i,1}", 5, freshRunsHello, pDeleteOne },
+    // Ranges whose end passes 2^64.
+    CSS_OVERFLOW_PROBES("string.substringWithRange:", 5, freshHello, rSubstring),
+    CSS_OVERFLOW_PROBES("constantString.substringWithRange:", 5, freshConstantHello, rSubstring),
+    CSS_OVERFLOW_PROBES("mutableString.substringWithRange:", 5, freshMutableHello, rSubstring),
+    CSS_OVERFLOW_PROBES("mutableString.replaceCharactersInRange:withString:", 5, freshMutableHello, rReplace),
+    CSS_OVERFLOW_PROBES("mutableString.deleteCharactersInRange:", 5, freshMutableHello, rDelete),
+    CSS_OVERFLOW_PROBES("attributedString.attributedSubstringFromRange:", 5, freshAttributedHello, rAttributedSubstring),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.replaceCharactersInRange:withString:", 5, freshRunsHello, rReplace),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.replaceCharactersInRange:withAttributedString:", 5, freshRunsHello, rReplaceAttributed),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.deleteCharactersInRange:", 5, freshRunsHello, rDelete),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.addAttribute:value:range:", 5, freshRunsHello, rAddAttribute),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.addAttributes:range:", 5, freshRunsHello, rAddAttributes),
+    CSS_OVERFLOW_PROBES("plainMutableAttributedString.addAttributes:range:", 5, freshPlainMutableAttributed, rAddAttributes),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.setAttributes:range:", 5, freshRunsHello, rSetAttributes),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.removeAttribute:range:", 5, freshRunsHello, rRemoveAttribute),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.attributesAtIndex:longestEffectiveRange:inRange:", 5, freshRunsHello, rAttributesLongest),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.attribute:atIndex:longestEffectiveRange:inRange:", 5, freshRunsHello, rAttributeLongest),
 };
 
 const CSSProbe *css_string_probes(int *count) {
