@@ -172,14 +172,14 @@ static const CSSProbeFamily css_probe_families[] = {
 };
 
 static const CSSProbe *css_probes(int *count) {
-    static CSSProbe all[512];
+    static CSSProbe all[1024];
     static int total = -1;
     if (total < 0) {
         int n = 0;
         for (size_t f = 0; f < sizeof css_probe_families / sizeof css_probe_families[0]; f++) {
             int familyCount = 0;
             const CSSProbe *family = css_probe_families[f](&familyCount);
-            for (int i = 0; i < familyCount && n < 512; i++) all[n++] = family[i];
+            for (int i = 0; i < familyCount && n < 1024; i++) all[n++] = family[i];
         }
         total = n;
     }

@@ -25,6 +25,13 @@ struct Probe {
     /// {i, UInt.max} (the end wraps to i - 1), {UInt.max, i} (to i - 1), {2^63 + i, 2^63} (to exactly i).
     static let overflowForms = ["{i,UInt.max}", "{UInt.max,i}", "{2^63+i,2^63}"]
 
+    /// The probes of `call` at every range edge (`CSS_SEARCH_PROBES`): {i, 0}, {i, 1}, {0, i} and the overflowing forms.
+    static func ranges(_ call: String) -> [Probe] {
+        every.filter { probe in (edgeForms + overflowForms).contains { probe.name == call + $0 } }
+    }
+
+    static let edgeForms = ["{i,0}", "{i,1}", "{0,i}"]
+
     var overflows: Bool { Self.overflowForms.contains { name.hasSuffix($0) } }
 
     private static var every: [Probe] {
@@ -131,6 +138,18 @@ extension XCTestCase {
             let probes = Probe.overflowing(call)
             XCTAssertEqual(probes.count, Probe.overflowForms.count, "\(call): its overflowing-range probes", file: file, line: line)
             let selector = call.drop { $0 != "." }.dropFirst().replacingOccurrences(of: "nil ", with: "")
+            try assertProbesBehaveAsFoundation(probes, selector: selector, file: file, line: line)
+        }
+    }
+}
+
+extension XCTestCase {
+    /// `assertProbesBehaveAsFoundation` over the range probes of each call (`Probe.ranges`), whose reports must name
+    /// `selector` (the method the call funnels into, where the guard stops it).
+    func assertRangeProbesBehaveAsFoundation(_ calls: [String], selector: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        for call in calls {
+            let probes = Probe.ranges(call)
+            XCTAssertEqual(probes.count, Probe.edgeForms.count + Probe.overflowForms.count, "\(call): its range probes", file: file, line: line)
             try assertProbesBehaveAsFoundation(probes, selector: selector, file: file, line: line)
         }
     }

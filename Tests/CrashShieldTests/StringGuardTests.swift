@@ -87,6 +87,83 @@ final class StringGuardTests: ShieldTestCase {
         try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.attribute:atIndex:longestEffectiveRange:inRange:")
     }
 
+    // MARK: Searches and comparisons: every range edge ({i, 0}, {i, 1}, {0, i}; ends past 2^64), nil arguments,
+    // each kind of implementation (run-time, constant and mutable strings); reports name the funnel the guard hooks
+
+    func testRangeOfStringOptionsRangeBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["string.rangeOfString:options:range:", "mutableString.rangeOfString:options:range:",
+                                                 "string.rangeOfString:nil options:range:"], selector: "rangeOfString:options:range:locale:")
+    }
+
+    func testRangeOfStringOptionsRangeLocaleBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["constantString.rangeOfString:options:range:locale:"], selector: "rangeOfString:options:range:locale:")
+    }
+
+    /// GNUstep's string classes check in compare:options:range: (a nil string: "[Class -compare:options:range:] nil
+    /// string argument"), also with NSNumericSearch, which they hand to NSString's compare:options:range:locale:.
+    func testCompareOptionsRangeBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["string.compare:options:range:", "mutableString.compare:options:range:",
+                                                 "string.compare:nil options:range:", "mutableString.compare:options:range:(numeric)",
+                                                 "string.compare:nil options:range:(numeric)"], selector: "compare:options:range:")
+    }
+
+    /// NSString's own (constant strings): checked in compare:options:range:locale: ("compare with nil").
+    func testCompareOptionsRangeLocaleBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["constantString.compare:options:range:", "constantString.compare:nil options:range:",
+                                                 "string.compare:options:range:locale:"], selector: "compare:options:range:locale:")
+    }
+
+    /// A nil set: GSString.m's implementations raise; the constant string's reads no character of an empty range.
+    func testRangeOfCharacterFromSetBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["string.rangeOfCharacterFromSet:options:range:", "constantString.rangeOfCharacterFromSet:options:range:",
+                                                 "mutableString.rangeOfCharacterFromSet:options:range:", "string.rangeOfCharacterFromSet:nil options:range:",
+                                                 "constantString.rangeOfCharacterFromSet:nil options:range:"],
+                                                selector: "rangeOfCharacterFromSet:options:range:")
+    }
+
+    func testLineRangeForRangeBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["string.lineRangeForRange:", "string.getLineStart:end:contentsEnd:forRange:"],
+                                                selector: "getLineStart:end:contentsEnd:forRange:")
+    }
+
+    func testParagraphRangeForRangeBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["string.paragraphRangeForRange:", "constantString.getParagraphStart:end:contentsEnd:forRange:"],
+                                                selector: "getParagraphStart:end:contentsEnd:forRange:")
+    }
+
+    /// Apple's rules on the same calls (range reasons are worded per platform at compile time): a nil search string
+    /// and a nil set raise Apple's invalid-argument exception (documented; texts unverified here), a nil string
+    /// compared does not (Apple documents it as undefined behaviour): that call reaches GNUstep, which raises.
+    func testSearchesWithNilArgumentsUnderAppleRules() throws {
+        #if !canImport(Darwin)
+        let expected = [
+            "mutableString.rangeOfStringOptionsRange.nil": "*** -[GSMutableString rangeOfString:options:range:locale:]: nil argument",
+            "constantString.rangeOfStringOptions.nil": "*** -[NSConstantString rangeOfString:options:range:locale:]: nil argument",
+            "string.rangeOfCharacterFromSet.nilSet": "*** -[GSCInlineString rangeOfCharacterFromSet:options:range:]: nil argument",
+            "constantString.rangeOfCharacterFromSet.nilSet": "*** -[NSConstantString rangeOfCharacterFromSet:options:range:]: nil argument",
+        ]
+        try underAppleRules {
+            for (name, reason) in expected {
+                let scenario = try XCTUnwrap(CatalogScenario.named(name))
+                try withShield(Configuration(guards: .string)) { sink in
+                    XCTAssertEqual(scenario.perform(), scenario.expectedResult, name)
+                    XCTAssertEqual(sink.reports.map(\.reason), [reason], name)
+                    XCTAssertEqual(sink.reports.first?.exceptionName, "NSInvalidArgumentException", name)
+                }
+            }
+            for name in ["string.compare.nil", "constantString.compare.nil"] {
+                let scenario = try XCTUnwrap(CatalogScenario.named(name))
+                try withShield(Configuration(guards: .string)) { sink in
+                    var raised: (name: String, reason: String)?
+                    withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
+                    XCTAssertEqual(raised?.name, "NSInvalidArgumentException", "\(name): reaches GNUstep under Apple's rules")
+                    XCTAssertTrue(sink.reports.isEmpty, name)
+                }
+            }
+        }
+        #endif
+    }
+
     func testEveryStringScenarioRecoversWithOneReport() throws {
         try assertScenariosRecover(CatalogScenario.all(category: "string"), guards: .string)
     }

@@ -95,9 +95,37 @@ extension Violation {
 
     // MARK: Strings
 
-    /// A range past the end of a string (GNUstep names the method that checked).
-    static func textRange(_ range: CSRRange, length: UInt, method: String) -> Violation {
-        Violation(ExceptionName.range, hint: Hint.text) { textRangeReason(range.value, length: length, method: method, cls: $0) }
+    /// A range past the end of a string (GNUstep names the method that checked; `appleMethod`, if given, the one
+    /// Apple's reason names).
+    static func textRange(_ range: CSRRange, length: UInt, method: String, appleMethod: String? = nil) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.text) { cls in
+            #if canImport(Darwin)
+            return textRangeReason(range.value, length: length, method: appleMethod ?? method, cls: cls)
+            #else
+            return textRangeReason(range.value, length: length, method: method, cls: cls)
+            #endif
+        }
+    }
+
+    /// GNUstep only: a nil string compared by GSString.m's `compare:options:range:`, which names the receiver's class
+    /// (`generic`: NSString's own `compare:options:range:locale:`, behind the other classes and NSNumericSearch).
+    /// Apple documents a nil string as undefined behaviour, not an exception: never asked for under Apple's rules.
+    static func nilCompare(generic: Bool) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: Hint.nilString) { cls in
+            generic ? "compare with nil" : "[\(cls) -compare:options:range:] nil string argument"
+        }
+    }
+
+    /// A nil character set. GNUstep's string classes raise (their text, from the implementation itself: see
+    /// `SearchHooks`); Apple documents NSInvalidArgumentException (its text unverified on a device).
+    static let nilCharacterSet = Violation(ExceptionName.invalidArgument, hint: "check the character set for nil before the call") {
+        appleText($0, "rangeOfCharacterFromSet:options:range:", "nil argument")
+    }
+
+    /// GNUstep only: NSString's generic `rangeOfCharacterFromSet:options:range:` (NXConstantString's too) reads the
+    /// set's `characterIsMember:` through `[nil methodForSelector:]`, a NULL function, at the range's first character.
+    static let nilCharacterSetCrash = Violation("SIGSEGV", hint: "check the character set for nil before the call") { cls in
+        "-[\(cls) rangeOfCharacterFromSet:options:range:] with a nil set: GNUstep calls NULL for the first character"
     }
 
     /// `substringFromIndex:` / `substringToIndex:` past the end. GNUstep checks the derived range in
