@@ -25,6 +25,7 @@ typedef enum CSPArgKind {
     CSPArgCPairs,        // C arrays of objects and keys and their count (nil slots included)
     CSPArgCString,       // NULL, ASCII, empty, UTF-8, invalid UTF-8
     CSPArgData,          // nil, data objects, wrong types
+    CSPArgCharacterSet,  // nil, character sets, wrong types
     CSPArgKindCount
 } CSPArgKind;
 

@@ -212,6 +212,21 @@ static id csp_data_value(uint32_t choice) {
     }
 }
 
+static const char *const csp_character_set_names[] = {
+    "nil", "set \"lo\"", "letters", "empty set", "string \"l\" (not a set)", "NSNull (not a set)",
+};
+
+static id csp_character_set_value(uint32_t choice) {
+    switch (choice) {
+    case 0: return nil;
+    case 1: return [NSCharacterSet characterSetWithCharactersInString: @"lo"];
+    case 2: return [NSCharacterSet letterCharacterSet];
+    case 3: return [NSCharacterSet characterSetWithCharactersInString: @""];
+    case 4: return @"l";
+    default: return [NSNull null];
+    }
+}
+
 static const char *const csp_kvc_keys[] = {
     "name", "level", "child", "items", "nope", "", "child.name", "child.level", "child.nope", "items.@count", "@count",
     "name.length", "items.name", "items.@sum.length", "level.nope", ".", "a..b", "@unknownOperator.x",
@@ -359,6 +374,7 @@ static id csp_object_for(CSPArgKind kind, uint32_t choice, NSUInteger size) {
     case CSPArgAttributes: case CSPArgDictionary: return csp_attributes_value(choice);
     case CSPArgAttributeName: return csp_attribute_name_value(choice);
     case CSPArgData: return csp_data_value(choice);
+    case CSPArgCharacterSet: return csp_character_set_value(choice);
     default: return nil;
     }
 }
@@ -383,6 +399,7 @@ uint32_t csp_arg_choices(CSPArgKind kind) {
     case CSPArgCPairs: return CSP_COUNT(csp_cpairs_patterns);
     case CSPArgCString: return CSP_COUNT(csp_cstring_values);
     case CSPArgData: return CSP_COUNT(csp_data_names);
+    case CSPArgCharacterSet: return CSP_COUNT(csp_character_set_names);
     default: return 1;
     }
 }
@@ -418,6 +435,7 @@ static const char *csp_choice_name(CSPArgKind kind, uint32_t choice) {
     case CSPArgAttributeName: return csp_attribute_name_names[choice];
     case CSPArgCString: return csp_cstring_names[choice];
     case CSPArgData: return csp_data_names[choice];
+    case CSPArgCharacterSet: return csp_character_set_names[choice];
     default: return NULL;
     }
 }

@@ -211,6 +211,32 @@ CALL(string_byReplacingCharactersInRange) {
     out_object(out, [(NSString *)r stringByReplacingCharactersInRange: RANGE withString: O1]);
 }
 CALL(string_compare) { out_int(out, [(NSString *)r compare: O0]); }
+CALL(string_rangeOfStringOptions) {
+    out_range(out, [(NSString *)r rangeOfString: O0 options: NSCaseInsensitiveSearch | NSBackwardsSearch]);
+}
+CALL(string_rangeOfStringAnchored) {
+    out_range(out, [(NSString *)r rangeOfString: O0 options: NSAnchoredSearch | NSBackwardsSearch | NSLiteralSearch range: RANGE]);
+}
+CALL(string_rangeOfStringLocale) { out_range(out, [(NSString *)r rangeOfString: O0 options: NSCaseInsensitiveSearch range: RANGE locale: nil]); }
+CALL(string_compareOptionsRange) { out_int(out, [(NSString *)r compare: O0 options: NSCaseInsensitiveSearch range: RANGE]); }
+CALL(string_compareNumeric) { out_int(out, [(NSString *)r compare: O0 options: NSNumericSearch range: RANGE]); }
+CALL(string_compareLocale) { out_int(out, [(NSString *)r compare: O0 options: 0 range: RANGE locale: nil]); }
+CALL(string_rangeOfCharacter) { out_range(out, [(NSString *)r rangeOfCharacterFromSet: O0]); }
+CALL(string_rangeOfCharacterRange) { out_range(out, [(NSString *)r rangeOfCharacterFromSet: O0 options: 0 range: RANGE]); }
+CALL(string_rangeOfCharacterBackwards) {
+    out_range(out, [(NSString *)r rangeOfCharacterFromSet: O0 options: NSBackwardsSearch range: RANGE]);
+}
+CALL(string_paragraphRangeForRange) { out_range(out, [(NSString *)r paragraphRangeForRange: RANGE]); }
+CALL(string_getLineStart) {
+    NSUInteger start = 77, end = 77, contentsEnd = 77;
+    [(NSString *)r getLineStart: &start end: &end contentsEnd: &contentsEnd forRange: RANGE];
+    csp_text_appendf(out, "%lu %lu %lu", (unsigned long)start, (unsigned long)end, (unsigned long)contentsEnd);
+}
+CALL(string_getParagraphStart) {
+    NSUInteger start = 77, end = 77;
+    [(NSString *)r getParagraphStart: &start end: &end contentsEnd: NULL forRange: RANGE];
+    csp_text_appendf(out, "%lu %lu", (unsigned long)start, (unsigned long)end);
+}
 CALL(string_commonPrefix) { out_object(out, [(NSString *)r commonPrefixWithString: O0 options: 0]); }
 
 CALL(mstring_insertStringAtIndex) { [(NSMutableString *)r insertString: O0 atIndex: I1]; out_void(out); }
@@ -482,16 +508,28 @@ static const CSPEntry csp_entries[] = {
     { "NSString rangeOfString:", FT, ARGS(CSPArgString), string_rangeOfString, true },
     { "NSString hasPrefix:", FT, ARGS(CSPArgString), string_hasPrefix, true },
     { "NSString hasSuffix:", FT, ARGS(CSPArgString), string_hasSuffix, true },
-    { "NSString rangeOfString:options:range:", FT, ARGS(CSPArgString, CSPArgRange), string_rangeOfStringOptionsRange, false },
+    { "NSString rangeOfString:options:range:", FT, ARGS(CSPArgString, CSPArgRange), string_rangeOfStringOptionsRange, true },
+    { "NSString rangeOfString:options:", FT, ARGS(CSPArgString), string_rangeOfStringOptions, true },
+    { "NSString rangeOfString:options:range: (anchored, backwards)", FT, ARGS(CSPArgString, CSPArgRange), string_rangeOfStringAnchored, true },
+    { "NSString rangeOfString:options:range:locale:", FT, ARGS(CSPArgString, CSPArgRange), string_rangeOfStringLocale, true },
+    { "NSString compare:options:range:", FT, ARGS(CSPArgString, CSPArgRange), string_compareOptionsRange, true },
+    { "NSString compare:options:range: (numeric)", FT, ARGS(CSPArgString, CSPArgRange), string_compareNumeric, true },
+    { "NSString compare:options:range:locale:", FT, ARGS(CSPArgString, CSPArgRange), string_compareLocale, true },
+    { "NSString rangeOfCharacterFromSet:", FT, ARGS(CSPArgCharacterSet), string_rangeOfCharacter, true },
+    { "NSString rangeOfCharacterFromSet:options:range:", FT, ARGS(CSPArgCharacterSet, CSPArgRange), string_rangeOfCharacterRange, true },
+    { "NSString rangeOfCharacterFromSet:options:range: (backwards)", FT, ARGS(CSPArgCharacterSet, CSPArgRange), string_rangeOfCharacterBackwards, true },
+    { "NSString paragraphRangeForRange:", FT, ARGS(CSPArgRange), string_paragraphRangeForRange, true },
+    { "NSString getLineStart:end:contentsEnd:forRange:", FT, ARGS(CSPArgRange), string_getLineStart, true },
+    { "NSString getParagraphStart:end:contentsEnd:forRange:", FT, ARGS(CSPArgRange), string_getParagraphStart, true },
     { "NSString getCharacters:range:", FT, ARGS(CSPArgRange), string_getCharactersRange, false },
     { "NSString stringByAppendingString:", FT, ARGS(CSPArgString), string_byAppending, false },
     { "NSString isEqualToString:", FT, ARGS(CSPArgString), string_isEqualToString, false },
     { "NSString stringByReplacingOccurrencesOfString:withString:", FT, ARGS(CSPArgString, CSPArgString), string_byReplacingOccurrences, false },
     { "NSString componentsSeparatedByString:", FT, ARGS(CSPArgString), string_componentsSeparated, false },
-    { "NSString lineRangeForRange:", FT, ARGS(CSPArgRange), string_lineRangeForRange, false },
+    { "NSString lineRangeForRange:", FT, ARGS(CSPArgRange), string_lineRangeForRange, true },
     { "NSString rangeOfComposedCharacterSequenceAtIndex:", FT, ARGS(CSPArgIndex), string_composedRange, false },
     { "NSString stringByReplacingCharactersInRange:withString:", FT, ARGS(CSPArgRange, CSPArgString), string_byReplacingCharactersInRange, false },
-    { "NSString compare:", FT, ARGS(CSPArgString), string_compare, false },
+    { "NSString compare:", FT, ARGS(CSPArgString), string_compare, true },
     { "NSString commonPrefixWithString:options:", FT, ARGS(CSPArgString), string_commonPrefix, false },
     { "NSMutableString insertString:atIndex:", FMT, ARGS(CSPArgString, CSPArgIndex), mstring_insertStringAtIndex, true },
     { "NSMutableString replaceCharactersInRange:withString:", FMT, ARGS(CSPArgRange, CSPArgString), mstring_replaceCharactersInRange, true },
@@ -628,6 +666,11 @@ static bool csp_add_attributes_hangs(const CSPCall *call);
 /// passes when the data object has no buffer yet (an empty one): not a range failure, outside the guards' scope.
 static bool csp_reset_bytes_has_no_buffer(const CSPCall *call);
 
+/// Whether a nil set reaches NULL: the receiver uses NSString's generic implementation or the constant string's (the
+/// fuzzer's constant strings and app subclasses), and the range (`ranged`: argument 1; else the whole string) passes
+/// the range check and is not empty.
+static bool csp_nil_set_reads_null(const CSPCall *call, bool ranged);
+
 /// Calls GNUstep itself cannot survive, with or without CrashShield: never generated (the fuzzer compares
 /// outcomes, and these have none). Found by the fuzzer's own child processes; each one is GNUstep 1.28's.
 static bool csp_foundation_fails(const CSPCall *call) {
@@ -655,6 +698,12 @@ static bool csp_foundation_fails(const CSPCall *call) {
         return range.location <= length && range.location + range.length > length;
     }
     if (entry->call == mdata_resetBytes) return csp_reset_bytes_has_no_buffer(call);
+    // NSString's generic rangeOfCharacterFromSet:options:range: and the constant string's call NULL for a nil set at
+    // the first character they read (CrashShield stops it: the crash matrix's constantString.rangeOfCharacterFromSet.nilSet).
+    if (entry->call == string_rangeOfCharacter || entry->call == string_rangeOfCharacterRange
+        || entry->call == string_rangeOfCharacterBackwards) {
+        return call->arguments[0] == 0 && csp_nil_set_reads_null(call, entry->call != string_rangeOfCharacter);
+    }
     return false;
 }
 
@@ -704,6 +753,20 @@ static bool csp_reset_bytes_has_no_buffer(const CSPCall *call) {
     raises = [receiver mutableBytes] == NULL && range.location <= [receiver length] && range.length <= [receiver length] - range.location;
     CSP_POOL_END
     return raises;
+}
+
+static bool csp_nil_set_reads_null(const CSPCall *call, bool ranged) {
+    bool reads = false;
+    CSP_POOL_BEGIN
+    NSString *receiver = csp_kind(call)->make();
+    NSUInteger length = [receiver length];
+    NSRange range = NSMakeRange(0, length);
+    if (ranged) csp_arg_range_value(call->arguments[1], length, &range);
+    bool generic = [receiver isKindOfClass: [@"" class]] || [receiver isKindOfClass: [CSPString class]]
+        || [receiver isKindOfClass: [CSPMutableString class]];
+    reads = generic && range.length > 0 && range.location <= length && range.length <= length - range.location;
+    CSP_POOL_END
+    return reads;
 }
 
 static bool csp_add_attributes_hangs(const CSPCall *call) {
