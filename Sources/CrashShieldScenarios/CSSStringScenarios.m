@@ -216,7 +216,7 @@ static const CSSScenario css_string_table[] = {
     { "string.characterAtIndex.constant", "string", "characterAtIndex:", "NSInvalidArgumentException", "0", 1, constantCharacterPastEnd },
 #endif
     { "mutableString.characterAtIndex.pastEnd", "string", "characterAtIndex:", "NSRangeException", "0", 1, mutableCharacterPastEnd },
-    { "string.rangeOfString.nil", "string", "rangeOfString:", "NSInvalidArgumentException", "{9223372036854775807, 0}", 1, rangeOfNil },
+    { "string.rangeOfString.nil", "string", "rangeOfString:options:range:locale:", "NSInvalidArgumentException", "{9223372036854775807, 0}", 1, rangeOfNil },
     { "string.rangeOfStringOptionsRange.pastEnd", "string", "rangeOfString:options:range:locale:", "NSRangeException", "{NSNotFound, 0}", 1, rangeOfStringOptionsRangePastEnd },
     { "mutableString.rangeOfStringOptionsRange.nil", "string", "rangeOfString:options:range:locale:", "NSInvalidArgumentException", "{NSNotFound, 0}", 1, rangeOfStringOptionsRangeNil },
     { "constantString.rangeOfStringOptions.nil", "string", "rangeOfString:options:range:locale:", "NSInvalidArgumentException", "{NSNotFound, 0}", 1, rangeOfStringOptionsNil },

@@ -151,7 +151,7 @@ extension Violation {
         }
     }
 
-    /// A nil search string (`rangeOfString:`, `hasPrefix:`, `hasSuffix:`).
+    /// A nil search string (`rangeOfString:options:range:locale:`, `hasPrefix:`, `hasSuffix:`).
     static func nilSearch(method: String) -> Violation {
         fixed(ExceptionName.invalidArgument, "range of nil", method: method, apple: "nil argument", hint: Hint.nilString)
     }

@@ -2,9 +2,9 @@ import CrashShieldRuntime.Internal
 
 /// NSString's range-taking searches and comparisons, hooked where each family funnels (GNUstep: NSString.m and
 /// GSString.m; Apple's crash logs show the same funnels, Docs/AppleRuntime.md):
-/// - `rangeOfString:options:range:locale:`, which `rangeOfString:options:range:` and `rangeOfString:options:` call
-///   (`rangeOfString:`, `hasPrefix:` and `hasSuffix:` reach it too, behind their own hooks): the range, then a nil
-///   string.
+/// - `rangeOfString:options:range:locale:`, which `rangeOfString:options:range:`, `rangeOfString:options:` and
+///   `rangeOfString:` call (`hasPrefix:` and `hasSuffix:` too, behind their own hooks): the range, then a nil string.
+///   Apple's crash logs name it for a nil string given to `rangeOfString:options:` as well.
 /// - `compare:options:range:`: GNUstep's string classes (GSString.m) check the range, then a nil string, with their
 ///   own texts; `compare:` and `compare:options:` reach it. NSString's generic implementation (constant strings, app
 ///   subclasses), and GSString.m's own with NSNumericSearch, call `compare:options:range:locale:`, which checks with
@@ -40,7 +40,11 @@ enum SearchHooks {
 
     // MARK: rangeOfString
 
-    static let rangeOfStringLocale: GuardedMethod<RangeOfString> = GuardedMethod("rangeOfString:options:range:locale:", .string) { r, cmd, search, mask, range, locale in
+    /// Check-first (CSRCheckFirst.h): valid calls skip the replacement, whose check must stay exactly "the string is not
+    /// nil and the range fits in length".
+    static let rangeOfStringLocale: GuardedMethod<RangeOfString> = GuardedMethod(
+        "rangeOfString:options:range:locale:", .string, checkFirst: Int32(CSRHotStringRangeOfString)
+    ) { r, cmd, search, mask, range, locale in
         let length = length(of: r)
         let violation: Violation? = !range.fits(in: length) ? .textRange(range, length: length, method: "rangeOfString:options:range:locale:")
             : search == nil ? .nilSearch(method: "rangeOfString:options:range:locale:") : nil
@@ -51,8 +55,11 @@ enum SearchHooks {
 
     // MARK: compare
 
-    /// GNUstep's string classes' own; with NSNumericSearch they hand the call to NSString's generic one.
-    static let compare: GuardedMethod<Compare> = GuardedMethod("compare:options:range:", .string) { r, cmd, string, mask, range in
+    /// GNUstep's string classes' own; with NSNumericSearch they hand the call to NSString's generic one. Check-first,
+    /// as `rangeOfStringLocale` (under Apple's rules a nil string reaches the replacement, which passes it on).
+    static let compare: GuardedMethod<Compare> = GuardedMethod(
+        "compare:options:range:", .string, checkFirst: Int32(CSRHotStringCompare)
+    ) { r, cmd, string, mask, range in
         let generic = !FoundationRules.isApple && mask & numericSearch != 0
         return compare.guarded(r, cmd, compareFailure(r, string, range, generic: generic), unhooked: descending, recovery: { _ in descending }) {
             $0(r, cmd, string, mask, range)
