@@ -54,7 +54,8 @@ id csp_opaque(id object) {
 }
 
 NSUInteger csp_size_of(id object) {
-    if ([object isKindOfClass: [NSString class]] || [object isKindOfClass: [NSAttributedString class]]) {
+    if ([object isKindOfClass: [NSString class]] || [object isKindOfClass: [NSAttributedString class]]
+        || [object isKindOfClass: [NSData class]]) {
         return [(NSString *)object length];
     }
     if ([object isKindOfClass: [NSArray class]] || [object isKindOfClass: [NSDictionary class]]
@@ -197,6 +198,12 @@ static void csp_describe_at(CSPText *text, id object, int depth) {
         csp_text_appendf(text, "number %s", [[object stringValue] UTF8String]);
     } else if ([object isKindOfClass: [NSNull class]]) {
         csp_text_append(text, "null");
+    } else if ([object isKindOfClass: [NSData class]]) {
+        const unsigned char *bytes = [(NSData *)object bytes];
+        NSUInteger length = [(NSData *)object length];
+        csp_text_append(text, "data<");
+        for (NSUInteger i = 0; i < length; i++) csp_text_appendf(text, "%02x", bytes[i]);
+        csp_text_append(text, ">");
     } else {
         csp_text_appendf(text, "<%s>", class_getName(object_getClass(object)));
     }

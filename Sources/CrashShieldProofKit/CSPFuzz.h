@@ -8,7 +8,7 @@
 typedef enum CSPArgKind {
     CSPArgNone,
     CSPArgIndex,         // 0, 1, count-1, count, count+1, NSNotFound, 2^31, 2^32, 2^32+1, UInt.max
-    CSPArgRange,         // locations x lengths, overflowing sums included
+    CSPArgRange,         // locations x lengths, sums past 2^64 included (wrapping to 0, 1, count and beyond)
     CSPArgObject,        // nil, strings, a number, NSNull, app objects, collections
     CSPArgString,        // nil, strings of several classes, wrong types
     CSPArgArray,         // nil, arrays of several classes, wrong types
@@ -24,6 +24,8 @@ typedef enum CSPArgKind {
     CSPArgCObjects,      // a C array of objects and its count (nil slots included)
     CSPArgCPairs,        // C arrays of objects and keys and their count (nil slots included)
     CSPArgCString,       // NULL, ASCII, empty, UTF-8, invalid UTF-8
+    CSPArgData,          // nil, data objects, wrong types
+    CSPArgCharacterSet,  // nil, character sets, wrong types
     CSPArgKindCount
 } CSPArgKind;
 
@@ -45,7 +47,7 @@ uint32_t csp_arg_choices(CSPArgKind kind);
 /// Fills position `slot` of `args` with choice `choice`, for a receiver of `size` elements or characters.
 void csp_arg_realize(CSPArgKind kind, uint32_t choice, int slot, NSUInteger size, CSPArgs *args, NSMutableArray *keep);
 void csp_arg_describe(CSPArgKind kind, uint32_t choice, NSUInteger size, CSPText *text);
-/// Whether a range choice's end passes 2^64 for some receiver (its length is chosen to wrap).
-bool csp_arg_range_overflows(uint32_t choice);
+/// Range choice `choice` for a receiver of `size`; whether its end passes 2^64.
+bool csp_arg_range_value(uint32_t choice, NSUInteger size, NSRange *range);
 
 #endif

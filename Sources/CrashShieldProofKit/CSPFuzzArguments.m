@@ -26,15 +26,26 @@ static NSUInteger csp_index_value(uint32_t choice, NSUInteger size) {
     }
 }
 
-static const char *const csp_location_names[] = { "0", "1", "count-1", "count", "count+1", "NSNotFound", "2^32", "UInt.max" };
-static const uint32_t csp_location_index[] = { 0, 1, 2, 3, 4, 5, 7, 9 };   // the same values as the index choices
-static const char *const csp_length_names[] = {
-    "0", "1", "2", "count", "count+1", "count-location", "2^32", "UInt.max", "2^64-location (wraps to 0)",
+static const char *const csp_location_names[] = {
+    "0", "1", "count-1", "count", "count+1", "NSNotFound", "2^32", "2^63", "UInt.max",
 };
+static const char *const csp_length_names[] = {
+    "0", "1", "2", "count", "count+1", "count-location", "2^32", "2^63", "UInt.max", "2^64-location (wraps to 0)",
+    "2^64-location+1 (wraps to 1)", "2^64-location+count (wraps to count)",
+};
+
+static NSUInteger csp_location_value(uint32_t choice, NSUInteger size) {
+    switch (choice) {
+    case 6: return (NSUInteger)1 << 32;
+    case 7: return (NSUInteger)1 << 63;
+    case 8: return NSUIntegerMax;
+    default: return csp_index_value(choice, size);   // 0, 1, count-1, count, count+1, NSNotFound: the index choices
+    }
+}
 
 static NSRange csp_range_value(uint32_t choice, NSUInteger size) {
     uint32_t lengths = CSP_COUNT(csp_length_names);
-    NSUInteger location = csp_index_value(csp_location_index[choice / lengths], size);
+    NSUInteger location = csp_location_value(choice / lengths, size);
     NSUInteger length;
     switch (choice % lengths) {
     case 0: length = 0; break;
@@ -44,8 +55,13 @@ static NSRange csp_range_value(uint32_t choice, NSUInteger size) {
     case 4: length = size + 1; break;
     case 5: length = location <= size ? size - location : 0; break;
     case 6: length = (NSUInteger)1 << 32; break;
-    case 7: length = NSUIntegerMax; break;
-    default: length = (NSUInteger)0 - location; break;   // location + length overflows to exactly 0
+    case 7: length = (NSUInteger)1 << 63; break;
+    case 8: length = NSUIntegerMax; break;
+    // location + length passes 2^64 and wraps to exactly 0, 1, count: within what checks made in C's wrapping
+    // arithmetic (GNUstep's `NSMaxRange(range) > length`) let through.
+    case 9: length = (NSUInteger)0 - location; break;
+    case 10: length = (NSUInteger)1 - location; break;
+    default: length = size - location; break;
     }
     NSRange range;   // not NSMakeRange: GNUstep's raises for a range whose end overflows, and those are wanted here
     range.location = location;
@@ -53,12 +69,9 @@ static NSRange csp_range_value(uint32_t choice, NSUInteger size) {
     return range;
 }
 
-bool csp_arg_range_overflows(uint32_t choice) {
-    uint32_t lengths = CSP_COUNT(csp_length_names);
-    uint32_t location = csp_location_index[choice / lengths], length = choice % lengths;
-    bool wrappingLength = length == 7 || length == 8;              // UInt.max, 2^64-location
-    bool maximalLocation = location == 9 || location == 2;         // UInt.max, count-1 (UInt.max when empty)
-    return wrappingLength || (maximalLocation && length != 0);
+bool csp_arg_range_value(uint32_t choice, NSUInteger size, NSRange *range) {
+    *range = csp_range_value(choice, size);
+    return range->location + range->length < range->location;
 }
 
 // MARK: Objects
@@ -181,6 +194,36 @@ static id csp_key_value(uint32_t choice) {
     case 4: return [NSNull null];
     case 5: return [NSMutableString stringWithString: @"k2"];
     default: return CSP_AUTORELEASE([[CSPPlain alloc] init]);
+    }
+}
+
+static const char *const csp_data_names[] = {
+    "nil", "data \"l\"", "data \"\"", "data \"hello\"", "string \"l\" (not a data object)", "NSNull (not a data object)",
+};
+
+static id csp_data_value(uint32_t choice) {
+    switch (choice) {
+    case 0: return nil;
+    case 1: return [NSData dataWithBytes: "l" length: 1];
+    case 2: return [NSData data];
+    case 3: return [NSData dataWithBytes: "hello" length: 5];
+    case 4: return @"l";
+    default: return [NSNull null];
+    }
+}
+
+static const char *const csp_character_set_names[] = {
+    "nil", "set \"lo\"", "letters", "empty set", "string \"l\" (not a set)", "NSNull (not a set)",
+};
+
+static id csp_character_set_value(uint32_t choice) {
+    switch (choice) {
+    case 0: return nil;
+    case 1: return [NSCharacterSet characterSetWithCharactersInString: @"lo"];
+    case 2: return [NSCharacterSet letterCharacterSet];
+    case 3: return [NSCharacterSet characterSetWithCharactersInString: @""];
+    case 4: return @"l";
+    default: return [NSNull null];
     }
 }
 
@@ -330,6 +373,8 @@ static id csp_object_for(CSPArgKind kind, uint32_t choice, NSUInteger size) {
     case CSPArgKeyArray: return csp_key_array_value(choice);
     case CSPArgAttributes: case CSPArgDictionary: return csp_attributes_value(choice);
     case CSPArgAttributeName: return csp_attribute_name_value(choice);
+    case CSPArgData: return csp_data_value(choice);
+    case CSPArgCharacterSet: return csp_character_set_value(choice);
     default: return nil;
     }
 }
@@ -353,6 +398,8 @@ uint32_t csp_arg_choices(CSPArgKind kind) {
     case CSPArgCObjects: return CSP_COUNT(csp_cobjects_patterns);
     case CSPArgCPairs: return CSP_COUNT(csp_cpairs_patterns);
     case CSPArgCString: return CSP_COUNT(csp_cstring_values);
+    case CSPArgData: return CSP_COUNT(csp_data_names);
+    case CSPArgCharacterSet: return CSP_COUNT(csp_character_set_names);
     default: return 1;
     }
 }
@@ -387,6 +434,8 @@ static const char *csp_choice_name(CSPArgKind kind, uint32_t choice) {
     case CSPArgAttributes: case CSPArgDictionary: return csp_attributes_names[choice];
     case CSPArgAttributeName: return csp_attribute_name_names[choice];
     case CSPArgCString: return csp_cstring_names[choice];
+    case CSPArgData: return csp_data_names[choice];
+    case CSPArgCharacterSet: return csp_character_set_names[choice];
     default: return NULL;
     }
 }

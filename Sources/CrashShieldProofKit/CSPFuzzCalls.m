@@ -211,6 +211,32 @@ CALL(string_byReplacingCharactersInRange) {
     out_object(out, [(NSString *)r stringByReplacingCharactersInRange: RANGE withString: O1]);
 }
 CALL(string_compare) { out_int(out, [(NSString *)r compare: O0]); }
+CALL(string_rangeOfStringOptions) {
+    out_range(out, [(NSString *)r rangeOfString: O0 options: NSCaseInsensitiveSearch | NSBackwardsSearch]);
+}
+CALL(string_rangeOfStringAnchored) {
+    out_range(out, [(NSString *)r rangeOfString: O0 options: NSAnchoredSearch | NSBackwardsSearch | NSLiteralSearch range: RANGE]);
+}
+CALL(string_rangeOfStringLocale) { out_range(out, [(NSString *)r rangeOfString: O0 options: NSCaseInsensitiveSearch range: RANGE locale: nil]); }
+CALL(string_compareOptionsRange) { out_int(out, [(NSString *)r compare: O0 options: NSCaseInsensitiveSearch range: RANGE]); }
+CALL(string_compareNumeric) { out_int(out, [(NSString *)r compare: O0 options: NSNumericSearch range: RANGE]); }
+CALL(string_compareLocale) { out_int(out, [(NSString *)r compare: O0 options: 0 range: RANGE locale: nil]); }
+CALL(string_rangeOfCharacter) { out_range(out, [(NSString *)r rangeOfCharacterFromSet: O0]); }
+CALL(string_rangeOfCharacterRange) { out_range(out, [(NSString *)r rangeOfCharacterFromSet: O0 options: 0 range: RANGE]); }
+CALL(string_rangeOfCharacterBackwards) {
+    out_range(out, [(NSString *)r rangeOfCharacterFromSet: O0 options: NSBackwardsSearch range: RANGE]);
+}
+CALL(string_paragraphRangeForRange) { out_range(out, [(NSString *)r paragraphRangeForRange: RANGE]); }
+CALL(string_getLineStart) {
+    NSUInteger start = 77, end = 77, contentsEnd = 77;
+    [(NSString *)r getLineStart: &start end: &end contentsEnd: &contentsEnd forRange: RANGE];
+    csp_text_appendf(out, "%lu %lu %lu", (unsigned long)start, (unsigned long)end, (unsigned long)contentsEnd);
+}
+CALL(string_getParagraphStart) {
+    NSUInteger start = 77, end = 77;
+    [(NSString *)r getParagraphStart: &start end: &end contentsEnd: NULL forRange: RANGE];
+    csp_text_appendf(out, "%lu %lu", (unsigned long)start, (unsigned long)end);
+}
 CALL(string_commonPrefix) { out_object(out, [(NSString *)r commonPrefixWithString: O0 options: 0]); }
 
 CALL(mstring_insertStringAtIndex) { [(NSMutableString *)r insertString: O0 atIndex: I1]; out_void(out); }
@@ -255,6 +281,11 @@ CALL(attr_attributesLongest) {
     out_object(out, [(NSAttributedString *)r attributesAtIndex: I0 longestEffectiveRange: &effective inRange: RANGE]);
     out_range(out, effective);
 }
+CALL(attr_attributeLongest) {
+    NSRange effective = csp_unset_range;
+    out_object(out, [(NSAttributedString *)r attribute: O0 atIndex: I1 longestEffectiveRange: &effective inRange: RANGE]);
+    out_range(out, effective);
+}
 CALL(attr_string) { out_object(out, [(NSAttributedString *)r string]); }
 
 CALL(mattr_addAttribute) { [(NSMutableAttributedString *)r addAttribute: O0 value: O1 range: RANGE]; out_void(out); }
@@ -281,6 +312,35 @@ CALL(attrc_initWithString) { out_object(out, CSP_AUTORELEASE([(NSAttributedStrin
 CALL(attrc_initWithStringAttributes) {
     out_object(out, CSP_AUTORELEASE([(NSAttributedString *)[(Class)r alloc] initWithString: O0 attributes: O1]));
 }
+
+// MARK: NSData, NSMutableData
+
+/// What `replaceBytesInRange:withBytes:` may read: a longer range that GNUstep does not raise for is not made
+/// (`csp_foundation_fails`).
+static const char csp_source_bytes[65] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/";
+static const NSUInteger csp_source_length = 64;
+
+CALL(data_subdataWithRange) { out_object(out, [(NSData *)r subdataWithRange: RANGE]); }
+CALL(data_getBytesRange) {
+    NSUInteger size = [(NSData *)r length] + 8;
+    unsigned char *buffer = malloc(size);
+    memset(buffer, '_', size);
+    @try {
+        [(NSData *)r getBytes: buffer range: RANGE];
+        for (NSUInteger i = 0; i < size; i++) csp_text_appendf(out, "%02x", buffer[i]);
+    } @finally {
+        free(buffer);
+    }
+}
+CALL(data_rangeOfData) { out_range(out, [(NSData *)r rangeOfData: O0 options: 0 range: RANGE]); }
+CALL(data_rangeOfDataBackwards) {
+    out_range(out, [(NSData *)r rangeOfData: O0 options: NSDataSearchBackwards | NSDataSearchAnchored range: RANGE]);
+}
+CALL(mdata_replaceBytes) { [(NSMutableData *)r replaceBytesInRange: RANGE withBytes: csp_source_bytes]; out_void(out); }
+CALL(mdata_replaceBytesLength) { [(NSMutableData *)r replaceBytesInRange: RANGE withBytes: "xyz" length: 3]; out_void(out); }
+CALL(mdata_deleteBytes) { [(NSMutableData *)r replaceBytesInRange: RANGE withBytes: NULL length: 0]; out_void(out); }
+CALL(mdata_resetBytes) { [(NSMutableData *)r resetBytesInRange: RANGE]; out_void(out); }
+CALL(mdata_appendData) { [(NSMutableData *)r appendData: O0]; out_void(out); }
 
 // MARK: Key-value coding
 
@@ -338,7 +398,7 @@ enum {
     FA = CSPFamilyArray, FMA = CSPFamilyMutableArray, FD = CSPFamilyDictionary, FMD = CSPFamilyMutableDictionary,
     FS = CSPFamilySet, FMS = CSPFamilyMutableSet, FO = CSPFamilyOrderedSet, FMO = CSPFamilyMutableOrderedSet,
     FT = CSPFamilyString, FMT = CSPFamilyMutableString, FR = CSPFamilyAttributed, FMR = CSPFamilyMutableAttributed,
-    FK = CSPFamilyKVC, FNC = CSPFamilyNull | CSPFamilyConfused,
+    FK = CSPFamilyKVC, FNC = CSPFamilyNull | CSPFamilyConfused, FDA = CSPFamilyData, FMDA = CSPFamilyMutableData,
 };
 #define ARGS(...) { __VA_ARGS__ }
 #define NONE ARGS(CSPArgNone)
@@ -448,16 +508,28 @@ static const CSPEntry csp_entries[] = {
     { "NSString rangeOfString:", FT, ARGS(CSPArgString), string_rangeOfString, true },
     { "NSString hasPrefix:", FT, ARGS(CSPArgString), string_hasPrefix, true },
     { "NSString hasSuffix:", FT, ARGS(CSPArgString), string_hasSuffix, true },
-    { "NSString rangeOfString:options:range:", FT, ARGS(CSPArgString, CSPArgRange), string_rangeOfStringOptionsRange, false },
+    { "NSString rangeOfString:options:range:", FT, ARGS(CSPArgString, CSPArgRange), string_rangeOfStringOptionsRange, true },
+    { "NSString rangeOfString:options:", FT, ARGS(CSPArgString), string_rangeOfStringOptions, true },
+    { "NSString rangeOfString:options:range: (anchored, backwards)", FT, ARGS(CSPArgString, CSPArgRange), string_rangeOfStringAnchored, true },
+    { "NSString rangeOfString:options:range:locale:", FT, ARGS(CSPArgString, CSPArgRange), string_rangeOfStringLocale, true },
+    { "NSString compare:options:range:", FT, ARGS(CSPArgString, CSPArgRange), string_compareOptionsRange, true },
+    { "NSString compare:options:range: (numeric)", FT, ARGS(CSPArgString, CSPArgRange), string_compareNumeric, true },
+    { "NSString compare:options:range:locale:", FT, ARGS(CSPArgString, CSPArgRange), string_compareLocale, true },
+    { "NSString rangeOfCharacterFromSet:", FT, ARGS(CSPArgCharacterSet), string_rangeOfCharacter, true },
+    { "NSString rangeOfCharacterFromSet:options:range:", FT, ARGS(CSPArgCharacterSet, CSPArgRange), string_rangeOfCharacterRange, true },
+    { "NSString rangeOfCharacterFromSet:options:range: (backwards)", FT, ARGS(CSPArgCharacterSet, CSPArgRange), string_rangeOfCharacterBackwards, true },
+    { "NSString paragraphRangeForRange:", FT, ARGS(CSPArgRange), string_paragraphRangeForRange, true },
+    { "NSString getLineStart:end:contentsEnd:forRange:", FT, ARGS(CSPArgRange), string_getLineStart, true },
+    { "NSString getParagraphStart:end:contentsEnd:forRange:", FT, ARGS(CSPArgRange), string_getParagraphStart, true },
     { "NSString getCharacters:range:", FT, ARGS(CSPArgRange), string_getCharactersRange, false },
     { "NSString stringByAppendingString:", FT, ARGS(CSPArgString), string_byAppending, false },
     { "NSString isEqualToString:", FT, ARGS(CSPArgString), string_isEqualToString, false },
     { "NSString stringByReplacingOccurrencesOfString:withString:", FT, ARGS(CSPArgString, CSPArgString), string_byReplacingOccurrences, false },
     { "NSString componentsSeparatedByString:", FT, ARGS(CSPArgString), string_componentsSeparated, false },
-    { "NSString lineRangeForRange:", FT, ARGS(CSPArgRange), string_lineRangeForRange, false },
+    { "NSString lineRangeForRange:", FT, ARGS(CSPArgRange), string_lineRangeForRange, true },
     { "NSString rangeOfComposedCharacterSequenceAtIndex:", FT, ARGS(CSPArgIndex), string_composedRange, false },
     { "NSString stringByReplacingCharactersInRange:withString:", FT, ARGS(CSPArgRange, CSPArgString), string_byReplacingCharactersInRange, false },
-    { "NSString compare:", FT, ARGS(CSPArgString), string_compare, false },
+    { "NSString compare:", FT, ARGS(CSPArgString), string_compare, true },
     { "NSString commonPrefixWithString:options:", FT, ARGS(CSPArgString), string_commonPrefix, false },
     { "NSMutableString insertString:atIndex:", FMT, ARGS(CSPArgString, CSPArgIndex), mstring_insertStringAtIndex, true },
     { "NSMutableString replaceCharactersInRange:withString:", FMT, ARGS(CSPArgRange, CSPArgString), mstring_replaceCharactersInRange, true },
@@ -474,7 +546,8 @@ static const CSPEntry csp_entries[] = {
     { "NSAttributedString attributedSubstringFromRange:", FR, ARGS(CSPArgRange), attr_substringFromRange, true },
     { "NSAttributedString attributesAtIndex:effectiveRange:", FR, ARGS(CSPArgIndex), attr_attributesAtIndex, true },
     { "NSAttributedString attribute:atIndex:effectiveRange:", FR, ARGS(CSPArgAttributeName, CSPArgIndex), attr_attributeAtIndex, true },
-    { "NSAttributedString attributesAtIndex:longestEffectiveRange:inRange:", FR, ARGS(CSPArgIndex, CSPArgRange), attr_attributesLongest, false },
+    { "NSAttributedString attributesAtIndex:longestEffectiveRange:inRange:", FR, ARGS(CSPArgIndex, CSPArgRange), attr_attributesLongest, true },
+    { "NSAttributedString attribute:atIndex:longestEffectiveRange:inRange:", FR, ARGS(CSPArgAttributeName, CSPArgIndex, CSPArgRange), attr_attributeLongest, true },
     { "NSAttributedString string", FR, NONE, attr_string, false },
     { "NSMutableAttributedString addAttribute:value:range:", FMR, ARGS(CSPArgAttributeName, CSPArgObject, CSPArgRange), mattr_addAttribute, true },
     { "NSMutableAttributedString addAttributes:range:", FMR, ARGS(CSPArgAttributes, CSPArgRange), mattr_addAttributes, true },
@@ -488,6 +561,15 @@ static const CSPEntry csp_entries[] = {
     { "NSMutableAttributedString replaceCharactersInRange:withAttributedString:", FMR, ARGS(CSPArgRange, CSPArgString), mattr_replaceWithAttributed, false },
     { "alloc, initWithString: (attributed)", CSPFamilyAttributedClass, ARGS(CSPArgString), attrc_initWithString, true },
     { "alloc, initWithString:attributes:", CSPFamilyAttributedClass, ARGS(CSPArgString, CSPArgAttributes), attrc_initWithStringAttributes, false },
+    { "NSData subdataWithRange:", FDA, ARGS(CSPArgRange), data_subdataWithRange, true },
+    { "NSData getBytes:range:", FDA, ARGS(CSPArgRange), data_getBytesRange, true },
+    { "NSData rangeOfData:options:range:", FDA, ARGS(CSPArgData, CSPArgRange), data_rangeOfData, true },
+    { "NSData rangeOfData:options:range: (backwards, anchored)", FDA, ARGS(CSPArgData, CSPArgRange), data_rangeOfDataBackwards, true },
+    { "NSMutableData replaceBytesInRange:withBytes:", FMDA, ARGS(CSPArgRange), mdata_replaceBytes, true },
+    { "NSMutableData replaceBytesInRange:withBytes:length:", FMDA, ARGS(CSPArgRange), mdata_replaceBytesLength, true },
+    { "NSMutableData replaceBytesInRange:withBytes:length: (NULL, 0)", FMDA, ARGS(CSPArgRange), mdata_deleteBytes, true },
+    { "NSMutableData resetBytesInRange:", FMDA, ARGS(CSPArgRange), mdata_resetBytes, true },
+    { "NSMutableData appendData:", FMDA, ARGS(CSPArgData), mdata_appendData, false },
     { "KVC valueForKey:", FK, ARGS(CSPArgKVCKey), kvc_valueForKey, true },
     { "KVC setValue:forKey:", FK, ARGS(CSPArgKVCValue, CSPArgKVCKey), kvc_setValueForKey, true },
     { "KVC valueForKeyPath:", FK, ARGS(CSPArgKVCKey), kvc_valueForKeyPath, true },
@@ -572,6 +654,23 @@ static void csp_build_candidates(void) {
     }
 }
 
+/// The range argument of `call` (in position `slot`) for its receiver; whether its end passes 2^64. `length`: the
+/// receiver's count or length.
+static bool csp_call_range(const CSPCall *call, int slot, NSRange *range, NSUInteger *length);
+
+/// GNUstep's `addAttributes:range:` loops for ever when a range's end wraps past 2^64 to a point after the start of
+/// the run at its location (the location's low 32 bits) and the location itself lies past that run.
+static bool csp_add_attributes_hangs(const CSPCall *call);
+
+/// GNUstep's `resetBytesInRange:` raises NSInternalInconsistencyException ("missing bytes") for any range its check
+/// passes when the data object has no buffer yet (an empty one): not a range failure, outside the guards' scope.
+static bool csp_reset_bytes_has_no_buffer(const CSPCall *call);
+
+/// Whether a nil set reaches NULL: the receiver uses NSString's generic implementation or the constant string's (the
+/// fuzzer's constant strings and app subclasses), and the range (`ranged`: argument 1; else the whole string) passes
+/// the range check and is not empty.
+static bool csp_nil_set_reads_null(const CSPCall *call, bool ranged);
+
 /// Calls GNUstep itself cannot survive, with or without CrashShield: never generated (the fuzzer compares
 /// outcomes, and these have none). Found by the fuzzer's own child processes; each one is GNUstep 1.28's.
 static bool csp_foundation_fails(const CSPCall *call) {
@@ -580,9 +679,31 @@ static bool csp_foundation_fails(const CSPCall *call) {
     if (entry->call == array_objectsAtIndexes || entry->call == oset_objectsAtIndexes) {
         return call->arguments[0] == 0 || call->arguments[0] == 9;
     }
+    NSRange range;
+    NSUInteger length;
     // replaceOccurrencesOfString:withString:options:range: checks location + length after it overflows, then reads
     // far past the string (SIGSEGV) for a range whose end is past 2^64.
-    if (entry->call == mstring_replaceOccurrences) return csp_arg_range_overflows(call->arguments[2]);
+    if (entry->call == mstring_replaceOccurrences) return csp_call_range(call, 2, &range, &length);
+    if (entry->call == mattr_addAttributes) return csp_add_attributes_hangs(call);
+    // NSMutableData checks only the location: past it, replaceBytesInRange:withBytes: copies range.length bytes
+    // (past the caller's buffer when longer; an end past 2^64 also past the data's: SIGSEGV), and the length form
+    // moves the tail from the range's end (any end past the end: past the data's buffer). CrashShield stops the
+    // second kind (the crash matrix proves it); neither can be made here without CrashShield.
+    if (entry->call == mdata_replaceBytes) {
+        bool wraps = csp_call_range(call, 0, &range, &length);
+        return range.location <= length && (wraps || range.length > csp_source_length);
+    }
+    if (entry->call == mdata_replaceBytesLength || entry->call == mdata_deleteBytes) {
+        csp_call_range(call, 0, &range, &length);
+        return range.location <= length && range.location + range.length > length;
+    }
+    if (entry->call == mdata_resetBytes) return csp_reset_bytes_has_no_buffer(call);
+    // NSString's generic rangeOfCharacterFromSet:options:range: and the constant string's call NULL for a nil set at
+    // the first character they read (CrashShield stops it: the crash matrix's constantString.rangeOfCharacterFromSet.nilSet).
+    if (entry->call == string_rangeOfCharacter || entry->call == string_rangeOfCharacterRange
+        || entry->call == string_rangeOfCharacterBackwards) {
+        return call->arguments[0] == 0 && csp_nil_set_reads_null(call, entry->call != string_rangeOfCharacter);
+    }
     return false;
 }
 
@@ -613,6 +734,55 @@ static const CSPReceiverKind *csp_kind(const CSPCall *call) {
 }
 
 const char *csp_fuzz_receiver_name(const CSPCall *call) { return csp_kind(call)->name; }
+
+static bool csp_call_range(const CSPCall *call, int slot, NSRange *range, NSUInteger *length) {
+    bool wraps = false;
+    CSP_POOL_BEGIN
+    *length = csp_size_of(csp_kind(call)->make());
+    wraps = csp_arg_range_value(call->arguments[slot], *length, range);
+    CSP_POOL_END
+    return wraps;
+}
+
+static bool csp_reset_bytes_has_no_buffer(const CSPCall *call) {
+    bool raises = false;
+    CSP_POOL_BEGIN
+    NSMutableData *receiver = csp_kind(call)->make();
+    NSRange range;
+    csp_arg_range_value(call->arguments[0], [receiver length], &range);
+    raises = [receiver mutableBytes] == NULL && range.location <= [receiver length] && range.length <= [receiver length] - range.location;
+    CSP_POOL_END
+    return raises;
+}
+
+static bool csp_nil_set_reads_null(const CSPCall *call, bool ranged) {
+    bool reads = false;
+    CSP_POOL_BEGIN
+    NSString *receiver = csp_kind(call)->make();
+    NSUInteger length = [receiver length];
+    NSRange range = NSMakeRange(0, length);
+    if (ranged) csp_arg_range_value(call->arguments[1], length, &range);
+    bool generic = [receiver isKindOfClass: [@"" class]] || [receiver isKindOfClass: [CSPString class]]
+        || [receiver isKindOfClass: [CSPMutableString class]];
+    reads = generic && range.length > 0 && range.location <= length && range.length <= length - range.location;
+    CSP_POOL_END
+    return reads;
+}
+
+static bool csp_add_attributes_hangs(const CSPCall *call) {
+    bool hangs = false;
+    CSP_POOL_BEGIN
+    NSAttributedString *receiver = csp_kind(call)->make();
+    NSUInteger length = [receiver length];
+    NSRange range;
+    if (csp_arg_range_value(call->arguments[1], length, &range) && (uint32_t)range.location <= length) {
+        NSRange run;
+        [receiver attributesAtIndex: range.location effectiveRange: &run];
+        hangs = run.location < range.location + range.length && range.location > NSMaxRange(run);
+    }
+    CSP_POOL_END
+    return hangs;
+}
 
 bool csp_fuzz_in_scope(const CSPCall *call) { return csp_kind(call)->inScope; }
 

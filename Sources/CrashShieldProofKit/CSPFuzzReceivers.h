@@ -27,6 +27,8 @@ typedef enum CSPFamily {
     CSPFamilyOrderedSetClass = 1 << 18,
     CSPFamilyStringClass = 1 << 19,
     CSPFamilyAttributedClass = 1 << 20,
+    CSPFamilyData = 1 << 21,
+    CSPFamilyMutableData = 1 << 22,
 } CSPFamily;
 
 typedef struct CSPReceiverKind {

@@ -188,6 +188,22 @@ static id mattr_runs(void) { return csp_runs(); }
 static id mattr_empty(void) { return CSP_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @""]); }
 static id mattr_mutable_copy(void) { return CSP_AUTORELEASE([attr_attributes() mutableCopy]); }
 
+// MARK: Data
+
+static id data_empty(void) { return [NSData data]; }
+static id data_bytes(void) { return [NSData dataWithBytes: "hello" length: 5]; }
+static id data_no_copy(void) { return [NSData dataWithBytesNoCopy: (void *)"hello world" length: 11 freeWhenDone: NO]; }
+static id data_subdata(void) { return [[NSData dataWithBytes: "xxhelloxx" length: 9] subdataWithRange: NSMakeRange(2, 5)]; }
+static id data_copy(void) { return CSP_AUTORELEASE([[NSMutableData dataWithBytes: "hello" length: 5] copy]); }
+static id mdata_empty(void) { return [NSMutableData data]; }
+static id mdata_bytes(void) { return [NSMutableData dataWithBytes: "hello" length: 5]; }
+static id mdata_capacity(void) {
+    NSMutableData *data = [NSMutableData dataWithCapacity: 64];
+    [data appendBytes: "abc" length: 3];
+    return data;
+}
+static id mdata_mutable_copy(void) { return CSP_AUTORELEASE([[NSData dataWithBytes: "hello world" length: 11] mutableCopy]); }
+
 // MARK: Key-value coding
 
 static CSPModel *csp_model(Class cls) {
@@ -260,6 +276,7 @@ enum {
     O = CSPFamilyOrderedSet, MO = CSPFamilyOrderedSet | CSPFamilyMutableOrderedSet,
     T = CSPFamilyString, MT = CSPFamilyString | CSPFamilyMutableString,
     R = CSPFamilyAttributed, MR = CSPFamilyAttributed | CSPFamilyMutableAttributed,
+    DA = CSPFamilyData, MDA = CSPFamilyData | CSPFamilyMutableData,
     K = CSPFamilyKVC, N = CSPFamilyNull, C = CSPFamilyConfused,
 };
 
@@ -337,6 +354,15 @@ static const CSPReceiverKind csp_receivers[] = {
     { "mattr.runs", MR, mattr_runs, true },
     { "mattr.empty", MR, mattr_empty, true },
     { "mattr.mutableCopy", MR, mattr_mutable_copy, true },
+    { "data.empty", DA, data_empty, true },
+    { "data.bytes5", DA, data_bytes, true },
+    { "data.noCopy", DA, data_no_copy, true },
+    { "data.subdata", DA, data_subdata, true },
+    { "data.copyOfMutable", DA, data_copy, true },
+    { "mdata.empty", MDA, mdata_empty, true },
+    { "mdata.bytes5", MDA, mdata_bytes, true },
+    { "mdata.capacity", MDA, mdata_capacity, true },
+    { "mdata.mutableCopy", MDA, mdata_mutable_copy, true },
     { "kvc.model", K, kvc_model, true },
     { "kvc.bareModel", K, kvc_bare, true },
     { "kvc.lenientModel", K, kvc_lenient, true },

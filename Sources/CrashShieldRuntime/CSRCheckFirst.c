@@ -127,6 +127,44 @@ static const CSRIMP csr_range_check_replace_pool[CSR_SLOT_POOL_SIZE] = {
     CSR_SLOTS(CSR_POOL_ENTRY, csr_range_check_replace)
 };
 
+typedef intptr_t (*CSRCompareIMP)(CSRObject, CSRSelector, CSRObject, uintptr_t, CSRRange);
+typedef CSRRange (*CSRRangeOfStringIMP)(CSRObject, CSRSelector, CSRObject, uintptr_t, CSRRange, CSRObject);
+
+/// `compare:options:range:`: the string is not nil and the range lies within `length`.
+#define CSR_STRING_CHECK_COMPARE(NAME, SLOT)                                                                   \
+    static intptr_t NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, CSRObject string, uintptr_t mask,        \
+                                  CSRRange range) {                                                            \
+        uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(CSRHotStringCompare, SLOT);                              \
+        if (__builtin_expect(original != 0, 1) && __builtin_expect(string != NULL, 1)                          \
+            && __builtin_expect(CSR_RANGE_FITS(receiver, range), 1)) {                                         \
+            return ((CSRCompareIMP)original)(receiver, cmd, string, mask, range);                              \
+        }                                                                                                      \
+        return ((CSRCompareIMP)CSR_CHECK_FIRST_REPLACEMENT(CSRHotStringCompare))(receiver, cmd, string, mask,  \
+                                                                                 range);                       \
+    }
+
+/// `rangeOfString:options:range:locale:`: the same check.
+#define CSR_STRING_CHECK_RANGE_OF_STRING(NAME, SLOT)                                                           \
+    static CSRRange NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, CSRObject string, uintptr_t mask,        \
+                                  CSRRange range, CSRObject locale) {                                          \
+        uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(CSRHotStringRangeOfString, SLOT);                        \
+        if (__builtin_expect(original != 0, 1) && __builtin_expect(string != NULL, 1)                          \
+            && __builtin_expect(CSR_RANGE_FITS(receiver, range), 1)) {                                         \
+            return ((CSRRangeOfStringIMP)original)(receiver, cmd, string, mask, range, locale);                \
+        }                                                                                                      \
+        return ((CSRRangeOfStringIMP)CSR_CHECK_FIRST_REPLACEMENT(CSRHotStringRangeOfString))(                  \
+            receiver, cmd, string, mask, range, locale);                                                       \
+    }
+
+CSR_SLOTS(CSR_STRING_CHECK_COMPARE, csr_string_check_compare)
+static const CSRIMP csr_string_check_compare_pool[CSR_SLOT_POOL_SIZE] = {
+    CSR_SLOTS(CSR_POOL_ENTRY, csr_string_check_compare)
+};
+CSR_SLOTS(CSR_STRING_CHECK_RANGE_OF_STRING, csr_string_check_range_of_string)
+static const CSRIMP csr_string_check_range_of_string_pool[CSR_SLOT_POOL_SIZE] = {
+    CSR_SLOTS(CSR_POOL_ENTRY, csr_string_check_range_of_string)
+};
+
 // MARK: Answer-first trampolines
 
 typedef CSRObject (*CSRObjectWithSelector)(CSRObject, CSRSelector, CSRSelector);
@@ -188,6 +226,8 @@ CSRIMP csr_check_first_trampoline(int which, long slot) {
         case CSRHotStringHasSuffix: pool = csr_nil_check_has_suffix_pool; break;
         case CSRHotDictionarySetObjectForKey: pool = csr_nil_check_set_object_for_key_pool; break;
         case CSRHotMutableStringReplaceCharacters: pool = csr_range_check_replace_pool; break;
+        case CSRHotStringCompare: pool = csr_string_check_compare_pool; break;
+        case CSRHotStringRangeOfString: pool = csr_string_check_range_of_string_pool; break;
         default: return NULL;
     }
     if (slot < 0 || slot >= CSR_SLOT_POOL_SIZE || CSR_CHECK_FIRST_REPLACEMENT(which) == NULL) return NULL;
@@ -199,7 +239,8 @@ bool csr_check_first_is_trampoline(uintptr_t start) {
         csr_nil_check_add_object_pool, csr_nil_check_set_add_object_pool, csr_nil_check_init_with_format_pool,
         csr_nil_check_init_with_utf8_pool, csr_nil_check_string_with_utf8_pool,
         csr_nil_check_has_prefix_pool, csr_nil_check_has_suffix_pool, csr_nil_check_set_object_for_key_pool,
-        csr_range_check_replace_pool, csr_answer_first_signature_pool, csr_answer_first_class_signature_pool,
+        csr_range_check_replace_pool, csr_string_check_compare_pool, csr_string_check_range_of_string_pool,
+        csr_answer_first_signature_pool, csr_answer_first_class_signature_pool,
     };
     for (size_t pool = 0; pool < sizeof pools / sizeof *pools; pool++) {
         for (long slot = 0; slot < CSR_SLOT_POOL_SIZE; slot++) {

@@ -131,6 +131,19 @@ static id pRemoveAtIndexes(id m, NSUInteger i) { [m removeObjectsAtIndexes: css_
 static id pRemoveAtIndexesPair(id m, NSUInteger i) { [m removeObjectsAtIndexes: css_index_set_pair(0, i)]; return nil; }
 static id pRemoveAtNil(id m, NSUInteger i) { [m removeObjectsAtIndexes: css_opaque(nil)]; return nil; }
 
+static id rSubarray(id a, NSRange r) { return [a subarrayWithRange: r]; }
+static id rGetObjects(id a, NSRange r) {
+    __unsafe_unretained id buffer[2] = { @"untouched", @"untouched" };
+    [a getObjects: buffer range: r];
+    return [NSArray arrayWithObjects: buffer count: 2];
+}
+static id rRemoveRange(id m, NSRange r) { [m removeObjectsInRange: r]; return nil; }
+static id rReplaceRange(id m, NSRange r) { [m replaceObjectsInRange: r withObjectsFromArray: xy()]; return nil; }
+CSS_OVERFLOW_PROBE_CALLS(rSubarray)
+CSS_OVERFLOW_PROBE_CALLS(rGetObjects)
+CSS_OVERFLOW_PROBE_CALLS(rRemoveRange)
+CSS_OVERFLOW_PROBE_CALLS(rReplaceRange)
+
 static const CSSProbe css_array_probe_table[] = {
     { "array.objectAtIndex:", 2, freshTwo, pObjectAtIndex },
     { "array.objectAtIndexedSubscript:", 2, freshTwo, pSubscript },
@@ -163,6 +176,12 @@ static const CSSProbe css_array_probe_table[] = {
     { "mutableArray.removeObjectsAtIndexes:{i}", 2, freshMutableTwo, pRemoveAtIndexes },
     { "mutableArray.removeObjectsAtIndexes:{0,i}", 2, freshMutableTwo, pRemoveAtIndexesPair },
     { "mutableArray.removeObjectsAtIndexes:nil", -1, freshMutableTwo, pRemoveAtNil },
+    // Ranges whose end passes 2^64.
+    CSS_OVERFLOW_PROBES("array.subarrayWithRange:", 2, freshTwo, rSubarray),
+    CSS_OVERFLOW_PROBES("array.getObjects:range:", 2, freshTwo, rGetObjects),
+    CSS_OVERFLOW_PROBES("mutableArray.getObjects:range:", 2, freshMutableTwo, rGetObjects),
+    CSS_OVERFLOW_PROBES("mutableArray.removeObjectsInRange:", 2, freshMutableTwo, rRemoveRange),
+    CSS_OVERFLOW_PROBES("mutableArray.replaceObjectsInRange:withObjectsFromArray:", 2, freshMutableTwo, rReplaceRange),
 };
 
 const CSSProbe *css_array_probes(int *count) {

@@ -36,9 +36,28 @@ typedef struct CSSProbe {
 const CSSProbe *css_array_probes(int *count);
 const CSSProbe *css_ordered_set_probes(int *count);
 const CSSProbe *css_string_probes(int *count);
+const CSSProbe *css_data_probes(int *count);
 const CSSProbe *css_kvc_probes(int *count);
 /// The marker a probe's call returns when it does not make the call.
 id css_probe_skipped(void);
+
+/// A range as given, even one whose end passes 2^64 (GNUstep's NSMakeRange raises for those).
+NSRange css_range(NSUInteger location, NSUInteger length);
+/// Whether the range's end passes 2^64.
+static inline bool css_range_overflows(NSRange range) { return range.location + range.length < range.location; }
+
+/// Three probes of a call `id call(id receiver, NSRange range)` with ranges whose end passes 2^64, from the probe's
+/// index i: {i, UInt.max} (the end wraps to i - 1), {UInt.max, i} (to i - 1) and {2^63 + i, 2^63} (to exactly i), so
+/// that the wrapped end falls before, at and past the receiver's size. `CSS_OVERFLOW_PROBE_CALLS(call)` defines the
+/// three calls, `CSS_OVERFLOW_PROBES(...)` their table entries.
+#define CSS_OVERFLOW_PROBE_CALLS(call)                                                                              \
+    static id call##IMax(id r, NSUInteger i) { return call(r, css_range(i, NSUIntegerMax)); }                       \
+    static id call##MaxI(id r, NSUInteger i) { return call(r, css_range(NSUIntegerMax, i)); }                       \
+    static id call##HalfI(id r, NSUInteger i) { return call(r, css_range(((NSUInteger)1 << 63) + i, (NSUInteger)1 << 63)); }
+#define CSS_OVERFLOW_PROBES(name, size, receiver, call)                                                             \
+    { name "{i,UInt.max}", size, receiver, call##IMax },                                                            \
+    { name "{UInt.max,i}", size, receiver, call##MaxI },                                                            \
+    { name "{2^63+i,2^63}", size, receiver, call##HalfI }
 /// {index}, or nil for NSNotFound (what `+indexSetWithIndex:` gives); {first, second} (nil if either is NSNotFound).
 NSIndexSet *css_index_set(NSUInteger index);
 NSIndexSet *css_index_set_pair(NSUInteger first, NSUInteger second);

@@ -36,6 +36,53 @@ static const char *rangeOfNil(void) {
     NSRange range = [hello() rangeOfString: css_opaque(nil)];
     return css_format("{%lu, %lu}", (unsigned long)range.location, (unsigned long)range.length);
 }
+static const char *foundRange(NSRange range) {
+    return range.location == NSNotFound ? css_format("{NSNotFound, %lu}", (unsigned long)range.length)
+        : css_format("{%lu, %lu}", (unsigned long)range.location, (unsigned long)range.length);
+}
+static const char *rangeOfStringOptionsRangePastEnd(void) {
+    return foundRange([hello() rangeOfString: @"l" options: NSCaseInsensitiveSearch range: NSMakeRange(3, css_opaque_index(9))]);
+}
+static const char *rangeOfStringOptionsRangeNil(void) {
+    return foundRange([mutableHello() rangeOfString: css_opaque(nil) options: 0 range: NSMakeRange(0, 5)]);
+}
+static const char *rangeOfStringOptionsNil(void) { return foundRange([constantHello() rangeOfString: css_opaque(nil) options: NSBackwardsSearch]); }
+static const char *rangeOfStringLocalePastEnd(void) {
+    return foundRange([constantHello() rangeOfString: @"o" options: 0 range: NSMakeRange(css_opaque_index(6), 0) locale: nil]);
+}
+static const char *compareOptionsRangePastEnd(void) {
+    return css_format("%ld", (long)[hello() compare: @"llo" options: 0 range: NSMakeRange(2, css_opaque_index(9))]);
+}
+static const char *compareOptionsRangeNumericPastEnd(void) {
+    return css_format("%ld", (long)[mutableHello() compare: @"x2" options: NSNumericSearch range: NSMakeRange(css_opaque_index(7), 1)]);
+}
+static const char *compareLocalePastEnd(void) {
+    return css_format("%ld", (long)[constantHello() compare: @"hello" options: 0 range: NSMakeRange(0, css_opaque_index(6)) locale: nil]);
+}
+#if !defined(__APPLE__)
+/// GNUstep raises for a nil string (Apple documents the result as undefined).
+static const char *compareNil(void) { return css_format("%ld", (long)[hello() compare: css_opaque(nil)]); }
+static const char *constantCompareNil(void) { return css_format("%ld", (long)[constantHello() compare: css_opaque(nil)]); }
+#endif
+static const char *rangeOfCharacterPastEnd(void) {
+    return foundRange([hello() rangeOfCharacterFromSet: [NSCharacterSet letterCharacterSet] options: 0 range: NSMakeRange(4, css_opaque_index(2))]);
+}
+static const char *rangeOfCharacterNilSet(void) { return foundRange([hello() rangeOfCharacterFromSet: css_opaque(nil)]); }
+#if !defined(__APPLE__)
+/// GNUstep: the constant string's own implementation calls NULL for the set's characterIsMember: (SIGSEGV).
+static const char *constantRangeOfCharacterNilSet(void) {
+    return foundRange([constantHello() rangeOfCharacterFromSet: css_opaque(nil) options: NSBackwardsSearch]);
+}
+#endif
+static NSString *lines(void) { return css_opaque([NSString stringWithUTF8String: "one\ntwo"]); }
+static const char *lineRangePastEnd(void) { return foundRange([lines() lineRangeForRange: NSMakeRange(5, css_opaque_index(4))]); }
+static const char *paragraphRangePastEnd(void) { return foundRange([lines() paragraphRangeForRange: NSMakeRange(css_opaque_index(8), 0)]); }
+static const char *getLineStartPastEnd(void) {
+    NSUInteger start = 1, end = 2, contentsEnd = 3;
+    [lines() getLineStart: &start end: &end contentsEnd: &contentsEnd forRange: NSMakeRange(css_opaque_index(9), 1)];
+    return css_format("%s %s %s", start == NSNotFound ? "notFound" : "set", end == NSNotFound ? "notFound" : "set",
+                      contentsEnd == NSNotFound ? "notFound" : "set");
+}
 static const char *hasPrefixNil(void) { return [hello() hasPrefix: css_opaque(nil)] ? "YES" : "NO"; }
 static const char *hasSuffixNil(void) { return [constantHello() hasSuffix: css_opaque(nil)] ? "YES" : "NO"; }
 static const char *stringWithStringNil(void) { return bracketed([NSString stringWithString: css_opaque(nil)]); }
@@ -126,6 +173,29 @@ static const char *setAttributesPastEnd(void) {
     [a setAttributes: [NSDictionary dictionaryWithObject: @"red" forKey: @"color"] range: NSMakeRange(4, 9)];
     return textAndAttributes(a);
 }
+#if !defined(__APPLE__)
+/// GNUstep's check wraps: {3, 2^64 - 2} passes it, and the range then reaches setAttributes:range:, which raises.
+static const char *addAttributesEndPast2e64(void) {
+    NSMutableAttributedString *a = mutableAttributedHello();
+    NSRange range;   // not NSMakeRange: GNUstep's raises for it
+    range.location = css_opaque_index(3);
+    range.length = NSUIntegerMax - 1;
+    [a addAttributes: [NSDictionary dictionaryWithObject: @"red" forKey: @"color"] range: range];
+    return textAndAttributes(a);
+}
+#endif
+static const char *attributesLongestLimitPastEnd(void) {
+    NSRange effective = NSMakeRange(1, 1);
+    NSDictionary *attributes = [attributedHello() attributesAtIndex: 0 longestEffectiveRange: &effective
+                                                            inRange: NSMakeRange(2, css_opaque_index(9))];
+    return css_format("%s count=%lu", effective.location == NSNotFound ? "notFound" : "set", (unsigned long)[attributes count]);
+}
+static const char *attributeLongestLimitPastEnd(void) {
+    NSRange effective = NSMakeRange(1, 1);
+    id value = [mutableAttributedHello() attribute: @"color" atIndex: 0 longestEffectiveRange: &effective
+                                           inRange: NSMakeRange(css_opaque_index(6), 0)];
+    return css_format("%s %s", effective.location == NSNotFound ? "notFound" : "set", css_describe(value));
+}
 static const char *removeAttributePastEnd(void) {
     NSMutableAttributedString *a = mutableAttributedHello();
     [a removeAttribute: @"color" range: NSMakeRange(2, 9)];
@@ -146,7 +216,29 @@ static const CSSScenario css_string_table[] = {
     { "string.characterAtIndex.constant", "string", "characterAtIndex:", "NSInvalidArgumentException", "0", 1, constantCharacterPastEnd },
 #endif
     { "mutableString.characterAtIndex.pastEnd", "string", "characterAtIndex:", "NSRangeException", "0", 1, mutableCharacterPastEnd },
-    { "string.rangeOfString.nil", "string", "rangeOfString:", "NSInvalidArgumentException", "{9223372036854775807, 0}", 1, rangeOfNil },
+    { "string.rangeOfString.nil", "string", "rangeOfString:options:range:locale:", "NSInvalidArgumentException", "{9223372036854775807, 0}", 1, rangeOfNil },
+    { "string.rangeOfStringOptionsRange.pastEnd", "string", "rangeOfString:options:range:locale:", "NSRangeException", "{NSNotFound, 0}", 1, rangeOfStringOptionsRangePastEnd },
+    { "mutableString.rangeOfStringOptionsRange.nil", "string", "rangeOfString:options:range:locale:", "NSInvalidArgumentException", "{NSNotFound, 0}", 1, rangeOfStringOptionsRangeNil },
+    { "constantString.rangeOfStringOptions.nil", "string", "rangeOfString:options:range:locale:", "NSInvalidArgumentException", "{NSNotFound, 0}", 1, rangeOfStringOptionsNil },
+    { "constantString.rangeOfStringOptionsRangeLocale.pastEnd", "string", "rangeOfString:options:range:locale:", "NSRangeException", "{NSNotFound, 0}", 1, rangeOfStringLocalePastEnd },
+#if defined(__APPLE__)
+    { "string.compareOptionsRange.pastEnd", "string", "compare:options:range:", "NSRangeException", "1", 1, compareOptionsRangePastEnd },
+    { "mutableString.compareOptionsRange.numericPastEnd", "string", "compare:options:range:", "NSRangeException", "1", 1, compareOptionsRangeNumericPastEnd },
+#else
+    { "string.compareOptionsRange.pastEnd", "string", "compare:options:range:", "NSRangeException", "1", 1, compareOptionsRangePastEnd },
+    { "mutableString.compareOptionsRange.numericPastEnd", "string", "compare:options:range:", "NSRangeException", "1", 1, compareOptionsRangeNumericPastEnd },
+    { "string.compare.nil", "string", "compare:options:range:", "NSInvalidArgumentException", "1", 1, compareNil },
+    { "constantString.compare.nil", "string", "compare:options:range:locale:", "NSInvalidArgumentException", "1", 1, constantCompareNil },
+#endif
+    { "constantString.compareOptionsRangeLocale.pastEnd", "string", "compare:options:range:locale:", "NSRangeException", "1", 1, compareLocalePastEnd },
+    { "string.rangeOfCharacterFromSet.pastEnd", "string", "rangeOfCharacterFromSet:options:range:", "NSRangeException", "{NSNotFound, 0}", 1, rangeOfCharacterPastEnd },
+    { "string.rangeOfCharacterFromSet.nilSet", "string", "rangeOfCharacterFromSet:options:range:", "NSInvalidArgumentException", "{NSNotFound, 0}", 1, rangeOfCharacterNilSet },
+#if !defined(__APPLE__)
+    { "constantString.rangeOfCharacterFromSet.nilSet", "string", "rangeOfCharacterFromSet:options:range:", "SIGSEGV", "{NSNotFound, 0}", 1, constantRangeOfCharacterNilSet },
+#endif
+    { "string.lineRangeForRange.pastEnd", "string", "getLineStart:end:contentsEnd:forRange:", "NSRangeException", "{NSNotFound, 0}", 1, lineRangePastEnd },
+    { "string.paragraphRangeForRange.pastEnd", "string", "getParagraphStart:end:contentsEnd:forRange:", "NSRangeException", "{NSNotFound, 0}", 1, paragraphRangePastEnd },
+    { "string.getLineStart.pastEnd", "string", "getLineStart:end:contentsEnd:forRange:", "NSRangeException", "notFound notFound notFound", 1, getLineStartPastEnd },
     { "string.hasPrefix.nil", "string", "hasPrefix:", "NSInvalidArgumentException", "NO", 1, hasPrefixNil },
     { "string.hasSuffix.nil", "string", "hasSuffix:", "NSInvalidArgumentException", "NO", 1, hasSuffixNil },
     { "string.stringWithString.nil", "string", "stringWithString:", "NSInvalidArgumentException", "[]", 1, stringWithStringNil },
@@ -179,6 +271,11 @@ static const CSSScenario css_string_table[] = {
     { "mutableAttributedString.addAttributes.pastEnd", "string", "addAttributes:range:", "NSRangeException", "hello attributes=0", 1, addAttributesPastEnd },
     { "mutableAttributedString.setAttributes.pastEnd", "string", "setAttributes:range:", "NSRangeException", "hello attributes=0", 1, setAttributesPastEnd },
     { "mutableAttributedString.removeAttribute.pastEnd", "string", "removeAttribute:range:", "NSRangeException", "hello attributes=0", 1, removeAttributePastEnd },
+#if !defined(__APPLE__)
+    { "mutableAttributedString.addAttributes.endPast2e64", "string", "addAttributes:range:", "NSRangeException", "hello attributes=0", 1, addAttributesEndPast2e64 },
+    { "attributedString.attributesAtIndexLongestEffectiveRange.limitPastEnd", "string", "attributesAtIndex:longestEffectiveRange:inRange:", "NSRangeException", "notFound count=0", 1, attributesLongestLimitPastEnd },
+    { "mutableAttributedString.attributeAtIndexLongestEffectiveRange.limitPastEnd", "string", "attribute:atIndex:longestEffectiveRange:inRange:", "NSRangeException", "notFound nil", 1, attributeLongestLimitPastEnd },
+#endif
 };
 
 const CSSScenario *css_string_scenarios(int *count) {
@@ -210,6 +307,47 @@ const char *css_valid_string_calls(void) {
         line(log, "hasPrefix:", number([s hasPrefix: @"he"]));
         line(log, "hasSuffix:", number([s hasSuffix: @"lo"]));
         line(log, "stringByAppendingString:nil", [s stringByAppendingString: css_opaque(nil)]);   // legal on GNUstep
+        // Searches and comparisons: every option, ranges up to the end ({length, 0} is legal), empty strings.
+        NSCharacterSet *vowels = [NSCharacterSet characterSetWithCharactersInString: @"eo"];
+        line(log, "rangeOfString:options:", NSStringFromRange([s rangeOfString: @"L" options: NSCaseInsensitiveSearch]));
+        line(log, "rangeOfString:options:backwards", NSStringFromRange([s rangeOfString: @"l" options: NSBackwardsSearch]));
+        line(log, "rangeOfString:options:range:", NSStringFromRange([s rangeOfString: @"l" options: 0 range: NSMakeRange(3, 2)]));
+        line(log, "rangeOfString:options:range:anchored", NSStringFromRange([s rangeOfString: @"lo" options: NSAnchoredSearch | NSBackwardsSearch
+                                                                                         range: NSMakeRange(0, 5)]));
+        line(log, "rangeOfString:options:range:{length,0}", NSStringFromRange([s rangeOfString: @"" options: 0 range: NSMakeRange(5, 0)]));
+        line(log, "rangeOfString:options:range:locale:", NSStringFromRange([s rangeOfString: @"h" options: NSLiteralSearch
+                                                                                       range: NSMakeRange(0, 5) locale: nil]));
+        line(log, "compare:", number((unsigned long)([s compare: @"hello"] + 1)));
+        line(log, "compare:options:", number((unsigned long)([s compare: @"HELLO" options: NSCaseInsensitiveSearch] + 1)));
+        line(log, "compare:options:range:", number((unsigned long)([s compare: @"ll" options: 0 range: NSMakeRange(2, 2)] + 1)));
+        line(log, "compare:options:range:{length,0}", number((unsigned long)([s compare: @"" options: 0 range: NSMakeRange(5, 0)] + 1)));
+        line(log, "compare:options:range:numeric", number((unsigned long)([s compare: @"llo" options: NSNumericSearch range: NSMakeRange(2, 3)] + 1)));
+        line(log, "compare:options:range:locale:", number((unsigned long)([s compare: @"hello" options: 0 range: NSMakeRange(0, 5) locale: nil] + 1)));
+        line(log, "rangeOfCharacterFromSet:", NSStringFromRange([s rangeOfCharacterFromSet: vowels]));
+        line(log, "rangeOfCharacterFromSet:options:", NSStringFromRange([s rangeOfCharacterFromSet: vowels options: NSBackwardsSearch]));
+        line(log, "rangeOfCharacterFromSet:options:range:", NSStringFromRange([s rangeOfCharacterFromSet: vowels options: 0 range: NSMakeRange(2, 3)]));
+        line(log, "rangeOfCharacterFromSet:options:range:{length,0}", NSStringFromRange([s rangeOfCharacterFromSet: vowels options: 0
+                                                                                                               range: NSMakeRange(5, 0)]));
+#if !defined(__APPLE__)
+        // Legal on GNUstep for the implementations that do not check the set (NSString's, the constant string's):
+        // an empty range reads no character.
+        if (i == 1) {
+            line(log, "rangeOfCharacterFromSet:nil options:range:{1,0}", NSStringFromRange([s rangeOfCharacterFromSet: css_opaque(nil) options: 0
+                                                                                                              range: NSMakeRange(1, 0)]));
+        }
+#endif
+        line(log, "lineRangeForRange:{length,0}", NSStringFromRange([s lineRangeForRange: NSMakeRange(5, 0)]));
+        line(log, "paragraphRangeForRange:", NSStringFromRange([s paragraphRangeForRange: NSMakeRange(1, 4)]));
+    }
+    NSString *text = css_opaque([NSString stringWithUTF8String: "one\r\ntwo\nthree\xe2\x80\xa8" "four"]);   // CRLF, LF, U+2028
+    for (NSUInteger location = 0; location <= [text length]; location += 3) {
+        NSUInteger start = 0, end = 0, contentsEnd = 0;
+        [log appendFormat: @"line %lu=%@ paragraph=%@", (unsigned long)location, NSStringFromRange([text lineRangeForRange: NSMakeRange(location, 0)]),
+                          NSStringFromRange([text paragraphRangeForRange: NSMakeRange(location, 0)])];
+        [text getLineStart: &start end: &end contentsEnd: &contentsEnd forRange: NSMakeRange(location, [text length] - location)];
+        [log appendFormat: @" bounds=%lu,%lu,%lu", (unsigned long)start, (unsigned long)end, (unsigned long)contentsEnd];
+        [text getParagraphStart: &start end: NULL contentsEnd: NULL forRange: NSMakeRange(location, 0)];
+        [log appendFormat: @" paragraphStart=%lu\n", (unsigned long)start];
     }
     line(log, "stringWithString:", [NSString stringWithString: @"copy"]);
     line(log, "initWithString:", CSS_STR_AUTORELEASE([[NSString alloc] initWithString: @"init"]));
@@ -314,6 +452,114 @@ static id pSetAttributesNil(id a, NSUInteger i) { [a setAttributes: css_opaque(n
 static id pRemoveAttributeEmpty(id a, NSUInteger i) { [a removeAttribute: @"k" range: NSMakeRange(i, 0)]; return nil; }
 static id pRemoveAttributeOne(id a, NSUInteger i) { [a removeAttribute: @"k" range: NSMakeRange(i, 1)]; return nil; }
 
+// Searches and comparisons at every range edge; nil arguments.
+static NSNumber *ordering(NSComparisonResult result) { return [NSNumber numberWithLong: (long)result]; }
+static id rRangeOfString(id s, NSRange r) { return rangeText([s rangeOfString: @"l" options: 0 range: r]); }
+static id rRangeOfNilString(id s, NSRange r) { return rangeText([s rangeOfString: css_opaque(nil) options: 0 range: r]); }
+static id rRangeOfStringLocale(id s, NSRange r) { return rangeText([s rangeOfString: @"lo" options: NSBackwardsSearch range: r locale: nil]); }
+static id rCompare(id s, NSRange r) { return ordering([s compare: @"ell" options: 0 range: r]); }
+static id rCompareNil(id s, NSRange r) { return ordering([s compare: css_opaque(nil) options: 0 range: r]); }
+static id rCompareNumeric(id s, NSRange r) { return ordering([s compare: @"ell" options: NSNumericSearch range: r]); }
+static id rCompareNumericNil(id s, NSRange r) { return ordering([s compare: css_opaque(nil) options: NSNumericSearch range: r]); }
+static id rCompareLocale(id s, NSRange r) { return ordering([s compare: @"ell" options: NSCaseInsensitiveSearch range: r locale: nil]); }
+static id rRangeOfCharacter(id s, NSRange r) {
+    return rangeText([s rangeOfCharacterFromSet: [NSCharacterSet characterSetWithCharactersInString: @"lo"] options: NSBackwardsSearch range: r]);
+}
+/// NSString's own implementation and the constant string's call NULL (SIGSEGV) for a nil set and a non-empty range
+/// (`constantString.rangeOfCharacterFromSet.nilSet`): not made here on those.
+static id rRangeOfNilCharacterSet(id s, NSRange r) {
+    if ([s isKindOfClass: [@"" class]] && r.length > 0 && r.location <= [s length] && r.length <= [s length] - r.location) {
+        return css_probe_skipped();
+    }
+    return rangeText([s rangeOfCharacterFromSet: css_opaque(nil) options: 0 range: r]);
+}
+static id rLineRange(id s, NSRange r) { return rangeText([s lineRangeForRange: r]); }
+static id rParagraphRange(id s, NSRange r) { return rangeText([s paragraphRangeForRange: r]); }
+static id rLineBounds(id s, NSRange r) {
+    NSUInteger start = 77, end = 77, contentsEnd = 77;
+    [s getLineStart: &start end: &end contentsEnd: &contentsEnd forRange: r];
+    return [NSString stringWithFormat: @"%lu %lu %lu", (unsigned long)start, (unsigned long)end, (unsigned long)contentsEnd];
+}
+static id rParagraphBounds(id s, NSRange r) {
+    NSUInteger start = 77, end = 77;
+    [s getParagraphStart: &start end: &end contentsEnd: NULL forRange: r];
+    return [NSString stringWithFormat: @"%lu %lu", (unsigned long)start, (unsigned long)end];
+}
+/// A range probe's three index forms: {i, 0}, {i, 1}, {0, i}.
+#define CSS_EDGE_PROBE_CALLS(call)                                                          \
+    static id call##Empty(id s, NSUInteger i) { return call(s, NSMakeRange(i, 0)); }        \
+    static id call##One(id s, NSUInteger i) { return call(s, NSMakeRange(i, 1)); }          \
+    static id call##To(id s, NSUInteger i) { return call(s, NSMakeRange(0, i)); }
+#define CSS_EDGE_PROBES(name, size, receiver, call)                                         \
+    { name "{i,0}", size, receiver, call##Empty },                                          \
+    { name "{i,1}", size, receiver, call##One },                                            \
+    { name "{0,i}", size, receiver, call##To }
+#define CSS_SEARCH_PROBE_CALLS(call) CSS_EDGE_PROBE_CALLS(call) CSS_OVERFLOW_PROBE_CALLS(call)
+#define CSS_SEARCH_PROBES(name, size, receiver, call) CSS_EDGE_PROBES(name, size, receiver, call), CSS_OVERFLOW_PROBES(name, size, receiver, call)
+static id freshLines(void) { return [NSString stringWithUTF8String: "ab\r\ncd"]; }
+CSS_SEARCH_PROBE_CALLS(rRangeOfString)
+CSS_SEARCH_PROBE_CALLS(rRangeOfNilString)
+CSS_SEARCH_PROBE_CALLS(rRangeOfStringLocale)
+CSS_SEARCH_PROBE_CALLS(rCompare)
+CSS_SEARCH_PROBE_CALLS(rCompareNil)
+CSS_SEARCH_PROBE_CALLS(rCompareNumeric)
+CSS_SEARCH_PROBE_CALLS(rCompareNumericNil)
+CSS_SEARCH_PROBE_CALLS(rCompareLocale)
+CSS_SEARCH_PROBE_CALLS(rRangeOfCharacter)
+CSS_SEARCH_PROBE_CALLS(rRangeOfNilCharacterSet)
+CSS_SEARCH_PROBE_CALLS(rLineRange)
+CSS_SEARCH_PROBE_CALLS(rParagraphRange)
+CSS_SEARCH_PROBE_CALLS(rLineBounds)
+CSS_SEARCH_PROBE_CALLS(rParagraphBounds)
+
+// Ranges whose end passes 2^64 (CSS_OVERFLOW_PROBES).
+static id freshPlainMutableAttributed(void) { return CSS_STR_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"hello"]); }
+static id rSubstring(id s, NSRange r) { return [s substringWithRange: r]; }
+static id rReplace(id m, NSRange r) { [m replaceCharactersInRange: r withString: @"X"]; return nil; }
+static id rDelete(id m, NSRange r) { [m deleteCharactersInRange: r]; return nil; }
+static id rAttributedSubstring(id a, NSRange r) { return [a attributedSubstringFromRange: r]; }
+static id rReplaceAttributed(id a, NSRange r) {
+    [a replaceCharactersInRange: r withAttributedString: CSS_STR_AUTORELEASE([[NSAttributedString alloc] initWithString: @"X"])];
+    return nil;
+}
+static id rAddAttribute(id a, NSRange r) { [a addAttribute: @"k" value: @"w" range: r]; return nil; }
+/// GNUstep loops for ever (with or without CrashShield) on a range whose end wraps past 2^64 to a point after the
+/// start of the run at its location (the location's low 32 bits) while the location itself lies past that run:
+/// not made here.
+static id rAddAttributes(id a, NSRange r) {
+    NSUInteger end = r.location + r.length;
+    if (end < r.location && (uint32_t)r.location <= [a length]) {
+        NSRange run;
+        [a attributesAtIndex: r.location effectiveRange: &run];
+        if (run.location < end && r.location > run.location + run.length) return css_probe_skipped();
+    }
+    [a addAttributes: yx() range: r];
+    return nil;
+}
+static id rSetAttributes(id a, NSRange r) { [a setAttributes: yx() range: r]; return nil; }
+static id rRemoveAttribute(id a, NSRange r) { [a removeAttribute: @"k" range: r]; return nil; }
+static id rAttributesLongest(id a, NSRange r) {
+    NSRange effective = NSMakeRange(77, 77);
+    NSDictionary *attributes = [a attributesAtIndex: 1 longestEffectiveRange: &effective inRange: r];
+    return [NSString stringWithFormat: @"%s %@", css_dictionary_contents(attributes), rangeText(effective)];
+}
+static id rAttributeLongest(id a, NSRange r) {
+    NSRange effective = NSMakeRange(77, 77);
+    id value = [a attribute: @"k" atIndex: 1 longestEffectiveRange: &effective inRange: r];
+    return [NSString stringWithFormat: @"%@ %@", value, rangeText(effective)];
+}
+CSS_OVERFLOW_PROBE_CALLS(rSubstring)
+CSS_OVERFLOW_PROBE_CALLS(rReplace)
+CSS_OVERFLOW_PROBE_CALLS(rDelete)
+CSS_OVERFLOW_PROBE_CALLS(rAttributedSubstring)
+CSS_OVERFLOW_PROBE_CALLS(rReplaceAttributed)
+CSS_OVERFLOW_PROBE_CALLS(rAddAttribute)
+CSS_OVERFLOW_PROBE_CALLS(rAddAttributes)
+CSS_OVERFLOW_PROBE_CALLS(rSetAttributes)
+CSS_OVERFLOW_PROBE_CALLS(rRemoveAttribute)
+CSS_OVERFLOW_PROBE_CALLS(rAttributesLongest)
+CSS_OVERFLOW_PROBE_CALLS(rAttributeLongest)
+
 static const CSSProbe css_string_probe_table[] = {
     { "string.substringFromIndex:", 5, freshHello, pSubstringFrom },
     { "string.substringToIndex:", 5, freshHello, pSubstringTo },
@@ -355,6 +601,45 @@ static const CSSProbe css_string_probe_table[] = {
     { "mutableAttributedString.removeAttribute:range:{i,1}", 5, freshRunsHello, pRemoveAttributeOne },
     { "mutableAttributedString.replaceCharactersInRange:{i,0}withString:", 5, freshRunsHello, pReplaceEmpty },
     { "mutableAttributedString.deleteCharactersInRange:{i,1}", 5, freshRunsHello, pDeleteOne },
+    // Searches and comparisons: range edges and ends past 2^64, nil arguments, on each kind of implementation.
+    CSS_SEARCH_PROBES("string.rangeOfString:options:range:", 5, freshHello, rRangeOfString),
+    CSS_SEARCH_PROBES("mutableString.rangeOfString:options:range:", 5, freshMutableHello, rRangeOfString),
+    CSS_SEARCH_PROBES("string.rangeOfString:nil options:range:", 5, freshHello, rRangeOfNilString),
+    CSS_SEARCH_PROBES("constantString.rangeOfString:options:range:locale:", 5, freshConstantHello, rRangeOfStringLocale),
+    CSS_SEARCH_PROBES("string.compare:options:range:", 5, freshHello, rCompare),
+    CSS_SEARCH_PROBES("constantString.compare:options:range:", 5, freshConstantHello, rCompare),
+    CSS_SEARCH_PROBES("mutableString.compare:options:range:", 5, freshMutableHello, rCompare),
+    CSS_SEARCH_PROBES("string.compare:nil options:range:", 5, freshHello, rCompareNil),
+    CSS_SEARCH_PROBES("constantString.compare:nil options:range:", 5, freshConstantHello, rCompareNil),
+    CSS_SEARCH_PROBES("mutableString.compare:options:range:(numeric)", 5, freshMutableHello, rCompareNumeric),
+    CSS_SEARCH_PROBES("string.compare:nil options:range:(numeric)", 5, freshHello, rCompareNumericNil),
+    CSS_SEARCH_PROBES("string.compare:options:range:locale:", 5, freshHello, rCompareLocale),
+    CSS_SEARCH_PROBES("string.rangeOfCharacterFromSet:options:range:", 5, freshHello, rRangeOfCharacter),
+    CSS_SEARCH_PROBES("constantString.rangeOfCharacterFromSet:options:range:", 5, freshConstantHello, rRangeOfCharacter),
+    CSS_SEARCH_PROBES("mutableString.rangeOfCharacterFromSet:options:range:", 5, freshMutableHello, rRangeOfCharacter),
+    CSS_SEARCH_PROBES("string.rangeOfCharacterFromSet:nil options:range:", 5, freshHello, rRangeOfNilCharacterSet),
+    CSS_SEARCH_PROBES("constantString.rangeOfCharacterFromSet:nil options:range:", 5, freshConstantHello, rRangeOfNilCharacterSet),
+    CSS_SEARCH_PROBES("string.lineRangeForRange:", 6, freshLines, rLineRange),
+    CSS_SEARCH_PROBES("string.paragraphRangeForRange:", 6, freshLines, rParagraphRange),
+    CSS_SEARCH_PROBES("string.getLineStart:end:contentsEnd:forRange:", 6, freshLines, rLineBounds),
+    CSS_SEARCH_PROBES("constantString.getParagraphStart:end:contentsEnd:forRange:", 5, freshConstantHello, rParagraphBounds),
+    // Ranges whose end passes 2^64.
+    CSS_OVERFLOW_PROBES("string.substringWithRange:", 5, freshHello, rSubstring),
+    CSS_OVERFLOW_PROBES("constantString.substringWithRange:", 5, freshConstantHello, rSubstring),
+    CSS_OVERFLOW_PROBES("mutableString.substringWithRange:", 5, freshMutableHello, rSubstring),
+    CSS_OVERFLOW_PROBES("mutableString.replaceCharactersInRange:withString:", 5, freshMutableHello, rReplace),
+    CSS_OVERFLOW_PROBES("mutableString.deleteCharactersInRange:", 5, freshMutableHello, rDelete),
+    CSS_OVERFLOW_PROBES("attributedString.attributedSubstringFromRange:", 5, freshAttributedHello, rAttributedSubstring),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.replaceCharactersInRange:withString:", 5, freshRunsHello, rReplace),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.replaceCharactersInRange:withAttributedString:", 5, freshRunsHello, rReplaceAttributed),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.deleteCharactersInRange:", 5, freshRunsHello, rDelete),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.addAttribute:value:range:", 5, freshRunsHello, rAddAttribute),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.addAttributes:range:", 5, freshRunsHello, rAddAttributes),
+    CSS_OVERFLOW_PROBES("plainMutableAttributedString.addAttributes:range:", 5, freshPlainMutableAttributed, rAddAttributes),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.setAttributes:range:", 5, freshRunsHello, rSetAttributes),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.removeAttribute:range:", 5, freshRunsHello, rRemoveAttribute),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.attributesAtIndex:longestEffectiveRange:inRange:", 5, freshRunsHello, rAttributesLongest),
+    CSS_OVERFLOW_PROBES("mutableAttributedString.attribute:atIndex:longestEffectiveRange:inRange:", 5, freshRunsHello, rAttributeLongest),
 };
 
 const CSSProbe *css_string_probes(int *count) {

@@ -167,18 +167,19 @@ static const CSSProbeFamily css_probe_families[] = {
     css_array_probes,
     css_ordered_set_probes,
     css_string_probes,
+    css_data_probes,
     css_kvc_probes,
 };
 
 static const CSSProbe *css_probes(int *count) {
-    static CSSProbe all[512];
+    static CSSProbe all[1024];
     static int total = -1;
     if (total < 0) {
         int n = 0;
         for (size_t f = 0; f < sizeof css_probe_families / sizeof css_probe_families[0]; f++) {
             int familyCount = 0;
             const CSSProbe *family = css_probe_families[f](&familyCount);
-            for (int i = 0; i < familyCount && n < 512; i++) all[n++] = family[i];
+            for (int i = 0; i < familyCount && n < 1024; i++) all[n++] = family[i];
         }
         total = n;
     }
@@ -203,6 +204,13 @@ long css_probe_size(int probe) { return css_probe(probe) ? css_probe(probe)->siz
 bool css_probe_reason_is_undefined(int probe) { return css_probe(probe) && css_probe(probe)->reasonIsUndefined; }
 
 id css_probe_skipped(void) { return @"<skipped>"; }
+
+NSRange css_range(NSUInteger location, NSUInteger length) {
+    NSRange range;
+    range.location = location;
+    range.length = length;
+    return range;
+}
 
 NSIndexSet *css_index_set(NSUInteger index) { return [NSIndexSet indexSetWithIndex: index]; }
 

@@ -118,7 +118,7 @@ final class HotReadTests: ShieldTestCase {
     }
 
     /// `addObject:` (arrays and sets), `setObject:forKey:`, `replaceCharactersInRange:withString:`, `hasPrefix:`,
-    /// `hasSuffix:` and the string constructors that take a format or a C string (CSRCheckFirst.h): each installed
+    /// `hasSuffix:`, `rangeOfString:options:range:locale:`, `compare:options:range:` and the string constructors that take a format or a C string (CSRCheckFirst.h): each installed
     /// class gets a check-first trampoline that jumps to its original when the check passes, and a failed check still
     /// reaches the guard: recovered, reported, the receiver unchanged. With `.trampolines`: by default GSMutableString's
     /// `replaceCharactersInRange:withString:` gets a marker on GNUstep x86_64 (HotRaiseTests).
@@ -140,6 +140,8 @@ final class HotReadTests: ShieldTestCase {
             ("GSMutableSet", "addObject:", Int32(CSRHotSetAddObject)),
             ("NSString", "hasPrefix:", Int32(CSRHotStringHasPrefix)),
             ("NSString", "hasSuffix:", Int32(CSRHotStringHasSuffix)),
+            ("NSString", "rangeOfString:options:range:locale:", Int32(CSRHotStringRangeOfString)),
+            ("GSCString", "compare:options:range:", Int32(CSRHotStringCompare)),
             ("GSPlaceholderString", "initWithFormat:locale:arguments:", Int32(CSRHotStringInitWithFormat)),
             ("GSPlaceholderString", "initWithUTF8String:", Int32(CSRHotStringInitWithUTF8String)),
         ]
@@ -154,7 +156,8 @@ final class HotReadTests: ShieldTestCase {
                          "mutableDictionary.setObjectForKey.nilKey", "mutableString.replaceCharactersInRange.pastEnd",
                          "mutableAttributedString.replaceCharactersInRange.pastEnd", "mutableSet.addObject.nil",
                          "string.hasPrefix.nil", "string.hasSuffix.nil", "string.initWithFormat.nil",
-                         "string.initWithUTF8String.null", "string.stringWithUTF8String.null"] {
+                         "string.initWithUTF8String.null", "string.stringWithUTF8String.null",
+                         "string.rangeOfStringOptionsRange.pastEnd", "string.compare.nil"] {
                 let scenario = try XCTUnwrap(CatalogScenario.named(name))
                 XCTAssertEqual(scenario.perform(), scenario.expectedResult, "\(name): the receiver is unchanged")
             }
@@ -162,6 +165,7 @@ final class HotReadTests: ShieldTestCase {
             let calls = sink.reports.flatMap { Array(repeating: $0.selector, count: $0.occurrences) }
             XCTAssertEqual(calls.sorted(), (Array(repeating: "addObject:", count: 5)
                            + ["hasPrefix:", "hasSuffix:", "initWithFormat:locale:arguments:", "initWithUTF8String:"]
+                           + ["rangeOfString:options:range:locale:", "compare:options:range:"]
                            + Array(repeating: "replaceCharactersInRange:withString:", count: 2)
                            + Array(repeating: "setObject:forKey:", count: 2) + ["stringWithUTF8String:"]).sorted())
         }

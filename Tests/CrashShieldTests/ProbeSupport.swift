@@ -11,13 +11,35 @@ struct Probe {
     let size: UInt?
     let reasonIsUndefined: Bool
 
-    /// Every probe whose name starts with one of `prefixes`.
+    /// Every probe whose name starts with one of `prefixes`, but those of ranges whose end passes 2^64.
     static func all(_ prefixes: String...) -> [Probe] {
+        every.filter { probe in !probe.overflows && prefixes.contains { probe.name.hasPrefix($0) } }
+    }
+
+    /// The probes of `call` (receiver and method, "array.subarrayWithRange:") with ranges whose end passes 2^64
+    /// (`CSS_OVERFLOW_PROBES`): one per form.
+    static func overflowing(_ call: String) -> [Probe] {
+        every.filter { probe in overflowForms.contains { probe.name == call + $0 } }
+    }
+
+    /// {i, UInt.max} (the end wraps to i - 1), {UInt.max, i} (to i - 1), {2^63 + i, 2^63} (to exactly i).
+    static let overflowForms = ["{i,UInt.max}", "{UInt.max,i}", "{2^63+i,2^63}"]
+
+    /// The probes of `call` at every range edge (`CSS_SEARCH_PROBES`): {i, 0}, {i, 1}, {0, i} and the overflowing forms.
+    static func ranges(_ call: String) -> [Probe] {
+        every.filter { probe in (edgeForms + overflowForms).contains { probe.name == call + $0 } }
+    }
+
+    static let edgeForms = ["{i,0}", "{i,1}", "{0,i}"]
+
+    var overflows: Bool { Self.overflowForms.contains { name.hasSuffix($0) } }
+
+    private static var every: [Probe] {
         (0..<css_probe_count()).map { id in
             let size = css_probe_size(id)
             return Probe(id: id, name: String(cString: css_probe_name(id)), size: size < 0 ? nil : UInt(size),
                          reasonIsUndefined: css_probe_reason_is_undefined(id))
-        }.filter { probe in prefixes.contains { probe.name.hasPrefix($0) } }
+        }
     }
 
     /// The indexes tried: 0, 1, size - 1, size, size + 1, 2^32, 2^32 + 1, 2^32 + size, 2^32 + size + 1, NSNotFound.
@@ -64,9 +86,11 @@ extension XCTestCase {
     /// - where Foundation raises nothing: the same result and receiver, nothing raised, no report;
     /// - where Foundation raises: nothing raised, the receiver untouched, exactly one report (one occurrence) naming
     ///   Foundation's exception and reason.
+    /// `selector`: the method every report must name (the one the probes call), if given.
     /// Returns how many calls were compared.
     @discardableResult
-    func assertProbesBehaveAsFoundation(_ probes: [Probe], file: StaticString = #filePath, line: UInt = #line) throws -> Int {
+    func assertProbesBehaveAsFoundation(_ probes: [Probe], selector: String? = nil, file: StaticString = #filePath,
+                                        line: UInt = #line) throws -> Int {
         XCTAssertFalse(probes.isEmpty, file: file, line: line)
         var cases: [(probe: Probe, index: UInt, foundation: Probe.Outcome)] = []
         for probe in probes {
@@ -95,11 +119,38 @@ extension XCTestCase {
                 XCTAssertEqual(sink.reports.first?.occurrences, 1, "\(label): one bad call, one occurrence", file: file, line: line)
                 guard let report = sink.reports.first else { return }
                 XCTAssertEqual(report.exceptionName, String(raised.prefix { $0 != ":" }), label, file: file, line: line)
+                if let selector { XCTAssertEqual(report.selector, selector, "\(label): the report names the app's call", file: file, line: line) }
                 if !probe.reasonIsUndefined {
                     XCTAssertEqual("\(report.exceptionName): \(report.reason)", raised, "\(label): the report's reason", file: file, line: line)
                 }
             }
         }
         return cases.count
+    }
+}
+
+extension XCTestCase {
+    /// `assertProbesBehaveAsFoundation` over the overflowing-range probes of each call ("receiver.selector", with
+    /// "nil " before a nil argument's label): what GNUstep raises for is stopped with its exception and reason, and
+    /// reported as the call the app made; what its own checks let through (some wrap) reaches it unchanged.
+    func assertOverflowingRangesBehaveAsFoundation(_ calls: String..., file: StaticString = #filePath, line: UInt = #line) throws {
+        for call in calls {
+            let probes = Probe.overflowing(call)
+            XCTAssertEqual(probes.count, Probe.overflowForms.count, "\(call): its overflowing-range probes", file: file, line: line)
+            let selector = call.drop { $0 != "." }.dropFirst().replacingOccurrences(of: "nil ", with: "")
+            try assertProbesBehaveAsFoundation(probes, selector: selector, file: file, line: line)
+        }
+    }
+}
+
+extension XCTestCase {
+    /// `assertProbesBehaveAsFoundation` over the range probes of each call (`Probe.ranges`), whose reports must name
+    /// `selector` (the method the call funnels into, where the guard stops it).
+    func assertRangeProbesBehaveAsFoundation(_ calls: [String], selector: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        for call in calls {
+            let probes = Probe.ranges(call)
+            XCTAssertEqual(probes.count, Probe.edgeForms.count + Probe.overflowForms.count, "\(call): its range probes", file: file, line: line)
+            try assertProbesBehaveAsFoundation(probes, selector: selector, file: file, line: line)
+        }
     }
 }

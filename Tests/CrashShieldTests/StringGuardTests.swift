@@ -34,6 +34,136 @@ final class StringGuardTests: ShieldTestCase {
         XCTAssertGreaterThan(calls, 380)
     }
 
+    // MARK: Ranges whose end passes 2^64 ({i, UInt.max}, {UInt.max, i}, {2^63 + i, 2^63}; i from 0 past length)
+
+    func testOverflowingRangesSubstringWithRange() throws {
+        try assertOverflowingRangesBehaveAsFoundation("string.substringWithRange:", "constantString.substringWithRange:",
+                                                      "mutableString.substringWithRange:")
+    }
+
+    func testOverflowingRangesReplaceCharactersInRange() throws {
+        try assertOverflowingRangesBehaveAsFoundation("mutableString.replaceCharactersInRange:withString:",
+                                                      "mutableAttributedString.replaceCharactersInRange:withString:")
+    }
+
+    func testOverflowingRangesDeleteCharactersInRange() throws {
+        try assertOverflowingRangesBehaveAsFoundation("mutableString.deleteCharactersInRange:",
+                                                      "mutableAttributedString.deleteCharactersInRange:")
+    }
+
+    func testOverflowingRangesAttributedSubstringFromRange() throws {
+        try assertOverflowingRangesBehaveAsFoundation("attributedString.attributedSubstringFromRange:")
+    }
+
+    func testOverflowingRangesReplaceCharactersInRangeWithAttributedString() throws {
+        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.replaceCharactersInRange:withAttributedString:")
+    }
+
+    func testOverflowingRangesAddAttribute() throws {
+        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.addAttribute:value:range:")
+    }
+
+    /// GNUstep's check wraps: past it, a range that starts inside the run at its location fails in
+    /// setAttributes:range:, after GNUstep began editing.
+    func testOverflowingRangesAddAttributes() throws {
+        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.addAttributes:range:",
+                                                      "plainMutableAttributedString.addAttributes:range:")
+    }
+
+    func testOverflowingRangesSetAttributes() throws {
+        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.setAttributes:range:")
+    }
+
+    func testOverflowingRangesRemoveAttribute() throws {
+        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.removeAttribute:range:")
+    }
+
+    /// The range limit: GNUstep's check wraps (an end past 2^64 passes it), a limit past the end raises.
+    func testOverflowingRangesAttributesAtIndexLongestEffectiveRange() throws {
+        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.attributesAtIndex:longestEffectiveRange:inRange:")
+    }
+
+    func testOverflowingRangesAttributeAtIndexLongestEffectiveRange() throws {
+        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.attribute:atIndex:longestEffectiveRange:inRange:")
+    }
+
+    // MARK: Searches and comparisons: every range edge ({i, 0}, {i, 1}, {0, i}; ends past 2^64), nil arguments,
+    // each kind of implementation (run-time, constant and mutable strings); reports name the funnel the guard hooks
+
+    func testRangeOfStringOptionsRangeBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["string.rangeOfString:options:range:", "mutableString.rangeOfString:options:range:",
+                                                 "string.rangeOfString:nil options:range:"], selector: "rangeOfString:options:range:locale:")
+    }
+
+    func testRangeOfStringOptionsRangeLocaleBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["constantString.rangeOfString:options:range:locale:"], selector: "rangeOfString:options:range:locale:")
+    }
+
+    /// GNUstep's string classes check in compare:options:range: (a nil string: "[Class -compare:options:range:] nil
+    /// string argument"), also with NSNumericSearch, which they hand to NSString's compare:options:range:locale:.
+    func testCompareOptionsRangeBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["string.compare:options:range:", "mutableString.compare:options:range:",
+                                                 "string.compare:nil options:range:", "mutableString.compare:options:range:(numeric)",
+                                                 "string.compare:nil options:range:(numeric)"], selector: "compare:options:range:")
+    }
+
+    /// NSString's own (constant strings): checked in compare:options:range:locale: ("compare with nil").
+    func testCompareOptionsRangeLocaleBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["constantString.compare:options:range:", "constantString.compare:nil options:range:",
+                                                 "string.compare:options:range:locale:"], selector: "compare:options:range:locale:")
+    }
+
+    /// A nil set: GSString.m's implementations raise; the constant string's reads no character of an empty range.
+    func testRangeOfCharacterFromSetBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["string.rangeOfCharacterFromSet:options:range:", "constantString.rangeOfCharacterFromSet:options:range:",
+                                                 "mutableString.rangeOfCharacterFromSet:options:range:", "string.rangeOfCharacterFromSet:nil options:range:",
+                                                 "constantString.rangeOfCharacterFromSet:nil options:range:"],
+                                                selector: "rangeOfCharacterFromSet:options:range:")
+    }
+
+    func testLineRangeForRangeBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["string.lineRangeForRange:", "string.getLineStart:end:contentsEnd:forRange:"],
+                                                selector: "getLineStart:end:contentsEnd:forRange:")
+    }
+
+    func testParagraphRangeForRangeBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["string.paragraphRangeForRange:", "constantString.getParagraphStart:end:contentsEnd:forRange:"],
+                                                selector: "getParagraphStart:end:contentsEnd:forRange:")
+    }
+
+    /// Apple's rules on the same calls (range reasons are worded per platform at compile time): a nil search string
+    /// and a nil set raise Apple's invalid-argument exception (documented; texts unverified here), a nil string
+    /// compared does not (Apple documents it as undefined behaviour): that call reaches GNUstep, which raises.
+    func testSearchesWithNilArgumentsUnderAppleRules() throws {
+        #if !canImport(Darwin)
+        let expected = [
+            "mutableString.rangeOfStringOptionsRange.nil": "*** -[GSMutableString rangeOfString:options:range:locale:]: nil argument",
+            "constantString.rangeOfStringOptions.nil": "*** -[NSConstantString rangeOfString:options:range:locale:]: nil argument",
+            "string.rangeOfCharacterFromSet.nilSet": "*** -[GSCInlineString rangeOfCharacterFromSet:options:range:]: nil argument",
+            "constantString.rangeOfCharacterFromSet.nilSet": "*** -[NSConstantString rangeOfCharacterFromSet:options:range:]: nil argument",
+        ]
+        try underAppleRules {
+            for (name, reason) in expected {
+                let scenario = try XCTUnwrap(CatalogScenario.named(name))
+                try withShield(Configuration(guards: .string)) { sink in
+                    XCTAssertEqual(scenario.perform(), scenario.expectedResult, name)
+                    XCTAssertEqual(sink.reports.map(\.reason), [reason], name)
+                    XCTAssertEqual(sink.reports.first?.exceptionName, "NSInvalidArgumentException", name)
+                }
+            }
+            for name in ["string.compare.nil", "constantString.compare.nil"] {
+                let scenario = try XCTUnwrap(CatalogScenario.named(name))
+                try withShield(Configuration(guards: .string)) { sink in
+                    var raised: (name: String, reason: String)?
+                    withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
+                    XCTAssertEqual(raised?.name, "NSInvalidArgumentException", "\(name): reaches GNUstep under Apple's rules")
+                    XCTAssertTrue(sink.reports.isEmpty, name)
+                }
+            }
+        }
+        #endif
+    }
+
     func testEveryStringScenarioRecoversWithOneReport() throws {
         try assertScenariosRecover(CatalogScenario.all(category: "string"), guards: .string)
     }
@@ -58,7 +188,7 @@ final class StringGuardTests: ShieldTestCase {
     /// Also where GNUstep's implementation calls other guarded methods (`substringFromIndex:` calls
     /// `substringWithRange:`, the tracker's edits call the attributed string's): one report, and the failure is loud.
     func testDebugModeReportsThenFailsLikeFoundationForEveryScenario() throws {
-        let scenarios = CatalogScenario.all(category: "string")
+        let scenarios = CatalogScenario.all(category: "string").filter { !$0.exception.hasPrefix("SIG") }   // they kill the process
         XCTAssertGreaterThan(scenarios.count, 30)
         for scenario in scenarios {
             try assertDebugModeFailsLikeFoundation(scenario, guards: .string)

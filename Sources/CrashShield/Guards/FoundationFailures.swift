@@ -95,9 +95,37 @@ extension Violation {
 
     // MARK: Strings
 
-    /// A range past the end of a string (GNUstep names the method that checked).
-    static func textRange(_ range: CSRRange, length: UInt, method: String) -> Violation {
-        Violation(ExceptionName.range, hint: Hint.text) { textRangeReason(range.value, length: length, method: method, cls: $0) }
+    /// A range past the end of a string (GNUstep names the method that checked; `appleMethod`, if given, the one
+    /// Apple's reason names).
+    static func textRange(_ range: CSRRange, length: UInt, method: String, appleMethod: String? = nil) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.text) { cls in
+            #if canImport(Darwin)
+            return textRangeReason(range.value, length: length, method: appleMethod ?? method, cls: cls)
+            #else
+            return textRangeReason(range.value, length: length, method: method, cls: cls)
+            #endif
+        }
+    }
+
+    /// GNUstep only: a nil string compared by GSString.m's `compare:options:range:`, which names the receiver's class
+    /// (`generic`: NSString's own `compare:options:range:locale:`, behind the other classes and NSNumericSearch).
+    /// Apple documents a nil string as undefined behaviour, not an exception: never asked for under Apple's rules.
+    static func nilCompare(generic: Bool) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: Hint.nilString) { cls in
+            generic ? "compare with nil" : "[\(cls) -compare:options:range:] nil string argument"
+        }
+    }
+
+    /// A nil character set. GNUstep's string classes raise (their text, from the implementation itself: see
+    /// `SearchHooks`); Apple documents NSInvalidArgumentException (its text unverified on a device).
+    static let nilCharacterSet = Violation(ExceptionName.invalidArgument, hint: "check the character set for nil before the call") {
+        appleText($0, "rangeOfCharacterFromSet:options:range:", "nil argument")
+    }
+
+    /// GNUstep only: NSString's generic `rangeOfCharacterFromSet:options:range:` (NXConstantString's too) reads the
+    /// set's `characterIsMember:` through `[nil methodForSelector:]`, a NULL function, at the range's first character.
+    static let nilCharacterSetCrash = Violation("SIGSEGV", hint: "check the character set for nil before the call") { cls in
+        "-[\(cls) rangeOfCharacterFromSet:options:range:] with a nil set: GNUstep calls NULL for the first character"
     }
 
     /// `substringFromIndex:` / `substringToIndex:` past the end. GNUstep checks the derived range in
@@ -123,7 +151,7 @@ extension Violation {
         }
     }
 
-    /// A nil search string (`rangeOfString:`, `hasPrefix:`, `hasSuffix:`).
+    /// A nil search string (`rangeOfString:options:range:locale:`, `hasPrefix:`, `hasSuffix:`).
     static func nilSearch(method: String) -> Violation {
         fixed(ExceptionName.invalidArgument, "range of nil", method: method, apple: "nil argument", hint: Hint.nilString)
     }
@@ -188,6 +216,15 @@ extension Violation {
     /// A data mutation whose range starts past the end.
     static func dataLocation(_ range: CSRRange, length: UInt, method: String) -> Violation {
         dataRange(range, length: length, method: method).withGNUstepReason("location bad in \(method)")
+    }
+
+    /// GNUstep only: a data mutation that GNUstep's own checks let through and that then copies or moves bytes past
+    /// the end of the data's buffer (it dies of SIGSEGV, or corrupts the heap first).
+    static func dataOverrun(_ range: CSRRange, length: UInt, method: String) -> Violation {
+        Violation("SIGSEGV", hint: "check the range against length before the call") { cls in
+            "-[\(cls) \(method)] with range {\(range.location), \(range.length)} and length \(length): "
+                + "GNUstep writes past the end of the data's buffer"
+        }
     }
 
     /// The same violation, with `gnustep` as its reason under GNUstep's rules.

@@ -4,7 +4,10 @@
 //   CSRHotStringInitWithUTF8String and CSRHotStringWithUTF8String (`+stringWithUTF8String:`);
 // - CSRHotDictionarySetObjectForKey (`-setObject:forKey:`): neither object argument is nil;
 // - CSRHotMutableStringReplaceCharacters (`-replaceCharactersInRange:withString:`): the range lies within the
-//   receiver's `length` (asked with one message, as the Swift check does).
+//   receiver's `length` (asked with one message, as the Swift check does);
+// - CSRHotStringCompare (`-compare:options:range:`) and CSRHotStringRangeOfString
+//   (`-rangeOfString:options:range:locale:`, behind `rangeOfString:`, `hasPrefix:`, `hasSuffix:`): the string argument
+//   is not nil and the range lies within the receiver's `length`.
 //
 // The Swift replacement of such a method costs about 40-50 instructions on a valid call (its lookup of the original,
 // the check, its frame); the slot's trampoline loads the class's original, makes the same check and jumps to it. Any

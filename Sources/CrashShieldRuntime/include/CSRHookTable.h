@@ -90,6 +90,8 @@ enum {
     CSRHotStringWithUTF8String,
     CSRHotStringHasPrefix,
     CSRHotStringHasSuffix,
+    CSRHotStringCompare,
+    CSRHotStringRangeOfString,
     CSRHotTableCount
 };
 

@@ -7,6 +7,13 @@ import CrashShieldRuntime.Internal
 /// A replacement or reset grows a mutable data object when its range ends past the end; both Foundations raise when
 /// it starts past the end (Apple's documentation: "If the location of range isn't within the receiver's range of
 /// bytes, an NSRangeException is raised"), and GNUstep's `resetBytesInRange:` for any range past the end.
+///
+/// GNUstep's replacements check nothing but the location, then compute the range's end in C's wrapping arithmetic,
+/// and two outcomes write past the end of the data's buffer (SIGSEGV, or a corrupted heap first; `dataOverrun`,
+/// stopped and reported with the signal, as the KVO guard does for what GNUstep dereferences): an end past 2^64 in
+/// `replaceBytesInRange:withBytes:` (no growth, then a copy of `range.length` bytes), and any end past the end in
+/// `replaceBytesInRange:withBytes:length:` (it moves the tail from the end, `length - end` bytes), which an end
+/// wrapped past 2^64 (at most the location) does not reach: GNUstep accepts that one and stays in its buffer.
 enum DataHooks {
     typealias IMP = ContainerIMP
     typealias GetBytesRange = @convention(c) (CSRObject?, CSRSelector?, UnsafeMutableRawPointer?, CSRRange) -> Void
@@ -38,11 +45,13 @@ enum DataHooks {
         getBytesRangeBase.mutation(r, cmd, rangeFailure(r, range, method: "getBytes:range:")) { $0(r, cmd, buffer, range) }
     }
 
-    /// A nil data object, then the range. Recovery: {NSNotFound, 0}.
+    /// GNUstep checks the range, then the data object; under Apple's rules a nil data object is checked first.
+    /// Recovery: {NSNotFound, 0}.
     static let rangeOfData: GuardedMethod<RangeOfData> = GuardedMethod("rangeOfData:options:range:", .container) { r, cmd, search, options, range in
-        let violation = search == nil ? .fixed(ExceptionName.invalidArgument, "range of nil", method: "rangeOfData:options:range:",
-                                               apple: "nil data argument", hint: "check the data for nil before the call")
-            : rangeFailure(r, range, method: "rangeOfData:options:range:")
+        let nilData = search != nil ? nil : Violation.fixed(ExceptionName.invalidArgument, "range of nil", method: "rangeOfData:options:range:",
+                                                            apple: "nil data argument", hint: "check the data for nil before the call")
+        let violation = FoundationRules.isApple ? nilData ?? rangeFailure(r, range, method: "rangeOfData:options:range:")
+            : rangeFailure(r, range, method: "rangeOfData:options:range:") ?? nilData
         return rangeOfData.guarded(r, cmd, violation, unhooked: .notFound, recovery: { _ in .notFound }) { $0(r, cmd, search, options, range) }
     }
 
@@ -53,11 +62,23 @@ enum DataHooks {
 
     // MARK: Mutations whose range starts past the end (skipped)
 
+    /// GNUstep: a NULL `bytes` with a non-empty range raises before anything is copied (left to Foundation).
     static let replaceBytes: GuardedMethod<ReplaceBytes> = GuardedMethod("replaceBytesInRange:withBytes:", .container) { r, cmd, range, bytes in
-        replaceBytes.mutation(r, cmd, startFailure(r, range, method: "replaceBytesInRange:withBytes:")) { $0(r, cmd, range, bytes) }
+        let method = "replaceBytesInRange:withBytes:"
+        var violation = startFailure(r, range, method: method)
+        if violation == nil && FoundationRules.platform == .gnustep && bytes != nil && range.location &+ range.length < range.location {
+            violation = .dataOverrun(range, length: length(of: r), method: method)
+        }
+        replaceBytes.mutation(r, cmd, violation) { $0(r, cmd, range, bytes) }
     }
     static let replaceBytesLength: GuardedMethod<ReplaceBytesLength> = GuardedMethod("replaceBytesInRange:withBytes:length:", .container) { r, cmd, range, bytes, count in
-        replaceBytesLength.mutation(r, cmd, startFailure(r, range, method: "replaceBytesInRange:withBytes:length:")) { $0(r, cmd, range, bytes, count) }
+        let method = "replaceBytesInRange:withBytes:length:"
+        var violation = startFailure(r, range, method: method)
+        if violation == nil && FoundationRules.platform == .gnustep {
+            let length = length(of: r)
+            if !range.endFits(in: length) { violation = .dataOverrun(range, length: length, method: method) }
+        }
+        replaceBytesLength.mutation(r, cmd, violation) { $0(r, cmd, range, bytes, count) }
     }
     static let resetBytes: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("resetBytesInRange:", .container) { r, cmd, range in
         let violation = FoundationRules.isApple ? startFailure(r, range, method: "resetBytesInRange:") : rangeFailure(r, range, method: "resetBytesInRange:")

@@ -70,7 +70,8 @@ enum AttributedStringHooks {
 
     /// GNUstep checks the dictionary first, then `NSMaxRange(range) > length` in C's wrapping arithmetic with an
     /// `unsigned` length (a range whose end wraps past 2^64 passes), then reads the attributes at the range's
-    /// location (its own index check). (Apple's behaviour for nil is not guarded here.)
+    /// location (its own index check). (Apple's behaviour for nil is not guarded here.) For a range whose end wraps,
+    /// see `wrappedRangeFailure`.
     static let addAttributes: GuardedMethod<StringIMP.VoidWithObjectRange> = GuardedMethod("addAttributes:range:", .string) { r, cmd, attributes, range in
         addAttributes.mutation(r, cmd, addAttributesFailure(r, attributes, range)) { $0(r, cmd, attributes, range) }
     }
@@ -88,8 +89,26 @@ enum AttributedStringHooks {
         if !range.endFits(in: UInt(UInt32(truncatingIfNeeded: length))) {
             return Violation(ExceptionName.range, hint: Hint.text) { _ in "RangeError in method -addAttribute:value:range: in class NSMutableAttributedString" }
         }
-        return attributeIndexFits(range.location, length: length) ? nil : .attributeIndex
+        guard attributeIndexFits(range.location, length: length) else { return .attributeIndex }
+        return wrappedRangeFailure(r, range, length: length)
         #endif
+    }
+
+    /// GNUstep, `addAttributes:range:` with a range whose end wraps past 2^64 (its check passed): it reads the run at
+    /// the location and, while that run starts before the wrapped end, hands `setAttributes:range:` the intersection
+    /// of the two (in wrapping arithmetic), after `beginEditing`. A location within the run makes that intersection
+    /// the range itself, and `setAttributes:range:` raises for it: stopped here, at the app's call, with that reason.
+    /// A location past the run makes it {0, 0}, and the loop never ends (a hang, left to Foundation as GNUstep's other
+    /// endless loops are, see `OrderedSetHooks.objectsAtIndexes`). A run that starts at or after the wrapped end: no
+    /// loop, nothing changes.
+    private static func wrappedRangeFailure(_ r: CSRObject?, _ range: CSRRange, length: UInt) -> Violation? {
+        let end = range.location &+ range.length
+        guard end < range.location else { return nil }
+        var run = CSRRange.empty
+        let read = Messaging.implementation(r, attributesSelector, as: StringIMP.AttributesAtIndex.self)
+        _ = read(r, attributesSelector, range.location, &run)
+        guard run.location < end, range.location <= run.location &+ run.length else { return nil }
+        return .textRange(range, length: length, method: "setAttributes:range:")
     }
 
     /// GNUstep returns before its range check for an empty range (with a warning).
@@ -143,23 +162,34 @@ enum AttributedStringHooks {
                               recovery: { _ in noAttributes(effective, dictionary: false) }) { $0(r, cmd, name, index, effective) }
     }
 
-    /// The longest-effective-range reads call `attributesAtIndex:effectiveRange:` and then walk from the range it
-    /// gave: a bad index is stopped here, at the app's call, before Foundation's walk starts (recovered inside it,
-    /// GNUstep's walk would go on from a made-up range forever). Foundation's own check of the range limit,
-    /// `NSMaxRange(limit) > length` in C's wrapping arithmetic, raises first. Recovery: an empty dictionary.
+    /// The longest-effective-range reads check the range limit first, `NSMaxRange(limit) > length` in C's wrapping
+    /// arithmetic (a limit whose end wraps past 2^64 passes, and GNUstep's walk then stays within the string), then
+    /// call `attributesAtIndex:effectiveRange:` and walk from the range it gave: a bad index is stopped here, at the
+    /// app's call, before Foundation's walk starts (recovered inside it, GNUstep's walk would go on from a made-up
+    /// range forever). Recovery: an empty dictionary.
     static let attributesInRange: GuardedMethod<StringIMP.AttributesAtIndexInRange> = GuardedMethod("attributesAtIndex:longestEffectiveRange:inRange:", .string) { r, cmd, index, effective, limit in
-        attributesInRange.read(r, cmd, longestRangeFailure(r, index, limit), recovery: { _ in noAttributes(effective) }) { $0(r, cmd, index, effective, limit) }
+        let failure = longestRangeFailure(r, index, limit, name: true) { _ in
+            "RangeError in method -attributesAtIndex:longestEffectiveRange:inRange: in class NSAttributedString"
+        }
+        return attributesInRange.read(r, cmd, failure, recovery: { _ in noAttributes(effective) }) { $0(r, cmd, index, effective, limit) }
     }
 
-    /// As `attributesInRange`, for one attribute (a nil name returns nil before the index is read). Recovery: nil.
+    /// As `attributesInRange`, for one attribute (past the limit's check, a nil name returns nil before the index is
+    /// read). Recovery: nil.
     static let attributeInRange: GuardedMethod<StringIMP.AttributeAtIndexInRange> = GuardedMethod("attribute:atIndex:longestEffectiveRange:inRange:", .string) { r, cmd, name, index, effective, limit in
-        attributeInRange.read(r, cmd, valid: name == nil, else: longestRangeFailure(r, index, limit),
-                              recovery: { _ in noAttributes(effective, dictionary: false) }) { $0(r, cmd, name, index, effective, limit) }
+        let failure = longestRangeFailure(r, index, limit, name: name != nil) { "RangeError in method attribute:atIndex:longestEffectiveRange:inRange: in class \($0)" }
+        return attributeInRange.read(r, cmd, failure, recovery: { _ in noAttributes(effective, dictionary: false) }) { $0(r, cmd, name, index, effective, limit) }
     }
 
-    private static func longestRangeFailure(_ r: CSRObject?, _ index: UInt, _ limit: CSRRange) -> Violation? {
+    /// A limit past the end raises GNUstep's `limitReason` (given the receiver's class); under Apple's rules it is left
+    /// to Foundation (its precondition there is unverified). Then, with a `name`, the index.
+    private static func longestRangeFailure(_ r: CSRObject?, _ index: UInt, _ limit: CSRRange, name: Bool,
+                                            limitReason: @escaping (String) -> String) -> Violation? {
         let length = length(of: r)
-        return attributeIndexFits(index, length: length) || !limit.endFits(in: length) ? nil : .attributeIndex
+        if !limit.endFits(in: length) {
+            return FoundationRules.isApple ? nil : Violation(ExceptionName.range, hint: Hint.text, reason: limitReason)
+        }
+        return !name || attributeIndexFits(index, length: length) ? nil : .attributeIndex
     }
 
     /// Recovery: an empty attributed string.

@@ -7,8 +7,9 @@ import CrashShieldRuntime.Internal
 /// - a read that would raise returns an empty value of the declared kind: an empty string for a substring (the
 ///   original answers a legal empty range, so the class is the one Foundation would return), an empty attributed
 ///   string, an empty attribute dictionary; nil for an attribute value; 0 for `characterAtIndex:`; NO for
-///   `hasPrefix:`/`hasSuffix:`; {NSNotFound, 0} for `rangeOfString:`; an effective-range out-parameter is set to
-///   {NSNotFound, 0};
+///   `hasPrefix:`/`hasSuffix:`; {NSNotFound, 0} for `rangeOfString:` and the searches (`SearchHooks`);
+///   NSOrderedDescending for a comparison; an effective-range out-parameter is set to {NSNotFound, 0}, line and
+///   paragraph bounds to NSNotFound;
 /// - an invalid mutation is skipped entirely: the string is left exactly as it was;
 /// - a constructor given a nil string or a NULL C string builds an empty string (of the class asked for).
 /// Preconditions are checked before the original runs, except for `characterAtIndex:` (the hottest read: the
@@ -30,6 +31,7 @@ final class StringGuard: CrashGuard {
         try MutableStringHooks.install(in: context)
         try AttributedStringHooks.install(in: context)
         try FormatHooks.install(in: context)
+        try SearchHooks.install(in: context)
     }
 
     /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.

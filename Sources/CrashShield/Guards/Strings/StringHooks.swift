@@ -7,7 +7,7 @@ enum StringHooks {
 
     static func install(in context: GuardContext) throws {
         guard let strings = ClassFamily("NSString", "NSMutableString"), let root = ObjCClass(named: "NSString") else { return }
-        try context.install([substringFromIndex, substringToIndex, rangeOfString, hasPrefix, hasSuffix], onOwnersIn: strings)
+        try context.install([substringFromIndex, substringToIndex, hasPrefix, hasSuffix], onOwnersIn: strings)
         try context.install(layers: [substringWithRangeBase, substringWithRange, substringWithRangeInner], onOwnersIn: strings)
         try HotReadHookPoint.install(layers: [characterAtIndexBase, characterAtIndex], in: context, onOwnersIn: strings)
         // Class constructors: on NSString only (NSMutableString inherits them; both levels would nest).
@@ -84,14 +84,9 @@ enum StringHooks {
         index < Messaging.sendUInt(receiver, csr_hot_selectors.length)
     }
 
-    /// Recovery: {NSNotFound, 0}.
-    static let rangeOfString: GuardedMethod<StringIMP.RangeWithObject> = GuardedMethod("rangeOfString:", .string) { r, cmd, search in
-        rangeOfString.guarded(r, cmd, valid: search != nil, else: .nilSearch(method: "rangeOfString:"), unhooked: .notFound,
-                              recovery: { _ in .notFound }) { $0(r, cmd, search) }
-    }
-
     /// Recovery: NO. This and the hooks below marked "check-first" have a C trampoline in front (CSRCheckFirst.h):
-    /// their check must stay exactly "the first argument is not nil".
+    /// their check must stay exactly "the first argument is not nil". (`rangeOfString:` reaches
+    /// `rangeOfString:options:range:locale:`, guarded in `SearchHooks`; so do these, after their own check.)
     static let hasPrefix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod(
         "hasPrefix:", .string, checkFirst: Int32(CSRHotStringHasPrefix)
     ) { r, cmd, prefix in
