@@ -159,6 +159,31 @@ final class AppleRulesTests: XCTestCase {
         }
     }
 
+    /// `removeLastObject` on an empty array is a no-op on Apple's Foundation (GNUstep 1.28 raises): under Apple's
+    /// rules the guard installs nothing for it, so the call reaches Foundation unchanged in release and debug mode:
+    /// no report, and no exception of CrashShield's (on GNUstep, Foundation's own exception is what it raises
+    /// without CrashShield).
+    func testRemoveLastObjectOfAnEmptyArrayIsLeftToFoundationUnderAppleRules() throws {
+        let scenario = try XCTUnwrap(scenario(named: "mutableArray.removeLastObject.empty"))
+        func perform() -> (name: String, reason: String)? {
+            catchingObjCException { withAutoreleasePool { _ = scenario.run() } }
+        }
+        let unguarded = perform()
+        FoundationRules.current = .apple
+        for mode in [GuardMode.release, .debug] {
+            try withShield(Configuration(guards: .all, mode: mode)) { sink in
+                let session = try XCTUnwrap(Session.current.load(ordering: .acquiring))
+                let hooked = Set(session.installed.values.flatMap { $0.hooks.map(\.point.selector.name) })
+                XCTAssertFalse(hooked.contains("removeLastObject"), "\(mode)")
+                let raised = perform()
+                CrashShield.flush()
+                XCTAssertEqual(raised?.name, unguarded?.name, "\(mode)")
+                XCTAssertEqual(raised?.reason, unguarded?.reason, "\(mode): CrashShield raised Apple's text for a call Apple accepts")
+                XCTAssertEqual(sink.reports.map(\.method), [], "\(mode)")
+            }
+        }
+    }
+
     private func scenario(named name: String) -> CSSScenario? {
         var count: Int32 = 0
         guard let table = css_scenarios(&count) else { return nil }

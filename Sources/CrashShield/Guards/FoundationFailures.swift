@@ -65,6 +65,12 @@ extension Violation {
         #endif
     }
 
+    /// `removeLastObject` on an empty array: GNUstep 1.28 raises; Apple's Foundation does nothing (no Apple text: the
+    /// hook is installed under GNUstep's rules only).
+    static let removeLastOfEmpty = Violation(ExceptionName.range, hint: "check that the array is not empty") { _ in
+        "Trying to remove from an empty array."
+    }
+
     /// A nil argument to a mutation (`gnustep`: GNUstep's text), as the rules in force word it.
     static func nilArgument(_ gnustep: String, method: String, apple: String = "object cannot be nil",
                             hint: String = Hint.nilObject) -> Violation {
