@@ -138,6 +138,53 @@ final class AppleRulesTests: XCTestCase {
         }
     }
 
+    /// Calls both Foundations raise for, reported with Apple's text under Apple's rules (Docs/AppleRuntime.md §12:
+    /// each text and the public crash log it was checked against). `cls`: the report's class.
+    static let applesTexts: [(scenario: String, reason: (String) -> String)] = [
+        ("string.rangeOfString.nil", { "*** -[\($0) rangeOfString:options:range:locale:]: nil argument" }),
+        ("string.hasPrefix.nil", { "-[\($0) hasPrefix:]: nil argument" }),
+        ("string.hasSuffix.nil", { "-[\($0) hasSuffix:]: nil argument" }),
+        ("string.stringWithString.nil", { _ in "*** -[NSPlaceholderString initWithString:]: nil argument" }),
+        ("mutableString.stringWithString.nil", { _ in "*** -[NSPlaceholderMutableString initWithString:]: nil argument" }),
+        ("string.initWithString.nil", { "*** -[\($0) initWithString:]: nil argument" }),
+        ("string.stringWithUTF8String.null", { "*** +[\($0) stringWithUTF8String:]: NULL cString" }),
+        ("string.initWithUTF8String.null", { "*** -[\($0) initWithUTF8String:]: NULL cString" }),
+        ("mutableString.initWithUTF8String.null", { "*** -[\($0) initWithUTF8String:]: NULL cString" }),
+        ("mutableString.insertString.pastEnd", { "-[\($0) insertString:atIndex:]: Range or index out of bounds" }),
+        ("mutableString.deleteCharactersInRange.pastEnd", { "-[\($0) deleteCharactersInRange:]: Range or index out of bounds" }),
+        ("attributedString.initWithString.nil", { "\($0) initWithString:: nil value" }),
+        ("mutableAttributedString.addAttribute.nilValue", { "\($0) addAttribute:value:range:: nil value" }),
+    ]
+
+    func testCallsBothFoundationsRaiseForReportApplesTextUnderAppleRules() throws {
+        FoundationRules.current = .apple
+        for (name, reason) in Self.applesTexts {
+            let scenario = try XCTUnwrap(scenario(named: name), name)
+            try withShield(Configuration(guards: .all)) { sink in
+                var text = ""
+                withAutoreleasePool { text = scenario.run().map { String(cString: $0) } ?? "nil" }
+                CrashShield.flush()
+                XCTAssertEqual(text, String(cString: scenario.expectedResult), name)
+                XCTAssertEqual(sink.reports.count, 1, name)
+                guard let report = sink.reports.first else { return }
+                XCTAssertEqual(report.reason, reason(report.className), name)
+            }
+        }
+    }
+
+    /// Apple's empty immutable array words its index failure "for empty NSArray" (zingdom/zing-bright#27); the
+    /// mutable and the other immutable ones "for empty array" (dennisreimann/ioctocat#206, uservoice#141).
+    func testApplesIndexTextNamesTheEmptyImmutableArray() {
+        FoundationRules.current = .apple
+        let empty = Violation.index(0, count: 0, method: "objectAtIndex:")
+        XCTAssertEqual(empty.reason("__NSArray0"), "*** -[__NSArray0 objectAtIndex:]: index 0 beyond bounds for empty NSArray")
+        XCTAssertEqual(empty.reason("__NSArrayM"), "*** -[__NSArrayM objectAtIndex:]: index 0 beyond bounds for empty array")
+        XCTAssertEqual(Violation.index(3, count: 3, method: "objectAtIndex:").reason("__NSArrayI"),
+                       "*** -[__NSArrayI objectAtIndex:]: index 3 beyond bounds [0 .. 2]")
+        FoundationRules.current = .gnustep
+        XCTAssertEqual(empty.reason("GSArray"), "Index 0 is out of range 0 (in 'objectAtIndex:')")
+    }
+
     /// Valid calls of the Apple-only hooks behave as without CrashShield under Apple's rules. (The GNUstep lists of
     /// valid calls hold `removeObjectForKey:nil`, `appendString:nil`...: Apple's rules rightly report those.)
     func testValidCallsUnderAppleRulesAreUnchanged() throws {

@@ -39,7 +39,7 @@ void css_install_uncaught_exception_abort(const char *marker);
 const CSSScenario *css_scenarios(int *count);
 
 /// The calls only Apple's Foundation raises for (in `css_scenarios` on Apple only), and Apple's reason for each
-/// (unverified on a device; NULL past the end). GNUstep's tests run them under Apple's rules, emulated.
+/// (Docs/AppleRuntime.md §12 cites each; NULL past the end). GNUstep's tests run them under Apple's rules, emulated.
 const CSSScenario *css_apple_only_scenarios(int *count);
 const char *css_apple_only_reason(int scenario);
 /// Valid calls of the methods those scenarios misuse, as one text (identical with and without CrashShield, under

@@ -13,8 +13,7 @@ enum CacheHooks {
     typealias SetObjectForKeyCost = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UInt) -> Void
 
     static let setObjectForKeyCost: GuardedMethod<SetObjectForKeyCost> = GuardedMethod("setObject:forKey:cost:", .container) { r, cmd, object, key, cost in
-        let violation: Violation? = object != nil ? nil : .appleOnly("setObject:forKey:cost:", "attempt to insert nil value (key: \(String(describing: key, limit: 4096)))",
-                                                                    hint: "check the object for nil before caching it (removeObjectForKey: removes)")
+        let violation: Violation? = object != nil ? nil : .nilCacheValue(key: String(describing: key, limit: 4096))
         setObjectForKeyCost.mutation(r, cmd, violation) { $0(r, cmd, object, key, cost) }
     }
 }
