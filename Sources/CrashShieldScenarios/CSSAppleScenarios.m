@@ -61,7 +61,7 @@ static const CSSScenario css_apple_table[] = {
     { "mutableSet.removeObject.nil", "container", "removeObject:", "NSInvalidArgumentException", "{a,b}", 1, setRemoveNil },
     { "mutableString.appendString.nil", "string", "appendString:", "NSInvalidArgumentException", "[ab]", 1, appendStringNil },
     { "string.stringByAppendingString.nil", "string", "stringByAppendingString:", "NSInvalidArgumentException", "[ab] receiver=[ab]", 1, stringByAppendingNil },
-    { "cache.setObjectForKey.nilObject", "container", "setObject:forKey:cost:", "NSInvalidArgumentException", "k=v", 1, cacheSetNilObject },
+    { "cache.setObjectForKey.nilObject", "container", "setObject:forKey:", "NSInvalidArgumentException", "k=v", 1, cacheSetNilObject },
     { "cache.setObjectForKeyCost.nilObject", "container", "setObject:forKey:cost:", "NSInvalidArgumentException", "k=nil", 1, cacheSetNilObjectWithCost },
 };
 
@@ -113,4 +113,10 @@ const char *css_valid_apple_only_calls(void) {
     [cache setObject: @"w" forKey: @"k2" cost: 3];
     [log appendFormat: @"cache=%@,%@\n", [cache objectForKey: @"k"], [cache objectForKey: @"k2"]];
     return [log UTF8String];
+}
+
+void css_cache_set_nil_object_for_nil_key(bool withCost) {
+    NSCache *cache = css_opaque(CSS_APPLE_AUTORELEASE([NSCache new]));
+    if (withCost) [cache setObject: css_opaque(nil) forKey: css_opaque(nil) cost: 1];
+    else [cache setObject: css_opaque(nil) forKey: css_opaque(nil)];
 }

@@ -37,9 +37,11 @@ final class AppleRulesTests: XCTestCase {
         }
     }
 
-    /// The selectors only Apple's rules hook.
+    /// The selectors only Apple's rules hook (NSCache's: "NSCache" and the selector, since dictionaries hook
+    /// `setObject:forKey:` under both rules).
     static let appleOnlySelectors: Set<String> = ["removeObjectForKey:", "removeObject:", "appendString:",
-                                                  "stringByAppendingString:", "setObject:forKey:cost:"]
+                                                  "stringByAppendingString:", "NSCache setObject:forKey:cost:",
+                                                  "NSCache setObject:forKey:"]
 
     override func tearDown() {
         FoundationRules.current = FoundationRules.platform
@@ -47,7 +49,9 @@ final class AppleRulesTests: XCTestCase {
     }
 
     func testTheCatalogHasEveryAppleOnlyCall() {
-        XCTAssertEqual(Set(AppleCase.all.map(\.selector)), Self.appleOnlySelectors.union(["setObject:forKeyedSubscript:"]))
+        XCTAssertEqual(Set(AppleCase.all.map(\.selector)),
+                       ["removeObjectForKey:", "removeObject:", "appendString:", "stringByAppendingString:",
+                        "setObject:forKey:cost:", "setObject:forKey:", "setObject:forKeyedSubscript:"])
     }
 
     /// Release mode: the call is stopped, the caller gets the receiver untouched, one report names Apple's exception
@@ -107,7 +111,9 @@ final class AppleRulesTests: XCTestCase {
             FoundationRules.current = rules
             try withShield(Configuration(guards: .all)) { _ in
                 let session = try XCTUnwrap(Session.current.load(ordering: .acquiring))
-                let hooked = Set(session.installed.values.flatMap { $0.hooks.map(\.point.selector.name) })
+                let hooked = Set(session.installed.values.flatMap { $0.hooks.map { hook in
+                    hook.targetClass.name == "NSCache" ? "NSCache \(hook.point.selector.name)" : hook.point.selector.name
+                } })
                 let appleOnly = hooked.intersection(Self.appleOnlySelectors)
                 XCTAssertEqual(appleOnly, rules == .apple ? Self.appleOnlySelectors : [], "\(rules)")
             }
@@ -134,6 +140,24 @@ final class AppleRulesTests: XCTestCase {
                                    ? "*** -[\(report.className) initWithFormat:locale:arguments:]: nil argument"
                                    : "[\(report.className)-initWithFormat:locale:arguments:]: NULL format", name)
                 }
+            }
+        }
+    }
+
+    /// `[cache setObject:nil forKey:nil]`: Apple's NSCache returns for a nil key before it looks at the object
+    /// (jasenhuang/NSObjectSafe#29), so under Apple's rules neither hook stops it: no report, and the call reaches
+    /// Foundation as without CrashShield (GNUstep's own raises here).
+    func testCacheNilObjectForNilKeyIsLeftToFoundation() throws {
+        for withCost in [false, true] {
+            FoundationRules.current = .gnustep
+            let unguarded = catchingObjCException { withAutoreleasePool { css_cache_set_nil_object_for_nil_key(withCost) } }
+            FoundationRules.current = .apple
+            try withShield(Configuration(guards: .all)) { sink in
+                let raised = catchingObjCException { withAutoreleasePool { css_cache_set_nil_object_for_nil_key(withCost) } }
+                CrashShield.flush()
+                XCTAssertEqual(raised?.name, unguarded?.name, "cost: \(withCost)")
+                XCTAssertEqual(raised?.reason, unguarded?.reason, "cost: \(withCost)")
+                XCTAssertEqual(sink.reports.map(\.method), [], "cost: \(withCost)")
             }
         }
     }
