@@ -127,19 +127,11 @@ final class AppleRulesTests: XCTestCase {
         for rules in [FoundationRules.gnustep, .apple] {
             FoundationRules.current = rules
             for name in names {
-                let scenario = try XCTUnwrap(scenario(named: name), name)
-                try withShield(Configuration(guards: .all)) { sink in
-                    var text = ""
-                    withAutoreleasePool { text = scenario.run().map { String(cString: $0) } ?? "nil" }
-                    CrashShield.flush()
-                    XCTAssertEqual(text, String(cString: scenario.expectedResult), name)
-                    XCTAssertEqual(sink.reports.count, 1, name)
-                    guard let report = sink.reports.first else { return }
-                    XCTAssertEqual(report.selector, "initWithFormat:locale:arguments:", name)
-                    XCTAssertEqual(report.reason, rules == .apple
-                                   ? "*** -[\(report.className) initWithFormat:locale:arguments:]: nil argument"
-                                   : "[\(report.className)-initWithFormat:locale:arguments:]: NULL format", name)
-                }
+                guard let report = try onlyReport(ofScenario: name) else { continue }
+                XCTAssertEqual(report.selector, "initWithFormat:locale:arguments:", name)
+                XCTAssertEqual(report.reason, rules == .apple
+                               ? "*** -[\(report.className) initWithFormat:locale:arguments:]: nil argument"
+                               : "[\(report.className)-initWithFormat:locale:arguments:]: NULL format", name)
             }
         }
     }
@@ -183,16 +175,8 @@ final class AppleRulesTests: XCTestCase {
     func testCallsBothFoundationsRaiseForReportApplesTextUnderAppleRules() throws {
         FoundationRules.current = .apple
         for (name, reason) in Self.applesTexts {
-            let scenario = try XCTUnwrap(scenario(named: name), name)
-            try withShield(Configuration(guards: .all)) { sink in
-                var text = ""
-                withAutoreleasePool { text = scenario.run().map { String(cString: $0) } ?? "nil" }
-                CrashShield.flush()
-                XCTAssertEqual(text, String(cString: scenario.expectedResult), name)
-                XCTAssertEqual(sink.reports.count, 1, name)
-                guard let report = sink.reports.first else { return }
-                XCTAssertEqual(report.reason, reason(report.className), name)
-            }
+            guard let report = try onlyReport(ofScenario: name) else { continue }
+            XCTAssertEqual(report.reason, reason(report.className), name)
         }
     }
 
@@ -253,6 +237,22 @@ final class AppleRulesTests: XCTestCase {
                 XCTAssertEqual(sink.reports.map(\.method), [], "\(mode)")
             }
         }
+    }
+
+    /// Runs the catalog scenario `name` with every guard on: the caller gets the catalog's result and there is exactly
+    /// one report, returned.
+    private func onlyReport(ofScenario name: String) throws -> CrashReport? {
+        let scenario = try XCTUnwrap(scenario(named: name), name)
+        var report: CrashReport?
+        try withShield(Configuration(guards: .all)) { sink in
+            var text = ""
+            withAutoreleasePool { text = scenario.run().map { String(cString: $0) } ?? "nil" }
+            CrashShield.flush()
+            XCTAssertEqual(text, String(cString: scenario.expectedResult), name)
+            XCTAssertEqual(sink.reports.count, 1, name)
+            report = sink.reports.first
+        }
+        return report
     }
 
     private func scenario(named name: String) -> CSSScenario? {
