@@ -118,3 +118,17 @@ int csb_register_app_classes(int count) {
     made += count;
     return registered;
 }
+
+/// The receiver of the forwarding lookup measurement: a class in this binary, as an app's model class is in the app.
+@interface CSBForwardingReceiver : NSObject
+@end
+@implementation CSBForwardingReceiver
+@end
+
+void *csb_forwarding_receiver(void) {
+#if __has_feature(objc_arc)
+    return (__bridge_retained void *)[[CSBForwardingReceiver alloc] init];
+#else
+    return (void *)[[CSBForwardingReceiver alloc] init];
+#endif
+}

@@ -14,13 +14,30 @@
 #include <mach-o/dyld.h>
 #include <mach-o/loader.h>
 #endif
+#if defined(__has_feature)
+#if __has_feature(ptrauth_calls)
+#include <ptrauth.h>
+#define CSR_PTRAUTH 1
+#endif
+#endif
+
+uintptr_t csr_strip_code_pointer(const void *pointer) {
+#if CSR_PTRAUTH
+    return (uintptr_t)ptrauth_strip(pointer, ptrauth_key_function_pointer);
+#else
+    return (uintptr_t)pointer;
+#endif
+}
 
 int csr_backtrace(void **frames, int max) {
     if (frames == NULL || max <= 0) return 0;
 #if defined(__APPLE__)
     // libSystem's backtrace walks the frame-pointer chain (every frame on Apple's arm64 keeps one) and stops at a
-    // frame outside the thread's stack: it never reads where a broken frame points.
-    return backtrace(frames, max);
+    // frame outside the thread's stack: it never reads where a broken frame points. Its addresses are compared with
+    // the unwind tables' and dladdr's: raw, whatever libSystem leaves of a signature.
+    int count = backtrace(frames, max);
+    for (int index = 0; index < count; index++) frames[index] = (void *)csr_strip_code_pointer(frames[index]);
+    return count;
 #elif CSR_UNWIND_AVAILABLE
     // Not glibc's backtrace: libgcc's unwinder trusts each return address it computes, and for one that lies in no
     // unwind table it reads the code there (its signal-frame check), so one broken frame (a return address
@@ -80,7 +97,7 @@ int csr_frame_backtrace(void **frames, int max) {
         const uintptr_t *record = (const uintptr_t *)fp;
         uintptr_t next = record[0], ret = record[1];
         if (ret == 0) break;
-        frames[count++] = (void *)ret;
+        frames[count++] = (void *)csr_strip_code_pointer((const void *)ret);   // arm64e: the saved LR is signed
         if (next <= fp) break;
         fp = next;
     }
@@ -94,14 +111,14 @@ const void *csr_enclosing_function(const void *address) {
     if (address == NULL) return NULL;
     // The unwinder's own tables (.eh_frame on ELF, __unwind_info on Mach-O) say where each function starts; they are
     // kept in stripped and statically linked binaries alike.
-    return _Unwind_FindEnclosingFunction((void *)address);
+    return (const void *)csr_strip_code_pointer(_Unwind_FindEnclosingFunction((void *)csr_strip_code_pointer(address)));
 }
 
 /// Whether the byte at `address` lies in the function that starts at `function`. libgcc looks up the byte before
 /// the address it is given (it expects a return address), Apple's libunwind the address itself: one past the byte
 /// asked about lands inside its function with both.
 static bool csr_in_function(const uint8_t *address, const void *function) {
-    return _Unwind_FindEnclosingFunction((void *)(address + 1)) == function;
+    return csr_strip_code_pointer(_Unwind_FindEnclosingFunction((void *)(address + 1))) == csr_strip_code_pointer(function);
 }
 
 /// The function a direct jump at `code` goes to, when it is one (x86_64: `jmp rel32`, `jmp rel8`; arm64: `b`) and
@@ -130,6 +147,7 @@ static const void *csr_jump_target(const uint8_t *code) {
 
 int csr_tail_call_targets(const void *entry, const void **targets, int max) {
     if (entry == NULL || targets == NULL || max <= 0) return 0;
+    entry = (const void *)csr_strip_code_pointer(entry);   // arm64e: an IMP is signed; its code is read below
     int count = 0;
     const void *pending[8] = { entry };
     int head = 0, tail = 1;

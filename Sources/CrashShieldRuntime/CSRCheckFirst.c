@@ -1,6 +1,7 @@
 // CSRCheckFirst.c: the check-first and answer-first trampolines (see CSRCheckFirst.h). Mechanics only; every decision
 // is Swift's.
 #include "CSRCheckFirst.h"
+#include "CSRCallStack.h"
 #include "CSRRuntime.h"
 #include "CSRSlots.h"
 #include <stddef.h>
@@ -244,7 +245,8 @@ bool csr_check_first_is_trampoline(uintptr_t start) {
     };
     for (size_t pool = 0; pool < sizeof pools / sizeof *pools; pool++) {
         for (long slot = 0; slot < CSR_SLOT_POOL_SIZE; slot++) {
-            if (start != 0 && (uintptr_t)pools[pool][slot] == start) return true;
+            if (start != 0 && csr_strip_code_pointer((const void *)pools[pool][slot]) == csr_strip_code_pointer((const void *)start))
+                return true;
         }
     }
     return false;

@@ -1,6 +1,10 @@
 // CSRForwarding.m: method signatures, invocations and exact "unrecognized selector" messages (see CSRForwarding.h).
+#if !defined(__APPLE__)
+#define _GNU_SOURCE 1   // dladdr, dl_iterate_phdr
+#endif
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,51 +50,185 @@ static char csr_return_type(const char *types) {
     return *types;
 }
 
-/// The type encoding of the methods named like `selector` that some class implements (instance or class side), when
-/// they all agree on the return type: a message nothing answers was usually meant for one of them (a JSON number
-/// used as a string, `length` sent to an NSNumber). NULL when no class has one, or when they disagree. Scans every
-/// class once per name (the failure path only) and remembers the answer.
-static const char *csr_types_from_implementations(SEL selector) {
+/// What an untyped message's types are looked for in, and what it found (the calling thread's lookup).
+typedef struct CSRTypeSearch {
+    SEL selector;
+    const char *found;   ///< the first encoding seen (owned by the runtime: method types live as long as the class)
+    bool agree;          ///< all encodings seen return the same type
+} CSRTypeSearch;
+
+static __thread size_t csr_classes_examined;
+
+size_t csr_test_forwarding_classes_examined(void) { return csr_classes_examined; }
+
+/// Adds one method's encoding to the search.
+static void csr_type_search_merge(CSRTypeSearch *search, const char *types) {
+    if (types == NULL || *types == 0) return;
+    if (search->found == NULL) search->found = types;
+    else if (csr_return_type(search->found) != csr_return_type(types)) search->agree = NO;
+}
+
+/// Reads `cls`'s own methods (one side) for the searched name.
+static void csr_type_search_class(CSRTypeSearch *search, Class cls) {
+    if (cls == Nil || !search->agree) return;
+    unsigned int count = 0;
+    Method *methods = class_copyMethodList(cls, &count);
+    csr_classes_examined++;
+    for (unsigned int m = 0; m < count && search->agree; m++) {
+        if (sel_isEqual(method_getName(methods[m]), search->selector)) csr_type_search_merge(search, method_getTypeEncoding(methods[m]));
+    }
+    free(methods);
+}
+
+/// Whether `cls` is `ancestor` or inherits from it (no message sent: any class, root classes too).
+static bool csr_class_inherits(Class cls, Class ancestor) {
+    for (Class c = cls; c != Nil; c = class_getSuperclass(c)) if (c == ancestor) return true;
+    return false;
+}
+
+/// `cls` and its superclasses, instance and class side.
+static void csr_type_search_lineage(CSRTypeSearch *search, Class cls) {
+    for (Class c = cls; c != Nil && search->agree; c = class_getSuperclass(c)) {
+        csr_type_search_class(search, c);
+        csr_type_search_class(search, object_getClass((id)c));
+    }
+}
+
+#if !defined(__APPLE__)
+#include <link.h>
+
+/// The loaded segments of one image (by its load address), for telling its classes from the others'.
+typedef struct CSRImageSegments {
+    uintptr_t base;
+    int count;
+    uintptr_t start[16], end[16];
+} CSRImageSegments;
+
+static int csr_image_segments_visit(struct dl_phdr_info *info, size_t size, void *argument) {
+    (void)size;
+    CSRImageSegments *image = (CSRImageSegments *)argument;
+    uintptr_t first = UINTPTR_MAX;
+    for (int h = 0; h < info->dlpi_phnum; h++) {
+        if (info->dlpi_phdr[h].p_type == PT_LOAD && info->dlpi_addr + info->dlpi_phdr[h].p_vaddr < first)
+            first = info->dlpi_addr + info->dlpi_phdr[h].p_vaddr;
+    }
+    if (first == UINTPTR_MAX || (first & ~(uintptr_t)0xfff) != (image->base & ~(uintptr_t)0xfff)) return 0;
+    for (int h = 0; h < info->dlpi_phnum && image->count < 16; h++) {
+        if (info->dlpi_phdr[h].p_type != PT_LOAD) continue;
+        image->start[image->count] = info->dlpi_addr + info->dlpi_phdr[h].p_vaddr;
+        image->end[image->count] = image->start[image->count] + info->dlpi_phdr[h].p_memsz;
+        image->count++;
+    }
+    return 1;
+}
+#endif
+
+/// The classes of the image that defines `cls` (an app's model classes are in the app, where the class the message
+/// was meant for usually is too): objc4's `objc_copyClassNamesForImage` reads the image's class list without
+/// realizing anything, and `objc_lookUpClass` realizes only these. GCC's libobjc realizes nothing lazily:
+/// `objc_getClassList` is a walk of its class table, and the image's classes are those inside its loaded segments
+/// (a class made at run time is in none).
+static void csr_type_search_image(CSRTypeSearch *search, Class cls) {
+#if defined(__APPLE__)
+    const char *image = class_getImageName(cls);
+    if (image == NULL) return;
+    unsigned int count = 0;
+    const char **names = objc_copyClassNamesForImage(image, &count);
+    for (unsigned int i = 0; i < count && search->agree; i++) {
+        Class member = objc_lookUpClass(names[i]);
+        csr_type_search_class(search, member);
+        if (member != Nil) csr_type_search_class(search, object_getClass((id)member));
+    }
+    free(names);
+#else
+    Dl_info info;
+    if (dladdr((void *)cls, &info) == 0 || info.dli_fbase == NULL) return;
+    CSRImageSegments segments = { (uintptr_t)info.dli_fbase, 0, {0}, {0} };
+    dl_iterate_phdr(csr_image_segments_visit, &segments);
+    if (segments.count == 0) return;
+    int total = objc_getClassList(NULL, 0);
+    Class *classes = (Class *)malloc(sizeof(Class) * (size_t)(total > 0 ? total : 1));
+    if (classes == NULL) return;
+    total = objc_getClassList(classes, total);
+    for (int i = 0; i < total && search->agree; i++) {
+        uintptr_t address = (uintptr_t)(CSR_BRIDGE void *)classes[i];
+        bool inside = false;
+        for (int s = 0; s < segments.count && !inside; s++) inside = address >= segments.start[s] && address < segments.end[s];
+        if (!inside) continue;
+        csr_type_search_class(search, classes[i]);
+        csr_type_search_class(search, object_getClass((id)classes[i]));
+    }
+    free(classes);
+#endif
+}
+
+/// The type encoding of the methods named like `selector` that the likely classes implement, when they all agree on
+/// the return type: a message nothing answers was usually meant for one of them (a JSON number used as a string,
+/// `length` sent to an NSNumber; an app object of the wrong one of its own classes). NULL when none has one, or when
+/// they disagree. The likely classes: the receiver's lineage (both sides), the classes of its image, and
+/// Foundation's value classes and NSObject (both sides). Never every class in the process: on Apple `objc_getClassList` and
+/// `objc_copyClassList` realize every class of every loaded image under the runtime lock (`realizeAllClasses`,
+/// objc-runtime-new.mm), tens of thousands in an iOS app, on the thread that sent the bad message. Remembered per
+/// receiver class and name; the image's part per image and name.
+static const char *csr_types_from_implementations(id receiver, SEL selector) {
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static NSMutableDictionary *known = nil;   // name -> encoding, or NSNull: kept for the process
-    NSString *name = [NSString stringWithUTF8String: sel_getName(selector)];
+    static NSMutableDictionary *known = nil;   // "class name" and "image image name" -> answers, kept for the process
+    csr_classes_examined = 0;
+    BOOL isClass = receiver != nil && class_isMetaClass(object_getClass(receiver));
+    Class cls = receiver == nil ? Nil : isClass ? (Class)receiver : object_getClass(receiver);
+    const char *name = sel_getName(selector);
+    NSString *key = [NSString stringWithFormat: @"%p %s", (CSR_BRIDGE void *)cls, name];
     pthread_mutex_lock(&lock);
     if (known == nil) known = [[NSMutableDictionary alloc] init];
-    id cached = [known objectForKey: name];
+    id cached = [known objectForKey: key];
     pthread_mutex_unlock(&lock);
     if (cached != nil) return cached == [NSNull null] ? NULL : [(NSString *)cached UTF8String];
 
-    const char *found = NULL;
-    BOOL agree = YES;
-    int count = objc_getClassList(NULL, 0);
-    Class *classes = (Class *)malloc(sizeof(Class) * (size_t)(count > 0 ? count : 1));
-    count = objc_getClassList(classes, count);
-    for (int i = 0; i < count && agree; i++) {
-        for (int side = 0; side < 2 && agree; side++) {
-            Class cls = side == 0 ? classes[i] : object_getClass((id)classes[i]);
-            unsigned int methodCount = 0;
-            Method *methods = class_copyMethodList(cls, &methodCount);
-            for (unsigned int m = 0; m < methodCount; m++) {
-                if (!sel_isEqual(method_getName(methods[m]), selector)) continue;
-                const char *types = method_getTypeEncoding(methods[m]);
-                if (types == NULL || *types == 0) continue;
-                if (found == NULL) found = types;
-                else if (csr_return_type(found) != csr_return_type(types)) agree = NO;
+    CSRTypeSearch search = { selector, NULL, YES };
+    if (cls != Nil) {
+        csr_type_search_lineage(&search, cls);
+        // The image's part, once per image and name: its encoding, @"" (nothing there) or NSNull (its classes
+        // disagree). A class made at run time is in no image.
+        Dl_info info;
+        NSString *imageKey = dladdr((CSR_BRIDGE void *)cls, &info) != 0 && info.dli_fbase != NULL
+            ? [NSString stringWithFormat: @"image %p %s", info.dli_fbase, name] : nil;
+        if (imageKey != nil) {
+            pthread_mutex_lock(&lock);
+            id image = [known objectForKey: imageKey];
+            pthread_mutex_unlock(&lock);
+            if (image == nil) {
+                CSRTypeSearch part = { selector, NULL, YES };
+                csr_type_search_image(&part, cls);
+                image = !part.agree ? (id)[NSNull null] : part.found ? (id)[NSString stringWithUTF8String: part.found] : (id)@"";
+                pthread_mutex_lock(&lock);
+                [known setObject: image forKey: imageKey];
+                pthread_mutex_unlock(&lock);
             }
-            free(methods);
+            if (image == [NSNull null]) search.agree = NO;
+            else if ([(NSString *)image length] > 0) csr_type_search_merge(&search, [(NSString *)image UTF8String]);
         }
     }
-    free(classes);
-    id answer = (agree && found != NULL) ? (id)[NSString stringWithUTF8String: found] : (id)[NSNull null];
+    static const char *const valueClasses[] = {
+        "NSString", "NSMutableString", "NSNumber", "NSValue", "NSArray", "NSMutableArray", "NSDictionary",
+        "NSMutableDictionary", "NSSet", "NSMutableSet", "NSData", "NSMutableData", "NSDate", "NSURL", "NSNull",
+    };
+    for (size_t i = 0; i < sizeof valueClasses / sizeof *valueClasses && search.agree; i++) {
+        Class value = objc_lookUpClass(valueClasses[i]);
+        if (value == Nil || csr_class_inherits(cls, value)) continue;   // in the receiver's lineage already
+        csr_type_search_class(&search, value);
+        csr_type_search_class(&search, object_getClass((id)value));
+    }
+    csr_type_search_lineage(&search, objc_lookUpClass("NSObject"));
+    id answer = (search.agree && search.found != NULL) ? (id)[NSString stringWithUTF8String: search.found] : (id)[NSNull null];
     pthread_mutex_lock(&lock);
-    [known setObject: answer forKey: name];
+    [known setObject: answer forKey: key];
     pthread_mutex_unlock(&lock);
     return answer == [NSNull null] ? NULL : [(NSString *)answer UTF8String];
 }
 
 static SEL csr_typed_twin(SEL selector);
 
-CSRObject csr_signature_for_selector(CSRSelector selector) {
+CSRObject csr_signature_for_selector(CSRObject receiver, CSRSelector selector) {
     if (selector == NULL) return NULL;
     const char *types = csr_sel_getTypes(selector);
     // An untyped selector: the one typed selector of that name the runtime knows, as GNUstep's own forwarding picks
@@ -100,7 +238,7 @@ CSRObject csr_signature_for_selector(CSRSelector selector) {
         SEL twin = csr_typed_twin((SEL)selector);
         if (twin != NULL) types = csr_sel_getTypes(csr_sel_opaque(twin));
     }
-    if (types == NULL) types = csr_types_from_implementations((SEL)selector);
+    if (types == NULL) types = csr_types_from_implementations((CSR_BRIDGE id)receiver, (SEL)selector);
     char fallback[256];
     if (types == NULL) {
         // An untyped selector no class implements: an object-returning method with an object per argument (what
@@ -192,7 +330,7 @@ void csr_unrecognized_reason(CSRObject receiver, CSRSelector selector, bool unty
     id probe = isClass ? (id)[CSRForwardingProbe class] : (id)probeInstance;
     NSString *reason = nil;
     @autoreleasepool {
-        NSMethodSignature *signature = (CSR_BRIDGE NSMethodSignature *)csr_signature_for_selector(csr_sel_opaque(sel));
+        NSMethodSignature *signature = (CSR_BRIDGE NSMethodSignature *)csr_signature_for_selector(receiver, csr_sel_opaque(sel));
         if (signature != nil && sel != NULL) {
             @try {
                 NSInvocation *invocation = [NSInvocation invocationWithMethodSignature: signature];

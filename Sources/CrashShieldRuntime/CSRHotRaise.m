@@ -14,6 +14,7 @@
 // (Docs/AppleRuntime.md), the trampolines stay.
 #import <Foundation/Foundation.h>
 #include "CSRHotReads.h"
+#include "CSRCallStack.h"
 #include <pthread.h>
 #include "CSRRuntime.h"
 #include "CSRMemory.h"
@@ -64,9 +65,10 @@ static const CSRHotRaiseEntry *csr_hot_raise_find(uintptr_t start) {
 bool csr_hot_raise_protect(int which, CSRIMP implementation) {
     if (implementation == NULL) return false;
     pthread_mutex_lock(&csr_hot_raise_lock);
-    bool done = csr_hot_raise_find((uintptr_t)implementation) != NULL;
+    uintptr_t start = csr_strip_code_pointer((const void *)implementation);   // compared with the unwinder's start_ip
+    bool done = csr_hot_raise_find(start) != NULL;
     if (!done && csr_hot_raise_count < CSR_HOT_RAISE_CAPACITY) {
-        csr_hot_raise_entries[csr_hot_raise_count] = (CSRHotRaiseEntry){ (uintptr_t)implementation, which };
+        csr_hot_raise_entries[csr_hot_raise_count] = (CSRHotRaiseEntry){ start, which };
         __atomic_store_n(&csr_hot_raise_count, csr_hot_raise_count + 1, __ATOMIC_RELEASE);
         done = true;
     }
@@ -112,12 +114,13 @@ static void csr_hot_frame_find_originals(void) {
         Class owner = objc_getClass(owners[index]);
         csr_hot_frame_character_owners[index] = (uintptr_t)(CSR_BRIDGE void *)owner;
         csr_hot_frame_characters[index] = owner == Nil ? 0
-            : (uintptr_t)class_getMethodImplementation(owner, @selector(characterAtIndex:));
+            : csr_strip_code_pointer((const void *)class_getMethodImplementation(owner, @selector(characterAtIndex:)));
     }
-    csr_hot_frame_subscript = (uintptr_t)class_getMethodImplementation([NSArray class], @selector(objectAtIndexedSubscript:));
+    csr_hot_frame_subscript = csr_strip_code_pointer(
+        (const void *)class_getMethodImplementation([NSArray class], @selector(objectAtIndexedSubscript:)));
     Class mutable = objc_getClass("GSMutableString");
     csr_hot_frame_replace = mutable == Nil ? 0
-        : (uintptr_t)class_getMethodImplementation(mutable, @selector(replaceCharactersInRange:withString:));
+        : csr_strip_code_pointer((const void *)class_getMethodImplementation(mutable, @selector(replaceCharactersInRange:withString:)));
 }
 
 /// GCC's personality routines (C, Objective-C, C++: those loaded). Each reads its function's LSDA in the format
@@ -215,11 +218,13 @@ static void csr_hot_raise_find_helpers(void) {
     if (!csr_unwind_load()) return;
     Class exception = [NSException class];
     Class exceptionMeta = object_getClass(exception);
-    csr_hot_raise_helpers[0] = (uintptr_t)class_getMethodImplementation(exceptionMeta, @selector(raise:format:));
-    csr_hot_raise_helpers[1] = (uintptr_t)class_getMethodImplementation(exceptionMeta, @selector(raise:format:arguments:));
+    csr_hot_raise_helpers[0] = csr_strip_code_pointer((const void *)class_getMethodImplementation(exceptionMeta, @selector(raise:format:)));
+    csr_hot_raise_helpers[1] = csr_strip_code_pointer(
+        (const void *)class_getMethodImplementation(exceptionMeta, @selector(raise:format:arguments:)));
     Class array = objc_getClass("GSArray");
     if (array == Nil) return;
-    csr_hot_raise_helpers[2] = (uintptr_t)class_getMethodImplementation(array, @selector(_raiseRangeExceptionWithIndex:from:));
+    csr_hot_raise_helpers[2] = csr_strip_code_pointer(
+        (const void *)class_getMethodImplementation(array, @selector(_raiseRangeExceptionWithIndex:from:)));
     csr_hot_frame_find_originals();
     csr_hot_raise_find_personalities();
     csr_gs_array = array;
@@ -285,7 +290,7 @@ bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
         // GSString.m's own `characterAtIndex:` (`csr_hot_frame_characters`): each raises for a bad index only, so
         // that is what a raise from its frame is; the exception names neither the receiver nor the index, and the
         // report names the class that owns the implementation.
-        if (csr_hot_frame_character_owner((uintptr_t)implementation) == 0) return false;
+        if (csr_hot_frame_character_owner(csr_strip_code_pointer((const void *)implementation)) == 0) return false;
     } else if (which != CSRHotArrayObjectAtIndex
                || (IMP)implementation != class_getMethodImplementation(csr_gs_array, @selector(objectAtIndex:))) {
         return false;
@@ -293,7 +298,7 @@ bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
     for (int index = 0; index < CSRHotRaiseHelperCount; index++) {
         if (!csr_hot_raise_frame_is_plain(csr_hot_raise_helpers[index])) return false;
     }
-    return csr_hot_raise_frame_is_plain((uintptr_t)implementation);
+    return csr_hot_raise_frame_is_plain(csr_strip_code_pointer((const void *)implementation));
 #endif
 }
 
@@ -307,15 +312,15 @@ bool csr_hot_frame_eligible(int which, CSRIMP original) {
     if (original == NULL || csr_gs_array == Nil) return false;
     bool known = false;
     if (which == CSRHotArrayObjectAtIndexedSubscript) {
-        known = (uintptr_t)original == csr_hot_frame_subscript;
+        known = csr_strip_code_pointer((const void *)original) == csr_hot_frame_subscript;
     } else if (which == CSRHotMutableStringReplaceCharacters) {
-        known = csr_hot_frame_replace != 0 && (uintptr_t)original == csr_hot_frame_replace;
+        known = csr_hot_frame_replace != 0 && csr_strip_code_pointer((const void *)original) == csr_hot_frame_replace;
     }
     if (!known) return false;
     for (int index = 0; index < CSRHotRaiseHelperCount; index++) {
         if (!csr_hot_raise_frame_is_plain(csr_hot_raise_helpers[index])) return false;
     }
-    if (!csr_hot_raise_frame_is_judged((uintptr_t)original)) return false;
+    if (!csr_hot_raise_frame_is_judged(csr_strip_code_pointer((const void *)original))) return false;
     __atomic_store_n(&csr_hot_frames_used, true, __ATOMIC_RELEASE);
     return true;
 #endif
@@ -408,7 +413,7 @@ static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_
         const CSRHotMarkerRecord *record = csr_hot_frame_entered(cursor, CSRHotArrayObjectAtIndexedSubscript);
         if (record != NULL) {
             Class cls = (CSR_BRIDGE Class)(void *)record->cls;
-            if (cls == Nil || (uintptr_t)class_getMethodImplementation(cls, @selector(objectAtIndex:)) != info.start_ip
+            if (cls == Nil || csr_strip_code_pointer((const void *)class_getMethodImplementation(cls, @selector(objectAtIndex:))) != info.start_ip
                 || !csr_exception_is_named(exception, NSRangeException)) return;
             unw_word_t callerAddress = 0;
             if (csr_unw.getReg(cursor, UNW_REG_IP, &callerAddress) != 0) return;

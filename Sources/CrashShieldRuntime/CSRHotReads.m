@@ -217,7 +217,7 @@ int csr_hot_frame_table(uintptr_t function, long *slot) {
     for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
         const CSRIMP *pool = csr_hot_frame_pool(tables[t]);
         for (long index = 0; index < CSR_HOT_READ_POOL_SIZE; index++) {
-            if ((uintptr_t)pool[index] != function) continue;
+            if (csr_strip_code_pointer((const void *)pool[index]) != csr_strip_code_pointer((const void *)function)) continue;
             *slot = index;
             return tables[t];
         }
@@ -289,8 +289,9 @@ static CSRTrampolineEntry csr_trampolines[CSR_HOT_READ_TABLES * (CSR_HOT_READ_PO
 static size_t csr_trampoline_count;
 static uintptr_t csr_trampoline_lowest = UINTPTR_MAX, csr_trampoline_highest;
 
+/// Raw start addresses (`csr_strip_code_pointer`): they are compared with the unwinder's.
 static void csr_trampoline_add(CSRIMP function, int table, bool inherited) {
-    uintptr_t start = (uintptr_t)function;
+    uintptr_t start = csr_strip_code_pointer((const void *)function);
     csr_trampolines[csr_trampoline_count++] = (CSRTrampolineEntry){ start, table, inherited };
     if (start < csr_trampoline_lowest) csr_trampoline_lowest = start;
     if (start > csr_trampoline_highest) csr_trampoline_highest = start;
@@ -309,6 +310,7 @@ static void csr_trampolines_index(void) {
 /// The hot table whose trampoline starts at `function`, or -1; `inherited`: it is the table's out-of-line path.
 static int csr_hot_read_table_of(uintptr_t function, bool *inherited) {
     *inherited = false;
+    function = csr_strip_code_pointer((const void *)function);
     if (function < csr_trampoline_lowest || function > csr_trampoline_highest) return -1;
     for (size_t index = 0; index < csr_trampoline_count; index++) {
         if (csr_trampolines[index].start != function) continue;
@@ -372,8 +374,9 @@ static bool csr_hot_read_visit_frame(CSRFrameSearch *search, uintptr_t ip, uintp
 
 #if defined(__APPLE__)
 static _Unwind_Reason_Code csr_hot_read_visit_unwind_frame(struct _Unwind_Context *context, void *argument) {
-    bool goOn = csr_hot_read_visit_frame((CSRFrameSearch *)argument, (uintptr_t)_Unwind_GetIP(context),
-                                         (uintptr_t)_Unwind_GetRegionStart(context));
+    bool goOn = csr_hot_read_visit_frame((CSRFrameSearch *)argument,
+                                         csr_strip_code_pointer((const void *)_Unwind_GetIP(context)),
+                                         csr_strip_code_pointer((const void *)_Unwind_GetRegionStart(context)));
     return goOn ? _URC_NO_REASON : _URC_END_OF_STACK;
 }
 #endif

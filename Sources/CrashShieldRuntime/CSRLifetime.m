@@ -7,6 +7,7 @@
 #include <string.h>
 #include <pthread.h>
 #include "CSRLifetime.h"
+#include "CSRCallStack.h"
 #include "CSRRuntime.h"
 #include "CSRException.h"
 #include "CSRMemory.h"
@@ -438,7 +439,8 @@ CSR_MAIN_SHAPE(rect, CSRCallShapeRect, CSRMainRectIMP, (CSRObject receiver, CSRS
 
 bool csr_main_is_trampoline(uintptr_t start) {
     for (int i = 0; i < CSRMainSlots; i++) {
-        if (start != 0 && (uintptr_t)csr_main_rect_trampolines[i] == start) return true;
+        if (start != 0 && csr_strip_code_pointer((const void *)csr_main_rect_trampolines[i]) == csr_strip_code_pointer((const void *)start))
+            return true;
     }
     return false;
 }

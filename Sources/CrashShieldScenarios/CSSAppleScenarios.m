@@ -2,8 +2,8 @@
 // catalog (the matrix sees them crash for real); on GNUstep the Apple-rules tests run them with
 // `FoundationRules.current = .apple` and check the report against Apple's reason below.
 //
-// Apple's reasons are written from Apple's documented and commonly observed messages, with the concrete class an
-// iOS app gets; they are UNVERIFIED ON A DEVICE (Docs/AppleRuntime.md, "Crashes only Apple raises"). A test
+// Apple's reasons are checked against public crash logs where one was found (Docs/AppleRuntime.md §13), with the class an
+// iOS app gets; none is verified on a device (Docs/AppleRuntime.md §9, "Crashes only Apple raises"). A test
 // compares everything but the class name, which is the receiver's own.
 #import <Foundation/Foundation.h>
 #include "CSSFamilies.h"
@@ -61,19 +61,20 @@ static const CSSScenario css_apple_table[] = {
     { "mutableSet.removeObject.nil", "container", "removeObject:", "NSInvalidArgumentException", "{a,b}", 1, setRemoveNil },
     { "mutableString.appendString.nil", "string", "appendString:", "NSInvalidArgumentException", "[ab]", 1, appendStringNil },
     { "string.stringByAppendingString.nil", "string", "stringByAppendingString:", "NSInvalidArgumentException", "[ab] receiver=[ab]", 1, stringByAppendingNil },
-    { "cache.setObjectForKey.nilObject", "container", "setObject:forKey:cost:", "NSInvalidArgumentException", "k=v", 1, cacheSetNilObject },
+    { "cache.setObjectForKey.nilObject", "container", "setObject:forKey:", "NSInvalidArgumentException", "k=v", 1, cacheSetNilObject },
     { "cache.setObjectForKeyCost.nilObject", "container", "setObject:forKey:cost:", "NSInvalidArgumentException", "k=nil", 1, cacheSetNilObjectWithCost },
 };
 
-/// Apple's reason for each row above, in order (unverified on a device).
+/// Apple's reason for each row above, in order (sources: Docs/AppleRuntime.md §13). `appendString:` raises through
+/// CoreFoundation's `mutateError` and NSCache through `__CFExceptionProem` alone: no `*** `.
 static const char *const css_apple_reasons[] = {
     "*** -[__NSDictionaryM removeObjectForKey:]: key cannot be nil",
     "*** -[__NSDictionaryM setObject:forKeyedSubscript:]: key cannot be nil",
     "*** -[__NSSetM removeObject:]: object cannot be nil",
-    "*** -[__NSCFString appendString:]: nil argument",
+    "-[__NSCFString appendString:]: nil argument",
     "*** -[NSTaggedPointerString stringByAppendingString:]: nil argument",
-    "*** -[NSCache setObject:forKey:cost:]: attempt to insert nil value (key: k)",
-    "*** -[NSCache setObject:forKey:cost:]: attempt to insert nil value (key: k)",
+    "-[NSCache setObject:forKey:cost:]: attempt to insert nil value (key: k)",
+    "-[NSCache setObject:forKey:cost:]: attempt to insert nil value (key: k)",
 };
 _Static_assert(sizeof css_apple_table / sizeof css_apple_table[0] == sizeof css_apple_reasons / sizeof css_apple_reasons[0],
                "one reason per Apple-only scenario");
@@ -112,4 +113,10 @@ const char *css_valid_apple_only_calls(void) {
     [cache setObject: @"w" forKey: @"k2" cost: 3];
     [log appendFormat: @"cache=%@,%@\n", [cache objectForKey: @"k"], [cache objectForKey: @"k2"]];
     return [log UTF8String];
+}
+
+void css_cache_set_nil_object_for_nil_key(bool withCost) {
+    NSCache *cache = css_opaque(CSS_APPLE_AUTORELEASE([NSCache new]));
+    if (withCost) [cache setObject: css_opaque(nil) forKey: css_opaque(nil) cost: 1];
+    else [cache setObject: css_opaque(nil) forKey: css_opaque(nil)];
 }

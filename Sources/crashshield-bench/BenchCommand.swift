@@ -28,9 +28,12 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Only start() and stop() this many times with the production-safe guards (for perf record).")
     var startProfile: Int?
     @Option(help: "With --start-profile: app classes registered at run time first.") var profileExtraClasses: Int32 = 0
+    @Option(help: "Only time the unrecognized-selector guard's lookup of an untyped selector's types, after registering this many classes at run time.")
+    var forwardingLookup: Int32?
 
     func run() throws {
         if let kernel { return try runOne(kernel) }
+        if let forwardingLookup { return ForwardingLookup.measure(extraClasses: forwardingLookup) }
         if let startProfile {
             _ = csb_register_app_classes(profileExtraClasses)
             for _ in 0..<startProfile { try CrashShield.start(.production); CrashShield.stop() }

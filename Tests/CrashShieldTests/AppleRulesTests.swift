@@ -37,9 +37,11 @@ final class AppleRulesTests: XCTestCase {
         }
     }
 
-    /// The selectors only Apple's rules hook.
+    /// The selectors only Apple's rules hook (NSCache's: "NSCache" and the selector, since dictionaries hook
+    /// `setObject:forKey:` under both rules).
     static let appleOnlySelectors: Set<String> = ["removeObjectForKey:", "removeObject:", "appendString:",
-                                                  "stringByAppendingString:", "setObject:forKey:cost:"]
+                                                  "stringByAppendingString:", "NSCache setObject:forKey:cost:",
+                                                  "NSCache setObject:forKey:"]
 
     override func tearDown() {
         FoundationRules.current = FoundationRules.platform
@@ -47,7 +49,9 @@ final class AppleRulesTests: XCTestCase {
     }
 
     func testTheCatalogHasEveryAppleOnlyCall() {
-        XCTAssertEqual(Set(AppleCase.all.map(\.selector)), Self.appleOnlySelectors.union(["setObject:forKeyedSubscript:"]))
+        XCTAssertEqual(Set(AppleCase.all.map(\.selector)),
+                       ["removeObjectForKey:", "removeObject:", "appendString:", "stringByAppendingString:",
+                        "setObject:forKey:cost:", "setObject:forKey:", "setObject:forKeyedSubscript:"])
     }
 
     /// Release mode: the call is stopped, the caller gets the receiver untouched, one report names Apple's exception
@@ -107,7 +111,9 @@ final class AppleRulesTests: XCTestCase {
             FoundationRules.current = rules
             try withShield(Configuration(guards: .all)) { _ in
                 let session = try XCTUnwrap(Session.current.load(ordering: .acquiring))
-                let hooked = Set(session.installed.values.flatMap { $0.hooks.map(\.point.selector.name) })
+                let hooked = Set(session.installed.values.flatMap { $0.hooks.map { hook in
+                    hook.targetClass.name == "NSCache" ? "NSCache \(hook.point.selector.name)" : hook.point.selector.name
+                } })
                 let appleOnly = hooked.intersection(Self.appleOnlySelectors)
                 XCTAssertEqual(appleOnly, rules == .apple ? Self.appleOnlySelectors : [], "\(rules)")
             }
@@ -121,21 +127,70 @@ final class AppleRulesTests: XCTestCase {
         for rules in [FoundationRules.gnustep, .apple] {
             FoundationRules.current = rules
             for name in names {
-                let scenario = try XCTUnwrap(scenario(named: name), name)
-                try withShield(Configuration(guards: .all)) { sink in
-                    var text = ""
-                    withAutoreleasePool { text = scenario.run().map { String(cString: $0) } ?? "nil" }
-                    CrashShield.flush()
-                    XCTAssertEqual(text, String(cString: scenario.expectedResult), name)
-                    XCTAssertEqual(sink.reports.count, 1, name)
-                    guard let report = sink.reports.first else { return }
-                    XCTAssertEqual(report.selector, "initWithFormat:locale:arguments:", name)
-                    XCTAssertEqual(report.reason, rules == .apple
-                                   ? "*** -[\(report.className) initWithFormat:locale:arguments:]: nil argument"
-                                   : "[\(report.className)-initWithFormat:locale:arguments:]: NULL format", name)
-                }
+                guard let report = try onlyReport(ofScenario: name) else { continue }
+                XCTAssertEqual(report.selector, "initWithFormat:locale:arguments:", name)
+                XCTAssertEqual(report.reason, rules == .apple
+                               ? "*** -[\(report.className) initWithFormat:locale:arguments:]: nil argument"
+                               : "[\(report.className)-initWithFormat:locale:arguments:]: NULL format", name)
             }
         }
+    }
+
+    /// `[cache setObject:nil forKey:nil]`: Apple's NSCache returns for a nil key before it looks at the object
+    /// (jasenhuang/NSObjectSafe#29), so under Apple's rules neither hook stops it: no report, and the call reaches
+    /// Foundation as without CrashShield (GNUstep's own raises here).
+    func testCacheNilObjectForNilKeyIsLeftToFoundation() throws {
+        for withCost in [false, true] {
+            FoundationRules.current = .gnustep
+            let unguarded = catchingObjCException { withAutoreleasePool { css_cache_set_nil_object_for_nil_key(withCost) } }
+            FoundationRules.current = .apple
+            try withShield(Configuration(guards: .all)) { sink in
+                let raised = catchingObjCException { withAutoreleasePool { css_cache_set_nil_object_for_nil_key(withCost) } }
+                CrashShield.flush()
+                XCTAssertEqual(raised?.name, unguarded?.name, "cost: \(withCost)")
+                XCTAssertEqual(raised?.reason, unguarded?.reason, "cost: \(withCost)")
+                XCTAssertEqual(sink.reports.map(\.method), [], "cost: \(withCost)")
+            }
+        }
+    }
+
+    /// Calls both Foundations raise for, reported with Apple's text under Apple's rules (Docs/AppleRuntime.md §13:
+    /// each text and the public crash log it was checked against). `cls`: the report's class.
+    static let applesTexts: [(scenario: String, reason: (String) -> String)] = [
+        ("string.rangeOfString.nil", { "*** -[\($0) rangeOfString:options:range:locale:]: nil argument" }),
+        ("string.hasPrefix.nil", { "-[\($0) hasPrefix:]: nil argument" }),
+        ("string.hasSuffix.nil", { "-[\($0) hasSuffix:]: nil argument" }),
+        ("string.stringWithString.nil", { _ in "*** -[NSPlaceholderString initWithString:]: nil argument" }),
+        ("mutableString.stringWithString.nil", { _ in "*** -[NSPlaceholderMutableString initWithString:]: nil argument" }),
+        ("string.initWithString.nil", { "*** -[\($0) initWithString:]: nil argument" }),
+        ("string.stringWithUTF8String.null", { "*** +[\($0) stringWithUTF8String:]: NULL cString" }),
+        ("string.initWithUTF8String.null", { "*** -[\($0) initWithUTF8String:]: NULL cString" }),
+        ("mutableString.initWithUTF8String.null", { "*** -[\($0) initWithUTF8String:]: NULL cString" }),
+        ("mutableString.insertString.pastEnd", { "-[\($0) insertString:atIndex:]: Range or index out of bounds" }),
+        ("mutableString.deleteCharactersInRange.pastEnd", { "-[\($0) deleteCharactersInRange:]: Range or index out of bounds" }),
+        ("attributedString.initWithString.nil", { "\($0) initWithString:: nil value" }),
+        ("mutableAttributedString.addAttribute.nilValue", { "\($0) addAttribute:value:range:: nil value" }),
+    ]
+
+    func testCallsBothFoundationsRaiseForReportApplesTextUnderAppleRules() throws {
+        FoundationRules.current = .apple
+        for (name, reason) in Self.applesTexts {
+            guard let report = try onlyReport(ofScenario: name) else { continue }
+            XCTAssertEqual(report.reason, reason(report.className), name)
+        }
+    }
+
+    /// Apple's empty immutable array words its index failure "for empty NSArray" (zingdom/zing-bright#27); the
+    /// mutable and the other immutable ones "for empty array" (dennisreimann/ioctocat#206, uservoice#141).
+    func testApplesIndexTextNamesTheEmptyImmutableArray() {
+        FoundationRules.current = .apple
+        let empty = Violation.index(0, count: 0, method: "objectAtIndex:")
+        XCTAssertEqual(empty.reason("__NSArray0"), "*** -[__NSArray0 objectAtIndex:]: index 0 beyond bounds for empty NSArray")
+        XCTAssertEqual(empty.reason("__NSArrayM"), "*** -[__NSArrayM objectAtIndex:]: index 0 beyond bounds for empty array")
+        XCTAssertEqual(Violation.index(3, count: 3, method: "objectAtIndex:").reason("__NSArrayI"),
+                       "*** -[__NSArrayI objectAtIndex:]: index 3 beyond bounds [0 .. 2]")
+        FoundationRules.current = .gnustep
+        XCTAssertEqual(empty.reason("GSArray"), "Index 0 is out of range 0 (in 'objectAtIndex:')")
     }
 
     /// Valid calls of the Apple-only hooks behave as without CrashShield under Apple's rules. (The GNUstep lists of
@@ -157,6 +212,47 @@ final class AppleRulesTests: XCTestCase {
             XCTAssertEqual(guarded, baseline)
             XCTAssertEqual(sink.reports.map(\.method), [])
         }
+    }
+
+    /// `removeLastObject` on an empty array is a no-op on Apple's Foundation (GNUstep 1.28 raises): under Apple's
+    /// rules the guard installs nothing for it, so the call reaches Foundation unchanged in release and debug mode:
+    /// no report, and no exception of CrashShield's (on GNUstep, Foundation's own exception is what it raises
+    /// without CrashShield).
+    func testRemoveLastObjectOfAnEmptyArrayIsLeftToFoundationUnderAppleRules() throws {
+        let scenario = try XCTUnwrap(scenario(named: "mutableArray.removeLastObject.empty"))
+        func perform() -> (name: String, reason: String)? {
+            catchingObjCException { withAutoreleasePool { _ = scenario.run() } }
+        }
+        let unguarded = perform()
+        FoundationRules.current = .apple
+        for mode in [GuardMode.release, .debug] {
+            try withShield(Configuration(guards: .all, mode: mode)) { sink in
+                let session = try XCTUnwrap(Session.current.load(ordering: .acquiring))
+                let hooked = Set(session.installed.values.flatMap { $0.hooks.map(\.point.selector.name) })
+                XCTAssertFalse(hooked.contains("removeLastObject"), "\(mode)")
+                let raised = perform()
+                CrashShield.flush()
+                XCTAssertEqual(raised?.name, unguarded?.name, "\(mode)")
+                XCTAssertEqual(raised?.reason, unguarded?.reason, "\(mode): CrashShield raised Apple's text for a call Apple accepts")
+                XCTAssertEqual(sink.reports.map(\.method), [], "\(mode)")
+            }
+        }
+    }
+
+    /// Runs the catalog scenario `name` with every guard on: the caller gets the catalog's result and there is exactly
+    /// one report, returned.
+    private func onlyReport(ofScenario name: String) throws -> CrashReport? {
+        let scenario = try XCTUnwrap(scenario(named: name), name)
+        var report: CrashReport?
+        try withShield(Configuration(guards: .all)) { sink in
+            var text = ""
+            withAutoreleasePool { text = scenario.run().map { String(cString: $0) } ?? "nil" }
+            CrashShield.flush()
+            XCTAssertEqual(text, String(cString: scenario.expectedResult), name)
+            XCTAssertEqual(sink.reports.count, 1, name)
+            report = sink.reports.first
+        }
+        return report
     }
 
     private func scenario(named name: String) -> CSSScenario? {

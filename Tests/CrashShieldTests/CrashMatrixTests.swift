@@ -2,6 +2,7 @@ import CrashShieldMatrix
 import Foundation
 import XCTest
 
+#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
 /// The crash matrix in CI: every catalog scenario crashes unprotected and survives protected with exactly its report.
 final class CrashMatrixTests: XCTestCase {
     func testEveryScenarioCrashesUnprotectedAndSurvivesProtected() throws {
@@ -28,3 +29,4 @@ final class CrashMatrixTests: XCTestCase {
         XCTAssertTrue(problems.contains { $0.contains("0 reports, expected 1") }, "\(problems)")
     }
 }
+#endif

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
 /// Runs `crashshield-proof` (built next to the test bundle) as a child process: a crash or a hang there is a failed
 /// test here, not a dead test run.
 struct ProofTool {
@@ -105,3 +106,4 @@ final class FuzzTests: XCTestCase {
         return result.isEmpty ? "(no example printed)" : "\n" + result.joined(separator: "\n")
     }
 }
+#endif

@@ -24,6 +24,13 @@ private let plusHundredOnRuntimeClasses: HookPoint<@convention(c) (CSRObject?, C
     let original = plusHundredOnRuntimeClasses.original(for: receiver)?(receiver, cmd) ?? -1000
     return plusHundredOnRuntimeClasses.isActive(for: receiver) ? original + 100 : original
 }
+/// Used only on CSSHookPassThroughChild (an added override): counts the calls that enter it.
+nonisolated(unsafe) private var countingEntries = 0
+private let plusHundredCounting: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") { receiver, cmd in
+    countingEntries += 1
+    let original = plusHundredCounting.original(for: receiver)?(receiver, cmd) ?? -1000
+    return plusHundredCounting.isActive(for: receiver) ? original + 100 : original
+}
 /// Class-method replacement: `+classValue` times 2.
 private let timesTwo: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> =
     HookPoint("classValue", kind: .class) { receiver, cmd in (timesTwo.original(for: receiver)?(receiver, cmd) ?? -1000) * 2 }
@@ -81,6 +88,52 @@ final class HookEngineTests: XCTestCase {
             XCTAssertEqual($0 as? HookError, .nestedInstallation(class: "CSSHookBase", selector: "value", existing: "CSSHookChild"))
         }
         XCTAssertEqual(value("CSSHookBase"), 1)
+    }
+
+    /// A stopped override added to a class that only inherited the method stays in the class, as a pass-through: one
+    /// call to the superclass's current implementation; the replacement is never entered again. A hook installed on
+    /// the superclass later is seen through it; installing the point again puts the replacement back.
+    func testAStoppedAddedOverrideIsOneCallToTheSuperclassesCurrentImplementation() throws {
+        // Classes of its own: a class keeps the method it was given for the rest of the process.
+        XCTAssertTrue(css_make_subclass("CSSHookBase", "CSSHookPassThroughChild"))
+        XCTAssertTrue(css_make_subclass("CSSHookPassThroughChild", "CSSHookPassThroughGrandchild"))
+        let child = try XCTUnwrap(ObjCClass(named: "CSSHookPassThroughChild"))
+        let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
+        let sel = ObjCSelector("value")
+        let hook = try HookEngine.shared.install(plusHundredCounting, on: child)
+        XCTAssertEqual(hook.origin, .addedOverride)
+        XCTAssertEqual(value("CSSHookPassThroughChild"), 101)
+        XCTAssertEqual(hook.revert(), .passingThrough)
+        let stopped = try XCTUnwrap(csr_class_methodImplementation(child.pointer, sel.pointer))
+        XCTAssertTrue(csr_is_pass_through(stopped), "the class keeps the replacement, not a pass-through")
+        countingEntries = 0
+        XCTAssertEqual(value("CSSHookPassThroughChild"), 1)
+        XCTAssertEqual(value("CSSHookPassThroughGrandchild"), 1)
+        XCTAssertEqual(countingEntries, 0, "a stopped override entered the replacement")
+        // Another hook on the superclass, after the stop: the child's calls see it, as inheritance would.
+        let onBase = try HookEngine.shared.install(plusTen, on: base)
+        XCTAssertEqual(value("CSSHookPassThroughChild"), 11)
+        XCTAssertEqual(onBase.revert(), .reverted)
+        XCTAssertEqual(value("CSSHookPassThroughChild"), 1)
+        // Started again: the replacement is back in the class, and stopped again, the same pass-through.
+        let again = try HookEngine.shared.install(plusHundredCounting, on: child)
+        XCTAssertTrue(again === hook)
+        XCTAssertEqual(value("CSSHookPassThroughChild"), 101)
+        XCTAssertEqual(countingEntries, 1)
+        XCTAssertEqual(again.revert(), .passingThrough)
+        XCTAssertEqual(unsafeBitCast(csr_class_methodImplementation(child.pointer, sel.pointer), to: Int.self), unsafeBitCast(stopped, to: Int.self))
+        XCTAssertEqual(value("CSSHookPassThroughChild"), 1)
+        XCTAssertEqual(countingEntries, 1)
+    }
+
+    func testOnlyWordArgumentsPassThrough() {
+        XCTAssertTrue(csr_types_pass_in_words("q16@0:8"))
+        XCTAssertTrue(csr_types_pass_in_words("v40@0:8{_NSRange=QQ}16@32"))
+        XCTAssertTrue(csr_types_pass_in_words("{_NSRange=QQ}16@0:8"), "a struct in registers comes back from the tail call")
+        XCTAssertFalse(csr_types_pass_in_words("{CGRect={CGPoint=dd}{CGSize=dd}}16@0:8"), "above 16 bytes: refused (arm64 x8)")
+        XCTAssertFalse(csr_types_pass_in_words("v24@0:8d16"), "a double argument would not survive the lookup")
+        XCTAssertFalse(csr_types_pass_in_words("v48@0:8{CGRect={CGPoint=dd}{CGSize=dd}}16"))
+        XCTAssertFalse(csr_types_pass_in_words("v56@0:8q16q24q32q40q48"), "seven words: one on the stack")
     }
 
     func testInstallIsIdempotentAndRevertTwiceIsHarmless() throws {

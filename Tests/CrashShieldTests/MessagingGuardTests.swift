@@ -307,3 +307,40 @@ final class MessagingGuardTests: ShieldTestCase {
         XCTAssertEqual(validCallsText(), Self.validCalls)
     }
 }
+
+#if os(macOS) || os(Linux)   // a child process: Foundation's Process
+/// The unrecognized-selector guard's lookup of an untyped selector's types (every selector on Apple's runtime is
+/// untyped) runs on the thread that sent the bad message. It must not read every class in the process: on Apple
+/// `objc_getClassList` realizes all of them under the runtime lock (objc-runtime-new.mm, `realizeAllClasses`).
+/// Measured in a child process (`crashshield-bench --forwarding-lookup N`: N classes registered at run time first,
+/// which would otherwise stay in this test process).
+final class ForwardingLookupCostTests: XCTestCase {
+    private func classesExamined(extraClasses: Int) throws -> (examined: Int, line: String) {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("crashshield-bench")
+        guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+            throw XCTSkip("build the tools first (swift build --build-tests): no \(executable.path)")
+        }
+        let process = Process()
+        let pipe = Pipe()
+        process.executableURL = executable
+        process.arguments = ["--forwarding-lookup", "\(extraClasses)"]
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let line = try XCTUnwrap(output.split(separator: "\n").first { $0.hasPrefix("forwarding lookup:") }, output)
+        let examined = try XCTUnwrap(line.split(separator: " ").last.flatMap { Int($0) }, String(line))
+        return (examined, String(line))
+    }
+
+    func testTheLookupDoesNotGrowWithTheClassesInTheProcess() throws {
+        let alone = try classesExamined(extraClasses: 0)
+        let crowded = try classesExamined(extraClasses: 1_500)
+        print(alone.line)
+        print(crowded.line)
+        XCTAssertEqual(crowded.examined, alone.examined, "1,500 unrelated classes made the lookup read their methods")
+        XCTAssertLessThan(alone.examined, 1_000)
+    }
+}
+#endif

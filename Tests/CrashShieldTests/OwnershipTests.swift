@@ -123,7 +123,7 @@ final class OwnershipTests: ShieldTestCase {
         var texts: [String] = []
         withAutoreleasePool {
             let names: [String] = ["cssOwnershipProbe", "cssOwnershipProbe:", "cssOwnershipProbe:with:"]
-            let signatures = names.map { name in csr_signature_for_selector(csr_sel_register(name)) }
+            let signatures = names.map { name in csr_signature_for_selector(nil, csr_sel_register(name)) }
             churn()
             for signature in signatures {
                 var buffer = [CChar](repeating: 0, count: 64)

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
 /// What apps see of CrashShield's C layer: the C API (CrashShield.h), not the runtime layer under it.
 final class PublicAPITests: XCTestCase {
     /// Compiles an Objective-C file that imports the runtime module as an app would: the C API is there, a csr_*
@@ -47,3 +48,4 @@ final class PublicAPITests: XCTestCase {
         XCTAssertTrue(layer.output.contains("csr_backtrace"), layer.output)
     }
 }
+#endif

@@ -65,6 +65,7 @@ final class ReportContextTests: ShieldTestCase {
     }
 
     /// One launch ID for every report of a process; another process has its own.
+#if os(macOS) || os(Linux)   // child processes: not on iOS
     func testOneLaunchIDPerProcess() throws {
         let first = try realReport()
         var second: CrashReport?
@@ -85,6 +86,7 @@ final class ReportContextTests: ShieldTestCase {
         XCTAssertEqual(children[0].device, first.context?.device)
         XCTAssertEqual(children[0].appIdentifier, "crashshield-matrix")
     }
+#endif
 
     /// Reports written before the context existed still load; reports with it round-trip through the store.
     func testReportsWithoutContextStillDecodeAndReportsWithItRoundTrip() throws {
@@ -108,17 +110,20 @@ final class ReportContextTests: ShieldTestCase {
         XCTAssertFalse(try XCTUnwrap(loaded.reports[1].context).images.isEmpty)
     }
 
+#if os(macOS) || os(Linux)   // child processes: not on iOS
     /// The output of a program, trimmed.
     private func run(_ executable: String, _ arguments: [String]) throws -> String {
         let result = try runProgram(executable, arguments)
         XCTAssertEqual(result.status, 0, "\(executable) \(arguments): \(result.stderr)")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
+#endif
 }
 
 // MARK: - Programs (also used by ReportToolTests)
 
 /// A program built with the tests (`swift build --build-tests` builds every product into the test bundle's folder).
+#if os(macOS) || os(Linux)   // child processes: not on iOS
 func productPath(_ name: String) -> String {
     URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
 }
@@ -141,3 +146,4 @@ func runProgram(_ executable: String, _ arguments: [String]) throws -> (status: 
     return (process.terminationStatus, String(decoding: data, as: UTF8.self),
             String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
 }
+#endif

@@ -3,6 +3,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import XCTest
+#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -256,3 +257,4 @@ private struct Child {
                        signal: signalled ? process.terminationStatus : nil, output: output)
     }
 }
+#endif

@@ -5,6 +5,7 @@ import CrashShieldScenarios
 import Foundation
 import XCTest
 
+#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
 /// `crashshield-report` and its library, on files written by the real store from reports of real stopped crashes.
 final class ReportToolTests: ShieldTestCase {
     private var folder: URL!
@@ -423,3 +424,4 @@ final class ReportToolTests: ShieldTestCase {
     private var toolPath: String { productPath("crashshield-report") }
     private var matrixPath: String { productPath("crashshield-matrix") }
 }
+#endif

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
 /// 8 threads make good and bad calls of every guard family (KVO and notification observers added, removed and
 /// freed while registered among them) while one more thread starts, stops and toggles guards. It runs in a child
 /// process (`crashshield-proof stress`): a crash there names what every thread was doing and the crashing stack, and
@@ -35,3 +36,4 @@ final class StressTests: XCTestCase {
         XCTAssertTrue(run.output.contains("stress: toggler: "), run.output.suffix(2000).description)
     }
 }
+#endif

@@ -3,6 +3,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import XCTest
+#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -204,3 +205,4 @@ final class UploadHTTPTests: UploadTestCase {
         XCTAssertEqual(report.callerFrame?.symbol, "css_test_call_objectAtIndex")
     }
 }
+#endif

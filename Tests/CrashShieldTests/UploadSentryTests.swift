@@ -2,6 +2,7 @@
 import Foundation
 import XCTest
 
+#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
 /// `SentrySink` against a fake Sentry on loopback; every envelope is parsed back by the sentry-sdk Python package's
 /// own envelope parser (Tests/Fixtures/sentry_envelopes.py), not by CrashShield's code.
 final class UploadSentryTests: UploadTestCase {
@@ -159,3 +160,4 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertEqual((event["tags"] as? [String: String])?["selector"], "objectAtIndex:")
     }
 }
+#endif

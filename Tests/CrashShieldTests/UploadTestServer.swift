@@ -3,6 +3,7 @@ import CrashShieldScenarios
 import Foundation
 import XCTest
 
+#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
 /// A real HTTP server on 127.0.0.1: Tests/Fixtures/upload_server.py in a child process, with a plan of behaviours
 /// (ok, 500, 429:S, slow:S, close, ...) and a log of every request it got.
 final class LoopbackServer {
@@ -156,3 +157,4 @@ class UploadTestCase: ShieldTestCase {
         }
     }
 }
+#endif

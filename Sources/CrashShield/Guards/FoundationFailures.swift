@@ -29,13 +29,12 @@ extension Violation {
     // MARK: Containers
 
     /// An index past the end of an array.
+    /// Apple's empty immutable array (`__NSArray0`) words its own: "for empty NSArray" (zingdom/zing-bright#27).
     static func index(_ index: UInt, count: UInt, method: String, hint: String = Hint.index) -> Violation {
         Violation(ExceptionName.range, hint: hint) { cls in
-            #if canImport(Darwin)
-            return "*** -[\(cls) \(method)]: index \(index) beyond bounds " + bounds(count, empty: "array")
-            #else
-            return "Index \(index) is out of range \(count) (in '\(method)')"
-            #endif
+            FoundationRules.isApple
+                ? "*** -[\(cls) \(method)]: index \(index) beyond bounds " + bounds(count, empty: cls == "__NSArray0" ? "NSArray" : "array")
+                : "Index \(index) is out of range \(count) (in '\(method)')"
         }
     }
 
@@ -65,6 +64,12 @@ extension Violation {
         #endif
     }
 
+    /// `removeLastObject` on an empty array: GNUstep 1.28 raises; Apple's Foundation does nothing (no Apple text: the
+    /// hook is installed under GNUstep's rules only).
+    static let removeLastOfEmpty = Violation(ExceptionName.range, hint: "check that the array is not empty") { _ in
+        "Trying to remove from an empty array."
+    }
+
     /// A nil argument to a mutation (`gnustep`: GNUstep's text), as the rules in force word it.
     static func nilArgument(_ gnustep: String, method: String, apple: String = "object cannot be nil",
                             hint: String = Hint.nilObject) -> Violation {
@@ -88,9 +93,20 @@ extension Violation {
         Violation(exception, hint: hint) { FoundationRules.isApple ? appleText($0, method, apple) : gnustep }
     }
 
-    /// A call that only Apple's Foundation raises for (guarded under Apple's rules only).
-    static func appleOnly(_ method: String, _ text: String, hint: String, isClassMethod: Bool = false) -> Violation {
-        Violation(ExceptionName.invalidArgument, hint: hint) { appleText($0, method, text, isClassMethod: isClassMethod) }
+    /// A call that only Apple's Foundation raises for (guarded under Apple's rules only). `starred`: Apple's text
+    /// starts with `*** ` (false where Apple raises through `__CFExceptionProem` alone: `mutateError`, NSCache).
+    static func appleOnly(_ method: String, _ text: String, hint: String, isClassMethod: Bool = false,
+                          starred: Bool = true) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: hint) {
+            starred ? appleText($0, method, text, isClassMethod: isClassMethod) : "\(appleProem($0, method, isClassMethod: isClassMethod)): \(text)"
+        }
+    }
+
+    /// `-[NSCache setObject:nil forKey:k]` (Apple's rules only): `-[NSCache setObject:forKey:cost:]: attempt to insert
+    /// nil value (key: k)`, without `*** ` (soffes/SAMCache#17), also when the app called `setObject:forKey:`.
+    static func nilCacheValue(key: String) -> Violation {
+        appleOnly("setObject:forKey:cost:", "attempt to insert nil value (key: \(key))",
+                  hint: "check the object for nil before caching it (removeObjectForKey: removes)", starred: false)
     }
 
     // MARK: Strings
@@ -141,30 +157,42 @@ extension Violation {
     }
 
     /// A mutation of a string at an index or range past the end (`method`: the one GNUstep checks in).
+    /// Apple's text has no `*** ` (KrassOrg/bsTestRepo#2306: `-[__NSCFString replaceCharactersInRange:withString:]:
+    /// Range or index out of bounds`).
     static func textMutation(_ range: CSRRange, length: UInt, method: String, appleMethod: String) -> Violation {
         Violation(ExceptionName.range, hint: Hint.text) { cls in
-            #if canImport(Darwin)
-            return "*** -[\(cls) \(appleMethod)]: Range or index out of bounds"
-            #else
-            return textRangeReason(range.value, length: length, method: method, cls: cls)
-            #endif
+            FoundationRules.isApple ? "\(appleProem(cls, appleMethod)): Range or index out of bounds"
+                : textRangeReason(range.value, length: length, method: method, cls: cls)
         }
     }
 
-    /// A nil search string (`rangeOfString:options:range:locale:`, `hasPrefix:`, `hasSuffix:`).
+    /// A nil search string (`rangeOfString:options:range:locale:`, `hasPrefix:`, `hasSuffix:`). Apple: `hasPrefix:`/
+    /// `hasSuffix:` raise without `*** ` (`-[__NSCFString hasPrefix:]: nil argument`); `rangeOfString:` raises in the
+    /// method it calls, `*** -[__NSCFString rangeOfString:options:range:locale:]: nil argument` (Docs/AppleRuntime.md
+    /// §13).
     static func nilSearch(method: String) -> Violation {
-        fixed(ExceptionName.invalidArgument, "range of nil", method: method, apple: "nil argument", hint: Hint.nilString)
+        Violation(ExceptionName.invalidArgument, hint: Hint.nilString) { cls in
+            guard FoundationRules.isApple else { return "range of nil" }
+            return method == "rangeOfString:" ? appleText(cls, "rangeOfString:options:range:locale:", "nil argument")
+                : "\(appleProem(cls, method)): nil argument"
+        }
     }
 
-    /// A nil string or C string given to a constructor. `gnustep`: GNUstep's text.
+    /// A nil string or C string given to a constructor, as the rules in force word it. `gnustep`: GNUstep's text;
+    /// `apple`: Apple's (default `*** -[Class method]: nil argument`).
     static func nilInit(_ gnustep: @escaping (String) -> String, method: String, isClassMethod: Bool = false,
-                        hint: String = Hint.nilString) -> Violation {
+                        hint: String = Hint.nilString, apple: ((String) -> String)? = nil) -> Violation {
         Violation(ExceptionName.invalidArgument, hint: hint) { cls in
-            #if canImport(Darwin)
-            return appleText(cls, method, "nil argument", isClassMethod: isClassMethod)
-            #else
-            return gnustep(cls)
-            #endif
+            guard FoundationRules.isApple else { return gnustep(cls) }
+            return apple?(cls) ?? appleText(cls, method, "nil argument", isClassMethod: isClassMethod)
+        }
+    }
+
+    /// A NULL C string given to a constructor: Apple's text is `NULL cString` (`*** +[NSString
+    /// stringWithUTF8String:]: NULL cString`, `*** -[NSPlaceholderString initWithUTF8String:]: NULL cString`).
+    static func nullCString(_ gnustep: @escaping (String) -> String, method: String, isClassMethod: Bool = false) -> Violation {
+        nilInit(gnustep, method: method, isClassMethod: isClassMethod, hint: Hint.nilCString) {
+            appleText($0, method, "NULL cString", isClassMethod: isClassMethod)
         }
     }
 
@@ -202,6 +230,19 @@ extension Violation {
         #endif
     }
 
+    /// `addAttribute:value:range:` with a nil value. Apple: `NSConcreteMutableAttributedString
+    /// addAttribute:value:range:: nil value` (no brackets, no `***`).
+    static func nilAttributeValue(name: String) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: "check the attribute value for nil") {
+            FoundationRules.isApple ? "\($0) addAttribute:value:range:: nil value" : "Tried to add nil value for key '\(name)' to dictionary"
+        }
+    }
+
+    /// An attributed string's `initWithString:` with nil. Apple: `NSConcreteAttributedString initWithString:: nil
+    /// value` (SAMTextView#30).
+    static let nilAttributedInit = nilInit({ _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
+                                           method: "initWithString:", apple: { "\($0) initWithString:: nil value" })
+
     // MARK: Data
 
     /// A range past the end of a data object (GNUstep's text is its range check's, as for strings). Apple's text
@@ -237,7 +278,13 @@ extension Violation {
 
     /// Apple's wording, `*** -[Class method]: text` (`+[...]` for a class method).
     static func appleText(_ cls: String, _ method: String, _ text: String, isClassMethod: Bool = false) -> String {
-        "*** \(isClassMethod ? "+" : "-")[\(cls) \(method)]: \(text)"
+        "*** \(appleProem(cls, method, isClassMethod: isClassMethod)): \(text)"
+    }
+
+    /// `-[Class method]`, what CoreFoundation's `__CFExceptionProem` writes; some of Apple's reasons are only this and
+    /// the text, without `*** `.
+    static func appleProem(_ cls: String, _ method: String, isClassMethod: Bool = false) -> String {
+        "\(isClassMethod ? "+" : "-")[\(cls) \(method)]"
     }
 
     private static func bounds(_ count: UInt, empty: String) -> String {

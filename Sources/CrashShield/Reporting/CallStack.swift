@@ -30,7 +30,7 @@ enum CallStack {
     static func locateCaller(of implementation: UnsafeRawPointer?, callSite: CallSite, maxDepth: Int,
                              isAppImage: (String) -> Bool) -> Location {
         if callSite == .directCaller, let implementation {
-            let entry = UInt(bitPattern: implementation)
+            let entry = csr_strip_code_pointer(implementation)   // arm64e: an IMP is signed, the unwind tables are not
             // Plain loops over the buffer: this runs for every stopped call of a storm, also in debug builds.
             let found: Location? = withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 24) { buffer in
                 let count = Int(csr_frame_backtrace(buffer.baseAddress, Int32(buffer.count)))
@@ -102,7 +102,7 @@ enum CallStack {
     /// outside CrashShield's own exported symbols.
     static func callerIndex(in addresses: [UInt], implementation: UnsafeRawPointer?) -> Int? {
         if let implementation {
-            let entry = UInt(bitPattern: implementation)
+            let entry = csr_strip_code_pointer(implementation)
             let starts = addresses.lazy.map { $0 > 0 ? Images.function(containing: $0 - 1) : 0 }
             let bodies = Images.tailCallTargets(of: entry)
             let body = starts.firstIndex(of: entry) ?? starts.firstIndex(where: bodies.contains) ?? starts.indices

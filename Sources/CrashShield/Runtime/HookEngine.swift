@@ -15,7 +15,9 @@ final class Hook: @unchecked Sendable, CustomStringConvertible {
         /// The original implementation is back in the class.
         case reverted
         /// Still in the class (added overrides cannot be removed; or another library hooked the method after us and
-        /// calls us as its original), but passes every call straight to the original.
+        /// calls us as its original), but passes every call straight to the original. An added override that is still
+        /// the class's implementation becomes a pass-through (`passThrough`, CSRPassThrough.h) where the method's
+        /// arguments allow: one call to the superclass's current implementation, the replacement never entered.
         case passingThrough
     }
 
@@ -27,6 +29,8 @@ final class Hook: @unchecked Sendable, CustomStringConvertible {
     let replacement: CSRIMP
     /// The implementation the class had before (nil for an added override: the superclass answers).
     let previous: CSRIMP?
+    /// What a stopped added override was replaced with in the class (CSRPassThrough.h), if anything.
+    var passThrough: CSRIMP?
     unowned let engine: HookEngine
 
     init(targetClass: ObjCClass, point: AnyHookPoint, replacement: CSRIMP, origin: Origin, previous: CSRIMP?,
@@ -103,13 +107,23 @@ final class HookEngine: @unchecked Sendable {
                 throw HookError.methodNotFound(class: cls.name, selector: selectorName)
             }
             let currentWord = UInt(bitPattern: unsafeBitCast(current, to: Int.self))
+            if let existing = hooks[key], let passThrough = existing.passThrough,
+               currentWord == UInt(bitPattern: unsafeBitCast(passThrough, to: Int.self)) {
+                // A stopped added override, still the class's pass-through: the replacement goes back in its place.
+                guard csr_class_replaceOwnMethod(target.pointer, sel, existing.replacement) != nil else {
+                    throw HookError.runtimeRefused(class: cls.name, selector: selectorName)
+                }
+                point.originals.setActive(true, cls: classWord)
+                existing.state = .active
+                return existing
+            }
             if let existing = hooks[key], currentWord == existing.replacementWord {
                 // Reverted in place earlier and still ours: switch it back on.
                 point.originals.setActive(true, cls: classWord)
                 existing.state = .active
                 return existing
             }
-            if let existing = hooks[key], existing.state == .passingThrough {
+            if let existing = hooks[key], existing.state == .passingThrough, existing.passThrough == nil {
                 // Another library hooked the method after us and still calls our replacement as its original: switch
                 // that one back on. Installing the replacement again on top would put it in the chain twice, and the
                 // two would call each other (both read the one original this table keeps for the class).
@@ -173,12 +187,28 @@ final class HookEngine: @unchecked Sendable {
                 _ = csr_class_replaceOwnMethod(target.pointer, hook.selector.pointer, previous)
                 hook.point.originals.setActive(false, cls: classWord)
                 hook.state = .reverted
+            } else if hook.origin == .addedOverride, stillOurs, let passThrough = Self.passThrough(for: hook),
+                      csr_class_replaceOwnMethod(target.pointer, hook.selector.pointer, passThrough) != nil {
+                // The override cannot leave the class: it becomes one call to the superclass's current implementation.
+                hook.point.originals.setActive(false, cls: classWord)
+                hook.passThrough = passThrough
+                hook.state = .passingThrough
             } else {
                 hook.point.originals.setActive(false, cls: classWord)
                 hook.state = .passingThrough
             }
             return hook.state
         }
+    }
+
+    /// The pass-through for a stopped added override (CSRPassThrough.h), when the method's arguments all travel in
+    /// word registers; nil otherwise (the replacement stays, passing calls on after its lookup). Not for variadic
+    /// methods, whose `...` the type encoding does not show.
+    private static func passThrough(for hook: Hook) -> CSRIMP? {
+        guard !(hook.point is VariadicHookPoint),
+              let types = csr_class_methodTypes(hook.targetClass.pointer, hook.selector.pointer),
+              csr_types_pass_in_words(types) else { return nil }
+        return csr_pass_through(hook.targetClass.pointer, hook.selector.pointer)
     }
 
     /// Runs `body` with the dispatch-table updates of its installs and reverts batched (`csr_runtime_begin_batch`):

@@ -35,6 +35,8 @@ double csb_run_measured(CSBKernel kernel, unsigned long iterations);
 /// Registers `count` new NSObject subclasses with two methods each (objc_allocateClassPair), as a large app has;
 /// returns how many were registered.
 int csb_register_app_classes(int count);
+/// A new object of an app class of this binary that answers no unusual selector (owned by the caller: leaked here).
+void *csb_forwarding_receiver(void);
 
 /// The Foundation the kernels run on: GNUstep Base's version ("1.28.0"), or "Apple" on Apple platforms.
 const char *csb_foundation_version(void);

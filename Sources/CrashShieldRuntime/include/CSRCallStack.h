@@ -8,6 +8,15 @@
 extern "C" {
 #endif
 
+/// The code address `pointer` points at, as a number to compare with other code addresses. On arm64e (pointer
+/// authentication, `__has_feature(ptrauth_calls)`) a C function pointer or an IMP carries a signature in its high
+/// bits, and so does a return address saved in a frame record, while the unwind tables, `dladdr` and code read as
+/// data give raw addresses: a signed pointer never equals its raw address, and reading code through it faults.
+/// This strips the signature (`ptrauth_strip`; the instruction keys' signatures, function pointers' and return
+/// addresses' alike, are stripped by the same instruction). Elsewhere it is the pointer itself. Every comparison of
+/// an IMP or function pointer with an address from a stack walk or the unwind tables goes through it.
+uintptr_t csr_strip_code_pointer(const void *pointer);
+
 /// Fills `frames` with up to `max` return addresses of the current thread, innermost first. Returns the count.
 int csr_backtrace(void **frames, int max);
 

@@ -14,11 +14,16 @@ extern "C" {
 const char *csr_sel_getTypes(CSRSelector selector);
 
 /// An NSMethodSignature for `selector`, for a receiver that has no method for it: built from the selector's own type
-/// information when it has some; otherwise (untyped selector) the signature of a method returning an object and
-/// taking an object per colon of the name, as `performSelector:` callers expect. NULL if the runtime rejects the
-/// types. +0, autoreleased (what a `methodSignatureForSelector:` implementation hands the runtime): alive until the
-/// current autorelease pool drains.
-CSRObject csr_signature_for_selector(CSRSelector selector);
+/// information when it has some; otherwise (untyped selector) from the one typed selector of that name, else the
+/// types of a method of that name the receiver's classes, image or Foundation define, else the signature of a method
+/// returning an object and taking an object per colon of the name, as `performSelector:` callers expect. NULL if the
+/// runtime rejects the types. +0, autoreleased (what a `methodSignatureForSelector:` implementation hands the
+/// runtime): alive until the current autorelease pool drains.
+CSRObject csr_signature_for_selector(CSRObject receiver, CSRSelector selector);
+
+/// Test support: how many classes (each side counted) the calling thread's last lookup of an untyped selector's
+/// types read the method lists of (0 when the answer was remembered).
+size_t csr_test_forwarding_classes_examined(void);
 
 /// The selector an NSInvocation carries.
 CSRSelector csr_invocation_getSelector(CSRObject invocation);

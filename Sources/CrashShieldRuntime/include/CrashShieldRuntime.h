@@ -12,6 +12,7 @@
 #include "CSRVariadic.h"
 #include "CSRObservation.h"
 #include "CSRForwarding.h"
+#include "CSRPassThrough.h"
 #include "CSRLifetime.h"
 #include "CSRNotification.h"
 #include "CSRGzip.h"

@@ -39,12 +39,15 @@ void css_install_uncaught_exception_abort(const char *marker);
 const CSSScenario *css_scenarios(int *count);
 
 /// The calls only Apple's Foundation raises for (in `css_scenarios` on Apple only), and Apple's reason for each
-/// (unverified on a device; NULL past the end). GNUstep's tests run them under Apple's rules, emulated.
+/// (Docs/AppleRuntime.md §13 cites each; NULL past the end). GNUstep's tests run them under Apple's rules, emulated.
 const CSSScenario *css_apple_only_scenarios(int *count);
 const char *css_apple_only_reason(int scenario);
 /// Valid calls of the methods those scenarios misuse, as one text (identical with and without CrashShield, under
 /// either rules). Call inside a pool.
 const char *css_valid_apple_only_calls(void);
+/// `[cache setObject:nil forKey:nil]` (`...cost:1` when `withCost`): Apple's NSCache returns for a nil key before it
+/// looks at the object; GNUstep's raises (its map table refuses nil).
+void css_cache_set_nil_object_for_nil_key(bool withCost);
 
 /// The variadic rows Apple raises for (CSSVariadicScenarios.m: `+stringWithFormat:nil`, `appendFormat:nil`, a nil key
 /// in an objects-and-keys list, NSUserDefaults with a nil key), and Apple's reason for each (unverified on a device;

@@ -36,7 +36,7 @@ final class NSNullGuard: CrashGuard {
             return nil
         }
         csr_forwarding_remember(receiver, selector)
-        return csr_signature_for_selector(selector)
+        return csr_signature_for_selector(receiver, selector)
     }
 
     static let forward: HookPoint<Forwarding.ForwardIMP> = HookPoint("forwardInvocation:") { receiver, cmd, invocation in

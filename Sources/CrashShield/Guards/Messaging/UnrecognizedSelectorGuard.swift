@@ -93,7 +93,7 @@ final class UnrecognizedSelectorGuard: CrashGuard {
             return nil
         }
         csr_forwarding_remember(receiver, selector)
-        return csr_signature_for_selector(selector)
+        return csr_signature_for_selector(receiver, selector)
     }
 
     private static func forward(_ point: HookPoint<Forwarding.ForwardIMP>, _ receiver: CSRObject?, _ cmd: CSRSelector?,

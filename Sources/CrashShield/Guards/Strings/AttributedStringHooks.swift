@@ -47,8 +47,7 @@ enum AttributedStringHooks {
         guard range.fits(in: length) else {
             return .textMutation(range, length: length, method: "addAttribute:value:range:", appleMethod: "addAttribute:value:range:")
         }
-        let nilValue = Violation.fixed(ExceptionName.invalidArgument, "Tried to add nil value for key '\(String(describing: name, limit: 256))' to dictionary",
-                               method: "addAttribute:value:range:", apple: "nil value", hint: "check the attribute value for nil")
+        let nilValue = Violation.nilAttributeValue(name: String(describing: name, limit: 256))
         #if canImport(Darwin)
         return value == nil ? nilValue : nil
         #else
@@ -194,8 +193,7 @@ enum AttributedStringHooks {
 
     /// Recovery: an empty attributed string.
     static let initWithString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("initWithString:", .string) { r, cmd, string in
-        initWithString.read(r, cmd, valid: string != nil, else: .nilInit({ _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
-                                                                   method: "initWithString:"),
+        initWithString.read(r, cmd, valid: string != nil, else: .nilAttributedInit,
                             recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
     }
 }

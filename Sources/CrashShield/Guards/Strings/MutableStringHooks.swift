@@ -22,10 +22,11 @@ enum MutableStringHooks {
                                      method: "replaceCharactersInRange:withString:", appleMethod: "insertString:atIndex:")) { $0(r, cmd, string, index) }
     }
 
-    /// Apple's rules only (GNUstep appends nothing).
+    /// Apple's rules only (GNUstep appends nothing). Apple raises through CoreFoundation's `mutateError`, without
+    /// `*** ` (`-[__NSCFString appendString:]: nil argument`).
     static let appendString: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("appendString:", .string) { r, cmd, string in
         appendString.mutation(r, cmd, valid: string != nil, else: .appleOnly("appendString:", "nil argument",
-                                                                       hint: "check the string for nil before appending it")) { $0(r, cmd, string) }
+                                                                       hint: "check the string for nil before appending it", starred: false)) { $0(r, cmd, string) }
     }
 
     /// Also installed on mutable attributed strings (an unrelated class hierarchy: no nesting).

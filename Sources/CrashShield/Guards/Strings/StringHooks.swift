@@ -120,16 +120,26 @@ enum StringHooks {
         }
     }
 
+    /// Apple raises in the placeholder's `initWithString:` (ShareKit/ShareKit#612: `*** -[NSPlaceholderString
+    /// initWithString:]: nil argument`; NSMutableString's placeholder for the mutable class).
     static let stringWithString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("stringWithString:", .string, kind: .class) { r, cmd, string in
-        stringWithString.read(r, cmd, valid: string != nil, else: .nilInit({ _ in "[NSString+stringWithString:]: NULL string" }, method: "stringWithString:", isClassMethod: true),
-                              recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
+        stringWithString.read(r, cmd, valid: string != nil, else: .nilInit({ _ in "[NSString+stringWithString:]: NULL string" }, method: "stringWithString:",
+                                                                       isClassMethod: true, apple: { _ in
+            Violation.appleText(isMutableStringClass(r) ? "NSPlaceholderMutableString" : "NSPlaceholderString", "initWithString:", "nil argument")
+        }), recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
+    }
+
+    /// Whether the class object `cls` is NSMutableString or a subclass.
+    private static func isMutableStringClass(_ cls: CSRObject?) -> Bool {
+        guard let cls, let mutable = mutableStringClass else { return false }
+        return ObjCClass(cls).isKind(of: mutable)
     }
 
     static let stringWithUTF8String: GuardedMethod<StringIMP.ObjectWithCString> = GuardedMethod(
         "stringWithUTF8String:", .string, kind: .class, checkFirst: Int32(CSRHotStringWithUTF8String)
     ) { r, cmd, bytes in
-        stringWithUTF8String.read(r, cmd, valid: bytes != nil, else: .nilInit({ _ in "[NSString+stringWithUTF8String:]: NULL cString" },
-                                                                         method: "stringWithUTF8String:", isClassMethod: true, hint: Hint.nilCString),
+        stringWithUTF8String.read(r, cmd, valid: bytes != nil, else: .nullCString({ _ in "[NSString+stringWithUTF8String:]: NULL cString" },
+                                                                             method: "stringWithUTF8String:", isClassMethod: true),
                                   recovery: { original in "".withCString { original(r, cmd, $0) } }) { $0(r, cmd, bytes) }
     }
 
@@ -150,8 +160,8 @@ enum StringHooks {
     static let initWithUTF8String: GuardedMethod<StringIMP.ObjectWithCString> = GuardedMethod(
         "initWithUTF8String:", .string, checkFirst: Int32(CSRHotStringInitWithUTF8String)
     ) { r, cmd, bytes in
-        initWithUTF8String.read(r, cmd, valid: bytes != nil, else: .nilInit({ "[\(initializerOwner(r, $0) ?? "NSString")-initWithUTF8String:]: NULL cString" },
-                                                                     method: "initWithUTF8String:", hint: Hint.nilCString),
+        initWithUTF8String.read(r, cmd, valid: bytes != nil, else: .nullCString({ "[\(initializerOwner(r, $0) ?? "NSString")-initWithUTF8String:]: NULL cString" },
+                                                                         method: "initWithUTF8String:"),
                                 recovery: { original in "".withCString { original(r, cmd, $0) } }) { $0(r, cmd, bytes) }
     }
 }
