@@ -142,7 +142,7 @@ static void csr_type_search_image(CSRTypeSearch *search, Class cls) {
     free(names);
 #else
     Dl_info info;
-    if (dladdr((void *)cls, &info) == 0 || info.dli_fbase == NULL) return;
+    if (dladdr((CSR_BRIDGE void *)cls, &info) == 0 || info.dli_fbase == NULL) return;
     CSRImageSegments segments = { (uintptr_t)info.dli_fbase, 0, {0}, {0} };
     dl_iterate_phdr(csr_image_segments_visit, &segments);
     if (segments.count == 0) return;
