@@ -173,7 +173,8 @@ extension Violation {
     static func nilSearch(method: String) -> Violation {
         Violation(ExceptionName.invalidArgument, hint: Hint.nilString) { cls in
             guard FoundationRules.isApple else { return "range of nil" }
-            return method == "rangeOfString:" ? appleText(cls, "rangeOfString:options:range:locale:", "nil argument")
+            // rangeOfString: and its family raise from rangeOfString:options:range:locale:, with `*** `.
+            return method.hasPrefix("rangeOfString:") ? appleText(cls, "rangeOfString:options:range:locale:", "nil argument")
                 : "\(appleProem(cls, method)): nil argument"
         }
     }
