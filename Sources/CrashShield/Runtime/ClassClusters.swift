@@ -60,6 +60,9 @@ final class ClassSamples: @unchecked Sendable {
     /// How many times samples were made (once per public class name, unless two threads raced for one).
     private(set) var samplings = 0
 
+    /// Tests only: forgets the samples, so each family is sampled again (`csr_test_cluster_sample_class_named`).
+    func forget() { lock.withLock { byName = [:] } }
+
     func classes(of publicClassName: String) -> [ObjCClass] {
         if let known = lock.withLock({ byName[publicClassName] }) { return known }
         // Outside the lock: the samples run Foundation code, which may reach hooks of guards installed already.

@@ -103,6 +103,11 @@ const char *css_messaging_placeholder_delegate(void);
 /// JSON, path and number strings. Writes up to `max` distinct classes; returns how many.
 int css_cluster_form_classes(const char *family, void **out, int max);
 
+/// A new instance of a class-family fixture (CSSClusterFixtures.m; autoreleased, call inside a pool): CSSLiteralArray
+/// (2 objects, its own `objectAtIndex:` raising past the end, as clang's constant array literal's class). NULL for an
+/// unknown class.
+void *css_cluster_fixture_new(const char *className);
+
 /// Calls `walk(frames, max)` from a frame whose saved frame pointer and return address read as the doubles 1.0 and
 /// 2.0, what a broken tail call left on the stack (clang's musttail with a rect argument): a stack walk must stop at
 /// that frame and never read where it points. The frame is restored before the function returns. x86_64 and arm64;
