@@ -27,8 +27,14 @@ enum DataHooks {
     }
 
     /// Recovery: an empty data object (the original with {0, 0}).
-    static let subdataWithRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("subdataWithRange:", .container) { r, cmd, range in
-        subdataWithRange.read(r, cmd, rangeFailure(r, range, method: "subdataWithRange:"), recovery: { $0(r, cmd, .empty) }) { $0(r, cmd, range) }
+    static let subdataWithRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("subdataWithRange:", .container, layers: [
+        { subdataWithRange(in: subdataWithRange, $0, $1, $2) },
+        { subdataWithRange(in: subdataWithRange.layer(1), $0, $1, $2) },
+        { subdataWithRange(in: subdataWithRange.layer(2), $0, $1, $2) },
+    ])
+    private static func subdataWithRange(in point: GuardedMethod<IMP.ObjectWithRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                         _ range: CSRRange) -> CSRObject? {
+        point.read(r, cmd, rangeFailure(r, range, method: "subdataWithRange:"), recovery: { $0(r, cmd, .empty) }) { $0(r, cmd, range) }
     }
 
     static let getBytesRange: GuardedMethod<GetBytesRange> = GuardedMethod("getBytes:range:", .container) { r, cmd, buffer, range in
@@ -39,11 +45,17 @@ enum DataHooks {
     }
 
     /// A nil data object, then the range. Recovery: {NSNotFound, 0}.
-    static let rangeOfData: GuardedMethod<RangeOfData> = GuardedMethod("rangeOfData:options:range:", .container) { r, cmd, search, options, range in
+    static let rangeOfData: GuardedMethod<RangeOfData> = GuardedMethod("rangeOfData:options:range:", .container, layers: [
+        { rangeOfData(in: rangeOfData, $0, $1, $2, $3, $4) },
+        { rangeOfData(in: rangeOfData.layer(1), $0, $1, $2, $3, $4) },
+        { rangeOfData(in: rangeOfData.layer(2), $0, $1, $2, $3, $4) },
+    ])
+    private static func rangeOfData(in point: GuardedMethod<RangeOfData>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                    _ search: CSRObject?, _ options: UInt, _ range: CSRRange) -> CSRRange {
         let violation = search == nil ? .fixed(ExceptionName.invalidArgument, "range of nil", method: "rangeOfData:options:range:",
                                                apple: "nil data argument", hint: "check the data for nil before the call")
             : rangeFailure(r, range, method: "rangeOfData:options:range:")
-        return rangeOfData.guarded(r, cmd, violation, unhooked: .notFound, recovery: { _ in .notFound }) { $0(r, cmd, search, options, range) }
+        return point.guarded(r, cmd, violation, unhooked: .notFound, recovery: { _ in .notFound }) { $0(r, cmd, search, options, range) }
     }
 
     private static func rangeFailure(_ r: CSRObject?, _ range: CSRRange, method: String) -> Violation? {
@@ -53,15 +65,31 @@ enum DataHooks {
 
     // MARK: Mutations whose range starts past the end (skipped)
 
-    static let replaceBytes: GuardedMethod<ReplaceBytes> = GuardedMethod("replaceBytesInRange:withBytes:", .container) { r, cmd, range, bytes in
-        replaceBytes.mutation(r, cmd, startFailure(r, range, method: "replaceBytesInRange:withBytes:")) { $0(r, cmd, range, bytes) }
+    static let replaceBytes: GuardedMethod<ReplaceBytes> = GuardedMethod("replaceBytesInRange:withBytes:", .container, layers: [
+        { replaceBytes(in: replaceBytes, $0, $1, $2, $3) }, { replaceBytes(in: replaceBytes.layer(1), $0, $1, $2, $3) },
+        { replaceBytes(in: replaceBytes.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func replaceBytes(in point: GuardedMethod<ReplaceBytes>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                     _ range: CSRRange, _ bytes: UnsafeRawPointer?) {
+        point.mutation(r, cmd, startFailure(r, range, method: "replaceBytesInRange:withBytes:")) { $0(r, cmd, range, bytes) }
     }
-    static let replaceBytesLength: GuardedMethod<ReplaceBytesLength> = GuardedMethod("replaceBytesInRange:withBytes:length:", .container) { r, cmd, range, bytes, count in
-        replaceBytesLength.mutation(r, cmd, startFailure(r, range, method: "replaceBytesInRange:withBytes:length:")) { $0(r, cmd, range, bytes, count) }
+    static let replaceBytesLength: GuardedMethod<ReplaceBytesLength> = GuardedMethod("replaceBytesInRange:withBytes:length:", .container, layers: [
+        { replaceBytesLength(in: replaceBytesLength, $0, $1, $2, $3, $4) },
+        { replaceBytesLength(in: replaceBytesLength.layer(1), $0, $1, $2, $3, $4) },
+        { replaceBytesLength(in: replaceBytesLength.layer(2), $0, $1, $2, $3, $4) },
+    ])
+    private static func replaceBytesLength(in point: GuardedMethod<ReplaceBytesLength>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                           _ range: CSRRange, _ bytes: UnsafeRawPointer?, _ count: UInt) {
+        point.mutation(r, cmd, startFailure(r, range, method: "replaceBytesInRange:withBytes:length:")) { $0(r, cmd, range, bytes, count) }
     }
-    static let resetBytes: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("resetBytesInRange:", .container) { r, cmd, range in
+    static let resetBytes: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("resetBytesInRange:", .container, layers: [
+        { resetBytes(in: resetBytes, $0, $1, $2) }, { resetBytes(in: resetBytes.layer(1), $0, $1, $2) },
+        { resetBytes(in: resetBytes.layer(2), $0, $1, $2) },
+    ])
+    private static func resetBytes(in point: GuardedMethod<IMP.VoidWithRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                   _ range: CSRRange) {
         let violation = FoundationRules.isApple ? startFailure(r, range, method: "resetBytesInRange:") : rangeFailure(r, range, method: "resetBytesInRange:")
-        resetBytes.mutation(r, cmd, violation) { $0(r, cmd, range) }
+        point.mutation(r, cmd, violation) { $0(r, cmd, range) }
     }
 
     private static func startFailure(_ r: CSRObject?, _ range: CSRRange, method: String) -> Violation? {
