@@ -1,8 +1,9 @@
 // CSRClassClusters.m: the concrete classes behind public class clusters, from real sample instances (see
-// CSRObjects.h). No private class is ever named: the classes come from objects made the ways apps make them.
+// CSRObjects.h). No private Foundation class is ever named: the classes come from objects made the ways apps make
+// them, and from the names clang's constant literals use (a compiler ABI, below).
 //
 // Apple's Foundation hands out a different class for many forms an alloc/init sample never produces: literals of
-// constants (NSConstantArray, NSConstantDictionary: compiled into the binary when the deployment target allows),
+// constants (NSConstantArray, NSConstantDictionary: compiled into an app whose deployment target allows, below),
 // empty and single-object forms (__NSArray0, __NSSingleObjectArrayI, __NSDictionary0, __NSSingleEntryDictionaryI,
 // __NSSingleObjectSetI), constant strings (__NSCFConstantString), short ASCII strings (NSTaggedPointerString: a
 // tagged pointer, whose class object_getClass reads from the pointer's tag), copies of mutable containers
@@ -22,13 +23,50 @@
 /// mutable public subclass (NSMutableArray), which has its own family.
 typedef struct CSRClassSet { Class family; Class mutableFamily; CSRClass *out; int max; int count; } CSRClassSet;
 
-static void csr_add(CSRClassSet *set, id object) {
-    if (object == nil) return;
-    Class cls = object_getClass(object);   // Apple: also for tagged pointers (the class comes from the tag)
-    if (![cls isSubclassOfClass: set->family]) return;
+static void csr_add_class(CSRClassSet *set, Class cls) {
+    if (cls == Nil || ![cls isSubclassOfClass: set->family]) return;
     if (set->mutableFamily != Nil && [cls isSubclassOfClass: set->mutableFamily]) return;
     for (int i = 0; i < set->count; i++) if (set->out[i] == (CSR_BRIDGE CSRClass)cls) return;
     if (set->count < set->max) set->out[set->count++] = (CSR_BRIDGE CSRClass)cls;
+}
+
+static void csr_add(CSRClassSet *set, id object) {
+    if (object == nil) return;
+    csr_add_class(set, object_getClass(object));   // Apple: also for tagged pointers (the class comes from the tag)
+}
+
+/// The classes clang's constant literals use. `@[...]` and `@{...}` of compile-time constants are emitted as data in
+/// the binary whose isa is `OBJC_CLASS_$_NSConstantArray` or `OBJC_CLASS_$_NSConstantDictionary` (numbers:
+/// NSConstantIntegerNumber, NSConstantFloatNumber, NSConstantDoubleNumber, NSNumber subclasses no family here
+/// guards), the defaults of clang's `-fconstant-array-class=` and `-fconstant-dictionary-class=`: a compiler ABI name,
+/// not Foundation behaviour. Clang emits them only where the deployment target's runtime has them
+/// (`ObjCRuntime::hasConstantLiteralClasses`: macOS 11, iOS and tvOS 14, watchOS 7 and later; on by default in
+/// clang's newest releases, `-fobjc-constant-literals` before, `-fno-objc-constant-literals` off), so no literal
+/// in CrashShield's own samples (compiled for iOS 13 and macOS 10.15) produces them, while an app built for a newer
+/// target does. Each is sampled where the running runtime has a class of that name (objc_lookUpClass; Nil on older
+/// systems and on GNUstep) and, like every sample, kept only in the family it is a kind of.
+static const char *const csr_literal_class_names[] = { "NSConstantArray", "NSConstantDictionary" };
+
+/// Names a test adds to the literal class names (`csr_test_cluster_sample_class_named`).
+#define CSR_TEST_NAME_MAX 8
+static char csr_test_names[CSR_TEST_NAME_MAX][128];
+static int csr_test_name_count;
+
+static void csr_add_named_classes(CSRClassSet *set) {
+    for (size_t i = 0; i < sizeof csr_literal_class_names / sizeof csr_literal_class_names[0]; i++) {
+        csr_add_class(set, objc_lookUpClass(csr_literal_class_names[i]));
+    }
+    for (int i = 0; i < csr_test_name_count; i++) csr_add_class(set, objc_lookUpClass(csr_test_names[i]));
+}
+
+bool csr_test_cluster_sample_class_named(const char *name) {
+    if (name == NULL) {
+        csr_test_name_count = 0;
+        return true;
+    }
+    if (csr_test_name_count == CSR_TEST_NAME_MAX || strlen(name) >= sizeof csr_test_names[0]) return false;
+    snprintf(csr_test_names[csr_test_name_count++], sizeof csr_test_names[0], "%s", name);
+    return true;
 }
 
 /// Adds the placeholder class `+alloc` hands out, then lets `-init` consume the placeholder.
@@ -77,8 +115,9 @@ static void csr_add_json(CSRClassSet *set) {
 }
 
 static void csr_array_samples(CSRClassSet *set) {
-    // Literals: constant elements (Apple: a constant array compiled into the binary when the target allows) and
-    // a runtime element (+arrayWithObjects:count:).
+    // Literals: constant elements (a constant array only where this file's deployment target allows, which
+    // CrashShield's does not: the literal classes are looked up by name, csr_add_named_classes) and a runtime element
+    // (+arrayWithObjects:count:).
     NSArray *literals[] = { @[], @[@"a"], @[@"a", @"b"], @[@"a", @"b", @"c"], @[csr_items(1)] };
     for (size_t i = 0; i < sizeof literals / sizeof literals[0]; i++) csr_add_with_copies(set, literals[i]);
     for (size_t i = 0; i < CSR_SIZE_COUNT; i++) {
@@ -230,6 +269,7 @@ int csr_cluster_sample_classes(const char *family, CSRClass *out, int max) {
     CSRClassSet set = { cls, mutableFamily, out, max, 0 };
     @autoreleasepool {
         csr_add_placeholder(&set);
+        csr_add_named_classes(&set);
         if (strcmp(family, "NSArray") == 0 || strcmp(family, "NSMutableArray") == 0) csr_array_samples(&set);
         else if (strcmp(family, "NSDictionary") == 0 || strcmp(family, "NSMutableDictionary") == 0) csr_dictionary_samples(&set);
         else if (strcmp(family, "NSSet") == 0 || strcmp(family, "NSMutableSet") == 0) csr_set_samples(&set, NO);

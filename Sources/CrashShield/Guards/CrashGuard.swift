@@ -36,9 +36,18 @@ final class GuardContext {
         for cls in classes { hooks.append(try engine.install(point, on: cls)) }
     }
 
-    /// Installs `point` on the class that owns the method for each class given (see `ClassClusters`).
+    /// Installs `point` on every class that owns an implementation of its method a member of `family` runs
+    /// (`ClassFamily.owners(of:)`), whatever class owns it: the point on the most-derived owners, and the point's
+    /// layer for height h (`AnyHookPoint.layer(atHeight:)`) on an owner with h levels of owners below it. Each
+    /// layer is a hook point of its own, so an override calling `super` reaches the next layer's hook, never its own.
+    /// An owner higher than the point's layers stays unhooked (a point without layers hooks the most-derived
+    /// owners only). Class methods: the roots.
     func install(_ point: AnyHookPoint, onOwnersIn family: ClassFamily) throws {
-        try install(point, on: family.hookTargets(for: point.selector, kind: point.kind))
+        guard point.kind == .instance else { return try install(point, on: family.roots) }
+        for (owner, height) in family.owners(of: point.selector) {
+            guard let layer = point.layer(atHeight: height) else { continue }
+            try install(layer, on: [owner])
+        }
     }
 
     /// Installs each of `points` on each class, in order.

@@ -1,3 +1,4 @@
+import Atomics
 import CrashShieldRuntime.Internal
 
 /// Why the running Foundation would raise for a call: the exception, its reason (built only when reported, from the
@@ -27,6 +28,21 @@ struct Violation {
 ///
 /// The precondition is the running Foundation's exactly (`FoundationRules`): a valid call (no violation) reaches the
 /// original unchanged, with nothing but the check added.
+///
+/// A method installed on a class family's owners is declared with layers, one replacement per height of owners
+/// (`ClassFamily.owners(of:)`), each running the same check through its own layer, so that every implementation a
+/// sampled class runs is hooked, nested ones included:
+///
+///     static let subarrayWithRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("subarrayWithRange:", .container, layers: [
+///         { subarrayWithRange(in: subarrayWithRange, $0, $1, $2) },
+///         { subarrayWithRange(in: subarrayWithRange.layer(1), $0, $1, $2) },
+///         { subarrayWithRange(in: subarrayWithRange.layer(2), $0, $1, $2) },
+///     ])
+///     private static func subarrayWithRange(in point: GuardedMethod<IMP.ObjectWithRange>, _ r: CSRObject?,
+///                                           _ cmd: CSRSelector?, _ range: CSRRange) -> CSRObject? { ... point.read(...) }
+///
+/// Each layer is a hook point of its own with its own replacement (a C function cannot be told which class it was
+/// installed on), so an override that calls `super` reaches the next layer's hook, never its own again.
 final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable {
     let category: GuardCategory
     /// The hot table whose check-first trampolines (CSRCheckFirst.h) stand in front of `replacement`, if any.
@@ -35,14 +51,49 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     private let markers: MarkerSwitch?
     /// The hint of the failure a marker's original raises (`MarkedFailurePolicy`).
     let hint: String
+    /// The replacements of the layers above this point (height 1, 2...): each passes its own layer (`layer(_:)`) on.
+    private let outerReplacements: [Signature]
+    /// Those layers, each made when first asked for (a table of originals each): plain points, without check-first
+    /// trampolines or markers, read lock-free by their replacements.
+    private let outerLayers: [ManagedAtomicLazyReference<GuardedMethod<Signature>>]
 
     init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance,
-         hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, replacement: Signature) {
+         hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, outer: [Signature] = [], replacement: Signature) {
         self.category = category
         checkFirst = nil
         markers = nil
         hint = ""
+        outerReplacements = outer
+        outerLayers = outer.map { _ in ManagedAtomicLazyReference() }
         super.init(selector, kind: kind, hotTable: hotTable, replacement: replacement)
+    }
+
+    /// A method with layers: `layers[0]` is this point's replacement, `layers[h]` the replacement of its layer `h`.
+    convenience init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, layers: [Signature]) {
+        self.init(selector, category, kind: kind, outer: Array(layers.dropFirst()), replacement: layers[0])
+    }
+
+    /// A check-first method with layers (the layers above it have no trampolines).
+    convenience init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst which: Int32,
+                     markerHint: String? = nil, layers: [Signature]) {
+        self.init(selector, category, kind: kind, checkFirst: which, markerHint: markerHint, outer: Array(layers.dropFirst()),
+                  replacement: layers[0])
+    }
+
+    /// Layer `height` of this method: the point itself for 0. Its replacement is `outer[height - 1]`.
+    @inline(__always)
+    func layer(_ height: Int) -> GuardedMethod<Signature> {
+        guard height > 0 else { return self }
+        return outerLayers[height - 1].load() ?? makeLayer(height)
+    }
+
+    @inline(never)
+    private func makeLayer(_ height: Int) -> GuardedMethod<Signature> {
+        outerLayers[height - 1].storeIfNilThenLoad(GuardedMethod(selector, category, kind: kind, replacement: outerReplacements[height - 1]))
+    }
+
+    override func layer(atHeight height: Int) -> AnyHookPoint? {
+        height <= outerReplacements.count ? layer(height) : nil
     }
 
     /// A method whose precondition a C trampoline of hot table `which` checks (CSRCheckFirst.h names each table's
@@ -53,11 +104,13 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     /// before changing anything; a class whose original is one gets the marker while `allowMarkers(in:)` allows it,
     /// and its failure, recovered at the raise, is reported with this hint.
     init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst which: Int32,
-         markerHint: String? = nil, replacement: Signature) {
+         markerHint: String? = nil, outer: [Signature] = [], replacement: Signature) {
         self.category = category
         checkFirst = which
         markers = markerHint.map { _ in MarkerSwitch(which) }
         hint = markerHint ?? ""
+        outerReplacements = outer
+        outerLayers = outer.map { _ in ManagedAtomicLazyReference() }
         super.init(selector, kind: kind, hotTable: csr_hot_table(which), replacement: replacement)
         csr_check_first_set_replacement(which, self.replacement)
     }

@@ -26,13 +26,13 @@ struct ClassFamily: Sendable, CustomStringConvertible {
         self.members = members
     }
 
-    /// The classes to hook so that every member reaches `selector` through exactly one hook: the classes that own
-    /// the implementations the members use, most-derived only. (An abstract root's primitive is overridden by every
-    /// concrete class; hooking both levels with one replacement would recurse when a subclass calls super.)
-    /// Implementations inherited from above the roots (NSObject) are shared with unrelated classes and left alone.
-    /// Class methods: the roots.
-    func hookTargets(for selector: ObjCSelector, kind: MethodKind) -> [ObjCClass] {
-        if kind == .class { return roots }
+    /// The classes that own the implementations of `selector` the members run, each with its height among them: 0
+    /// for an owner no other one lies below (the most-derived owners), h + 1 for an owner whose highest owner below
+    /// it has height h. Apple's NSArray implements `subarrayWithRange:` itself, concrete classes inherit it and one
+    /// overrides it: NSArray's has height 1, the override's 0. Along any line of inheritance heights differ, so one
+    /// hook point per height never nests (`GuardContext.install(_:onOwnersIn:)`). Implementations inherited from
+    /// above the roots (NSObject) are shared with unrelated classes and left alone.
+    func owners(of selector: ObjCSelector) -> [(cls: ObjCClass, height: Int)] {
         var owners: [ObjCClass] = []
         for member in members {
             guard let owner = member.owner(of: selector),
@@ -40,7 +40,22 @@ struct ClassFamily: Sendable, CustomStringConvertible {
                   !owners.contains(owner) else { continue }
             owners.append(owner)
         }
-        return owners.filter { owner in !owners.contains { $0 != owner && $0.isKind(of: owner) } }
+        var heights: [ObjCClass: Int] = [:]
+        func height(_ owner: ObjCClass) -> Int {
+            if let known = heights[owner] { return known }
+            let below = owners.filter { $0 != owner && $0.isKind(of: owner) }
+            let result = below.map { height($0) + 1 }.max() ?? 0
+            heights[owner] = result
+            return result
+        }
+        return owners.map { ($0, height($0)) }
+    }
+
+    /// The most-derived owners (height 0): each member reaches `selector` through exactly one of them, or through
+    /// none where it runs an implementation above one (see `owners(of:)`). Class methods: the roots.
+    func hookTargets(for selector: ObjCSelector, kind: MethodKind) -> [ObjCClass] {
+        if kind == .class { return roots }
+        return owners(of: selector).filter { $0.height == 0 }.map(\.cls)
     }
 
     var description: String {
@@ -59,6 +74,9 @@ final class ClassSamples: @unchecked Sendable {
     private var byName: [String: [ObjCClass]] = [:]
     /// How many times samples were made (once per public class name, unless two threads raced for one).
     private(set) var samplings = 0
+
+    /// Tests only: forgets the samples, so each family is sampled again (`csr_test_cluster_sample_class_named`).
+    func forget() { lock.withLock { byName = [:] } }
 
     func classes(of publicClassName: String) -> [ObjCClass] {
         if let known = lock.withLock({ byName[publicClassName] }) { return known }

@@ -131,9 +131,8 @@ final class HookEngine: @unchecked Sendable {
                 existing.state = .active
                 return existing
             }
-            if !point.handlesReentry, let other = point.originals.nestedInstallation(for: target.pointer) {
-                throw HookError.nestedInstallation(class: target.name, selector: selectorName,
-                                                   existing: ObjCClass(other).name)
+            if !point.handlesReentry, let other = nestedInstallation(of: point, on: target) {
+                throw HookError.nestedInstallation(class: target.name, selector: selectorName, existing: other.name)
             }
             let hook: Hook
             if target.owns(point.selector) {
@@ -167,6 +166,18 @@ final class HookEngine: @unchecked Sendable {
             hooks[key] = hook
             return hook
         }
+    }
+
+    /// A class that is a superclass or subclass of `target` and still has `point`'s replacement in its method (active
+    /// or passing through), if any. A reverted hook is out of every chain and cannot be re-entered through `super`:
+    /// it does not count (tests move a point between levels of a class tree; families are otherwise fixed). Under
+    /// the lock.
+    private func nestedInstallation(of point: AnyHookPoint, on target: ObjCClass) -> ObjCClass? {
+        guard point.originals.nestedInstallation(for: target.pointer) != nil else { return nil }   // the usual answer
+        return hooks.values.first { hook in
+            hook.point === point && hook.state != .reverted && hook.targetClass != target
+                && (hook.targetClass.isKind(of: target) || target.isKind(of: hook.targetClass))
+        }?.targetClass
     }
 
     /// Installs `point` on the class named `className`.

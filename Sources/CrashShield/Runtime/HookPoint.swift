@@ -36,6 +36,11 @@ class AnyHookPoint: @unchecked Sendable {
     /// replacement, except for hot reads (a trampoline per slot).
     func replacement(forSlot slot: Int) -> CSRIMP { replacement }
 
+    /// The hook point to install on an owner of the method that has owners `height` levels below it in a class
+    /// family (`GuardContext.install(_:onOwnersIn:)`): the point itself for 0, a layer of its own (same behaviour,
+    /// own replacement and table of originals) above, or nil when the point has no layer that high.
+    func layer(atHeight height: Int) -> AnyHookPoint? { height == 0 ? self : nil }
+
     /// Address of the replacement, used to find the caller's frame in a call stack.
     var replacementAddress: UnsafeRawPointer { unsafeBitCast(replacement, to: UnsafeRawPointer.self) }
 

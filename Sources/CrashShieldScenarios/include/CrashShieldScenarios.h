@@ -114,6 +114,18 @@ const char *css_messaging_plain_object_calls(void);
 /// JSON, path and number strings. Writes up to `max` distinct classes; returns how many.
 int css_cluster_form_classes(const char *family, void **out, int max);
 
+/// A new instance of a class-family fixture (CSSClusterFixtures.m; autoreleased, call inside a pool), shaped like
+/// Apple's trees: CSSAbstractList (an NSArray subclass implementing `subarrayWithRange:` with Apple's range check and
+/// wording), CSSConcreteList (3 objects, overrides it and calls `super`), CSSSiblingList (1 object, inherits it);
+/// CSSLiteralArray (2 objects, its own `objectAtIndex:` raising past the end, as clang's constant array literal's
+/// class). NULL for an unknown class.
+void *css_cluster_fixture_new(const char *className);
+/// `[list subarrayWithRange:{location, length}]` from an exported function.
+void *css_cluster_call_subarray(void *list, unsigned long location, unsigned long length);
+/// How many times CSSConcreteList's override and CSSAbstractList's implementation of `subarrayWithRange:` ran;
+/// `reset` sets both counts back to 0.
+void css_cluster_list_calls(long *override, long *abstract, bool reset);
+
 /// Calls `walk(frames, max)` from a frame whose saved frame pointer and return address read as the doubles 1.0 and
 /// 2.0, what a broken tail call left on the stack (clang's musttail with a rect argument): a stack walk must stop at
 /// that frame and never read where it points. The frame is restored before the function returns. x86_64 and arm64;

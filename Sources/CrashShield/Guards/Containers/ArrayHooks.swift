@@ -39,14 +39,26 @@ enum ArrayHooks {
     }
 
     /// Recovery: an empty array (autoreleased, from the original with an empty range).
-    static let subarrayWithRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("subarrayWithRange:", .container) { r, cmd, range in
+    static let subarrayWithRange: GuardedMethod<IMP.ObjectWithRange> = GuardedMethod("subarrayWithRange:", .container, layers: [
+        { subarrayWithRange(in: subarrayWithRange, $0, $1, $2) },
+        { subarrayWithRange(in: subarrayWithRange.layer(1), $0, $1, $2) },
+        { subarrayWithRange(in: subarrayWithRange.layer(2), $0, $1, $2) },
+    ])
+    private static func subarrayWithRange(in point: GuardedMethod<IMP.ObjectWithRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                          _ range: CSRRange) -> CSRObject? {
         let count = count(of: r)
-        return subarrayWithRange.read(r, cmd, valid: range.fits(in: count), else: .range(range, count: count, method: "subarrayWithRange:"),
-                                      recovery: { $0(r, cmd, .empty) }) { $0(r, cmd, range) }
+        return point.read(r, cmd, valid: range.fits(in: count), else: .range(range, count: count, method: "subarrayWithRange:"),
+                          recovery: { $0(r, cmd, .empty) }) { $0(r, cmd, range) }
     }
 
     /// Recovery: nil (an index set past the end, or nil).
-    static let objectsAtIndexes: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("objectsAtIndexes:", .container) { r, cmd, indexes in
+    static let objectsAtIndexes: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("objectsAtIndexes:", .container, layers: [
+        { objectsAtIndexes(in: objectsAtIndexes, $0, $1, $2) },
+        { objectsAtIndexes(in: objectsAtIndexes.layer(1), $0, $1, $2) },
+        { objectsAtIndexes(in: objectsAtIndexes.layer(2), $0, $1, $2) },
+    ])
+    private static func objectsAtIndexes(in point: GuardedMethod<IMP.ObjectWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                         _ indexes: CSRObject?) -> CSRObject? {
         let count = count(of: r)
         let last = probe(indexes, ContainerSelectors.lastIndex)   // nil: nil, or not an index set (Foundation's failure)
         var violation: Violation?
@@ -62,7 +74,7 @@ enum ArrayHooks {
             violation = .fixed(ExceptionName.invalidArgument, "index set cannot be nil", method: "objectsAtIndexes:",
                                apple: "index set cannot be nil", hint: "check the index set for nil")
         }
-        return objectsAtIndexes.read(r, cmd, violation) { $0(r, cmd, indexes) }
+        return point.read(r, cmd, violation) { $0(r, cmd, indexes) }
     }
 
     /// Two layers (NSArray's generic implementation, the concrete classes' own); the same check. Recovery: the
@@ -83,62 +95,114 @@ enum ArrayHooks {
 
     /// Behind `arrayWithObjects:count:`, `arrayWithObject:`, `@[...]` literals. Recovery: the array of the non-nil
     /// objects.
-    static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
-        ContainerFailure.initWithObjects(initWithObjectsCount, "Tried to init array with nil object", r, cmd, objects, count)
+    static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container, layers: [
+        { initWithObjectsCount(in: initWithObjectsCount, $0, $1, $2, $3) },
+        { initWithObjectsCount(in: initWithObjectsCount.layer(1), $0, $1, $2, $3) },
+        { initWithObjectsCount(in: initWithObjectsCount.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func initWithObjectsCount(in point: GuardedMethod<IMP.InitWithObjectsCount>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                             _ objects: UnsafePointer<CSRObject?>?, _ count: UInt) -> CSRObject? {
+        ContainerFailure.initWithObjects(point, "Tried to init array with nil object", r, cmd, objects, count)
     }
 
     /// Recovery: an unchanged copy (the receiver's autoreleased copy).
-    static let arrayByAddingObject: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("arrayByAddingObject:", .container) { r, cmd, object in
-        arrayByAddingObject.read(r, cmd, valid: object != nil, else: .nilArgument("Attempt to add nil to an array", method: "arrayByAddingObject:"),
-                                 recovery: { _ in Messaging.sendObject(r, ContainerSelectors.copyAutoreleased) }) { $0(r, cmd, object) }
+    static let arrayByAddingObject: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("arrayByAddingObject:", .container, layers: [
+        { arrayByAddingObject(in: arrayByAddingObject, $0, $1, $2) },
+        { arrayByAddingObject(in: arrayByAddingObject.layer(1), $0, $1, $2) },
+        { arrayByAddingObject(in: arrayByAddingObject.layer(2), $0, $1, $2) },
+    ])
+    private static func arrayByAddingObject(in point: GuardedMethod<IMP.ObjectWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                            _ object: CSRObject?) -> CSRObject? {
+        point.read(r, cmd, valid: object != nil, else: .nilArgument("Attempt to add nil to an array", method: "arrayByAddingObject:"),
+                   recovery: { _ in Messaging.sendObject(r, ContainerSelectors.copyAutoreleased) }) { $0(r, cmd, object) }
     }
 
     // MARK: Mutations (an invalid one is skipped)
 
     /// Valid calls skip the replacement (CSRCheckFirst.h): its check must stay exactly "object not nil".
     static let addObject: GuardedMethod<IMP.VoidWithObject> = GuardedMethod(
-        "addObject:", .container, checkFirst: Int32(CSRHotArrayAddObject)
-    ) { r, cmd, object in
-        addObject.mutation(r, cmd, valid: object != nil, else: .nilArgument("Tried to add nil to array", method: "insertObject:atIndex:")) { $0(r, cmd, object) }
+        "addObject:", .container, checkFirst: Int32(CSRHotArrayAddObject), layers: [
+            { addObject(in: addObject, $0, $1, $2) }, { addObject(in: addObject.layer(1), $0, $1, $2) },
+            { addObject(in: addObject.layer(2), $0, $1, $2) },
+        ])
+    private static func addObject(in point: GuardedMethod<IMP.VoidWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                  _ object: CSRObject?) {
+        point.mutation(r, cmd, valid: object != nil, else: .nilArgument("Tried to add nil to array", method: "insertObject:atIndex:")) { $0(r, cmd, object) }
     }
 
-    static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertObject:atIndex:", .container) { r, cmd, object, index in
+    static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertObject:atIndex:", .container, layers: [
+        { insertObjectAtIndex(in: insertObjectAtIndex, $0, $1, $2, $3) },
+        { insertObjectAtIndex(in: insertObjectAtIndex.layer(1), $0, $1, $2, $3) },
+        { insertObjectAtIndex(in: insertObjectAtIndex.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func insertObjectAtIndex(in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                            _ object: CSRObject?, _ index: UInt) {
         let count = count(of: r)
-        insertObjectAtIndex.mutation(r, cmd, valid: object != nil && index <= count,
-                                     else: object == nil ? .nilArgument("Tried to insert nil to array", method: "insertObject:atIndex:")
-                                        : .index(index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count")) {
+        point.mutation(r, cmd, valid: object != nil && index <= count,
+                       else: object == nil ? .nilArgument("Tried to insert nil to array", method: "insertObject:atIndex:")
+                          : .index(index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count")) {
             $0(r, cmd, object, index)
         }
     }
 
-    static let removeObjectAtIndex: GuardedMethod<IMP.VoidWithIndex> = GuardedMethod("removeObjectAtIndex:", .container) { r, cmd, index in
+    static let removeObjectAtIndex: GuardedMethod<IMP.VoidWithIndex> = GuardedMethod("removeObjectAtIndex:", .container, layers: [
+        { removeObjectAtIndex(in: removeObjectAtIndex, $0, $1, $2) },
+        { removeObjectAtIndex(in: removeObjectAtIndex.layer(1), $0, $1, $2) },
+        { removeObjectAtIndex(in: removeObjectAtIndex.layer(2), $0, $1, $2) },
+    ])
+    private static func removeObjectAtIndex(in point: GuardedMethod<IMP.VoidWithIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                            _ index: UInt) {
         let count = count(of: r)
-        removeObjectAtIndex.mutation(r, cmd, valid: index < count, else: .index(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
+        point.mutation(r, cmd, valid: index < count, else: .index(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
     }
 
-    static let replaceObjectAtIndex: GuardedMethod<IMP.VoidWithIndexObject> = GuardedMethod("replaceObjectAtIndex:withObject:", .container) { r, cmd, index, object in
+    static let replaceObjectAtIndex: GuardedMethod<IMP.VoidWithIndexObject> = GuardedMethod("replaceObjectAtIndex:withObject:", .container, layers: [
+        { replaceObjectAtIndex(in: replaceObjectAtIndex, $0, $1, $2, $3) },
+        { replaceObjectAtIndex(in: replaceObjectAtIndex.layer(1), $0, $1, $2, $3) },
+        { replaceObjectAtIndex(in: replaceObjectAtIndex.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func replaceObjectAtIndex(in point: GuardedMethod<IMP.VoidWithIndexObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                             _ index: UInt, _ object: CSRObject?) {
         let count = count(of: r)
-        replaceObjectAtIndex.mutation(r, cmd, valid: index < count && object != nil,
-                                      else: index >= count ? .index(index, count: count, method: "replaceObjectAtIndex:withObject:")
-                                        : .nilArgument("Tried to replace object in array with nil", method: "replaceObjectAtIndex:withObject:")) {
+        point.mutation(r, cmd, valid: index < count && object != nil,
+                       else: index >= count ? .index(index, count: count, method: "replaceObjectAtIndex:withObject:")
+                         : .nilArgument("Tried to replace object in array with nil", method: "replaceObjectAtIndex:withObject:")) {
             $0(r, cmd, index, object)
         }
     }
 
-    static let removeObjectsInRange: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("removeObjectsInRange:", .container) { r, cmd, range in
+    static let removeObjectsInRange: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("removeObjectsInRange:", .container, layers: [
+        { removeObjectsInRange(in: removeObjectsInRange, $0, $1, $2) },
+        { removeObjectsInRange(in: removeObjectsInRange.layer(1), $0, $1, $2) },
+        { removeObjectsInRange(in: removeObjectsInRange.layer(2), $0, $1, $2) },
+    ])
+    private static func removeObjectsInRange(in point: GuardedMethod<IMP.VoidWithRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                             _ range: CSRRange) {
         let count = count(of: r)
-        removeObjectsInRange.mutation(r, cmd, valid: range.fits(in: count), else: .range(range, count: count, method: "removeObjectsInRange:")) { $0(r, cmd, range) }
+        point.mutation(r, cmd, valid: range.fits(in: count), else: .range(range, count: count, method: "removeObjectsInRange:")) { $0(r, cmd, range) }
     }
 
-    static let exchangeObjects: GuardedMethod<IMP.VoidWithIndexIndex> = GuardedMethod("exchangeObjectAtIndex:withObjectAtIndex:", .container) { r, cmd, first, second in
+    static let exchangeObjects: GuardedMethod<IMP.VoidWithIndexIndex> = GuardedMethod("exchangeObjectAtIndex:withObjectAtIndex:", .container, layers: [
+        { exchangeObjects(in: exchangeObjects, $0, $1, $2, $3) },
+        { exchangeObjects(in: exchangeObjects.layer(1), $0, $1, $2, $3) },
+        { exchangeObjects(in: exchangeObjects.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func exchangeObjects(in point: GuardedMethod<IMP.VoidWithIndexIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                        _ first: UInt, _ second: UInt) {
         let count = count(of: r)
         let violation: Violation? = first < count && second < count ? nil
             : .index(second >= count ? second : first, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:")
-        exchangeObjects.mutation(r, cmd, violation) { $0(r, cmd, first, second) }
+        point.mutation(r, cmd, violation) { $0(r, cmd, first, second) }
     }
 
     /// `array[i] = x`: legal for i == count (appends).
-    static let setObjectAtIndexedSubscript: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("setObject:atIndexedSubscript:", .container) { r, cmd, object, index in
+    static let setObjectAtIndexedSubscript: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("setObject:atIndexedSubscript:", .container, layers: [
+        { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript, $0, $1, $2, $3) },
+        { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript.layer(1), $0, $1, $2, $3) },
+        { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func setObjectAtIndexedSubscript(in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                                    _ object: CSRObject?, _ index: UInt) {
         let count = count(of: r)
         var violation: Violation?
         if index > count {
@@ -151,14 +215,20 @@ enum ArrayHooks {
             violation = .nilArgument(index == count ? "Tried to add nil to array" : "Tried to replace object in array with nil",
                                      method: "setObject:atIndexedSubscript:")
         }
-        setObjectAtIndexedSubscript.mutation(r, cmd, violation) { $0(r, cmd, object, index) }
+        point.mutation(r, cmd, violation) { $0(r, cmd, object, index) }
     }
 
     /// GNUstep inserts `objects[k]` at the k-th index, for k below the smaller of the two counts: a nil index set
     /// inserts every object at 0 (`[nil firstIndex]` is 0), nil objects insert nothing, and the first index past the
     /// array as it has grown raises (after the objects before it were inserted; the guard skips the whole call).
-    static let insertObjectsAtIndexes: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("insertObjects:atIndexes:", .container) { r, cmd, objects, indexes in
-        insertObjectsAtIndexes.mutation(r, cmd, insertionFailure(objects, indexes, count: count(of: r))) { $0(r, cmd, objects, indexes) }
+    static let insertObjectsAtIndexes: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("insertObjects:atIndexes:", .container, layers: [
+        { insertObjectsAtIndexes(in: insertObjectsAtIndexes, $0, $1, $2, $3) },
+        { insertObjectsAtIndexes(in: insertObjectsAtIndexes.layer(1), $0, $1, $2, $3) },
+        { insertObjectsAtIndexes(in: insertObjectsAtIndexes.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func insertObjectsAtIndexes(in point: GuardedMethod<IMP.VoidWithObjectObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                               _ objects: CSRObject?, _ indexes: CSRObject?) {
+        point.mutation(r, cmd, insertionFailure(objects, indexes, count: count(of: r))) { $0(r, cmd, objects, indexes) }
     }
 
     /// Why `insertObjects:atIndexes:` raises, if it does.
@@ -194,7 +264,13 @@ enum ArrayHooks {
 
     /// GNUstep removes from the highest index down: the highest one past the end raises before anything changed. A
     /// nil index set removes nothing there; Apple raises for it.
-    static let removeObjectsAtIndexes: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObjectsAtIndexes:", .container) { r, cmd, indexes in
+    static let removeObjectsAtIndexes: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObjectsAtIndexes:", .container, layers: [
+        { removeObjectsAtIndexes(in: removeObjectsAtIndexes, $0, $1, $2) },
+        { removeObjectsAtIndexes(in: removeObjectsAtIndexes.layer(1), $0, $1, $2) },
+        { removeObjectsAtIndexes(in: removeObjectsAtIndexes.layer(2), $0, $1, $2) },
+    ])
+    private static func removeObjectsAtIndexes(in point: GuardedMethod<IMP.VoidWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                               _ indexes: CSRObject?) {
         let count = count(of: r)
         let last = probe(indexes, ContainerSelectors.lastIndex)   // nil: nil, or not an index set (Foundation's failure)
         var violation: Violation?
@@ -204,7 +280,7 @@ enum ArrayHooks {
             violation = .fixed(ExceptionName.invalidArgument, "", method: "removeObjectsAtIndexes:", apple: "index set cannot be nil",
                                hint: "check the index set for nil")
         }
-        removeObjectsAtIndexes.mutation(r, cmd, violation) { $0(r, cmd, indexes) }
+        point.mutation(r, cmd, violation) { $0(r, cmd, indexes) }
     }
 
     /// Two layers: GNUstep's generic NSMutableArray implementation (every class uses it there) checks
@@ -229,7 +305,11 @@ enum ArrayHooks {
 
     /// GNUstep 1.28 raises for an empty array; Apple's Foundation returns without a change, so under Apple's rules
     /// this is not installed (a report, or debug mode's exception, would be for a call Apple accepts).
-    static let removeLastObject: GuardedMethod<IMP.Void0> = GuardedMethod("removeLastObject", .container) { r, cmd in
-        removeLastObject.mutation(r, cmd, valid: count(of: r) > 0, else: .removeLastOfEmpty) { $0(r, cmd) }
+    static let removeLastObject: GuardedMethod<IMP.Void0> = GuardedMethod("removeLastObject", .container, layers: [
+        { removeLastObject(in: removeLastObject, $0, $1) }, { removeLastObject(in: removeLastObject.layer(1), $0, $1) },
+        { removeLastObject(in: removeLastObject.layer(2), $0, $1) },
+    ])
+    private static func removeLastObject(in point: GuardedMethod<IMP.Void0>, _ r: CSRObject?, _ cmd: CSRSelector?) {
+        point.mutation(r, cmd, valid: count(of: r) > 0, else: .removeLastOfEmpty) { $0(r, cmd) }
     }
 }

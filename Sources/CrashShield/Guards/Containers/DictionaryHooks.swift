@@ -38,9 +38,15 @@ enum DictionaryHooks {
 
     /// Behind `dictionaryWithObjects:forKeys:count:`, `dictionaryWithObject:forKey:`, `@{...}` literals. Recovery: the
     /// dictionary of the pairs whose key and value are both non-nil.
-    static let initWithObjectsForKeysCount: GuardedMethod<IMP.InitWithObjectsKeysCount> = GuardedMethod("initWithObjects:forKeys:count:", .container) { r, cmd, objects, keys, count in
+    static let initWithObjectsForKeysCount: GuardedMethod<IMP.InitWithObjectsKeysCount> = GuardedMethod("initWithObjects:forKeys:count:", .container, layers: [
+        { initWithObjectsForKeysCount(in: initWithObjectsForKeysCount, $0, $1, $2, $3, $4) },
+        { initWithObjectsForKeysCount(in: initWithObjectsForKeysCount.layer(1), $0, $1, $2, $3, $4) },
+        { initWithObjectsForKeysCount(in: initWithObjectsForKeysCount.layer(2), $0, $1, $2, $3, $4) },
+    ])
+    private static func initWithObjectsForKeysCount(in point: GuardedMethod<IMP.InitWithObjectsKeysCount>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                                    _ objects: UnsafePointer<CSRObject?>?, _ keys: UnsafePointer<CSRObject?>?, _ count: UInt) -> CSRObject? {
         let bad = firstNilPair(objects, keys, count: count)
-        return initWithObjectsForKeysCount.read(r, cmd, valid: bad == nil, else: bad.map(nilPair), recovery: { original in
+        return point.read(r, cmd, valid: bad == nil, else: bad.map(nilPair), recovery: { original in
             if objects == nil || keys == nil { return original(r, cmd, nil, nil, 0) }
             return ContainerFailure.withoutNils(objects, keys, count: count) { original(r, cmd, $0, $1, $2) }
         }) { $0(r, cmd, objects, keys, count) }
@@ -48,13 +54,19 @@ enum DictionaryHooks {
 
     /// Behind `dictionaryWithObjects:forKeys:`. Arrays of different sizes (a nil array counts as empty; two nil
     /// arrays are legal). Recovery: the dictionary of the first min(objects, keys) pairs, i.e. the pairs that line up.
-    static let initWithObjectsForKeys: GuardedMethod<IMP.ObjectWithObjectObject> = GuardedMethod("initWithObjects:forKeys:", .container) { r, cmd, objects, keys in
+    static let initWithObjectsForKeys: GuardedMethod<IMP.ObjectWithObjectObject> = GuardedMethod("initWithObjects:forKeys:", .container, layers: [
+        { initWithObjectsForKeys(in: initWithObjectsForKeys, $0, $1, $2, $3) },
+        { initWithObjectsForKeys(in: initWithObjectsForKeys.layer(1), $0, $1, $2, $3) },
+        { initWithObjectsForKeys(in: initWithObjectsForKeys.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func initWithObjectsForKeys(in point: GuardedMethod<IMP.ObjectWithObjectObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                               _ objects: CSRObject?, _ keys: CSRObject?) -> CSRObject? {
         let objectCount = probe(objects, Selectors.count), keyCount = probe(keys, Selectors.count)
         let answered = (objects == nil || objectCount != nil) && (keys == nil || keyCount != nil)  // arrays, or nil
         let violation: Violation? = !answered || objectCount ?? 0 == keyCount ?? 0 ? nil : .fixed(ExceptionName.invalidArgument, "init with obj and key arrays of different sizes",
             method: "initWithObjects:forKeys:", apple: "count of objects (\(objectCount ?? 0)) differs from count of keys (\(keyCount ?? 0))",
             hint: "pass as many keys as objects")
-        return initWithObjectsForKeys.read(r, cmd, violation, recovery: { original in
+        return point.read(r, cmd, violation, recovery: { original in
             let common = CSRRange(location: 0, length: min(objectCount ?? 0, keyCount ?? 0))
             return original(r, cmd, subarray(objects, common), subarray(keys, common))
         }) { $0(r, cmd, objects, keys) }
@@ -72,9 +84,14 @@ enum DictionaryHooks {
     /// Nil key or nil value (also behind `setValue:forKey:` with a nil key).
     /// Valid calls skip the replacement (CSRCheckFirst.h): its check must stay exactly "object and key not nil".
     static let setObjectForKey: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod(
-        "setObject:forKey:", .container, checkFirst: Int32(CSRHotDictionarySetObjectForKey)
-    ) { r, cmd, object, key in
-        setObjectForKey.mutation(r, cmd, valid: object != nil && key != nil, else: nilKeyOrValue(key, method: "setObject:forKey:")) { $0(r, cmd, object, key) }
+        "setObject:forKey:", .container, checkFirst: Int32(CSRHotDictionarySetObjectForKey), layers: [
+            { setObjectForKey(in: setObjectForKey, $0, $1, $2, $3) },
+            { setObjectForKey(in: setObjectForKey.layer(1), $0, $1, $2, $3) },
+            { setObjectForKey(in: setObjectForKey.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func setObjectForKey(in point: GuardedMethod<IMP.VoidWithObjectObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                        _ object: CSRObject?, _ key: CSRObject?) {
+        point.mutation(r, cmd, valid: object != nil && key != nil, else: nilKeyOrValue(key, method: "setObject:forKey:")) { $0(r, cmd, object, key) }
     }
 
     /// A nil key (`key` is nil), or else a nil value for `key`, given to `method`.
@@ -87,14 +104,26 @@ enum DictionaryHooks {
 
     /// `d[key] = object`. A nil object is a legal removal; only a nil key raises (on GNUstep only with a non-nil
     /// object: `d[nil] = nil` removes nothing).
-    static let setObjectForKeyedSubscript: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("setObject:forKeyedSubscript:", .container) { r, cmd, object, key in
-        setObjectForKeyedSubscript.mutation(r, cmd, valid: key != nil || (object == nil && !FoundationRules.isApple),
-                                            else: nilKeyOrValue(key, method: "setObject:forKeyedSubscript:")) { $0(r, cmd, object, key) }
+    static let setObjectForKeyedSubscript: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("setObject:forKeyedSubscript:", .container, layers: [
+        { setObjectForKeyedSubscript(in: setObjectForKeyedSubscript, $0, $1, $2, $3) },
+        { setObjectForKeyedSubscript(in: setObjectForKeyedSubscript.layer(1), $0, $1, $2, $3) },
+        { setObjectForKeyedSubscript(in: setObjectForKeyedSubscript.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func setObjectForKeyedSubscript(in point: GuardedMethod<IMP.VoidWithObjectObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                                   _ object: CSRObject?, _ key: CSRObject?) {
+        point.mutation(r, cmd, valid: key != nil || (object == nil && !FoundationRules.isApple),
+                       else: nilKeyOrValue(key, method: "setObject:forKeyedSubscript:")) { $0(r, cmd, object, key) }
     }
 
     /// Apple's rules only: a nil key raises (GNUstep logs and removes nothing).
-    static let removeObjectForKey: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObjectForKey:", .container) { r, cmd, key in
-        removeObjectForKey.mutation(r, cmd, valid: key != nil, else: .appleOnly("removeObjectForKey:", "key cannot be nil",
-                                                                           hint: "check the key for nil before removing it")) { $0(r, cmd, key) }
+    static let removeObjectForKey: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("removeObjectForKey:", .container, layers: [
+        { removeObjectForKey(in: removeObjectForKey, $0, $1, $2) },
+        { removeObjectForKey(in: removeObjectForKey.layer(1), $0, $1, $2) },
+        { removeObjectForKey(in: removeObjectForKey.layer(2), $0, $1, $2) },
+    ])
+    private static func removeObjectForKey(in point: GuardedMethod<IMP.VoidWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                           _ key: CSRObject?) {
+        point.mutation(r, cmd, valid: key != nil, else: .appleOnly("removeObjectForKey:", "key cannot be nil",
+                                                              hint: "check the key for nil before removing it")) { $0(r, cmd, key) }
     }
 }

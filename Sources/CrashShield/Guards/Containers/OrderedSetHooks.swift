@@ -42,15 +42,32 @@ enum OrderedSetHooks {
 
     /// Behind `orderedSetWithObjects:count:`, `orderedSetWithObject:`; GNUstep's mutable ordered set adds the objects
     /// one by one. Recovery: the ordered set of the non-nil objects.
-    static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container) { r, cmd, objects, count in
-        ContainerFailure.initWithObjects(initWithObjectsCount, isMutable(r) ? addNil : "Tried to init set with nil value", r, cmd, objects, count)
+    static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container, layers: [
+        { initWithObjectsCount(in: initWithObjectsCount, $0, $1, $2, $3) },
+        { initWithObjectsCount(in: initWithObjectsCount.layer(1), $0, $1, $2, $3) },
+        { initWithObjectsCount(in: initWithObjectsCount.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func initWithObjectsCount(in point: GuardedMethod<IMP.InitWithObjectsCount>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                             _ objects: UnsafePointer<CSRObject?>?, _ count: UInt) -> CSRObject? {
+        ContainerFailure.initWithObjects(point, isMutable(r) ? addNil : "Tried to init set with nil value", r, cmd, objects, count)
     }
 
-    static let objectAtIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("objectAtIndex:", .container) { r, cmd, index in
-        read(objectAtIndex, r, cmd, index)
+    static let objectAtIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("objectAtIndex:", .container, layers: [
+        { objectAtIndex(in: objectAtIndex, $0, $1, $2) }, { objectAtIndex(in: objectAtIndex.layer(1), $0, $1, $2) },
+        { objectAtIndex(in: objectAtIndex.layer(2), $0, $1, $2) },
+    ])
+    private static func objectAtIndex(in point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                      _ index: UInt) -> CSRObject? {
+        read(point, r, cmd, index)
     }
-    static let objectAtIndexedSubscript: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("objectAtIndexedSubscript:", .container) { r, cmd, index in
-        read(objectAtIndexedSubscript, r, cmd, index)
+    static let objectAtIndexedSubscript: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("objectAtIndexedSubscript:", .container, layers: [
+        { objectAtIndexedSubscript(in: objectAtIndexedSubscript, $0, $1, $2) },
+        { objectAtIndexedSubscript(in: objectAtIndexedSubscript.layer(1), $0, $1, $2) },
+        { objectAtIndexedSubscript(in: objectAtIndexedSubscript.layer(2), $0, $1, $2) },
+    ])
+    private static func objectAtIndexedSubscript(in point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                                 _ index: UInt) -> CSRObject? {
+        read(point, r, cmd, index)
     }
 
     /// One element by index. Recovery: nil.
@@ -63,8 +80,14 @@ enum OrderedSetHooks {
 
     /// Recovery: nil. A nil index set is left alone (GNUstep loops on it rather than raising). Every index is read
     /// in turn; on GNUstep the first one whose low 32 bits are past the end raises ({0, 2^32} reads o[0] twice).
-    static let objectsAtIndexes: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("objectsAtIndexes:", .container) { r, cmd, indexes in
-        objectsAtIndexes.read(r, cmd, indexes.flatMap { indexSetFailure($0, count: count(of: r)) }) { $0(r, cmd, indexes) }
+    static let objectsAtIndexes: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("objectsAtIndexes:", .container, layers: [
+        { objectsAtIndexes(in: objectsAtIndexes, $0, $1, $2) },
+        { objectsAtIndexes(in: objectsAtIndexes.layer(1), $0, $1, $2) },
+        { objectsAtIndexes(in: objectsAtIndexes.layer(2), $0, $1, $2) },
+    ])
+    private static func objectsAtIndexes(in point: GuardedMethod<IMP.ObjectWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                         _ indexes: CSRObject?) -> CSRObject? {
+        point.read(r, cmd, indexes.flatMap { indexSetFailure($0, count: count(of: r)) }) { $0(r, cmd, indexes) }
     }
 
     private static func indexSetFailure(_ indexes: CSRObject, count: UInt) -> Violation? {
@@ -84,7 +107,13 @@ enum OrderedSetHooks {
     // MARK: Mutations (an invalid one is skipped)
 
     /// A nil object; on Apple platforms also an index past count (GNUstep appends).
-    static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertObject:atIndex:", .container) { r, cmd, object, index in
+    static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertObject:atIndex:", .container, layers: [
+        { insertObjectAtIndex(in: insertObjectAtIndex, $0, $1, $2, $3) },
+        { insertObjectAtIndex(in: insertObjectAtIndex.layer(1), $0, $1, $2, $3) },
+        { insertObjectAtIndex(in: insertObjectAtIndex.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func insertObjectAtIndex(in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                            _ object: CSRObject?, _ index: UInt) {
         var violation: Violation? = object != nil ? nil : .nilArgument(addNil, method: "insertObject:atIndex:")
         #if canImport(Darwin)
         let count = count(of: r)
@@ -92,27 +121,45 @@ enum OrderedSetHooks {
             violation = .orderedSetIndex(index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count")
         }
         #endif
-        insertObjectAtIndex.mutation(r, cmd, violation) { $0(r, cmd, object, index) }
+        point.mutation(r, cmd, violation) { $0(r, cmd, object, index) }
     }
 
-    static let removeObjectAtIndex: GuardedMethod<IMP.VoidWithIndex> = GuardedMethod("removeObjectAtIndex:", .container) { r, cmd, index in
+    static let removeObjectAtIndex: GuardedMethod<IMP.VoidWithIndex> = GuardedMethod("removeObjectAtIndex:", .container, layers: [
+        { removeObjectAtIndex(in: removeObjectAtIndex, $0, $1, $2) },
+        { removeObjectAtIndex(in: removeObjectAtIndex.layer(1), $0, $1, $2) },
+        { removeObjectAtIndex(in: removeObjectAtIndex.layer(2), $0, $1, $2) },
+    ])
+    private static func removeObjectAtIndex(in point: GuardedMethod<IMP.VoidWithIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                            _ index: UInt) {
         let count = count(of: r)
-        removeObjectAtIndex.mutation(r, cmd, indexFits(index, count: count) ? nil
-                                        : .orderedSetIndex(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
+        point.mutation(r, cmd, indexFits(index, count: count) ? nil
+                          : .orderedSetIndex(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
     }
 
     /// The index is checked before the object (GNUstep removes, then inserts: a nil object raises after the removal;
     /// the guard skips the whole call).
-    static let replaceObjectAtIndex: GuardedMethod<IMP.VoidWithIndexObject> = GuardedMethod("replaceObjectAtIndex:withObject:", .container) { r, cmd, index, object in
-        replaceObjectAtIndex.mutation(r, cmd, replacementFailure(r, index, object, appends: false, method: "replaceObjectAtIndex:withObject:")) {
+    static let replaceObjectAtIndex: GuardedMethod<IMP.VoidWithIndexObject> = GuardedMethod("replaceObjectAtIndex:withObject:", .container, layers: [
+        { replaceObjectAtIndex(in: replaceObjectAtIndex, $0, $1, $2, $3) },
+        { replaceObjectAtIndex(in: replaceObjectAtIndex.layer(1), $0, $1, $2, $3) },
+        { replaceObjectAtIndex(in: replaceObjectAtIndex.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func replaceObjectAtIndex(in point: GuardedMethod<IMP.VoidWithIndexObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                             _ index: UInt, _ object: CSRObject?) {
+        point.mutation(r, cmd, replacementFailure(r, index, object, appends: false, method: "replaceObjectAtIndex:withObject:")) {
             $0(r, cmd, index, object)
         }
     }
 
     /// `o[i] = x`: legal for i == count (appends); any other index replaces (GNUstep: `replaceObjectAtIndex:withObject:`,
     /// whose index is cut to 32 bits).
-    static let setObjectAtIndexedSubscript: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("setObject:atIndexedSubscript:", .container) { r, cmd, object, index in
-        setObjectAtIndexedSubscript.mutation(r, cmd, replacementFailure(r, index, object, appends: true, method: "setObject:atIndexedSubscript:")) {
+    static let setObjectAtIndexedSubscript: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("setObject:atIndexedSubscript:", .container, layers: [
+        { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript, $0, $1, $2, $3) },
+        { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript.layer(1), $0, $1, $2, $3) },
+        { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func setObjectAtIndexedSubscript(in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                                    _ object: CSRObject?, _ index: UInt) {
+        point.mutation(r, cmd, replacementFailure(r, index, object, appends: true, method: "setObject:atIndexedSubscript:")) {
             $0(r, cmd, object, index)
         }
     }
@@ -126,9 +173,15 @@ enum OrderedSetHooks {
     }
 
     /// Foundation names the first index that is out of range.
-    static let exchangeObjects: GuardedMethod<IMP.VoidWithIndexIndex> = GuardedMethod("exchangeObjectAtIndex:withObjectAtIndex:", .container) { r, cmd, first, second in
+    static let exchangeObjects: GuardedMethod<IMP.VoidWithIndexIndex> = GuardedMethod("exchangeObjectAtIndex:withObjectAtIndex:", .container, layers: [
+        { exchangeObjects(in: exchangeObjects, $0, $1, $2, $3) },
+        { exchangeObjects(in: exchangeObjects.layer(1), $0, $1, $2, $3) },
+        { exchangeObjects(in: exchangeObjects.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func exchangeObjects(in point: GuardedMethod<IMP.VoidWithIndexIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                        _ first: UInt, _ second: UInt) {
         let count = count(of: r)
-        exchangeObjects.mutation(r, cmd, valid: first < count && second < count, else: exchangeFailure(first >= count ? first : second, count: count)) {
+        point.mutation(r, cmd, valid: first < count && second < count, else: exchangeFailure(first >= count ? first : second, count: count)) {
             $0(r, cmd, first, second)
         }
     }
@@ -146,8 +199,14 @@ enum OrderedSetHooks {
     /// before: the k-th index must be below count - k (its low 32 bits, GSIArray's), or the removal fails an
     /// assertion with the k objects before it already removed. The guard checks before the original runs and skips
     /// the whole call.
-    static let moveObjectsAtIndexes: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("moveObjectsAtIndexes:toIndex:", .container) { r, cmd, indexes, index in
-        moveObjectsAtIndexes.mutation(r, cmd, moveFailure(r, indexes)) { $0(r, cmd, indexes, index) }
+    static let moveObjectsAtIndexes: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("moveObjectsAtIndexes:toIndex:", .container, layers: [
+        { moveObjectsAtIndexes(in: moveObjectsAtIndexes, $0, $1, $2, $3) },
+        { moveObjectsAtIndexes(in: moveObjectsAtIndexes.layer(1), $0, $1, $2, $3) },
+        { moveObjectsAtIndexes(in: moveObjectsAtIndexes.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func moveObjectsAtIndexes(in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                             _ indexes: CSRObject?, _ index: UInt) {
+        point.mutation(r, cmd, moveFailure(r, indexes)) { $0(r, cmd, indexes, index) }
     }
 
     private static func moveFailure(_ r: CSRObject?, _ indexes: CSRObject?) -> Violation? {

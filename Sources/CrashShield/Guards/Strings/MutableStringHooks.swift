@@ -16,17 +16,28 @@ enum MutableStringHooks {
     }
 
     /// Legal for index == length (appends). GNUstep checks in `replaceCharactersInRange:withString:`.
-    static let insertStringAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertString:atIndex:", .string) { r, cmd, string, index in
+    static let insertStringAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertString:atIndex:", .string, layers: [
+        { insertStringAtIndex(in: insertStringAtIndex, $0, $1, $2, $3) },
+        { insertStringAtIndex(in: insertStringAtIndex.layer(1), $0, $1, $2, $3) },
+        { insertStringAtIndex(in: insertStringAtIndex.layer(2), $0, $1, $2, $3) },
+    ])
+    private static func insertStringAtIndex(in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                            _ string: CSRObject?, _ index: UInt) {
         let length = length(of: r)
-        insertStringAtIndex.mutation(r, cmd, valid: index <= length, else: .textMutation(CSRRange(location: index, length: 0), length: length,
-                                     method: "replaceCharactersInRange:withString:", appleMethod: "insertString:atIndex:")) { $0(r, cmd, string, index) }
+        point.mutation(r, cmd, valid: index <= length, else: .textMutation(CSRRange(location: index, length: 0), length: length,
+                       method: "replaceCharactersInRange:withString:", appleMethod: "insertString:atIndex:")) { $0(r, cmd, string, index) }
     }
 
     /// Apple's rules only (GNUstep appends nothing). Apple raises through CoreFoundation's `mutateError`, without
     /// `*** ` (`-[__NSCFString appendString:]: nil argument`).
-    static let appendString: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("appendString:", .string) { r, cmd, string in
-        appendString.mutation(r, cmd, valid: string != nil, else: .appleOnly("appendString:", "nil argument",
-                                                                       hint: "check the string for nil before appending it", starred: false)) { $0(r, cmd, string) }
+    static let appendString: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("appendString:", .string, layers: [
+        { appendString(in: appendString, $0, $1, $2) }, { appendString(in: appendString.layer(1), $0, $1, $2) },
+        { appendString(in: appendString.layer(2), $0, $1, $2) },
+    ])
+    private static func appendString(in point: GuardedMethod<IMP.VoidWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                     _ string: CSRObject?) {
+        point.mutation(r, cmd, valid: string != nil, else: .appleOnly("appendString:", "nil argument",
+                                                                hint: "check the string for nil before appending it", starred: false)) { $0(r, cmd, string) }
     }
 
     /// Also installed on mutable attributed strings (an unrelated class hierarchy: no nesting).
@@ -35,9 +46,14 @@ enum MutableStringHooks {
     /// anything, gets a marker instead, and its failure is recovered at the raise (CSRHotRaise.m).
     static let replaceCharactersInRange: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod(
         "replaceCharactersInRange:withString:", .string, checkFirst: Int32(CSRHotMutableStringReplaceCharacters),
-        markerHint: Hint.text
-    ) { r, cmd, range, string in
-        replaceCharactersInRange.mutation(r, cmd, valid: range.fits(in: length(of: r)), else: rangeFailure(range, r)) {
+        markerHint: Hint.text, layers: [
+            { replaceCharactersInRange(in: replaceCharactersInRange, $0, $1, $2, $3) },
+            { replaceCharactersInRange(in: replaceCharactersInRange.layer(1), $0, $1, $2, $3) },
+            { replaceCharactersInRange(in: replaceCharactersInRange.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func replaceCharactersInRange(in point: GuardedMethod<IMP.VoidWithRangeObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                                 _ range: CSRRange, _ string: CSRObject?) {
+        point.mutation(r, cmd, valid: range.fits(in: length(of: r)), else: rangeFailure(range, r)) {
             $0(r, cmd, range, string)
         }
     }

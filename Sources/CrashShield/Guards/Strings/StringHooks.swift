@@ -27,17 +27,29 @@ enum StringHooks {
     // MARK: Reads
 
     /// Recovery: an empty string (the original with index == length).
-    static let substringFromIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("substringFromIndex:", .string) { r, cmd, index in
+    static let substringFromIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("substringFromIndex:", .string, layers: [
+        { substringFromIndex(in: substringFromIndex, $0, $1, $2) },
+        { substringFromIndex(in: substringFromIndex.layer(1), $0, $1, $2) },
+        { substringFromIndex(in: substringFromIndex.layer(2), $0, $1, $2) },
+    ])
+    private static func substringFromIndex(in point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                           _ index: UInt) -> CSRObject? {
         let length = length(of: r)
-        return substringFromIndex.read(r, cmd, valid: index <= length, else: .substringIndex(index, length: length, from: true),
-                                       recovery: { $0(r, cmd, length) }) { $0(r, cmd, index) }
+        return point.read(r, cmd, valid: index <= length, else: .substringIndex(index, length: length, from: true),
+                          recovery: { $0(r, cmd, length) }) { $0(r, cmd, index) }
     }
 
     /// Recovery: an empty string.
-    static let substringToIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("substringToIndex:", .string) { r, cmd, index in
+    static let substringToIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("substringToIndex:", .string, layers: [
+        { substringToIndex(in: substringToIndex, $0, $1, $2) },
+        { substringToIndex(in: substringToIndex.layer(1), $0, $1, $2) },
+        { substringToIndex(in: substringToIndex.layer(2), $0, $1, $2) },
+    ])
+    private static func substringToIndex(in point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                         _ index: UInt) -> CSRObject? {
         let length = length(of: r)
-        return substringToIndex.read(r, cmd, valid: index <= length, else: .substringIndex(index, length: length, from: false),
-                                     recovery: { $0(r, cmd, 0) }) { $0(r, cmd, index) }
+        return point.read(r, cmd, valid: index <= length, else: .substringIndex(index, length: length, from: false),
+                          recovery: { $0(r, cmd, 0) }) { $0(r, cmd, index) }
     }
 
     /// Three layers: GNUstep's NSString has a generic implementation (constant strings use it) under the concrete
@@ -88,23 +100,37 @@ enum StringHooks {
     /// their check must stay exactly "the first argument is not nil". (`rangeOfString:` reaches
     /// `rangeOfString:options:range:locale:`, guarded in `SearchHooks`; so do these, after their own check.)
     static let hasPrefix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod(
-        "hasPrefix:", .string, checkFirst: Int32(CSRHotStringHasPrefix)
-    ) { r, cmd, prefix in
-        hasPrefix.guarded(r, cmd, valid: prefix != nil, else: .nilSearch(method: "hasPrefix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, prefix) }
+        "hasPrefix:", .string, checkFirst: Int32(CSRHotStringHasPrefix), layers: [
+            { hasPrefix(in: hasPrefix, $0, $1, $2) }, { hasPrefix(in: hasPrefix.layer(1), $0, $1, $2) },
+            { hasPrefix(in: hasPrefix.layer(2), $0, $1, $2) },
+        ])
+    private static func hasPrefix(in point: GuardedMethod<StringIMP.BoolWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                  _ prefix: CSRObject?) -> UInt8 {
+        point.guarded(r, cmd, valid: prefix != nil, else: .nilSearch(method: "hasPrefix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, prefix) }
     }
 
     /// Recovery: NO.
     static let hasSuffix: GuardedMethod<StringIMP.BoolWithObject> = GuardedMethod(
-        "hasSuffix:", .string, checkFirst: Int32(CSRHotStringHasSuffix)
-    ) { r, cmd, suffix in
-        hasSuffix.guarded(r, cmd, valid: suffix != nil, else: .nilSearch(method: "hasSuffix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, suffix) }
+        "hasSuffix:", .string, checkFirst: Int32(CSRHotStringHasSuffix), layers: [
+            { hasSuffix(in: hasSuffix, $0, $1, $2) }, { hasSuffix(in: hasSuffix.layer(1), $0, $1, $2) },
+            { hasSuffix(in: hasSuffix.layer(2), $0, $1, $2) },
+        ])
+    private static func hasSuffix(in point: GuardedMethod<StringIMP.BoolWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                  _ suffix: CSRObject?) -> UInt8 {
+        point.guarded(r, cmd, valid: suffix != nil, else: .nilSearch(method: "hasSuffix:"), unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, suffix) }
     }
 
     /// Apple's rules only (GNUstep answers a copy of the receiver). Recovery: the same copy (the receiver appended
     /// with "").
-    static let stringByAppendingString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("stringByAppendingString:", .string) { r, cmd, string in
-        stringByAppendingString.read(r, cmd, valid: string != nil, else: .appleOnly("stringByAppendingString:", "nil argument", hint: Hint.nilString),
-                                     recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
+    static let stringByAppendingString: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("stringByAppendingString:", .string, layers: [
+        { stringByAppendingString(in: stringByAppendingString, $0, $1, $2) },
+        { stringByAppendingString(in: stringByAppendingString.layer(1), $0, $1, $2) },
+        { stringByAppendingString(in: stringByAppendingString.layer(2), $0, $1, $2) },
+    ])
+    private static func stringByAppendingString(in point: GuardedMethod<IMP.ObjectWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                                _ string: CSRObject?) -> CSRObject? {
+        point.read(r, cmd, valid: string != nil, else: .appleOnly("stringByAppendingString:", "nil argument", hint: Hint.nilString),
+                   recovery: { $0(r, cmd, csr_string_create("")) }) { $0(r, cmd, string) }
     }
 
     // MARK: Constructors (recovery: an empty string of the class asked for)
