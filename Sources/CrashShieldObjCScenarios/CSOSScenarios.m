@@ -411,6 +411,37 @@ char *csos_upload_sinks(const char *folder) {
     return [out copyText];
 }
 
+char *csos_upload_wait(const char *folder, int port) {
+    CSOSOutput *out = CSR_AUTORELEASE([[CSOSOutput alloc] init]);
+    NSString *base = [NSString stringWithUTF8String:folder];
+    NSString *endpoint = [NSString stringWithFormat:@"http://127.0.0.1:%d/crashes", port];
+    CSConfiguration *configuration = [CSConfiguration productionConfiguration];
+    configuration.guards = CSGuardContainer;
+    configuration.logsReports = NO;
+    configuration.uploadSinks = @[[CSUploadSink HTTPSinkWithEndpoint:[NSURL URLWithString:endpoint]
+                                                               folder:[NSURL fileURLWithPath:[base stringByAppendingPathComponent:@"http"]]
+                                                              headers:@{@"Authorization": @"Bearer csos"}]];
+    NSError *error = nil;
+    [out set:@"started" to:@([CSShield startWithConfiguration:configuration error:&error])];
+    [out set:@"error" error:error];
+    (void)CSOSTryReadPastEnd();
+    [out set:@"waited" to:@([CSShield waitForUploadsWithTimeout:15])];
+    CSUploadStatistics *statistics = [CSShield.uploadStatistics firstObject];
+    [out set:@"sinks" to:@([CSShield.uploadStatistics count])];
+    [out set:@"delivered" to:@(statistics.deliveredReports)];
+    [out set:@"queued" to:@(statistics.queuedReports)];
+    [out set:@"requests" to:@(statistics.requests)];
+    [out set:@"isSentry" to:@(statistics.isSentry)];
+    [out set:@"folder" to:[[statistics.folder path] lastPathComponent]];
+    CSOSStop();
+    // After stop, a new start may use the same folder: the last start's sink hands it over.
+    NSError *again = nil;
+    [out set:@"restarted" to:@([CSShield startWithConfiguration:configuration error:&again])];
+    [out set:@"restartError" error:again];
+    CSOSStop();
+    return [out copyText];
+}
+
 // MARK: Seed 003: posting on a thread
 
 static NSString *CSOSThreadName(void) {

@@ -23,6 +23,7 @@ CS_OBJC_ONLY
     NSDictionary<NSString *, NSString *> *_headers;
     NSString *_releaseName;
     NSString *_environment;
+    NSString *_dist;
     CSGuard _uploadedGuards;
 }
 
@@ -40,13 +41,16 @@ CS_OBJC_ONLY
 @property (nonatomic, readonly, copy, nullable) NSURL *endpoint;
 /// The DSN (Sentry) or nil.
 @property (nonatomic, readonly, copy, nullable) NSString *DSN;
-/// A folder the sink owns (created if missing), for unsent reports: one sink per folder.
+/// A folder the sink owns (created if missing), for unsent reports: one sink per folder (a folder another upload sink
+/// of the process uses, or one inside it, is refused with CSErrorInvalidSink).
 @property (nonatomic, readonly, copy) NSURL *folder;
 /// Extra request headers.
 @property (nonatomic, copy) NSDictionary<NSString *, NSString *> *headers;
 /// Sentry's `release` and `environment` of every event.
 @property (nonatomic, readonly, copy, nullable) NSString *releaseName;
 @property (nonatomic, readonly, copy, nullable) NSString *environment;
+/// Sentry's `dist` of every event (the build). Default nil: the app's build (CFBundleVersion).
+@property (nonatomic, copy, nullable) NSString *dist;
 /// The guards whose reports are uploaded. Default: all but CSGuardMainThreadUI (its volume would flood a server;
 /// its reports still reach the handler, the log and the store).
 @property (nonatomic) CSGuard uploadedGuards;
