@@ -239,8 +239,31 @@ char *csos_bad_input(const char *folder) {
     CSOSExpectRefused(out, @"nilConfiguration", none);
 
     CSConfiguration *configuration = [CSConfiguration productionConfiguration];
-    configuration.excludedClassNames = [NSSet setWithObject:@"CSOSNoSuchClass"];
+    configuration.zombieClassNames = [NSSet setWithObject:@"CSOSNoSuchClass"];
     CSOSExpectRefused(out, @"unknownClass", configuration);
+
+    configuration = [CSConfiguration productionConfiguration];
+    configuration.excludedClassNames = [NSSet setWithObjects:@"CSOSNoSuchClass", @"NSObject", nil];
+    CSOSExpectRefused(out, @"rootExcluded", configuration);
+
+    configuration = [CSConfiguration productionConfiguration];
+    configuration.protectedClassPrefixes = @[@"CSOS", @"NS"];
+    CSOSExpectRefused(out, @"foundationPrefix", configuration);
+
+    configuration = [CSConfiguration productionConfiguration];
+    configuration.protectedClassPrefixes = @[@"__NS"];
+    CSOSExpectRefused(out, @"underscorePrefix", configuration);
+
+    // A stale name in the deny list is logged and skipped: CrashShield starts.
+    configuration = [CSConfiguration productionConfiguration];
+    configuration.guards = CSGuardContainer;
+    configuration.logsReports = NO;
+    configuration.excludedClassNames = [NSSet setWithObject:@"MYLegacyParser"];
+    NSError *staleError = nil;
+    [out set:@"staleExcluded.started" to:@([CSShield startWithConfiguration:configuration error:&staleError])];
+    [out set:@"staleExcluded.error" error:staleError];
+    [out set:@"staleExcluded.call" to:CSOSTryReadPastEnd()];
+    CSOSStop();
 
     configuration = [CSConfiguration productionConfiguration];
     configuration.maxStackDepth = 2;
@@ -282,7 +305,7 @@ char *csos_bad_input(const char *folder) {
     CSOSExpectRefused(out, @"storeIsAFolder", configuration);
 
     configuration = [CSConfiguration productionConfiguration];
-    configuration.excludedClassNames = [NSSet setWithObject:@"CSOSNoSuchClass"];
+    configuration.zombieClassNames = [NSSet setWithObject:@"CSOSNoSuchClass"];
     [out set:@"nilErrorPointer" to:@([CSShield startWithConfiguration:configuration error:NULL])];
 
     configuration = [CSConfiguration productionConfiguration];

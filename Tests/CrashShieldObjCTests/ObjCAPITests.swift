@@ -96,6 +96,9 @@ final class ObjCAPITests: XCTestCase {
         let expected: [(String, Int, String?)] = [
             ("nilConfiguration", 2, "CSConfiguration"),
             ("unknownClass", 5, "CSOSNoSuchClass"),
+            ("rootExcluded", 6, "'NSObject' is a root class"),
+            ("foundationPrefix", 6, "'NS'"),
+            ("underscorePrefix", 6, "'__NS'"),
             ("stackDepth", 6, "maxStackDepth"),
             ("overrideOfTwoGuards", 6, "single guards"),
             ("overridesWronglyTyped", 2, "modeOverrides"),
@@ -112,6 +115,8 @@ final class ObjCAPITests: XCTestCase {
             XCTAssertEqual(out["\(key).started"], "0", key)
             XCTAssertEqual(out["\(key).running"], "0", "\(key): nothing stays installed")
         }
+        XCTAssertEqual(out["staleExcluded.started"], "1", out["staleExcluded.error"] ?? "")
+        XCTAssertEqual(out["staleExcluded.call"], "recovered", "a stale excluded name leaves the guards on")
         XCTAssertEqual(out["nilErrorPointer"], "0")
         XCTAssertEqual(out["firstStart"], "1")
         XCTAssertEqual(out["secondStart"], "0")
