@@ -17,6 +17,9 @@ bool csbridge_is_running(void);
 uint32_t csbridge_active_guards(void);
 int32_t csbridge_set_guard(uint32_t guards, bool enabled, char **message);
 bool csbridge_flush(double timeoutSeconds);
+bool csbridge_wait_for_uploads(double timeoutSeconds);
+/// A JSON array (malloc'd: free it) or NULL.
+char *csbridge_copy_upload_statistics(void);
 /// A JSON array (malloc'd: free it) or NULL.
 char *csbridge_copy_reports(void);
 

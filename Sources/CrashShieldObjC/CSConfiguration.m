@@ -7,7 +7,7 @@
 @implementation CSUploadSink
 
 @synthesize isSentry = _isSentry, endpoint = _endpoint, DSN = _DSN, folder = _folder, headers = _headers,
-    releaseName = _releaseName, environment = _environment, uploadedGuards = _uploadedGuards;
+    releaseName = _releaseName, environment = _environment, dist = _dist, uploadedGuards = _uploadedGuards;
 
 - (instancetype)initWithEndpoint:(NSURL *)endpoint DSN:(NSString *)DSN folder:(NSURL *)folder
                          release:(NSString *)releaseName environment:(NSString *)environment {
@@ -41,6 +41,7 @@
     CSUploadSink *copy = [[CSUploadSink alloc] initWithEndpoint:_endpoint DSN:_DSN folder:_folder release:_releaseName
                                                     environment:_environment];
     copy.headers = _headers;
+    copy.dist = _dist;
     copy.uploadedGuards = _uploadedGuards;
     return copy;
 }
@@ -71,13 +72,18 @@
     if (_DSN) [object setObject:_DSN forKey:@"dsn"];
     if (_releaseName) [object setObject:_releaseName forKey:@"release"];
     if (_environment) [object setObject:_environment forKey:@"environment"];
+    if (_dist && ![_dist isKindOfClass:[NSString class]]) {
+        CSInvalidArgument(@"an upload sink's dist must be a string", error);
+        return nil;
+    }
+    if (_dist) [object setObject:_dist forKey:@"dist"];
     return object;
 }
 
 #if !__has_feature(objc_arc)
 - (void)dealloc {
     [_endpoint release]; [_DSN release]; [_folder release]; [_headers release]; [_releaseName release];
-    [_environment release];
+    [_environment release]; [_dist release];
     [super dealloc];
 }
 #endif

@@ -14,6 +14,58 @@ static void CSDeliverReport(void *context, const char *reportJSON) {
     }
 }
 
+@interface CSUploadStatistics ()
+/// From the JSON object csbridge_copy_upload_statistics writes; nil when it is not one.
++ (instancetype)statisticsWithObject:(id)object;
+- (instancetype)initWithObject:(NSDictionary *)object;
+@end
+
+@implementation CSUploadStatistics
+
+@synthesize folder = _folder, isSentry = _isSentry, deliveredReports = _deliveredReports,
+    rejectedBatches = _rejectedBatches, droppedReports = _droppedReports, requests = _requests,
+    queuedReports = _queuedReports, credentialRefusals = _credentialRefusals, rateLimitedReports = _rateLimitedReports;
+
+static NSInteger CSInteger(NSDictionary *object, NSString *key) {
+    id value = [object objectForKey:key];
+    return [value isKindOfClass:[NSNumber class]] ? [value integerValue] : 0;
+}
+
++ (instancetype)statisticsWithObject:(id)object {
+    if (![object isKindOfClass:[NSDictionary class]] || ![[object objectForKey:@"folder"] isKindOfClass:[NSString class]]) {
+        return nil;
+    }
+    return CSR_AUTORELEASE([[self alloc] initWithObject:object]);
+}
+
+- (instancetype)initWithObject:(NSDictionary *)object {
+    if (!(self = [super init])) return nil;
+    _folder = [[NSURL alloc] initFileURLWithPath:[object objectForKey:@"folder"] isDirectory:YES];
+    _isSentry = [[object objectForKey:@"sentry"] boolValue];
+    _deliveredReports = CSInteger(object, @"deliveredReports");
+    _rejectedBatches = CSInteger(object, @"rejectedBatches");
+    _droppedReports = CSInteger(object, @"droppedReports");
+    _requests = CSInteger(object, @"requests");
+    _queuedReports = CSInteger(object, @"queuedReports");
+    _credentialRefusals = CSInteger(object, @"credentialRefusals");
+    _rateLimitedReports = CSInteger(object, @"rateLimitedReports");
+    return self;
+}
+
+- (NSString *)description {
+    return [NSString stringWithFormat:@"<CSUploadStatistics %@: %ld delivered, %ld queued, %ld requests>", [_folder path],
+                                      (long)_deliveredReports, (long)_queuedReports, (long)_requests];
+}
+
+#if !__has_feature(objc_arc)
+- (void)dealloc {
+    [_folder release];
+    [super dealloc];
+}
+#endif
+
+@end
+
 @implementation CSShield
 
 + (BOOL)startWithConfiguration:(CSConfiguration *)configuration error:(NSError **)error {
@@ -45,6 +97,24 @@ static void CSDeliverReport(void *context, const char *reportJSON) {
 
 + (BOOL)flushWithTimeout:(NSTimeInterval)timeout {
     return csbridge_flush(timeout) ? YES : NO;
+}
+
++ (BOOL)waitForUploadsWithTimeout:(NSTimeInterval)timeout {
+    return csbridge_wait_for_uploads(timeout) ? YES : NO;
+}
+
++ (NSArray<CSUploadStatistics *> *)uploadStatistics {
+    char *json = csbridge_copy_upload_statistics();
+    if (!json) return @[];
+    NSData *data = [NSData dataWithBytes:json length:strlen(json)];
+    free(json);
+    NSArray *objects = [NSJSONSerialization JSONObjectWithData:data options:0 error:NULL];
+    NSMutableArray *list = [NSMutableArray array];
+    for (id object in [objects isKindOfClass:[NSArray class]] ? objects : @[]) {
+        CSUploadStatistics *statistics = [CSUploadStatistics statisticsWithObject:object];
+        if (statistics) [list addObject:statistics];
+    }
+    return list;
 }
 
 + (BOOL)isRunning {

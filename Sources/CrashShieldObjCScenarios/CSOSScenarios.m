@@ -239,8 +239,31 @@ char *csos_bad_input(const char *folder) {
     CSOSExpectRefused(out, @"nilConfiguration", none);
 
     CSConfiguration *configuration = [CSConfiguration productionConfiguration];
-    configuration.excludedClassNames = [NSSet setWithObject:@"CSOSNoSuchClass"];
+    configuration.zombieClassNames = [NSSet setWithObject:@"CSOSNoSuchClass"];
     CSOSExpectRefused(out, @"unknownClass", configuration);
+
+    configuration = [CSConfiguration productionConfiguration];
+    configuration.excludedClassNames = [NSSet setWithObjects:@"CSOSNoSuchClass", @"NSObject", nil];
+    CSOSExpectRefused(out, @"rootExcluded", configuration);
+
+    configuration = [CSConfiguration productionConfiguration];
+    configuration.protectedClassPrefixes = @[@"CSOS", @"NS"];
+    CSOSExpectRefused(out, @"foundationPrefix", configuration);
+
+    configuration = [CSConfiguration productionConfiguration];
+    configuration.protectedClassPrefixes = @[@"__NS"];
+    CSOSExpectRefused(out, @"underscorePrefix", configuration);
+
+    // A stale name in the deny list is logged and skipped: CrashShield starts.
+    configuration = [CSConfiguration productionConfiguration];
+    configuration.guards = CSGuardContainer;
+    configuration.logsReports = NO;
+    configuration.excludedClassNames = [NSSet setWithObject:@"MYLegacyParser"];
+    NSError *staleError = nil;
+    [out set:@"staleExcluded.started" to:@([CSShield startWithConfiguration:configuration error:&staleError])];
+    [out set:@"staleExcluded.error" error:staleError];
+    [out set:@"staleExcluded.call" to:CSOSTryReadPastEnd()];
+    CSOSStop();
 
     configuration = [CSConfiguration productionConfiguration];
     configuration.maxStackDepth = 2;
@@ -282,7 +305,7 @@ char *csos_bad_input(const char *folder) {
     CSOSExpectRefused(out, @"storeIsAFolder", configuration);
 
     configuration = [CSConfiguration productionConfiguration];
-    configuration.excludedClassNames = [NSSet setWithObject:@"CSOSNoSuchClass"];
+    configuration.zombieClassNames = [NSSet setWithObject:@"CSOSNoSuchClass"];
     [out set:@"nilErrorPointer" to:@([CSShield startWithConfiguration:configuration error:NULL])];
 
     configuration = [CSConfiguration productionConfiguration];
@@ -408,6 +431,37 @@ char *csos_upload_sinks(const char *folder) {
                                rangeOfString:signature].location != NSNotFound)];
     [out set:@"httpFolder" to:@(signature && CSOSFolderHolds(httpFolder, signature))];
     [out set:@"sentryFolder" to:@(signature && CSOSFolderHolds(sentryFolder, signature))];
+    return [out copyText];
+}
+
+char *csos_upload_wait(const char *folder, int port) {
+    CSOSOutput *out = CSR_AUTORELEASE([[CSOSOutput alloc] init]);
+    NSString *base = [NSString stringWithUTF8String:folder];
+    NSString *endpoint = [NSString stringWithFormat:@"http://127.0.0.1:%d/crashes", port];
+    CSConfiguration *configuration = [CSConfiguration productionConfiguration];
+    configuration.guards = CSGuardContainer;
+    configuration.logsReports = NO;
+    configuration.uploadSinks = @[[CSUploadSink HTTPSinkWithEndpoint:[NSURL URLWithString:endpoint]
+                                                               folder:[NSURL fileURLWithPath:[base stringByAppendingPathComponent:@"http"]]
+                                                              headers:@{@"Authorization": @"Bearer csos"}]];
+    NSError *error = nil;
+    [out set:@"started" to:@([CSShield startWithConfiguration:configuration error:&error])];
+    [out set:@"error" error:error];
+    (void)CSOSTryReadPastEnd();
+    [out set:@"waited" to:@([CSShield waitForUploadsWithTimeout:15])];
+    CSUploadStatistics *statistics = [CSShield.uploadStatistics firstObject];
+    [out set:@"sinks" to:@([CSShield.uploadStatistics count])];
+    [out set:@"delivered" to:@(statistics.deliveredReports)];
+    [out set:@"queued" to:@(statistics.queuedReports)];
+    [out set:@"requests" to:@(statistics.requests)];
+    [out set:@"isSentry" to:@(statistics.isSentry)];
+    [out set:@"folder" to:[[statistics.folder path] lastPathComponent]];
+    CSOSStop();
+    // After stop, a new start may use the same folder: the last start's sink hands it over.
+    NSError *again = nil;
+    [out set:@"restarted" to:@([CSShield startWithConfiguration:configuration error:&again])];
+    [out set:@"restartError" error:again];
+    CSOSStop();
     return [out copyText];
 }
 

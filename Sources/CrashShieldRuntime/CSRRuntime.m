@@ -281,6 +281,37 @@ const char *csr_class_imagePath(CSRClass cls) {
 #endif
 }
 
+const char **csr_copy_class_names_in_image_of(CSRClass cls, unsigned int *count) {
+    if (count) *count = 0;
+    if (cls == NULL || count == NULL) return NULL;
+#if defined(__APPLE__)
+    // The image's class list, read without realizing its classes.
+    const char *image = class_getImageName((CSR_BRIDGE Class)cls);
+    return image ? objc_copyClassNamesForImage(image, count) : NULL;
+#else
+    Dl_info anchor;
+    if (!dladdr(cls, &anchor) || anchor.dli_fbase == NULL) return NULL;
+    int total = objc_getClassList(NULL, 0);
+    if (total <= 0) return NULL;
+    Class *classes = (Class *)malloc(sizeof(Class) * (size_t)total);
+    const char **names = (const char **)malloc(sizeof(const char *) * (size_t)total);
+    if (classes == NULL || names == NULL) {
+        free(classes);
+        free(names);
+        return NULL;
+    }
+    total = objc_getClassList(classes, total);
+    unsigned int found = 0;
+    for (int i = 0; i < total; i++) {
+        Dl_info info;
+        if (dladdr((CSR_BRIDGE void *)classes[i], &info) && info.dli_fbase == anchor.dli_fbase) names[found++] = class_getName(classes[i]);
+    }
+    free(classes);
+    *count = found;
+    return names;
+#endif
+}
+
 CSRSelector csr_sel_register(const char *name) { return (CSRSelector)(void *)sel_registerName(name); }
 
 const char *csr_sel_getName(CSRSelector selector) { return selector ? sel_getName((SEL)selector) : "(null)"; }

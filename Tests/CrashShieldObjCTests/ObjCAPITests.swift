@@ -96,6 +96,9 @@ final class ObjCAPITests: XCTestCase {
         let expected: [(String, Int, String?)] = [
             ("nilConfiguration", 2, "CSConfiguration"),
             ("unknownClass", 5, "CSOSNoSuchClass"),
+            ("rootExcluded", 6, "'NSObject' is a root class"),
+            ("foundationPrefix", 6, "'NS'"),
+            ("underscorePrefix", 6, "'__NS'"),
             ("stackDepth", 6, "maxStackDepth"),
             ("overrideOfTwoGuards", 6, "single guards"),
             ("overridesWronglyTyped", 2, "modeOverrides"),
@@ -112,6 +115,8 @@ final class ObjCAPITests: XCTestCase {
             XCTAssertEqual(out["\(key).started"], "0", key)
             XCTAssertEqual(out["\(key).running"], "0", "\(key): nothing stays installed")
         }
+        XCTAssertEqual(out["staleExcluded.started"], "1", out["staleExcluded.error"] ?? "")
+        XCTAssertEqual(out["staleExcluded.call"], "recovered", "a stale excluded name leaves the guards on")
         XCTAssertEqual(out["nilErrorPointer"], "0")
         XCTAssertEqual(out["firstStart"], "1")
         XCTAssertEqual(out["secondStart"], "0")
@@ -145,6 +150,23 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["store"], "1", "the JSON Lines store kept the report")
         XCTAssertEqual(out["httpFolder"], "1", "the HTTP sink keeps the unsent report")
         XCTAssertEqual(out["sentryFolder"], "1", "the Sentry sink keeps the unsent report")
+    }
+
+    func testWaitingForUploadsAndTheirStatisticsFromObjectiveC() throws {
+        let folder = try temporaryFolder()
+        let server = try UploadServer(record: URL(fileURLWithPath: folder).appendingPathComponent("server.jsonl"))
+        defer { server.stop() }
+        let out = run { csos_upload_wait(folder, Int32(server.port)) }
+        XCTAssertEqual(out["started"], "1", out["error"] ?? "")
+        XCTAssertEqual(out["waited"], "1", "delivered within the timeout")
+        XCTAssertEqual(server.requestCount, 1, "the server had the report when the wait returned")
+        XCTAssertEqual(out["sinks"], "1")
+        XCTAssertEqual(out["delivered"], "1")
+        XCTAssertEqual(out["queued"], "0")
+        XCTAssertEqual(out["requests"], "1")
+        XCTAssertEqual(out["isSentry"], "0")
+        XCTAssertEqual(out["folder"], "http")
+        XCTAssertEqual(out["restarted"], "1", out["restartError"] ?? "")
     }
 
     // MARK: Seed 003: observers run on the thread the post names
@@ -192,5 +214,46 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(code(out["nilNameError"]), 2, out["nilNameError"] ?? "")
         XCTAssertEqual(out["nilBlock"], "nil")
         XCTAssertEqual(code(out["nilBlockError"]), 2, out["nilBlockError"] ?? "")
+    }
+}
+
+/// Tests/Fixtures/upload_server.py on 127.0.0.1 (answers 200), in a child process.
+private final class UploadServer {
+    let port: Int
+    private let record: URL
+    private let process = Process()
+
+    init(record: URL) throws {
+        self.record = record
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/upload_server.py")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, "--record", record.path, "--port", "0"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            process.terminate()
+            throw NSError(domain: "UploadServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "no server: \(text)"])
+        }
+        self.port = port
+    }
+
+    /// Requests the server finished.
+    var requestCount: Int {
+        ((try? String(contentsOf: record, encoding: .utf8)) ?? "").split(separator: "\n").count
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
     }
 }

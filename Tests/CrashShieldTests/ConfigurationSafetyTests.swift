@@ -26,6 +26,62 @@ final class ConfigurationSafetyTests: ShieldTestCase {
         assertRefused(countless, mentioning: "maxCount")
     }
 
+    func testAStaleExcludedClassNameIsSkippedAndTheGuardsStillRun() throws {
+        var configuration = Configuration(guards: .container)
+        configuration.excludedClassNames = ["MYLegacyParser"]   // the README's example: a class since removed
+        try withShield(configuration) { sink in
+            XCTAssertTrue(CrashShield.isRunning)
+            XCTAssertNil(css_test_bad_call(), "the guard runs")
+            XCTAssertEqual(sink.reports.count, 1)
+        }
+    }
+
+    func testExcludingARootClassOrPrefixesOfFoundationsOwnClassesIsRefused() throws {
+        for root in ["NSObject", "NSProxy"] {
+            var configuration = Configuration(guards: .container)
+            configuration.excludedClassNames = ["MYLegacyParser", root]
+            assertRefused(configuration, mentioning: "'\(root)' is a root class")
+        }
+        for prefix in ["NS", "N", "_", "__NS", "GS", "CF", "UI", "NSStr", "NSMutableArr"] {
+            var configuration = Configuration(guards: [.unrecognizedSelector, .zombie])
+            configuration.protectedClassPrefixes = ["MY", prefix]
+            assertRefused(configuration, mentioning: "protectedClassPrefixes: '\(prefix)'")
+        }
+        // A prefix of the app's own, a Swift module's classes, or one complete Foundation class name are fine.
+        for prefix in ["MY", "_TtC5MyApp", "NSLock", "NSObject"] {
+            var configuration = Configuration(guards: [.unrecognizedSelector])
+            configuration.protectedClassPrefixes = [prefix]
+            try withShield(configuration) { _ in XCTAssertTrue(CrashShield.isRunning, prefix) }
+        }
+        // The zombie guard matches ancestors: a root class's name would keep every freed object.
+        var zombies = Configuration(guards: [.zombie])
+        zombies.protectedClassPrefixes = ["MY", "NSObject"]
+        assertRefused(zombies, mentioning: "matches the root class 'NSObject'")
+        var later = Configuration(guards: [.unrecognizedSelector])
+        later.protectedClassPrefixes = ["NSObject"]
+        try withShield(later) { _ in
+            XCTAssertThrowsError(try CrashShield.setGuard(.zombie, enabled: true)) { error in
+                XCTAssertTrue("\(error)".contains("root class 'NSObject'"), "\(error)")
+            }
+            XCTAssertFalse(CrashShield.activeGuards.contains(.zombie))
+        }
+    }
+
+    func testNoGuardsAndMissingClassesAreWarnedOnceNotRefused() throws {
+        var configuration = Configuration(guards: [])
+        configuration.excludedClassNames = ["MYLegacyParser"]
+        configuration.mainThreadOnlyMethods["MYMissingView"] = ["setNeedsLayout"]
+        let warnings = configuration.warnings
+        XCTAssertEqual(warnings.count, 3, "\(warnings)")
+        XCTAssertTrue(warnings[0].contains("guards is empty"), warnings[0])
+        XCTAssertTrue(warnings[1].contains("excludedClassNames: no class 'MYLegacyParser'"), warnings[1])
+        XCTAssertTrue(warnings[2].contains("mainThreadOnlyMethods: no class 'MYMissingView'"), warnings[2])
+        try withShield(configuration) { _ in XCTAssertEqual(CrashShield.activeGuards, []) }
+        try withShield(configuration) { _ in }
+        XCTAssertTrue(CrashShield.loggedWarnings.current.isSuperset(of: warnings), "logged (once per process)")
+        XCTAssertEqual(Configuration(guards: .mainThreadUI).warnings, [], "UIView of the default is not warned about")
+    }
+
     func testGuardBitsThatNameNoGuardAreRefused() throws {
         assertRefused(Configuration(guards: GuardCategory(rawValue: 1 << 30)), mentioning: "name no guard")
         try withShield(Configuration(guards: .container)) { _ in

@@ -17,7 +17,7 @@ final class LifecycleTests: ShieldTestCase {
 
     func testBadConfigurationIsRejectedWithAClearErrorAndInstallsNothing() {
         let cases: [(Configuration, CrashShieldError)] = [
-            (Configuration(excludedClassNames: ["NoSuchClass"]), .unknownClass("NoSuchClass")),
+            (Configuration(unrecognizedSelectorFoundationClasses: ["NoSuchClass"]), .unknownClass("NoSuchClass")),
             (Configuration(limits: ReportLimits(maxDistinctReports: 0)),
              .invalidConfiguration("maxDistinctReports must be at least 1, got 0")),
             (Configuration(protectedClassPrefixes: [""]), .invalidConfiguration("an empty class prefix would protect every class")),

@@ -196,6 +196,81 @@ final class UploadHTTPTests: UploadTestCase {
         XCTAssertEqual(server.requests.count, 0)
     }
 
+    func testTheUserAgentCarriesCrashShieldsVersion() throws {
+        let server = try server()
+        let sink = try sink(server.url)
+        sink.receive(makeReport(1))
+        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        XCTAssertEqual(server.requests.first?.header("User-Agent"), "CrashShield/\(CrashShield.version)")
+    }
+
+    func testRefusedCredentialsKeepTheBatchForTheNextLaunchWithNewCredentials() throws {
+        let refusing = try server(["401"])
+        let logs = InMemoryLogHandler()
+        let first = try sink(refusing.url, options: fastOptions { $0.headers = ["Authorization": "Bearer expired"] }, logs: logs)
+        let reports = (1...2).map { makeReport($0) }
+        reports.forEach(first.receive)
+        let deadline = Date().addingTimeInterval(5)
+        while refusing.requests.isEmpty && Date() < deadline { usleep(10_000) }
+        usleep(300_000)
+        XCTAssertEqual(refusing.requests.map(\.behaviour), ["401"], "not retried at once")
+        XCTAssertEqual(first.statistics.rejectedBatches, 0, "\(first.statistics)")
+        XCTAssertEqual(first.statistics.queuedReports, 2, "kept while the credentials may be fixed")
+        let line = logs.entries.filter { $0.level >= .error }.map(\.message.description).joined(separator: "\n")
+        XCTAssertTrue(line.contains("HTTP 401") && line.contains("refused the credentials") && line.contains("kept"), line)
+        first.close()
+
+        // The next launch, with a renewed token: the same batch (same idempotency key) goes out.
+        let accepting = try server()
+        let second = try sink(accepting.url, options: fastOptions { $0.headers = ["Authorization": "Bearer renewed"] })
+        XCTAssertTrue(second.waitUntilIdle(timeout: 10))
+        XCTAssertEqual(accepting.requests.first?.idempotencyKey, refusing.requests.first?.idempotencyKey)
+        XCTAssertEqual(accepting.requests.first?.header("Authorization"), "Bearer renewed")
+        try assertEachArrivesOnce(reports, accepting)
+    }
+
+    func testNewHeadersSendABatchHeldForCredentialsAtOnce() throws {
+        let server = try server(["403"])
+        let sink = try sink(server.url, options: fastOptions { $0.headers = ["Authorization": "Bearer expired"] })
+        sink.receive(makeReport(1))
+        XCTAssertFalse(sink.waitUntilIdle(timeout: 1), "a batch held for credentials is still to be sent")
+        XCTAssertEqual(sink.statistics.credentialRefusals, 1)
+        XCTAssertEqual(server.requests.count, 1, "the next try waits credentialRetryDelay (an hour by default)")
+        sink.setHeaders(["Authorization": "Bearer renewed"])
+        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        XCTAssertEqual(server.requests.map { $0.header("Authorization") }, ["Bearer expired", "Bearer renewed"])
+        XCTAssertEqual(sink.statistics.deliveredReports, 1)
+        XCTAssertEqual(sink.statistics.rejectedBatches, 0)
+    }
+
+    func testABatchRefusedForCredentialsPastTheHoldLimitIsDropped() throws {
+        let server = try server(Array(repeating: "401", count: 100))
+        let logs = InMemoryLogHandler()
+        let sink = try sink(server.url, options: fastOptions { $0.credentialRetryDelay = 0.1; $0.credentialHoldLimit = 0.5 },
+                            logs: logs)
+        sink.receive(makeReport(1))
+        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        XCTAssertEqual(sink.statistics.rejectedBatches, 1)
+        XCTAssertEqual(sink.statistics.queuedReports, 0)
+        XCTAssertTrue((2...10).contains(server.requests.count), "retried every credentialRetryDelay: \(server.requests.count)")
+        XCTAssertTrue(logs.entries.contains { $0.message.description.contains("credentialHoldLimit") })
+    }
+
+    func testNotFoundAndOtherClientErrorsDropTheBatchAndSaySo() throws {
+        let server = try server(["404", "413"])
+        let logs = InMemoryLogHandler()
+        let sink = try sink(server.url, logs: logs)
+        for n in 1...2 {
+            sink.receive(makeReport(n))
+            XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        }
+        XCTAssertEqual(sink.statistics.rejectedBatches, 2)
+        let lines = logs.entries.filter { $0.level >= .error }.map(\.message.description)
+        XCTAssertEqual(lines.count, 2, "\(lines)")
+        XCTAssertTrue(lines[0].contains("HTTP 404") && lines[0].contains("does not exist") && lines[0].contains("dropped"), lines[0])
+        XCTAssertTrue(lines[1].contains("HTTP 413") && lines[1].contains("maxBatchSize") && lines[1].contains("dropped"), lines[1])
+    }
+
     func testARealStoppedCrashReachesTheServerOffTheAppThread() throws {
         let server = try server(["500"])
         let sink = try sink(server.url)

@@ -1,5 +1,7 @@
 @testable import CrashShield
 import Foundation
+import InMemoryLogging
+import Logging
 import XCTest
 
 #if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
@@ -38,13 +40,14 @@ final class UploadSentryTests: UploadTestCase {
         }
     }
 
-    private func sentrySink(port: Int) throws -> SentrySink {
-        try SentrySink(dsn: "http://0123abcd@127.0.0.1:\(port)/42", folder: folder.appendingPathComponent("sentry"),
-                       options: fastOptions(), environment: "test", release: "app@1.2")
+    private func sentrySink(port: Int, logs: InMemoryLogHandler? = nil) throws -> SentrySink {
+        let logger = logs.map { handler in Logger(label: "sentry-test") { _ in handler } } ?? Logger(label: "sentry-test")
+        return try SentrySink(dsn: "http://0123abcd@127.0.0.1:\(port)/42", folder: folder.appendingPathComponent("sentry"),
+                              options: fastOptions(), environment: "test", release: "app@1.2", logger: logger)
     }
 
     func testEachReportIsAHandledEventThatSentrySDKReadsBackFieldByField() throws {
-        let server = try server(["429:1", "500"])
+        let server = try server(["close", "close"])   // cut off by the network: retried
         let sink = try sentrySink(port: server.port)
         let uuid = "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9"
         var withContext = makeReport(1, occurrences: 12, uuid: uuid)
@@ -57,8 +60,7 @@ final class UploadSentryTests: UploadTestCase {
         reports.forEach(sink.receive)
         sink.receive(makeReport(3, category: "mainThreadUI"))   // stays local by default
         XCTAssertTrue(sink.waitUntilIdle(timeout: 15))
-        XCTAssertEqual(server.requests.map(\.behaviour), ["429:1", "500", "ok", "ok"])
-        XCTAssertGreaterThanOrEqual(server.requests[1].time - server.requests[0].time, 0.95, "Retry-After honoured")
+        XCTAssertEqual(server.requests.map(\.behaviour), ["close", "close", "ok", "ok"])
 
         let envelopes = try parsedEnvelopes(server)
         XCTAssertEqual(envelopes.count, 2, "one envelope per report, the main-thread UI one not uploaded")
@@ -78,10 +80,11 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertEqual(header["event_id"] as? String, eventID)
         XCTAssertEqual(header["dsn"] as? String, "http://0123abcd@127.0.0.1:\(server.port)/42")
         let retried = server.requests.filter { $0.idempotencyKey == eventID.replacingOccurrences(of: "-", with: "") }
-        XCTAssertEqual(retried.map(\.behaviour), ["429:1", "500", "ok"], "the retries carry the same event id")
+        XCTAssertEqual(retried.map(\.behaviour), ["close", "close", "ok"], "the retries carry the same event id")
         XCTAssertEqual(event["level"] as? String, "error")
         XCTAssertEqual(event["environment"] as? String, "test")
         XCTAssertEqual(event["release"] as? String, "app@1.2")
+        XCTAssertEqual(event["dist"] as? String, "34", "the app's build")
 
         let report = reports[0]
         let exception = try XCTUnwrap(((event["exception"] as? [String: Any])?["values"] as? [[String: Any]])?.first)
@@ -121,6 +124,102 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertEqual(tags["selector"], "objectAtIndex:")
         XCTAssertEqual(event["fingerprint"] as? [String], [report.signature])
         XCTAssertEqual((event["extra"] as? [String: Any])?["occurrences"] as? Int, 12)
+    }
+
+    func testSentryDiscardsEnvelopesOn4xxAnd5xxAndRetriesOnlyNetworkErrors() throws {
+        let server = try server(["500", "400", "413", "close"])
+        let logs = InMemoryLogHandler()
+        let sink = try sentrySink(port: server.port, logs: logs)
+        for n in 1...4 {   // one at a time: each answer meets a known envelope
+            sink.receive(makeReport(n))
+            XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        }
+        XCTAssertEqual(server.requests.map(\.behaviour), ["500", "400", "413", "close", "ok"])
+        let keys = server.requests.map(\.idempotencyKey)
+        XCTAssertEqual(Set(keys.prefix(4)).count, 4, "a discarded envelope is never sent again")
+        XCTAssertEqual(keys[3], keys[4], "the envelope the network cut off is sent again, with its event id")
+        XCTAssertEqual(sink.statistics.rejectedBatches, 3)
+        XCTAssertEqual(sink.statistics.deliveredReports, 1)
+        let lines = logs.entries.filter { $0.level >= .error }.map(\.message.description)
+        XCTAssertEqual(lines.count, 3, "one line per discarded envelope: \(lines)")
+        XCTAssertTrue(zip(lines, ["HTTP 500", "HTTP 400", "HTTP 413"]).allSatisfy { $0.contains($1) && $0.contains("dropped") }, "\(lines)")
+    }
+
+    func testSentryRateLimitsAreHonouredPerCategoryFromAnyAnswer() throws {
+        // A 200 limiting another category; then a 429 limiting errors for 2 s (and transactions for 60 s).
+        let plan = ["limits:200:60:transaction;session:key", "limits:429:2:default;error;security:organization:quota|60:transaction:key"]
+        let server = try server(plan)
+        let sink = try sentrySink(port: server.port)
+        for n in 1...2 {
+            sink.receive(makeReport(n))
+            XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        }
+        let limited = Date()
+        XCTAssertEqual(server.requests.map(\.behaviour), plan, "a limit of another category does not hold errors back")
+        sink.receive(makeReport(3))   // while errors are limited: discarded, not sent
+        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        usleep(UInt32(max(0, 2.2 - Date().timeIntervalSince(limited)) * 1_000_000))
+        XCTAssertEqual(server.requests.count, 2, "nothing was sent during the limit; the 429'd envelope is not sent again")
+        sink.receive(makeReport(4))   // the limit expired
+        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        let requests = server.requests
+        XCTAssertEqual(requests.map(\.behaviour), plan + ["ok"])
+        XCTAssertGreaterThanOrEqual(requests[2].time - requests[1].time, 2)
+        let delivered = try parsedEnvelopes(server).compactMap { envelope -> String? in
+            let event = (envelope["items"] as? [[String: Any]])?.first?["event"] as? [String: Any]
+            return (event?["fingerprint"] as? [String])?.first
+        }
+        XCTAssertEqual(delivered, [makeReport(1).signature, makeReport(4).signature])
+    }
+
+    func testReturnAddressesStartUpAndRuntimeFramesAndTheDist() throws {
+        let envelope = SentryEnvelope(dsn: try SentryDSN("http://k@127.0.0.1:1/2"), environment: nil, release: nil,
+                                      isAppImage: { $0.hasPrefix("/app/") })
+        var report = makeReport(1)
+        // The caller's callers, outwards: app code, the Objective-C runtime, main, start-up; all linked into the app.
+        for (offset, symbol) in [(0x100, "objc_msgSend"), (0x200, "$ss5print_9separator10terminatoryypd_S2StF"),
+                                 (0x300, "main"), (0x400, "_start")] {
+            report.callStack.append(StackFrame(address: 0x40_2000 + UInt64(offset), image: "/app/MyApp", imageBase: 0x40_0000,
+                                               symbol: symbol))
+        }
+        report.context = ReportContext(appIdentifier: "com.example.app", appVersion: "1.2", appBuild: "34", osName: "iOS",
+                                       osVersion: "17.4", device: "iPhone15,2", launchID: "L", secondsSinceLaunch: 1)
+        let event = envelope.event(for: report, eventID: "e")
+        let exception = try XCTUnwrap(((event["exception"] as? [String: Any])?["values"] as? [[String: Any]])?.first)
+        let stacktrace = try XCTUnwrap(exception["stacktrace"] as? [String: Any])
+        XCTAssertEqual(stacktrace["instruction_addr_adjustment"] as? String, "all", "every address is a return address")
+        let frames = try XCTUnwrap(stacktrace["frames"] as? [[String: Any]])
+        XCTAssertEqual(frames.map { $0["function"] as? String ?? $0["package"] as? String ?? "" },
+                       ["_start", "main", "$ss5print_9separator10terminatoryypd_S2StF", "objc_msgSend",
+                        "/usr/lib/libSystem.dylib", "/app/MyApp", "_$s5MyApp4loadyyF", "/app/CrashShield"])
+        XCTAssertEqual(frames.map { $0["in_app"] as? Bool }, [false, true, false, false, false, true, true, false])
+        XCTAssertEqual(event["dist"] as? String, "34")
+    }
+
+    func testSentrysRateLimitRulesAndAGivenDist() throws {
+        let limits = "60:transaction:key, 2700:default;error;security:organization"
+        XCTAssertEqual(RetryPolicy.sentryRateLimit(limits, category: "error"), 2700)
+        XCTAssertEqual(RetryPolicy.sentryRateLimit("60::organization, 2700::organization", category: "error"), 2700, "empty: all")
+        XCTAssertEqual(RetryPolicy.sentryRateLimit("2.5:error:key:quota:ns:more", category: "error"), 2.5, "later fields ignored")
+        XCTAssertNil(RetryPolicy.sentryRateLimit("60:transaction:key", category: "error"))
+        XCTAssertNil(RetryPolicy.sentryRateLimit("soon:error:key", category: "error"))
+        let policy = RetryPolicy(initialBackoff: 1, maxBackoff: 10, maxRetryAfter: 3600, rules: .sentry)
+        XCTAssertEqual(policy.rateLimit(of: UploadResponse(statusCode: 429)), 60, "Sentry's default without Retry-After")
+        XCTAssertEqual(policy.rateLimit(of: UploadResponse(statusCode: 429, retryAfter: "7")), 7)
+        XCTAssertEqual(policy.rateLimit(of: UploadResponse(statusCode: 429, retryAfter: "7", rateLimits: "30:error:key")), 30,
+                       "X-Sentry-Rate-Limits takes precedence")
+        XCTAssertEqual(policy.rateLimit(of: UploadResponse(statusCode: 200, rateLimits: "30::key")), 30, "on any answer")
+        XCTAssertEqual(policy.rateLimit(of: UploadResponse(statusCode: 429, rateLimits: "99999:error:key")), 3600, "capped")
+        XCTAssertNil(policy.rateLimit(of: UploadResponse(statusCode: 500)))
+        XCTAssertEqual(policy.outcome(of: .success(UploadResponse(statusCode: 503, retryAfter: "1")), attempt: 1),
+                       .rejected(status: 503, why: RetryPolicy.meaning(of: 503)))
+        if case .retry = policy.outcome(of: .failure(URLError(.networkConnectionLost)), attempt: 1) {} else { XCTFail("network errors retry") }
+        let http = RetryPolicy(initialBackoff: 1, maxBackoff: 10, maxRetryAfter: 3600)
+        XCTAssertNil(http.rateLimit(of: UploadResponse(statusCode: 429, rateLimits: "30:error:key")), "HTTP sinks: Retry-After only")
+
+        let envelope = SentryEnvelope(dsn: try SentryDSN("http://k@127.0.0.1:1/2"), environment: nil, release: "app@1.2",
+                                      dist: "build-7", isAppImage: { _ in true })
+        XCTAssertEqual(envelope.event(for: makeReport(1), eventID: "e")["dist"] as? String, "build-7")
     }
 
     func testWithoutAGivenReleaseTheAppsVersionIsTheRelease() throws {

@@ -115,7 +115,7 @@ class UploadTestCase: ShieldTestCase {
 
     /// Short delays, so that retries take milliseconds.
     func fastOptions(_ change: (inout UploadOptions) -> Void = { _ in }) -> UploadOptions {
-        var options = UploadOptions(maxBatchSize: 3, batchDelay: 0.1, requestTimeout: 1, initialBackoff: 0.05, maxBackoff: 0.2)
+        var options = UploadOptions(maxBatchSize: 3, batchDelay: 0.1, requestTimeout: 1, initialBackoff: 0.05, maxBackoff: 1)
         change(&options)
         return options
     }

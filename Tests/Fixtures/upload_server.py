@@ -9,6 +9,7 @@ plan (then "ok" for good):
   500 | 400     answer that status
   429:S / 503:S answer that status with "Retry-After: S" (seconds)
   429date:S     answer 429 with Retry-After as an HTTP-date S seconds ahead
+  limits:N:H    answer status N with "X-Sentry-Rate-Limits: H" ('|' in H stands for ','); "processed" when N is 2xx
   slow:S        read the body, sleep S seconds, then answer 200 (the client has given up by then)
   close         read the body, start a 200 response announcing 100 bytes, send 10 and close the connection
 Every request is appended to FILE as one JSON line: time, behaviour, path, headers, the body gunzipped when
@@ -49,7 +50,7 @@ class Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         body = gzip.decompress(raw) if self.headers.get("Content-Encoding") == "gzip" else raw
         name, _, value = behaviour.partition(":")
-        processed = name in ("ok", "slow")
+        processed = name in ("ok", "slow") or (name == "limits" and value.startswith("2"))
         if name == "slow":
             time.sleep(float(value))
         entry = {"time": started, "behaviour": behaviour, "path": self.path, "headers": dict(self.headers.items()),
@@ -65,6 +66,10 @@ class Handler(BaseHTTPRequestHandler):
             headers = {}
             if name in ("ok", "slow"):
                 status = 200
+            elif name == "limits":
+                code, _, limits = value.partition(":")
+                status = int(code)
+                headers["X-Sentry-Rate-Limits"] = limits.replace("|", ",")
             elif name == "429date":
                 status = 429
                 headers["Retry-After"] = email.utils.formatdate(time.time() + float(value), usegmt=True)

@@ -1,3 +1,6 @@
+import CrashShieldRuntime.Internal
+import Foundation
+
 /// How CrashShield runs: which guards, in which mode, for which classes, and where reports go.
 public struct Configuration: Sendable {
     /// The guards to install. Disabled guards install nothing and cost nothing.
@@ -7,12 +10,19 @@ public struct Configuration: Sendable {
     /// Per-guard modes, e.g. `[.mainThreadUI: .debug]`.
     public var modeOverrides: [GuardCategory: GuardMode]
     /// Deny list: receivers of these classes (or their subclasses) are never protected; their calls behave exactly
-    /// as without CrashShield.
+    /// as without CrashShield. A name the runtime does not know (a class since removed) is logged once and skipped;
+    /// a root class (NSObject, NSProxy), which would exclude every object, is refused.
     public var excludedClassNames: Set<String>
     /// Class-name prefixes for the guards that protect the app's own classes. The unrecognized-selector guard
     /// protects classes defined in the app's own binaries and plain NSObject instances and, in addition, classes
-    /// whose names start with one of these prefixes. The zombie guard protects only the classes these prefixes (and `ZombieOptions.classNames`)
-    /// select when either is set; when both are empty, classes defined in the app's own binaries.
+    /// whose names start with one of these prefixes. The zombie guard protects only the classes these prefixes (and
+    /// `ZombieOptions.classNames`) select when either is set; when both are empty, classes defined in the app's own
+    /// binaries. A prefix that would cover the system's own classes is refused: an empty one, one that begins a
+    /// system namespace (`NS`, `_`, `__NS`, `CF`, `GS`, `UI`, `OS_`, ...), or one that is not a class name and begins
+    /// the name of a class of Foundation's own binaries (libobjc, CoreFoundation, Foundation; GNUstep Base). A
+    /// complete class name ("NSLock") protects that class, and classes whose names extend it; with the zombie guard,
+    /// whose prefixes match ancestors too, a root class's name is refused. Foundation types belong in
+    /// `unrecognizedSelectorFoundationClasses`.
     public var protectedClassPrefixes: [String]
     /// Foundation classes the unrecognized-selector guard protects on top of the app's own classes: the types app
     /// code commonly confuses (a number used as a string, an array used as a dictionary). A receiver of one of
@@ -37,8 +47,12 @@ public struct Configuration: Sendable {
     /// untouched. false: those are guarded too.
     public var kvoLeavesSystemClassesAlone = true
     /// Main-thread-only methods, by class name (the class and its subclasses): the selectors the main-thread guard
-    /// watches. Classes that do not exist are skipped. Default: UIView's layout and display invalidation.
-    public var mainThreadOnlyMethods: [String: [String]] = [
+    /// watches. A class that does not exist in this process is logged once and skipped (UIView of the default
+    /// silently: UIKit is not in every process). Default: UIView's layout and display invalidation.
+    public var mainThreadOnlyMethods: [String: [String]] = Configuration.defaultMainThreadOnlyMethods
+
+    /// The default `mainThreadOnlyMethods`.
+    public static let defaultMainThreadOnlyMethods: [String: [String]] = [
         "UIView": ["setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded"],
     ]
     /// How the hottest reads (`objectAtIndex:`, `array[i]`) are protected: `.atRaise` (default) leaves the methods
@@ -75,10 +89,16 @@ public struct Configuration: Sendable {
     /// The mode of one guard.
     public func mode(for category: GuardCategory) -> GuardMode { modeOverrides[category] ?? mode }
 
-    /// Throws a clear error for anything CrashShield cannot honour.
+    /// Throws a clear error for anything CrashShield cannot honour or that would switch protection off where the
+    /// app expects it (a root class excluded, a prefix that covers Foundation's own classes). What is legal but
+    /// almost always a mistake is not thrown: see `warnings`.
     public func validate() throws {
-        for name in excludedClassNames.sorted() where ObjCClass(named: name) == nil {
-            throw CrashShieldError.unknownClass(name)
+        for name in excludedClassNames.sorted() {
+            // A root class would exclude every object: every guard would be on and protect nothing.
+            if let cls = ObjCClass(named: name), cls.superclass == nil {
+                throw CrashShieldError.invalidConfiguration(
+                    "excludedClassNames: '\(name)' is a root class; every object descends from it, so every guard would protect nothing. Name the classes to leave alone (or switch guards off with `guards`)")
+            }
         }
         for name in unrecognizedSelectorFoundationClasses where ObjCClass(named: name) == nil {
             throw CrashShieldError.unknownClass(name)
@@ -89,6 +109,13 @@ public struct Configuration: Sendable {
         if protectedClassPrefixes.contains(where: \.isEmpty) {
             throw CrashShieldError.invalidConfiguration("an empty class prefix would protect every class")
         }
+        for prefix in protectedClassPrefixes {
+            if let problem = Self.systemClassesCovered(by: prefix) {
+                throw CrashShieldError.invalidConfiguration(
+                    "protectedClassPrefixes: '\(prefix)' \(problem), whose objects would then be protected (and kept as zombies); use your own classes' prefix, and unrecognizedSelectorFoundationClasses for Foundation types")
+            }
+        }
+        if guards.contains(.zombie) { try validateZombiePrefixes() }
         try limits.validate()
         try zombies.validate()
         try validateGuards(guards, in: "guards")
@@ -109,6 +136,69 @@ public struct Configuration: Sendable {
             }
         }
     }
+
+    /// Mistakes that are legal, so `start` logs each once (per process) and goes on: names in `excludedClassNames`
+    /// or classes of `mainThreadOnlyMethods` that do not exist in this process (skipped), and an empty `guards`
+    /// (starting with no guard is allowed, for a kill switch that starts everything off, but is rarely meant).
+    public var warnings: [String] {
+        var warnings: [String] = []
+        if guards.isEmpty {
+            warnings.append("guards is empty: CrashShield runs but protects nothing; use the default .productionSafe, or switch guards on later with setGuard(_:enabled:)")
+        }
+        for name in excludedClassNames.sorted() where ObjCClass(named: name) == nil {
+            warnings.append("excludedClassNames: no class '\(name)' in this process (renamed or removed?); skipped")
+        }
+        for className in mainThreadOnlyMethods.keys.sorted() where ObjCClass(named: className) == nil {
+            if Self.defaultMainThreadOnlyMethods[className] != nil { continue }   // UIKit is not in every process
+            warnings.append("mainThreadOnlyMethods: no class '\(className)' in this process (renamed, or its framework not loaded?); its methods are not watched")
+        }
+        return warnings
+    }
+
+    /// The zombie guard matches a prefix against a class and its ancestors: a prefix that matches a root class's name
+    /// would keep every freed object. Checked by `validate` when `guards` has the zombie guard, and by
+    /// `CrashShield.setGuard` when it switches the zombie guard on.
+    func validateZombiePrefixes() throws {
+        for prefix in protectedClassPrefixes {
+            if let root = Self.rootClassNames.first(where: { $0.hasPrefix(prefix) }) {
+                throw CrashShieldError.invalidConfiguration(
+                    "protectedClassPrefixes: '\(prefix)' matches the root class '\(root)'; the zombie guard matches ancestors too, so every freed object would be kept. Use your own classes' prefix")
+            }
+        }
+    }
+
+    /// Namespaces of the system's own classes, on every platform: a prefix that begins one of these is refused.
+    static let systemClassNamespaces = ["NS", "_NS", "__NS", "CF", "_CF", "__CF", "GS", "UI", "_UI", "OS_", "_Tt"]
+
+    /// Why `prefix` would cover the system's own classes, or nil when it does not.
+    static func systemClassesCovered(by prefix: String) -> String? {
+        if let namespace = systemClassNamespaces.first(where: { $0.hasPrefix(prefix) }) {
+            return "begins the system's '\(namespace)' class names"
+        }
+        // A complete class name is meant: it protects that class (and classes whose names extend it).
+        if ObjCClass(named: prefix) == nil, let name = foundationClassNames.first(where: { $0.hasPrefix(prefix) }) {
+            return "begins the name of Foundation's own class '\(name)'"
+        }
+        return nil
+    }
+
+    /// The root classes of Foundation's binaries (NSObject, NSProxy, ...).
+    static let rootClassNames: [String] = foundationClassNames.filter { ObjCClass(named: $0)?.superclass == nil }
+
+    /// The classes of the binaries that define NSObject, NSString, NSArray and NSProxy (libobjc, Foundation,
+    /// CoreFoundation on Apple platforms; GNUstep Base), sorted. Read once.
+    static let foundationClassNames: [String] = {
+        var images = Set<String>()
+        var names = Set<String>()
+        for anchor in ["NSObject", "NSString", "NSArray", "NSProxy"] {
+            guard let cls = ObjCClass(named: anchor), let image = cls.imagePath, images.insert(image).inserted else { continue }
+            var count: UInt32 = 0
+            guard let list = csr_copy_class_names_in_image_of(cls.pointer, &count) else { continue }
+            for index in 0..<Int(count) { if let name = list[index] { names.insert(String(cString: name)) } }
+            free(UnsafeMutableRawPointer(mutating: list))
+        }
+        return names.sorted()
+    }()
 
     /// Selectors the runtime itself sends (memory management, forwarding, introspection): never hooked by the
     /// main-thread guard.

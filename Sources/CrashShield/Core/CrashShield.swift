@@ -12,13 +12,19 @@ import Logging
 public enum CrashShield {
     private static let lock = Lock()
     static let logger = Logger(label: "CrashShield")
+    /// The configuration warnings logged so far (each is logged once per process).
+    static let loggedWarnings = Locked(Set<String>())
 
     /// Installs the configured guards. Throws `CrashShieldError.alreadyRunning` when running (stop first), or a
-    /// configuration error; on any error nothing stays installed.
+    /// configuration error; on any error nothing stays installed. `configuration.warnings` (a class that does not
+    /// exist, no guard at all) are logged, each once per process, and do not stop it.
     public static func start(_ configuration: Configuration = .production) throws {
         try lock.withLock {
             guard Session.current.load(ordering: .acquiring) == nil else { throw CrashShieldError.alreadyRunning }
             try configuration.validate()
+            for warning in configuration.warnings where loggedWarnings.withLock({ $0.insert(warning).inserted }) {
+                logger.warning("\(warning)")
+            }
             // The process's context (app, OS, device: Bundle.main, sysctl) is read once, before any hook exists, so
             // that Foundation code it runs can never reach a guard from inside the first report.
             _ = ProcessContext.shared
@@ -71,6 +77,7 @@ public enum CrashShield {
         }
         try lock.withLock {
             guard let session = Session.current.load(ordering: .acquiring) else { throw CrashShieldError.notRunning }
+            if enabled && categories.contains(.zombie) { try session.configuration.validateZombiePrefixes() }
             try HookEngine.shared.batch {
                 for category in categories.members {
                     if enabled {

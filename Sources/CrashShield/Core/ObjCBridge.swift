@@ -84,6 +84,7 @@ struct BridgeConfiguration: Decodable {
         var uploadedGuards: UInt32
         var release: String?
         var environment: String?
+        var dist: String?
     }
 
     var guards: UInt32
@@ -140,6 +141,52 @@ struct BridgeConfiguration: Decodable {
     }
 }
 
+/// The upload sinks the Objective-C API made for its last successful start, in `uploadSinks` order: what
+/// `+[CSShield waitForUploadsWithTimeout:]` waits for and `uploadStatistics` reads. They keep sending what they hold
+/// after `stop`; the next start closes them first (after the sinks took what `stop` handed them), so that its sinks
+/// can take over their folders.
+enum BridgeUploads {
+    private static let current = Locked([UploadSink]())
+
+    static var sinks: [UploadSink] { current.current }
+
+    /// Closes the previous start's sinks (their unsent reports stay in their folders for the sinks that follow).
+    static func handOver() {
+        let previous = current.withLock { sinks -> [UploadSink] in
+            defer { sinks.removeAll() }
+            return sinks
+        }
+        guard !previous.isEmpty else { return }
+        CrashShield.waitForSinks(timeout: 1)
+        for sink in previous { sink.close() }
+    }
+
+    static func keep(_ sinks: [UploadSink]) { current.withLock { $0 = sinks } }
+
+    /// Hands changed counts to the sinks, then waits until every upload sink sent, rejected or dropped every report
+    /// so far, at most `timeout` seconds in all.
+    static func wait(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(max(0, timeout))
+        guard CrashShield.flush(timeout: timeout) else { return false }
+        for sink in sinks where !sink.waitUntilIdle(timeout: max(0, deadline.timeIntervalSinceNow)) { return false }
+        return true
+    }
+
+    /// One JSON object per sink: its folder and kind, and `UploadStatistics`.
+    static func statisticsJSON() -> String {
+        let objects: [[String: Any]] = sinks.map { sink in
+            let statistics = sink.statistics
+            return ["folder": sink.queue.folder.path, "sentry": sink is SentrySink,
+                    "deliveredReports": statistics.deliveredReports, "rejectedBatches": statistics.rejectedBatches,
+                    "droppedReports": statistics.droppedReports, "requests": statistics.requests,
+                    "queuedReports": statistics.queuedReports, "credentialRefusals": statistics.credentialRefusals,
+                    "rateLimitedReports": statistics.rateLimitedReports]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])) ?? Data("[]".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
 extension BridgeConfiguration.Upload {
     func sink() throws -> ReportSink {
         let folderURL = URL(fileURLWithPath: folder, isDirectory: true)
@@ -151,7 +198,7 @@ extension BridgeConfiguration.Upload {
             return try HTTPUploadSink(endpoint: url, folder: folderURL, options: options)
         case "sentry":
             return try SentrySink(dsn: dsn ?? "", folder: folderURL, options: options, environment: environment,
-                                  release: release)
+                                  release: release, dist: dist)
         default:
             throw CrashShieldError.invalidConfiguration("upload sink kind '\(kind)' (known: http, sentry)")
         }
@@ -171,9 +218,27 @@ extension BridgeConfiguration.Upload {
     guard let json else { return fail(.invalidArgument, "no configuration", message) }
     return bridged(message) {
         let decoded = try JSONDecoder().decode(BridgeConfiguration.self, from: Data(String(cString: json).utf8))
+        // Before any sink is made: a running session's upload sinks hold their folders.
+        guard !CrashShield.isRunning else { throw CrashShieldError.alreadyRunning }
+        BridgeUploads.handOver()
         let sink = report.map { function in JSONReportSink { function(owned.pointer, $0) } }
-        try CrashShield.start(try decoded.configuration(reportSink: sink))
+        let configuration = try decoded.configuration(reportSink: sink)
+        try CrashShield.start(configuration)
+        BridgeUploads.keep(configuration.sinks.compactMap { $0 as? UploadSink })
     }
+}
+
+/// Hands changed counts to the sinks and waits until every upload sink of the last start sent, rejected or dropped
+/// every report so far, at most `timeoutSeconds` in all.
+@_cdecl("csbridge_wait_for_uploads")
+@_spi(ObjCBridge) public func csbridge_wait_for_uploads(_ timeoutSeconds: Double) -> Bool {
+    BridgeUploads.wait(timeout: timeoutSeconds)
+}
+
+/// The statistics of the last start's upload sinks as a JSON array (malloc'd, the caller frees it).
+@_cdecl("csbridge_copy_upload_statistics")
+@_spi(ObjCBridge) public func csbridge_copy_upload_statistics() -> UnsafeMutablePointer<CChar>? {
+    strdup(BridgeUploads.statisticsJSON())
 }
 
 @_cdecl("csbridge_stop")

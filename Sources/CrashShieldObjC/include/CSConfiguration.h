@@ -23,6 +23,7 @@ CS_OBJC_ONLY
     NSDictionary<NSString *, NSString *> *_headers;
     NSString *_releaseName;
     NSString *_environment;
+    NSString *_dist;
     CSGuard _uploadedGuards;
 }
 
@@ -40,13 +41,16 @@ CS_OBJC_ONLY
 @property (nonatomic, readonly, copy, nullable) NSURL *endpoint;
 /// The DSN (Sentry) or nil.
 @property (nonatomic, readonly, copy, nullable) NSString *DSN;
-/// A folder the sink owns (created if missing), for unsent reports: one sink per folder.
+/// A folder the sink owns (created if missing), for unsent reports: one sink per folder (a folder another upload sink
+/// of the process uses, or one inside it, is refused with CSErrorInvalidSink).
 @property (nonatomic, readonly, copy) NSURL *folder;
 /// Extra request headers.
 @property (nonatomic, copy) NSDictionary<NSString *, NSString *> *headers;
 /// Sentry's `release` and `environment` of every event.
 @property (nonatomic, readonly, copy, nullable) NSString *releaseName;
 @property (nonatomic, readonly, copy, nullable) NSString *environment;
+/// Sentry's `dist` of every event (the build). Default nil: the app's build (CFBundleVersion).
+@property (nonatomic, copy, nullable) NSString *dist;
 /// The guards whose reports are uploaded. Default: all but CSGuardMainThreadUI (its volume would flood a server;
 /// its reports still reach the handler, the log and the store).
 @property (nonatomic) CSGuard uploadedGuards;
@@ -87,7 +91,7 @@ CS_OBJC_ONLY
 /// Development builds: the same guards, reporting and then failing loudly at the bad call.
 + (instancetype)debugConfiguration;
 
-/// The guards to install. Default: CSGuardProductionSafe.
+/// The guards to install. Default: CSGuardProductionSafe. 0 starts with no guard (logged as a warning).
 @property (nonatomic) CSGuard guards;
 /// The mode of every guard without an override. Default: CSModeRelease.
 @property (nonatomic) CSMode mode;
@@ -98,10 +102,14 @@ CS_OBJC_ONLY
 /// The mode `guard` runs in.
 - (CSMode)modeForGuard:(CSGuard)guard;
 
-/// Deny list: receivers of these classes (and subclasses) behave exactly as without CrashShield.
+/// Deny list: receivers of these classes (and subclasses) behave exactly as without CrashShield. A name the runtime
+/// does not know is logged once and skipped; a root class (NSObject, NSProxy) is refused (CSErrorInvalidConfiguration).
 @property (nonatomic, copy) NSSet<NSString *> *excludedClassNames;
 /// Allow list for the guards that protect the app's own classes (unrecognized selectors, zombies): class-name
-/// prefixes protected on top of the classes defined in the app's own binaries (default: none).
+/// prefixes protected on top of the classes defined in the app's own binaries (default: none). A prefix that would
+/// cover the system's own classes ("NS", "_", "__NS", "CF", "GS", "UI", or a non-class-name start of a Foundation
+/// class's name) is refused (CSErrorInvalidConfiguration); a complete class name protects that class (with the zombie
+/// guard, not a root class's name).
 @property (nonatomic, copy) NSArray<NSString *> *protectedClassPrefixes;
 /// Foundation classes the unrecognized-selector guard protects too. Default: NSString, NSNumber, NSArray, NSDictionary.
 @property (nonatomic, copy) NSArray<NSString *> *unrecognizedSelectorFoundationClasses;
@@ -125,7 +133,7 @@ CS_OBJC_ONLY
 /// Default YES: key-value observing between system classes' objects is never proxied.
 @property (nonatomic) BOOL kvoLeavesSystemClassesAlone;
 /// UI methods that must run on the main thread: class name -> selector names. Default: UIView's layout and display
-/// invalidation.
+/// invalidation. A class that does not exist in the process is logged once and skipped.
 @property (nonatomic, copy) NSDictionary<NSString *, NSArray<NSString *> *> *mainThreadOnlyMethods;
 
 /// YES: reasons and detail values (which can quote keys and descriptions) are dropped before anything sees a report.

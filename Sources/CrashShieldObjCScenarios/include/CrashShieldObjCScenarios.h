@@ -20,6 +20,8 @@ char *csos_bad_input(const char *folder);
 char *csos_lists_and_modes(void);
 /// HTTP and Sentry upload sinks and the report store, configured from Objective-C, receive the report.
 char *csos_upload_sinks(const char *folder);
+/// An HTTP upload sink to the server on 127.0.0.1:`port`: a bad call, then waiting for delivery and the statistics.
+char *csos_upload_wait(const char *folder, int port);
 /// Seed 003: a post whose observers (selector and block) run on the main thread, a worker thread, the caller's.
 char *csos_post_on_threads(void);
 /// Seed 004: blocks by priority, with (note, owner).

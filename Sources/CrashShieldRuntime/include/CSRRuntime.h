@@ -56,6 +56,9 @@ bool csr_class_isKindOf(CSRClass cls, CSRClass ancestor);
 size_t csr_class_getInstanceSize(CSRClass cls);
 /// Path of the binary image that defines `cls` (NULL when unknown).
 const char *csr_class_imagePath(CSRClass cls);
+/// The names of the classes defined in the binary image that defines `cls` (Foundation's, for NSString), in a malloc'd
+/// array (free it; the names belong to the runtime). `*count` gets how many; NULL when unknown.
+const char **csr_copy_class_names_in_image_of(CSRClass cls, unsigned int *count);
 
 // MARK: Selectors and methods
 

@@ -4,16 +4,18 @@ import Logging
 /// Sends reports to an HTTP(S) endpoint as gzipped JSON batches: `POST endpoint` with body
 /// `{"reports": [CrashReport, ...]}` (the JSON Lines store's encoding: sorted keys, ISO-8601 dates with milliseconds),
 /// headers `Content-Type: application/json`, `Content-Encoding: gzip`, `Idempotency-Key: <32 hex digits>` (the same
-/// for every retry of a batch, across launches too: a server that remembers keys drops duplicates) and
-/// `options.headers` (authentication).
+/// for every retry of a batch, across launches too: a server that remembers keys drops duplicates),
+/// `User-Agent: CrashShield/<version>` and `options.headers` (authentication).
 ///
 /// `receive` only persists the report (one append to a file in `folder`) and wakes the sink's own queue, which sends;
 /// neither the app's thread nor CrashShield's delivery queue waits for the network. Unsent reports survive the
 /// process and are sent by the sink created at the next launch. Answers: 2xx accepted; 429/503 retried after
 /// `Retry-After` (seconds or HTTP-date) when given; 408, 5xx and transport failures (refused, timed out, cut off)
-/// retried with exponential backoff and jitter; any other 4xx drops the batch with one error log line. Memory and
-/// disk are capped (`UploadOptions.maxQueuedReports`, `maxStoredBytes`). Reports of guards outside
-/// `options.uploadedGuards` (by default `.mainThreadUI`) are not uploaded.
+/// retried with exponential backoff and jitter; 401/403 (credentials refused) keep the batch and retry it after
+/// `options.credentialRetryDelay` or at once after `setHeaders(_:)`, until it is older than
+/// `options.credentialHoldLimit`; any other 4xx (400, 404, 413, ...) drops the batch with one error log line that
+/// says why. Memory and disk are capped (`UploadOptions.maxQueuedReports`, `maxStoredBytes`). Reports of guards
+/// outside `options.uploadedGuards` (by default `.mainThreadUI`) are not uploaded.
 public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
     /// The URL batches are sent to.
     public var endpoint: URL { queue.endpoint }
@@ -21,11 +23,14 @@ public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
     /// - Parameters:
     ///   - endpoint: the http(s) URL each batch is POSTed to.
     ///   - folder: a folder the sink owns (created if missing), for example `Caches/CrashShield/upload`. One sink
-    ///     per folder.
+    ///     per folder: a folder (or one inside it, or around it) another sink of this process uses is refused until
+    ///     that sink is closed or released.
     ///   - options: headers, retries, caps and which guards are uploaded.
     ///   - transport: how requests are sent; the default is an ephemeral `URLSession`.
     ///   - logger: where the sink logs rejected batches and dropped reports.
-    /// - Throws: `UploadError` for a non-http(s) endpoint or an unusable folder, `ReportStoreError` for its files.
+    /// - Throws: `UploadError` for a non-http(s) endpoint or an unusable or shared folder,
+    ///   `CrashShieldError.invalidConfiguration` for options out of range (`UploadOptions.validate()`),
+    ///   `ReportStoreError` for its files.
     public init(endpoint: URL, folder: URL, options: UploadOptions = UploadOptions(),
                 transport: UploadTransport = URLSessionUploadTransport(),
                 logger: Logger = Logger(label: "CrashShield.Upload")) throws {
@@ -59,11 +64,16 @@ public class UploadSink: ReportSink, @unchecked Sendable {
 
     public var statistics: UploadStatistics { queue.statistics }
 
+    /// Replaces `options.headers` for every later request, for example with a renewed token. A batch held because
+    /// the server refused the old credentials (401/403) is sent again at once.
+    public func setHeaders(_ headers: [String: String]) { queue.setHeaders(headers) }
+
     /// Waits until every report so far was accepted, rejected or dropped, at most `timeout` seconds (tests, shutdown).
+    /// A batch kept for new credentials (401/403) is still waiting: false at the timeout.
     @discardableResult
     public func waitUntilIdle(timeout: TimeInterval) -> Bool { queue.waitUntilIdle(timeout: timeout) }
 
-    /// Stops sending now; unsent reports stay on disk for the next launch.
+    /// Stops sending now; unsent reports stay on disk for the next launch. The folder is free for another sink.
     public func close() { queue.close() }
 }
 

@@ -2,24 +2,42 @@ import Foundation
 import Logging
 
 /// A Sentry DSN, `https://<public key>@<host>[:port][/<path>]/<project id>`, and what it implies.
+///
+/// Whitespace around the DSN (a newline a file or an environment variable added) is removed. Anything that would make
+/// a broken endpoint is refused: whitespace or control characters inside, a public key other than letters and
+/// digits, a port outside 1...65535, a project id other than digits.
 public struct SentryDSN: Sendable, Equatable {
+    /// The DSN, trimmed.
     public let dsn: String
     public let publicKey: String
     public let projectID: String
     /// `<scheme>://<host>[:port][/<path>]/api/<project>/envelope/`.
     public let envelopeURL: URL
 
-    /// - Throws: `UploadError.invalidDSN` saying what is missing.
-    public init(_ dsn: String) throws {
+    /// - Throws: `UploadError.invalidDSN` saying what is wrong.
+    public init(_ text: String) throws {
+        let dsn = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if dsn.unicodeScalars.contains(where: { CharacterSet.whitespacesAndNewlines.contains($0) || CharacterSet.controlCharacters.contains($0) }) {
+            throw UploadError.invalidDSN(dsn, reason: "it contains spaces or control characters")
+        }
         guard let components = URLComponents(string: dsn),
               let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw UploadError.invalidDSN(dsn, reason: "not an http or https URL")
         }
         guard let key = components.user, !key.isEmpty else { throw UploadError.invalidDSN(dsn, reason: "no public key before '@'") }
+        guard key.unicodeScalars.allSatisfy({ $0.isASCII && CharacterSet.alphanumerics.contains($0) }) else {
+            throw UploadError.invalidDSN(dsn, reason: "the public key '\(key)' is not letters and digits")
+        }
         guard let host = components.host, !host.isEmpty else { throw UploadError.invalidDSN(dsn, reason: "no host") }
+        if let port = components.port, !(1...65535).contains(port) {
+            throw UploadError.invalidDSN(dsn, reason: "port \(port) is not 1...65535")
+        }
         var path = components.path.split(separator: "/").map(String.init)
         guard let project = path.popLast(), !project.isEmpty else {
             throw UploadError.invalidDSN(dsn, reason: "no project id after the host")
+        }
+        guard project.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) }) else {
+            throw UploadError.invalidDSN(dsn, reason: "the project id '\(project)' is not a number")
         }
         var envelope = URLComponents()
         envelope.scheme = scheme
@@ -40,16 +58,24 @@ public struct SentryDSN: Sendable, Equatable {
 }
 
 /// Sends each report to Sentry as a handled error event (one envelope per report, `POST .../api/<project>/envelope/`
-/// with `X-Sentry-Auth`), through the same machinery as `HTTPUploadSink`: persisted until sent, retried with backoff,
-/// `Retry-After` honoured, gzip, `options.uploadedGuards` (by default all but `.mainThreadUI`).
+/// with `X-Sentry-Auth`), through the same machinery as `HTTPUploadSink` (persisted until sent, gzip,
+/// `options.uploadedGuards`: by default all but `.mainThreadUI`), with Sentry's SDK rules for answers
+/// (develop.sentry.dev/sdk/expected-features, "Dealing With Network Failures"; /sdk/rate-limiting): 2xx delivered;
+/// any 4xx or 5xx discards the envelope with one log line (429 too: Sentry counts it as rate limited); only network
+/// errors (refused, timed out, cut off) are retried, with backoff; `X-Sentry-Rate-Limits` on any answer (the limits
+/// naming the `error` category or all categories) and a 429's `Retry-After` (60 s without one) stop sending until
+/// they expire, and reports meanwhile are discarded (`UploadStatistics.rateLimitedReports`).
 ///
 /// The event: `exception.values[0]` with the exception name as type, the reason as value, mechanism
 /// `{type: "crashshield", handled: true}` and the stack oldest frame first (`in_app` for app images; the frames above
 /// the caller, CrashShield's own, are not in-app, so Sentry points at the caller; `mechanism.data.caller_frame` is
 /// the caller's index in `frames`); `debug_meta.images` for the images with a UUID (Apple) or a GNU build ID (Linux),
 /// for server-side symbolication; the `app`, `os` and `device` contexts and, without a `release` given, the app's
-/// `identifier@version+build` (from the report's `ReportContext`); tags `guard`, `class`, `selector`, `action`,
-/// `caller`; `fingerprint` = [signature], so Sentry
+/// `identifier@version+build` (from the report's `ReportContext`); `dist` (given, or the app's build);
+/// `instruction_addr_adjustment: all` (every address is a return address); tags `guard`, `class`, `selector`, `action`,
+/// `caller`; `in_app` never for the process's start-up (`_start`, `__libc_start_main`, dyld's `start`) or for
+/// Objective-C and Swift runtime frames (`objc_msgSend`, forwarding, `swift_*`), wherever they are linked;
+/// `fingerprint` = [signature], so Sentry
 /// groups as CrashShield does; `extra.occurrences` and the rest of the report. The event id is the batch's
 /// idempotency key: a retried envelope has the same id and Sentry keeps one.
 public final class SentrySink: UploadSink, @unchecked Sendable {
@@ -61,18 +87,21 @@ public final class SentrySink: UploadSink, @unchecked Sendable {
     ///   - options: headers, retries, caps and which guards are uploaded.
     ///   - environment: set on every event when given ("production").
     ///   - release: set on every event when given ("app@1.2").
+    ///   - dist: the distribution (build) of the release; by default the app's build (`ReportContext.appBuild`).
     ///   - isAppImage: which images are the app's (`in_app`); by default `AppImages.isAppImage`.
     ///   - transport: how requests are sent; the default is an ephemeral `URLSession`.
     ///   - logger: where the sink logs rejected envelopes and dropped reports.
     public init(dsn: String, folder: URL, options: UploadOptions = UploadOptions(), environment: String? = nil,
-                release: String? = nil, isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage,
+                release: String? = nil, dist: String? = nil,
+                isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage,
                 transport: UploadTransport = URLSessionUploadTransport(),
                 logger: Logger = Logger(label: "CrashShield.Sentry")) throws {
         let parsed = try SentryDSN(dsn)
         self.dsn = parsed
-        let envelope = SentryEnvelope(dsn: parsed, environment: environment, release: release, isAppImage: isAppImage)
+        let envelope = SentryEnvelope(dsn: parsed, environment: environment, release: release, dist: dist,
+                                      isAppImage: isAppImage)
         super.init(queue: try UploadQueue(endpoint: parsed.envelopeURL, folder: folder, options: options, batchSize: 1,
-                                          transport: transport, logger: logger) { reports, key in
+                                          rules: .sentry, transport: transport, logger: logger) { reports, key in
             (try envelope.encode(reports[0], eventID: key),
              ["Content-Type": "application/x-sentry-envelope", "X-Sentry-Auth": parsed.authHeader])
         })
@@ -81,17 +110,27 @@ public final class SentrySink: UploadSink, @unchecked Sendable {
 
 /// Builds Sentry envelopes (https://develop.sentry.dev/sdk/envelopes/) holding one event.
 struct SentryEnvelope: Sendable {
-    static let client = "crashshield/0.1.0"
+    static let client = "crashshield/\(CrashShield.version)"
 
     let dsn: SentryDSN
     let environment: String?
     let release: String?
+    var dist: String? = nil
     let isAppImage: @Sendable (String) -> Bool
+
+    init(dsn: SentryDSN, environment: String?, release: String?, dist: String? = nil,
+         isAppImage: @escaping @Sendable (String) -> Bool) {
+        self.dsn = dsn
+        self.environment = environment
+        self.release = release
+        self.dist = dist
+        self.isAppImage = isAppImage
+    }
 
     func encode(_ report: CrashReport, eventID: String) throws -> Data {
         let payload = try json(event(for: report, eventID: eventID))
         let header = try json(["event_id": eventID, "dsn": dsn.dsn, "sent_at": ReportJSON.timestamp(Date()),
-                               "sdk": ["name": "crashshield", "version": "0.1.0"]])
+                               "sdk": ["name": "crashshield", "version": CrashShield.version]])
         let itemHeader = try json(["type": "event", "length": payload.count, "content_type": "application/json"])
         return header + Data("\n".utf8) + itemHeader + Data("\n".utf8) + payload + Data("\n".utf8)
     }
@@ -111,7 +150,11 @@ struct SentryEnvelope: Sendable {
         if let caller = frames.callerIndex { mechanism["data"] = ["caller_frame": String(caller)] }
         var exception: [String: Any] = ["type": report.exceptionName, "value": report.reason, "mechanism": mechanism,
                                         "thread_id": report.thread.id]
-        if !frames.list.isEmpty { exception["stacktrace"] = ["frames": frames.list] }
+        // Every address of a report's stack is a return address (the replacement's frame included): Sentry looks up
+        // the call instruction before each.
+        if !frames.list.isEmpty {
+            exception["stacktrace"] = ["frames": frames.list, "instruction_addr_adjustment": "all"]
+        }
         var tags = ["guard": report.category, "class": report.className, "selector": report.selector,
                     "action": report.action.rawValue]
         if let caller = report.callerFrame {
@@ -134,7 +177,7 @@ struct SentryEnvelope: Sendable {
             "tags": tags,
             "fingerprint": Self.fingerprint(report),
             "extra": extra,
-            "sdk": ["name": "crashshield", "version": "0.1.0"],
+            "sdk": ["name": "crashshield", "version": CrashShield.version],
         ]
         let images = debugImages(of: report)
         if !images.isEmpty { event["debug_meta"] = ["images": images] }
@@ -147,6 +190,7 @@ struct SentryEnvelope: Sendable {
         }
         if let environment { event["environment"] = environment }
         if let release = release ?? report.context.flatMap(Self.release) { event["release"] = release }
+        if let dist = dist ?? report.context?.appBuild { event["dist"] = dist }
         return event
     }
 
@@ -177,7 +221,7 @@ struct SentryEnvelope: Sendable {
                 "instruction_addr": Self.hex(frame.address),
                 "image_addr": Self.hex(frame.imageBase),
                 "package": frame.image,
-                "in_app": !aboveCaller && isAppImage(frame.image),
+                "in_app": !aboveCaller && isAppImage(frame.image) && !Self.isRuntimeSymbol(frame.symbol),
             ]
             if let symbol = frame.symbol { entry["function"] = symbol }
             list.append(entry)
@@ -185,6 +229,19 @@ struct SentryEnvelope: Sendable {
         let caller = report.callerFrameIndex.flatMap { stack.indices.contains($0) ? stack.count - 1 - $0 : nil }
         return (list, caller)
     }
+
+    /// Start-up code (`_start` is linked into the executable) and the Objective-C and Swift runtimes (statically
+    /// linked on Linux): never the app's code, wherever they live.
+    static func isRuntimeSymbol(_ symbol: String?) -> Bool {
+        guard var name = symbol else { return false }
+        if name.hasPrefix("_$s") { name.removeFirst() }   // Mach-O symbol tables prefix Swift's names with '_'
+        return startSymbols.contains(name) || runtimePrefixes.contains { name.hasPrefix($0) }
+    }
+
+    static let startSymbols: Set<String> = ["_start", "start", "_dyld_start", "__libc_start_main", "__libc_start_call_main"]
+    static let runtimePrefixes = ["objc_msgSend", "objc_msg_lookup", "_objc_msgForward", "__objc_", "_objc_",
+                                  "___forwarding___", "__forwarding_prep", "_CF_forwarding_prep", "__invoking___",
+                                  "swift_", "_swift_", "$ss"]
 
     /// One entry per image with a UUID (Apple) or a GNU build ID (Linux): what Sentry needs to find the debug files.
     /// The report's context lists the images its frames point into; a report without one, its frames' UUIDs.

@@ -9,7 +9,9 @@ import FoundationNetworking   // URLRequest on Linux
 public struct UploadStatistics: Sendable, Equatable {
     /// Reports the server accepted (2xx).
     public var deliveredReports = 0
-    /// Batches the server rejected as malformed (4xx other than 408/429), dropped with one log line each.
+    /// Batches the server refused for good, dropped with one log line each: `HTTPUploadSink`, a 4xx other than
+    /// 401/403/408/429 (or a batch refused for its credentials past `UploadOptions.credentialHoldLimit`);
+    /// `SentrySink`, any 4xx or 5xx (Sentry's rules).
     public var rejectedBatches = 0
     /// Reports dropped by the memory or disk cap.
     public var droppedReports = 0
@@ -17,14 +19,20 @@ public struct UploadStatistics: Sendable, Equatable {
     public var requests = 0
     /// Reports waiting: persisted, not yet accepted.
     public var queuedReports = 0
+    /// `HTTPUploadSink`: answers 401/403 (credentials refused); the batch was kept for a retry.
+    public var credentialRefusals = 0
+    /// `SentrySink`: reports not sent because a Sentry rate limit was in effect (Sentry's rules discard them).
+    public var rateLimitedReports = 0
 
     public init(deliveredReports: Int = 0, rejectedBatches: Int = 0, droppedReports: Int = 0, requests: Int = 0,
-                queuedReports: Int = 0) {
+                queuedReports: Int = 0, credentialRefusals: Int = 0, rateLimitedReports: Int = 0) {
         self.deliveredReports = deliveredReports
         self.rejectedBatches = rejectedBatches
         self.droppedReports = droppedReports
         self.requests = requests
         self.queuedReports = queuedReports
+        self.credentialRefusals = credentialRefusals
+        self.rateLimitedReports = rateLimitedReports
     }
 }
 
@@ -36,7 +44,8 @@ public struct UploadStatistics: Sendable, Equatable {
 /// the same across retries and launches. Forming batches writes every unsent report into batch files, then empties
 /// `unsent.jsonl`: a process killed in between leaves a report in both, and the next launch drops the copy in
 /// `unsent.jsonl` (identical report). A batch file is removed when the server accepted or rejected the batch. At
-/// init, batch files and unsent reports left by an earlier launch are loaded and sent.
+/// init, batch files and unsent reports left by an earlier launch are loaded and sent. One sink per folder in a process
+/// (`UploadFolders`): two would send and delete each other's files.
 ///
 /// Threads: `enqueue` (on CrashShield's delivery queue) appends one line under a lock and returns; requests, retry
 /// timers and batch formation run on `queue`; one batch is in flight at a time, oldest first.
@@ -49,6 +58,8 @@ final class UploadQueue: @unchecked Sendable {
         let fileURL: URL
         var reports: [CrashReport]
         var bytes: Int
+        /// When the batch was formed (its file name says it, across launches).
+        var created: Date
     }
 
     private struct State {
@@ -63,6 +74,15 @@ final class UploadQueue: @unchecked Sendable {
         var loggedDrop = false
         /// Highest occurrence count queued per signature: a re-delivery with no new occurrences (`flush()`) is skipped.
         var queuedCounts: [String: Int] = [:]
+        /// `options.headers`, or what `setHeaders` gave since, and how many times it did.
+        var headers: [String: String] = [:]
+        var headersVersion = 0
+        /// `batches[0]` waits for new credentials (401/403).
+        var heldForCredentials = false
+        /// Counts scheduled retries: a retry timer whose number is no longer current does nothing.
+        var retryGeneration = 0
+        /// Sentry: nothing is sent before this (a rate limit).
+        var rateLimitedUntil: Date?
 
         var queuedCount: Int { unsent.count + batches.reduce(0) { $0 + $1.reports.count } }
         var batchBytes: Int { batches.reduce(0) { $0 + $1.bytes } }
@@ -70,6 +90,11 @@ final class UploadQueue: @unchecked Sendable {
 
     let endpoint: URL
     let options: UploadOptions
+    /// The folder the sink owns.
+    let folder: URL
+    /// The sink's folder, as registered in `UploadFolders`.
+    private let folderClaim: UploadFolders.Claim
+    private let rules: UploadRules
     private let batchSize: Int
     private let transport: UploadTransport
     private let body: RequestBody
@@ -82,35 +107,75 @@ final class UploadQueue: @unchecked Sendable {
     private let state = Locked(State())
 
     static let idempotencyHeader = "Idempotency-Key"
+    /// `CrashShield/<version>` on every request.
+    static let userAgent = "CrashShield/\(CrashShield.version)"
 
-    init(endpoint: URL, folder: URL, options: UploadOptions, batchSize: Int, transport: UploadTransport,
-         logger: Logger, body: @escaping RequestBody) throws {
+    /// - Throws: `UploadError` for a non-http(s) endpoint, an unusable folder or one another sink of this process
+    ///   uses; `CrashShieldError.invalidConfiguration` for options out of range; `ReportStoreError` for its files.
+    init(endpoint: URL, folder: URL, options: UploadOptions, batchSize: Int, rules: UploadRules = .http,
+         transport: UploadTransport, logger: Logger, body: @escaping RequestBody) throws {
         guard let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https", endpoint.host != nil else {
             throw UploadError.invalidEndpoint(endpoint.absoluteString)
         }
-        self.endpoint = endpoint
-        self.options = options
-        self.batchSize = max(1, batchSize)
-        self.transport = transport
-        self.body = body
-        self.logger = logger
-        retry = RetryPolicy(initialBackoff: options.initialBackoff, maxBackoff: options.maxBackoff,
-                            maxRetryAfter: options.maxRetryAfter)
-        storeBytes = max(JSONLinesReportStore.minimumMaxBytes, options.maxStoredBytes / 2)
-        unsentStore = try JSONLinesReportStore(fileURL: folder.appendingPathComponent("unsent.jsonl"),
-                                               maxBytes: storeBytes, logger: logger)
-        batchFolder = folder.appendingPathComponent("batches", isDirectory: true)
+        try options.validate()
         do {
-            try FileManager.default.createDirectory(at: batchFolder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw UploadError.folder(batchFolder.path, "\(error)")
+            throw UploadError.folder(folder.path, "\(error)")
+        }
+        let folderClaim = try UploadFolders.claim(folder)
+        do {
+            self.endpoint = endpoint
+            self.options = options
+            self.folder = folder
+            self.folderClaim = folderClaim
+            self.rules = rules
+            self.batchSize = max(1, batchSize)
+            self.transport = transport
+            self.body = body
+            self.logger = logger
+            retry = RetryPolicy(initialBackoff: options.initialBackoff, maxBackoff: options.maxBackoff,
+                                maxRetryAfter: options.maxRetryAfter, credentialRetryDelay: options.credentialRetryDelay,
+                                rules: rules)
+            storeBytes = max(JSONLinesReportStore.minimumMaxBytes, options.maxStoredBytes / 2)
+            unsentStore = try JSONLinesReportStore(fileURL: folder.appendingPathComponent("unsent.jsonl"),
+                                                   maxBytes: storeBytes, logger: logger)
+            batchFolder = folder.appendingPathComponent("batches", isDirectory: true)
+            do {
+                try FileManager.default.createDirectory(at: batchFolder, withIntermediateDirectories: true)
+            } catch {
+                throw UploadError.folder(batchFolder.path, "\(error)")
+            }
+        } catch {
+            UploadFolders.release(folderClaim)
+            throw error
         }
         queue = DispatchQueue(label: "CrashShield.upload")
+        state.withLock { $0.headers = options.headers }
         recover()
         queue.async { [weak self] in self?.pump() }
     }
 
-    deinit { transport.invalidate() }
+    deinit {
+        transport.invalidate()
+        UploadFolders.release(folderClaim)
+    }
+
+    /// Replaces `options.headers` for every later request (a renewed token); a batch held because the server refused
+    /// the old credentials is sent again at once.
+    func setHeaders(_ headers: [String: String]) {
+        let resume = state.withLock { state -> Bool in
+            state.headers = headers
+            state.headersVersion += 1
+            guard state.heldForCredentials, !state.closed else { return false }
+            state.heldForCredentials = false
+            state.retryGeneration += 1   // the pending credential retry does nothing
+            state.attempt = 0
+            state.busy = false
+            return true
+        }
+        if resume { queue.async { [weak self] in self?.pump() } }
+    }
 
     var statistics: UploadStatistics {
         state.withLock { state in
@@ -155,6 +220,7 @@ final class UploadQueue: @unchecked Sendable {
     func close() {
         state.withLock { $0.closed = true }
         transport.invalidate()
+        UploadFolders.release(folderClaim)
     }
 
     /// Waits until nothing is queued (every report accepted, rejected or dropped), at most `timeout` seconds.
@@ -170,17 +236,24 @@ final class UploadQueue: @unchecked Sendable {
     // MARK: - Sending (on `queue`)
 
     private func pump() {
-        let next = state.withLock { state -> Batch? in
+        let next = state.withLock { state -> (batch: Batch, limited: Bool, headers: [String: String], version: Int)? in
             guard !state.closed, !state.busy else { return nil }
             if state.batches.isEmpty { formBatches(&state) }
             guard let first = state.batches.first else { return nil }
             state.busy = true
-            return first
+            if let until = state.rateLimitedUntil, until <= Date() { state.rateLimitedUntil = nil }
+            return (first, state.rateLimitedUntil != nil, state.headers, state.headersVersion)
         }
-        guard let batch = next else { return }
+        guard let (batch, limited, headers, version) = next else { return }
+        if limited {
+            // Sentry's rules: what a rate limit covers is discarded, not sent later.
+            logger.debug("upload: a Sentry rate limit is in effect; batch \(batch.key) (\(batch.reports.count) reports) discarded")
+            finish(batch, statistics: { $0.rateLimitedReports += batch.reports.count })
+            return
+        }
         let request: URLRequest
         do {
-            request = try makeRequest(for: batch)
+            request = try makeRequest(for: batch, headers: headers)
         } catch {
             logger.error("upload: batch \(batch.key) (\(batch.reports.count) reports) could not be encoded (\(error)); dropped")
             finish(batch, statistics: { $0.droppedReports += batch.reports.count })
@@ -188,17 +261,17 @@ final class UploadQueue: @unchecked Sendable {
         }
         transport.send(request) { [weak self] result in
             guard let self else { return }
-            self.queue.async { self.handle(result, for: batch) }
+            self.queue.async { self.handle(result, for: batch, headersVersion: version) }
         }
     }
 
-    private func makeRequest(for batch: Batch) throws -> URLRequest {
+    private func makeRequest(for batch: Batch, headers: [String: String]) throws -> URLRequest {
         let encoded = try body(batch.reports, batch.key)
         var request = URLRequest(url: endpoint, timeoutInterval: options.requestTimeout)
         request.httpMethod = "POST"
-        request.setValue("CrashShield", forHTTPHeaderField: "User-Agent")
+        request.setValue(Self.userAgent, forHTTPHeaderField: "User-Agent")
         request.setValue(batch.key, forHTTPHeaderField: Self.idempotencyHeader)
-        for (name, value) in encoded.headers.merging(options.headers, uniquingKeysWith: { _, user in user }) {
+        for (name, value) in encoded.headers.merging(headers, uniquingKeysWith: { _, user in user }) {
             request.setValue(value, forHTTPHeaderField: name)
         }
         if options.gzip, let compressed = Gzip.compress(encoded.body) {
@@ -210,26 +283,64 @@ final class UploadQueue: @unchecked Sendable {
         return request
     }
 
-    private func handle(_ result: Result<UploadResponse, Error>, for batch: Batch) {
+    private func handle(_ result: Result<UploadResponse, Error>, for batch: Batch, headersVersion: Int) {
+        let limit = (try? result.get()).flatMap { retry.rateLimit(of: $0) }
         let attempt = state.withLock { state -> Int? in
             guard !state.closed else { return nil }
             state.statistics.requests += 1
             state.attempt += 1
+            if let limit, limit > 0 {
+                let until = Date().addingTimeInterval(limit)
+                state.rateLimitedUntil = max(state.rateLimitedUntil ?? until, until)
+            }
             return state.attempt
         }
         guard let attempt else { return }
+        if let limit, limit > 0 {
+            logger.warning("upload: Sentry asks for no more events for \(limit) s (rate limit); reports until then are discarded")
+        }
         switch retry.outcome(of: result, attempt: attempt) {
         case .delivered:
             finish(batch, statistics: { $0.deliveredReports += batch.reports.count })
-        case .rejected(let status):
-            logger.error("upload: the server rejected batch \(batch.key) (\(batch.reports.count) reports) with HTTP \(status); dropped, not retried")
+        case .rejected(let status, let why):
+            logger.error("upload: HTTP \(status) for batch \(batch.key) (\(batch.reports.count) reports) from \(endpoint.absoluteString): \(why); the batch is dropped, not retried")
             finish(batch, statistics: { $0.rejectedBatches += 1 })
+        case .credentialsRefused(let status, let delay):
+            let age = Date().timeIntervalSince(batch.created)
+            if age > options.credentialHoldLimit {
+                logger.error("upload: HTTP \(status) for batch \(batch.key) (\(batch.reports.count) reports): the server has refused the credentials for \(Int(age / 3600)) h, longer than UploadOptions.credentialHoldLimit; the batch is dropped")
+                finish(batch, statistics: { $0.credentialRefusals += 1; $0.rejectedBatches += 1 })
+                return
+            }
+            logger.error("upload: HTTP \(status) for batch \(batch.key) (\(batch.reports.count) reports): the server refused the credentials (UploadOptions.headers); the batch is kept and sent again in \(Int(delay)) s or at once after setHeaders(_:) (dropped once older than \(Int(options.credentialHoldLimit / 3600)) h)")
+            let (generation, renewed) = state.withLock { state -> (Int, Bool) in
+                state.statistics.credentialRefusals += 1
+                state.heldForCredentials = true
+                state.retryGeneration += 1
+                return (state.retryGeneration, state.headersVersion != headersVersion)
+            }
+            // Headers set while the request was under way are tried at once.
+            scheduleRetry(after: renewed ? 0 : delay, generation: generation)
         case .retry(let delay):
             logger.debug("upload: batch \(batch.key) attempt \(attempt) failed (\(Self.describe(result))); retry in \(delay) s")
-            queue.asyncAfter(deadline: .now() + delay) { [weak self] in
-                self?.state.withLock { $0.busy = false }
-                self?.pump()
+            scheduleRetry(after: delay, generation: state.withLock { state in
+                state.retryGeneration += 1
+                return state.retryGeneration
+            })
+        }
+    }
+
+    /// Sends `batches[0]` again after `delay`, unless another retry was scheduled (or `setHeaders` resumed) since.
+    private func scheduleRetry(after delay: TimeInterval, generation: Int) {
+        queue.asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            let current = self.state.withLock { state -> Bool in
+                guard state.retryGeneration == generation else { return false }
+                state.heldForCredentials = false
+                state.busy = false
+                return true
             }
+            if current { self.pump() }
         }
     }
 
@@ -240,6 +351,7 @@ final class UploadQueue: @unchecked Sendable {
             update(&state.statistics)
             state.attempt = 0
             state.busy = false
+            state.heldForCredentials = false
         }
         JSONLinesReportStore.removeFiles(of: batch.fileURL)
         pump()
@@ -263,9 +375,10 @@ final class UploadQueue: @unchecked Sendable {
             start += batchSize
             state.sequence += 1
             let key = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            let millis = String(format: "%013.0f", Date().timeIntervalSince1970 * 1000)
+            let created = Date()
+            let millis = String(format: "%013.0f", created.timeIntervalSince1970 * 1000)
             let name = "batch-\(millis)-\(String(format: "%06d", state.sequence))-\(key).jsonl"
-            guard let batch = writeBatch(reports, key: key, to: batchFolder.appendingPathComponent(name)) else {
+            guard let batch = writeBatch(reports, key: key, created: created, to: batchFolder.appendingPathComponent(name)) else {
                 return   // could not write: keep the reports unsent (memory and file) and try again later
             }
             state.batches.append(batch)
@@ -279,7 +392,7 @@ final class UploadQueue: @unchecked Sendable {
         enforceDiskCap(&state)
     }
 
-    private func writeBatch(_ reports: [CrashReport], key: String, to url: URL) -> Batch? {
+    private func writeBatch(_ reports: [CrashReport], key: String, created: Date, to url: URL) -> Batch? {
         do {
             let store = try JSONLinesReportStore(fileURL: url, maxBytes: storeBytes, logger: logger)
             for report in reports { store.receive(report) }
@@ -288,7 +401,7 @@ final class UploadQueue: @unchecked Sendable {
                 return nil
             }
             // The store may have compacted an oversized batch: what is on disk is the batch.
-            return Batch(key: key, fileURL: url, reports: try store.load().reports, bytes: Self.size(of: url))
+            return Batch(key: key, fileURL: url, reports: try store.load().reports, bytes: Self.size(of: url), created: created)
         } catch {
             logger.error("upload: could not write batch file \(url.path): \(error)")
             JSONLinesReportStore.removeFiles(of: url)
@@ -315,11 +428,15 @@ final class UploadQueue: @unchecked Sendable {
         var batches: [Batch] = []
         for name in names {
             let url = batchFolder.appendingPathComponent(name)
-            let key = String(name.dropLast(".jsonl".count).split(separator: "-").last ?? "")
+            let parts = name.dropLast(".jsonl".count).split(separator: "-")
+            let key = String(parts.last ?? "")
+            // batch-<milliseconds since 1970>-<n>-<key>.jsonl
+            let created = parts.count > 1 ? Double(parts[1]).map { Date(timeIntervalSince1970: $0 / 1000) } : nil
             do {
                 let reports = try JSONLinesReportStore(fileURL: url, maxBytes: storeBytes, logger: logger).load().reports
                 if reports.isEmpty || key.isEmpty { JSONLinesReportStore.removeFiles(of: url); continue }
-                batches.append(Batch(key: key, fileURL: url, reports: reports, bytes: Self.size(of: url)))
+                batches.append(Batch(key: key, fileURL: url, reports: reports, bytes: Self.size(of: url),
+                                     created: created ?? Date()))
             } catch {
                 logger.error("upload: batch file \(url.path) is unreadable (\(error)); removed")
                 JSONLinesReportStore.removeFiles(of: url)
@@ -353,6 +470,9 @@ public enum UploadError: Error, Equatable, CustomStringConvertible {
     case invalidDSN(String, reason: String)
     /// The sink's folder cannot be created.
     case folder(String, String)
+    /// Another upload sink of this process uses the folder (or one inside it, or one it is inside): two sinks on one
+    /// folder send and delete each other's files.
+    case folderInUse(String)
 
     public var description: String {
         switch self {
@@ -362,6 +482,42 @@ public enum UploadError: Error, Equatable, CustomStringConvertible {
             return "'\(dsn)' is not a Sentry DSN (\(reason)); copy it from Sentry's project settings (Client Keys): https://<key>@<host>/<project>"
         case .folder(let path, let reason):
             return "could not create the upload folder '\(path)' (\(reason)); choose a folder the app can write, such as its caches folder"
+        case .folderInUse(let path):
+            return "the upload folder '\(path)' is used by another upload sink of this process (or lies inside its folder, or holds it); give each sink a folder of its own, or close() the other sink first"
+        }
+    }
+}
+
+/// The folders upload sinks of this process use: one sink per folder. Paths are compared standardized, with symbolic
+/// links resolved; a folder inside another sink's folder is refused too.
+enum UploadFolders {
+    /// Folder -> the claim that holds it.
+    private static let inUse = Locked((claims: [String: Int](), next: 0))
+
+    /// A folder held by one sink.
+    struct Claim: Sendable {
+        let path: String
+        let token: Int
+    }
+
+    /// Registers `folder` (which exists) for one sink.
+    static func claim(_ folder: URL) throws -> Claim {
+        let path = folder.standardizedFileURL.resolvingSymlinksInPath().path
+        return try inUse.withLock { registry in
+            let inside = { (inner: String, outer: String) in inner.hasPrefix(outer.hasSuffix("/") ? outer : outer + "/") }
+            if registry.claims.keys.contains(where: { $0 == path || inside(path, $0) || inside($0, path) }) {
+                throw UploadError.folderInUse(path)
+            }
+            registry.next += 1
+            registry.claims[path] = registry.next
+            return Claim(path: path, token: registry.next)
+        }
+    }
+
+    /// Frees the folder (its sink closed or went away); nothing when another sink holds it by now.
+    static func release(_ claim: Claim) {
+        inUse.withLock { registry in
+            if registry.claims[claim.path] == claim.token { registry.claims[claim.path] = nil }
         }
     }
 }

@@ -8,10 +8,13 @@ public struct UploadResponse: Sendable, Equatable {
     public var statusCode: Int
     /// The `Retry-After` header, as sent (seconds or an HTTP-date), when there was one.
     public var retryAfter: String?
+    /// Sentry's `X-Sentry-Rate-Limits` header, as sent, when there was one.
+    public var rateLimits: String?
 
-    public init(statusCode: Int, retryAfter: String? = nil) {
+    public init(statusCode: Int, retryAfter: String? = nil, rateLimits: String? = nil) {
         self.statusCode = statusCode
         self.retryAfter = retryAfter
+        self.rateLimits = rateLimits
     }
 }
 
@@ -56,7 +59,8 @@ public final class URLSessionUploadTransport: UploadTransport, @unchecked Sendab
     private static func result(_ response: URLResponse?, _ error: Error?) -> Result<UploadResponse, Error> {
         if let error { return .failure(error) }
         guard let http = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
-        return .success(UploadResponse(statusCode: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After")))
+        return .success(UploadResponse(statusCode: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After"),
+                                       rateLimits: http.value(forHTTPHeaderField: "X-Sentry-Rate-Limits")))
     }
 
     public func invalidate() {
