@@ -102,7 +102,10 @@ public final class SentrySink: UploadSink, @unchecked Sendable {
                                       isAppImage: isAppImage)
         super.init(queue: try UploadQueue(endpoint: parsed.envelopeURL, folder: folder, options: options, batchSize: 1,
                                           rules: .sentry, transport: transport, logger: logger) { reports, key in
-            (try envelope.encode(reports[0], eventID: key),
+            // One report per envelope (batchSize 1). An empty batch is refused (the queue drops it with a log line):
+            // never an index out of range in the app.
+            guard let report = reports.first else { throw EncodingError.invalidValue(reports, .init(codingPath: [], debugDescription: "an empty batch")) }
+            return (try envelope.encode(report, eventID: key),
              ["Content-Type": "application/x-sentry-envelope", "X-Sentry-Auth": parsed.authHeader])
         })
     }

@@ -400,8 +400,14 @@ final class UploadQueue: @unchecked Sendable {
                 JSONLinesReportStore.removeFiles(of: url)
                 return nil
             }
-            // The store may have compacted an oversized batch: what is on disk is the batch.
-            return Batch(key: key, fileURL: url, reports: try store.load().reports, bytes: Self.size(of: url), created: created)
+            // The store may have compacted an oversized batch: what is on disk is the batch. Nothing there (the file
+            // was removed meanwhile): not a batch; its reports stay unsent and are batched again later.
+            let written = try store.load().reports
+            guard !written.isEmpty else {
+                JSONLinesReportStore.removeFiles(of: url)
+                return nil
+            }
+            return Batch(key: key, fileURL: url, reports: written, bytes: Self.size(of: url), created: created)
         } catch {
             logger.error("upload: could not write batch file \(url.path): \(error)")
             JSONLinesReportStore.removeFiles(of: url)
