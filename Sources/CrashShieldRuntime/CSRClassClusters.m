@@ -243,6 +243,19 @@ static void csr_data_samples(CSRClassSet *set) {
     csr_add(set, [NSMutableData dataWithLength: 4]);
 }
 
+/// What `+timerWithTimeInterval:target:selector:userInfo:repeats:` hands out, and so what
+/// `+scheduledTimerWithTimeInterval:...` schedules: on Apple a CoreFoundation-backed subclass whose own
+/// `initWithFireDate:interval:target:selector:userInfo:repeats:` sets the timer up with `CFRunLoopTimerCreate`
+/// (public crash stacks: `+[NSTimer scheduledTimerWithTimeInterval:...]` -> `-[NSCFTimer initWithFireDate:...]`),
+/// never NSTimer's; on GNUstep NSTimer itself. Made unscheduled with a target of Foundation's own and invalidated at
+/// once: it never fires. No placeholder (`[[NSTimer alloc] init]` is not a timer Apple supports).
+static void csr_timer_samples(CSRClassSet *set) {
+    NSTimer *timer = [NSTimer timerWithTimeInterval: 3600 target: [NSNull null] selector: @selector(description)
+                                           userInfo: nil repeats: NO];
+    csr_add(set, timer);
+    [timer invalidate];
+}
+
 CSRClass csr_cluster_placeholder_class(const char *family) {
     Class cls = family ? objc_lookUpClass(family) : Nil;
     if (cls == Nil) return NULL;
@@ -268,6 +281,11 @@ int csr_cluster_sample_classes(const char *family, CSRClass *out, int max) {
     }
     CSRClassSet set = { cls, mutableFamily, out, max, 0 };
     @autoreleasepool {
+        if (strcmp(family, "NSTimer") == 0) {
+            csr_add_named_classes(&set);
+            csr_timer_samples(&set);
+            return set.count;
+        }
         csr_add_placeholder(&set);
         csr_add_named_classes(&set);
         if (strcmp(family, "NSArray") == 0 || strcmp(family, "NSMutableArray") == 0) csr_array_samples(&set);

@@ -358,3 +358,47 @@ int css_test_grouping_calls(void) {
     (void)[CSSGroupingCaller secondList];
     return 0;
 }
+
+#if __has_feature(objc_arc)
+#define CSS_TIMER_RETAIN(object) (object)
+#define CSS_TIMER_RELEASE(object) ((void)0)
+#else
+#define CSS_TIMER_RETAIN(object) [(object) retain]
+#define CSS_TIMER_RELEASE(object) [(object) release]
+#endif
+
+/// Apple's timer shape (see css_test_cf_timer_init): the initializer keeps what it is given, never calls NSTimer's.
+@interface CSSCFTimer : NSTimer {
+    id cssTarget;
+}
+@end
+
+@implementation CSSCFTimer
+- (id)initWithFireDate:(NSDate *)date interval:(NSTimeInterval)interval target:(id)target selector:(SEL)selector
+              userInfo:(id)userInfo repeats:(BOOL)repeats {
+    (void)date; (void)interval; (void)selector; (void)userInfo; (void)repeats;
+    cssTarget = CSS_TIMER_RETAIN(target);   // a timer retains its target
+    return self;
+}
+- (void)invalidate { CSS_TIMER_RELEASE(cssTarget); cssTarget = nil; }
+@end
+
+@interface CSSCFTimerTarget : NSObject
+@end
+@implementation CSSCFTimerTarget
+- (void)tick:(id)timer { (void)timer; }
+@end
+
+bool css_test_cf_timer_init(const char *selector) {
+    bool made = false;
+    @autoreleasepool {
+        CSSCFTimerTarget *target = [[CSSCFTimerTarget alloc] init];
+        CSSCFTimer *timer = [[CSSCFTimer alloc] initWithFireDate: [NSDate date] interval: 1 target: target
+                                                        selector: sel_registerName(selector) userInfo: nil repeats: NO];
+        made = timer != nil;
+        [timer invalidate];
+        CSS_TIMER_RELEASE(timer);
+        CSS_TIMER_RELEASE(target);
+    }
+    return made;
+}

@@ -29,6 +29,24 @@ final class TimerGuardTests: ShieldTestCase {
 
     // MARK: Differential
 
+    /// Apple's timers are a CoreFoundation-backed subclass whose own initializer never reaches NSTimer's: the guard
+    /// hooks the initializer a sampled timer's class really has. Emulated with such a subclass added to the samples;
+    /// before, only NSTimer's own method was hooked and this timer's missing selector went unseen.
+    func testTheInitializerOfTheSampledTimerClassIsGuarded() throws {
+        XCTAssertTrue(csr_test_cluster_sample_class_named("CSSCFTimer"))
+        ClassSamples.shared.forget()
+        defer {
+            _ = csr_test_cluster_sample_class_named(nil)
+            ClassSamples.shared.forget()
+        }
+        try withShield(Configuration(guards: .timer, isAppImage: { _ in true })) { sink in
+            XCTAssertTrue(css_test_cf_timer_init("tick:"), "a valid timer is made as without the guard")
+            XCTAssertTrue(css_test_cf_timer_init("missingSelector:"))
+            CrashShield.flush()
+            XCTAssertEqual(reports(sink).map(\.selector), ["missingSelector:"], "\(reports(sink).map(\.method))")
+        }
+    }
+
     func testValidTimersFireExactlyAsWithoutTheGuard() throws {
         let unguarded = validSequence()
         XCTAssertEqual(unguarded, [

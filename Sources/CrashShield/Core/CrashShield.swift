@@ -17,7 +17,9 @@ public enum CrashShield {
 
     /// Installs the configured guards. Throws `CrashShieldError.alreadyRunning` when running (stop first), or a
     /// configuration error; on any error nothing stays installed. `configuration.warnings` (a class that does not
-    /// exist, no guard at all) are logged, each once per process, and do not stop it.
+    /// exist, no guard at all) are logged, each once per process, and do not stop it. A guard that cannot install on
+    /// this system (a method it hooks is missing, or the runtime refused a hook: `HookError`) stays off, named in an
+    /// error log line, and the others run: `activeGuards` says which did.
     public static func start(_ configuration: Configuration = .production) throws {
         try lock.withLock {
             guard Session.current.load(ordering: .acquiring) == nil else { throw CrashShieldError.alreadyRunning }
@@ -32,7 +34,14 @@ public enum CrashShield {
             Session.current.store(session, ordering: .releasing)
             do {
                 try HookEngine.shared.batch {
-                    for category in configuration.guards.members { try install(category, in: session) }
+                    for category in configuration.guards.members {
+                        do {
+                            try install(category, in: session)
+                        } catch CrashShieldError.hookFailed(let name, let error) {
+                            // One guard's missing method must not leave the app with no guard at all.
+                            logger.error("guard \(name) could not install on this system and stays off: \(error); the other guards run")
+                        }
+                    }
                 }
             } catch {
                 HookEngine.shared.batch { uninstallAll(session) }

@@ -136,6 +136,11 @@ int css_test_walk_from_broken_frame(int (*walk)(void **frames, int max), void **
 /// (call inside an autorelease pool): report grouping names Objective-C callers from the runtime. Returns 0.
 int css_test_grouping_calls(void);
 
+/// Apple's timer shape: `CSSCFTimer`, an NSTimer subclass whose own initializer sets the timer up without NSTimer's
+/// (as Apple's CoreFoundation-backed timer class does). Makes one, unscheduled, with an app-class target and the
+/// selector `selector` (which the target may lack), invalidates and releases it; returns whether init returned it.
+bool css_test_cf_timer_init(const char *selector);
+
 /// `[object value]` and `[cls classValue]` on the CSSHook test classes (base returns 1 and 10).
 long css_test_value(void *object);
 long css_test_class_value(const char *className);

@@ -3,7 +3,8 @@ import CrashShieldRuntime.Internal
 /// Stops timers whose target lacks the selector, and timers whose target was freed behind their back; a timer keeps
 /// its target alive exactly as Foundation's does.
 ///
-/// Design: `NSTimer`'s `initWithFireDate:interval:target:selector:userInfo:repeats:` is hooked; on GNUstep every
+/// Design: `initWithFireDate:interval:target:selector:userInfo:repeats:` is hooked where a sampled timer's class has it
+/// (Apple: the CoreFoundation-backed timer class; GNUstep: NSTimer); on GNUstep every
 /// target/selector form ends there (`scheduledTimerWithTimeInterval:...` -> `timerWithTimeInterval:...` -> the
 /// initializer, once each). A timer retains its target until it is invalidated (GNUstep's `-invalidate`, Apple's
 /// documentation): apps rely on it, a worker scheduled on itself and released, or the weak proxy (YYWeakProxy) put
@@ -36,11 +37,13 @@ final class TimerGuard: CrashGuard {
     static let registry = TimerProxyRegistry.shared
 
     func install(in context: GuardContext) throws {
-        guard let timer = ObjCClass(named: "NSTimer") else { return }
+        // Where timers are really initialized: the class of a sampled timer, not NSTimer's own method (on Apple,
+        // timers are a CoreFoundation-backed subclass whose initializer never reaches NSTimer's; ClassSamples).
+        guard let family = ClassFamily("NSTimer") else { return }
         Self.forwarders.clear()
         Self.appClasses.clear()
         TimerProxyRegistry.installHandler()
-        try context.install(Self.initPoint, on: [timer])
+        try context.install(Self.initPoint, onOwnersIn: family)
     }
 
     func uninstall() {
