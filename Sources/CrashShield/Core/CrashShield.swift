@@ -21,6 +21,17 @@ public enum CrashShield {
     /// this system (a method it hooks is missing, or the runtime refused a hook: `HookError`) stays off, named in an
     /// error log line, and the others run: `activeGuards` says which did.
     public static func start(_ configuration: Configuration = .production) throws {
+        // In a pool of its own: starting asks Foundation things (class samples, the runtime's wording of an
+        // unrecognized selector) whose answers are autoreleased, and the caller may have no pool (a command-line
+        // tool's main on GNUstep logged "autorelease called without pool" and leaked them).
+        var failure: Error?
+        withAutoreleasePool {
+            do { try startLocked(configuration) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    private static func startLocked(_ configuration: Configuration) throws {
         try lock.withLock {
             guard Session.current.load(ordering: .acquiring) == nil else { throw CrashShieldError.alreadyRunning }
             try configuration.validate()
@@ -54,6 +65,11 @@ public enum CrashShield {
     /// Reverts every hook and hands pending report counts to the sinks. Safe to call when not running (does nothing),
     /// from any thread, and from inside a sink: it never waits for a sink.
     public static func stop() {
+        // In a pool of its own, as start(): reverting asks the runtime for method signatures (autoreleased).
+        withAutoreleasePool { stopLocked() }
+    }
+
+    private static func stopLocked() {
         let stopped: Session? = lock.withLock {
             guard let session = Session.current.load(ordering: .acquiring) else { return nil }
             HookEngine.shared.batch { uninstallAll(session) }
@@ -79,6 +95,14 @@ public enum CrashShield {
     /// `.invalidConfiguration` for bits that name no guard, or the error of a guard that could not install (then that
     /// guard stays off; the others named are as asked).
     public static func setGuard(_ categories: GuardCategory, enabled: Bool) throws {
+        var failure: Error?
+        withAutoreleasePool {   // as start() and stop()
+            do { try setGuardLocked(categories, enabled: enabled) } catch { failure = error }
+        }
+        if let failure { throw failure }
+    }
+
+    private static func setGuardLocked(_ categories: GuardCategory, enabled: Bool) throws {
         let unknown = categories.subtracting(.all)
         guard unknown.isEmpty else {
             throw CrashShieldError.invalidConfiguration(
