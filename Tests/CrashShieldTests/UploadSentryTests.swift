@@ -126,6 +126,23 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertEqual((event["extra"] as? [String: Any])?["occurrences"] as? Int, 12)
     }
 
+    /// README "Counting": a call site is one Sentry event per launch. Count updates (10, 100, ... and flush) of a
+    /// report already sent were each a new event against the project's quota; an update of a report still waiting
+    /// replaces it, so the event carries the newest count.
+    func testCountUpdatesOfASentReportAreNotNewEvents() throws {
+        let server = try server(["ok", "ok", "ok"])
+        let sink = try sentrySink(port: server.port)
+        sink.receive(makeReport(1))
+        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        sink.receive(makeReport(1, occurrences: 10))
+        sink.receive(makeReport(1, occurrences: 100))
+        sink.receive(makeReport(2))
+        XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+        XCTAssertEqual(server.requests.count, 2, "one event per call site: \(server.requests.map(\.behaviour))")
+        XCTAssertEqual(sink.statistics.coalescedUpdates, 2)
+        XCTAssertEqual(sink.statistics.deliveredReports, 2)
+    }
+
     func testSentryDiscardsEnvelopesOn4xxAnd5xxAndRetriesOnlyNetworkErrors() throws {
         let server = try server(["500", "400", "413", "close"])
         let logs = InMemoryLogHandler()

@@ -23,9 +23,14 @@ public struct UploadStatistics: Sendable, Equatable {
     public var credentialRefusals = 0
     /// `SentrySink`: reports not sent because a Sentry rate limit was in effect (Sentry's rules discard them).
     public var rateLimitedReports = 0
+    /// `SentrySink`: count updates not sent (README "Counting"): Sentry counts events, so a call site is one event
+    /// per launch, with the count it had when it was sent; a later update of it would be a second event for the
+    /// same bug and launch, against the project's quota.
+    public var coalescedUpdates = 0
 
     public init(deliveredReports: Int = 0, rejectedBatches: Int = 0, droppedReports: Int = 0, requests: Int = 0,
-                queuedReports: Int = 0, credentialRefusals: Int = 0, rateLimitedReports: Int = 0) {
+                queuedReports: Int = 0, credentialRefusals: Int = 0, rateLimitedReports: Int = 0,
+                coalescedUpdates: Int = 0) {
         self.deliveredReports = deliveredReports
         self.rejectedBatches = rejectedBatches
         self.droppedReports = droppedReports
@@ -33,6 +38,7 @@ public struct UploadStatistics: Sendable, Equatable {
         self.queuedReports = queuedReports
         self.credentialRefusals = credentialRefusals
         self.rateLimitedReports = rateLimitedReports
+        self.coalescedUpdates = coalescedUpdates
     }
 }
 
@@ -191,6 +197,14 @@ final class UploadQueue: @unchecked Sendable {
     func enqueue(_ report: CrashReport) {
         let outcome = state.withLock { state -> (accepted: Bool, logDrop: Bool) in
             guard !state.closed, report.occurrences > state.queuedCounts[report.signature, default: 0] else {
+                return (false, false)
+            }
+            if rules == .sentry, state.queuedCounts[report.signature] != nil,
+               !state.unsent.contains(where: { $0.signature == report.signature }) {
+                // Sentry counts events: one per call site and launch (this process). Already batched or sent, the
+                // report is not sent again for a count update (`UploadStatistics.coalescedUpdates`).
+                state.statistics.coalescedUpdates += 1
+                state.queuedCounts[report.signature] = report.occurrences
                 return (false, false)
             }
             if let index = state.unsent.firstIndex(where: { $0.signature == report.signature }) {
