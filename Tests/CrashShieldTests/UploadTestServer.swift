@@ -151,9 +151,12 @@ class UploadTestCase: ShieldTestCase {
             guard let date = formatter.date(from: text) else { throw CocoaError(.coderInvalidValue) }
             return date
         }
-        struct Body: Decodable { var reports: [CrashReport] }
+        struct Body: Decodable { var schemaVersion: Int?; var reports: [CrashReport] }
         return try server.requests.filter(\.processed).map { request in
-            (request.idempotencyKey ?? "", try decoder.decode(Body.self, from: request.body).reports)
+            let body = try decoder.decode(Body.self, from: request.body)
+            // Sentry's envelopes carry no schema version; every HTTP body does (README "The HTTP body").
+            if request.header("Content-Type") == "application/json" { XCTAssertEqual(body.schemaVersion, 1) }
+            return (request.idempotencyKey ?? "", body.reports)
         }
     }
 }

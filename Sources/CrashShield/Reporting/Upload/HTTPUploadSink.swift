@@ -2,7 +2,8 @@ import Foundation
 import Logging
 
 /// Sends reports to an HTTP(S) endpoint as gzipped JSON batches: `POST endpoint` with body
-/// `{"reports": [CrashReport, ...]}` (the JSON Lines store's encoding: sorted keys, ISO-8601 dates with milliseconds),
+/// `{"schemaVersion": 1, "reports": [CrashReport, ...]}` (the JSON Lines store's encoding: sorted keys, ISO-8601 dates
+/// with milliseconds; README "The HTTP body"),
 /// headers `Content-Type: application/json`, `Content-Encoding: gzip`, `Idempotency-Key: <32 hex digits>` (the same
 /// for every retry of a batch, across launches too: a server that remembers keys drops duplicates),
 /// `User-Agent: CrashShield/<version>` and `options.headers` (authentication).
@@ -40,7 +41,12 @@ public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
         })
     }
 
+    /// The version of the body's schema (README "The HTTP body"). It changes only when a field changes meaning or
+    /// goes away; new fields may appear in any version.
+    public static let schemaVersion = 1
+
     private struct Batch: Encodable {
+        var schemaVersion = HTTPUploadSink.schemaVersion
         var reports: [CrashReport]
     }
 }
