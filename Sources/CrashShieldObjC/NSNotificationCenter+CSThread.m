@@ -1,4 +1,4 @@
-// NSNotificationCenter+CSThread.m: seed 003's posting, on NotificationPoster's engine (csbridge_post_notification).
+// NSNotificationCenter+CSThread.m: posting whose observers run on a given thread, on NotificationPoster's engine (csbridge_post_notification).
 #import "NSNotificationCenter+CSThread.h"
 #import "CSBridge.h"
 #import "CSSupport.h"

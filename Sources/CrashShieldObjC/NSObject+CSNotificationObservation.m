@@ -1,4 +1,4 @@
-// NSObject+CSNotificationObservation.m: seed 004's owner-bound blocks, on CrashShield.observe's engine
+// NSObject+CSNotificationObservation.m: owner-bound notification blocks by priority, on CrashShield.observe's engine
 // (ClosureObservations, through csbridge_observe): one trampoline observer per notification runs the blocks by
 // priority; the owner's deallocation removes them.
 #import "NSObject+CSNotificationObservation.h"

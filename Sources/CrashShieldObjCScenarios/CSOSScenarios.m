@@ -465,7 +465,7 @@ char *csos_upload_wait(const char *folder, int port) {
     return [out copyText];
 }
 
-// MARK: Seed 003: posting on a thread
+// MARK: Posting on a thread
 
 static NSString *CSOSThreadName(void) {
     return [NSThread isMainThread] ? @"main" : ([[NSThread currentThread] name] ?: @"?");
@@ -555,7 +555,7 @@ char *csos_post_on_threads(void) {
     return [out copyText];
 }
 
-// MARK: Seed 004: owner-bound blocks by priority
+// MARK: Owner-bound blocks by priority
 
 @interface CSOSOwner : NSObject
 @end

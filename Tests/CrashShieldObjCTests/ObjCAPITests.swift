@@ -169,7 +169,7 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["restarted"], "1", out["restartError"] ?? "")
     }
 
-    // MARK: Seed 003: observers run on the thread the post names
+    // MARK: Posting on a thread: observers run on the thread the post names
 
     func testPostRunsObserversOnTheNamedThread() {
         let out = run { csos_post_on_threads() }
@@ -182,7 +182,7 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["cancelled"], "1")
     }
 
-    // MARK: Seed 004: owner-bound blocks by priority
+    // MARK: Owner-bound blocks by priority
 
     func testBlocksRunByPriorityWithNoteAndOwner() {
         let out = run { csos_block_priorities() }

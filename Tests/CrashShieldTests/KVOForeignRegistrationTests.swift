@@ -7,7 +7,7 @@ import XCTest
 
 /// Registrations the KVO guard did not make behave exactly as without CrashShield: those made before start() or
 /// while the guard was off are removed normally (no report, no further change), system classes' own KVO is left
-/// alone (seed 002, configurable), and objects that remove their observers in their own -dealloc are not reported.
+/// alone (configurable), and objects that remove their observers in their own -dealloc are not reported.
 private let new: UInt = 0x01
 
 /// The delivery log since the last call, without old values (GNUstep sends them to every observer of a key path
@@ -72,7 +72,7 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
         }
     }
 
-    // MARK: System classes (seed 002)
+    // MARK: System classes
 
     /// An app observer of an NSOperation (a Foundation class that announces `queuePriority` itself, and observes its
     /// own `isFinished`): left to Foundation by default, guarded when `kvoLeavesSystemClassesAlone` is false; either

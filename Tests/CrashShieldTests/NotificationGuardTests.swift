@@ -287,7 +287,7 @@ final class NotificationGuardTests: ShieldTestCase {
         }
     }
 
-    // MARK: Posting on a thread (seed 003)
+    // MARK: Posting on a thread
 
     func testPostOnAThreadRunsNormallyRegisteredHandlersThere() throws {
         withAutoreleasePool {
@@ -330,7 +330,7 @@ final class NotificationGuardTests: ShieldTestCase {
         }
     }
 
-    // MARK: Closures owned by an object, with priorities (seed 004)
+    // MARK: Closures owned by an object, with priorities
 
     func testClosuresRunByPriorityAndStopWhenTheirOwnerDies() throws {
         try withShield(Configuration(guards: .notification)) { sink in

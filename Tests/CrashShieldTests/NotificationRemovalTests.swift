@@ -13,7 +13,7 @@ func notificationOwner(_ object: UnsafeMutableRawPointer) -> NotificationOwner {
     #endif
 }
 
-/// `CrashShield.removeObservations(owner:name:priority:)`: removal by owner, by name and by level (seed 004), the
+/// `CrashShield.removeObservations(owner:name:priority:)`: removal by owner, by name and by level, the
 /// engine under `-[NSObject cs_removeNotificationBlocks...]` too.
 final class NotificationRemovalTests: XCTestCase {
     func testRemovalByOwnerNameAndPriority() {

@@ -41,7 +41,7 @@ public struct Configuration: Sendable {
     public var redact: (@Sendable (CrashReport) -> CrashReport)?
     /// The zombie guard's pool and the classes whose objects become zombies (see `ZombieOptions`).
     public var zombies = ZombieOptions()
-    /// The KVO guard leaves the key-value observing of system classes alone (seed 002's rule): a registration whose
+    /// The KVO guard leaves the key-value observing of system classes alone: a registration whose
     /// observed object or observer is of a class defined outside the app's own binaries (`isAppImage`), such as a
     /// framework observing its own objects or the app observing a `UIScrollView`, and its removal, go to Foundation
     /// untouched. false: those are guarded too.

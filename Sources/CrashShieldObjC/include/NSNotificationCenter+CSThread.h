@@ -1,4 +1,4 @@
-// NSNotificationCenter+CSThread.h: post a notification whose observers run on a given thread (seed 003).
+// NSNotificationCenter+CSThread.h: post a notification whose observers run on a given thread.
 #import "CSTypes.h"
 
 NS_ASSUME_NONNULL_BEGIN

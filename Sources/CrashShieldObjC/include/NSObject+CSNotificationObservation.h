@@ -1,4 +1,4 @@
-// NSObject+CSNotificationObservation.h: blocks observing notifications, bound to an owner, by priority (seed 004).
+// NSObject+CSNotificationObservation.h: blocks observing notifications, bound to an owner, by priority.
 #import "CSTypes.h"
 
 NS_ASSUME_NONNULL_BEGIN

@@ -22,13 +22,13 @@ char *csos_lists_and_modes(void);
 char *csos_upload_sinks(const char *folder);
 /// An HTTP upload sink to the server on 127.0.0.1:`port`: a bad call, then waiting for delivery and the statistics.
 char *csos_upload_wait(const char *folder, int port);
-/// Seed 003: a post whose observers (selector and block) run on the main thread, a worker thread, the caller's.
+/// Posting on a thread: a post whose observers (selector and block) run on the main thread, a worker thread, the caller's.
 char *csos_post_on_threads(void);
-/// Seed 004: blocks by priority, with (note, owner).
+/// Owner-bound blocks: blocks by priority, with (note, owner).
 char *csos_block_priorities(void);
-/// Seed 004: an owner's deallocation removes its blocks (and releases them), others stay.
+/// Owner-bound blocks: an owner's deallocation removes its blocks (and releases them), others stay.
 char *csos_owner_death(void);
-/// Seed 004: removal by level and by name; bad input.
+/// Owner-bound blocks: removal by level and by name; bad input.
 char *csos_remove_by_level(void);
 
 #ifdef __cplusplus

@@ -30,7 +30,7 @@ import CrashShieldRuntime.Internal
 /// registrations, GNUstep gives the one it has the new context and options.
 ///
 /// Registrations the guard did not make are Foundation's: those made before `start()` or while the guard was off,
-/// and (`Configuration.kvoLeavesSystemClassesAlone`, seed 002's rule) every registration whose observed object or
+/// and (`Configuration.kvoLeavesSystemClassesAlone`) every registration whose observed object or
 /// observer is of a system class. Their removal goes to Foundation; a removal is reported as unbalanced only when
 /// Foundation has no observer of the object besides the guard's proxy. Switching the guard off (`stop()`, the kill
 /// switch) hands the proxies' registrations back to Foundation before the hooks are reverted.
@@ -269,7 +269,7 @@ final class KVOGuard: CrashGuard {
     /// (class of the observed object, first key of the key path) -> whether the class notifies it automatically.
     private static let automaticKeys = Locked([ClassKey: Bool]())
 
-    /// Seed 002's rule (`Configuration.kvoLeavesSystemClassesAlone`): the KVO of system classes is theirs. true when
+    /// The system-classes rule (`Configuration.kvoLeavesSystemClassesAlone`): the KVO of system classes is theirs. true when
     /// the observed object or the observer is of a class defined outside the app's own binaries.
     static func leavesAlone(_ object: CSRObject, _ observer: CSRObject) -> Bool {
         guard let session = Session.current.load(ordering: .acquiring),
