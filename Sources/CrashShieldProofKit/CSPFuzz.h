@@ -48,6 +48,8 @@ uint32_t csp_arg_choices(CSPArgKind kind);
 void csp_arg_realize(CSPArgKind kind, uint32_t choice, int slot, NSUInteger size, CSPArgs *args, NSMutableArray *keep);
 void csp_arg_describe(CSPArgKind kind, uint32_t choice, NSUInteger size, CSPText *text);
 /// Range choice `choice` for a receiver of `size`; whether its end passes 2^64.
+/// Whether a CSPArgString choice is an object that is not a string (number 7, NSNull).
+bool csp_arg_string_is_foreign(uint32_t choice);
 bool csp_arg_range_value(uint32_t choice, NSUInteger size, NSRange *range);
 
 #endif

@@ -122,6 +122,8 @@ static const char *const csp_string_names[] = {
     "mutable string \"ll\"", "CSPString \"he\"",
 };
 
+bool csp_arg_string_is_foreign(uint32_t choice) { return choice == 6 || choice == 7; }
+
 static id csp_string_value(uint32_t choice) {
     switch (choice) {
     case 0: return nil;

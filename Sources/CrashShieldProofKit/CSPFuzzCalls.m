@@ -204,6 +204,9 @@ CALL(string_isEqualToString) { out_bool(out, [(NSString *)r isEqualToString: O0]
 CALL(string_byReplacingOccurrences) {
     out_object(out, [(NSString *)r stringByReplacingOccurrencesOfString: O0 withString: O1]);
 }
+CALL(string_byReplacingOccurrencesRange) {
+    out_object(out, [(NSString *)r stringByReplacingOccurrencesOfString: O0 withString: O1 options: NSBackwardsSearch range: RANGE]);
+}
 CALL(string_componentsSeparated) { out_object(out, [(NSString *)r componentsSeparatedByString: O0]); }
 CALL(string_lineRangeForRange) { out_range(out, [(NSString *)r lineRangeForRange: RANGE]); }
 CALL(string_composedRange) { out_range(out, [(NSString *)r rangeOfComposedCharacterSequenceAtIndex: I0]); }
@@ -524,7 +527,8 @@ static const CSPEntry csp_entries[] = {
     { "NSString getCharacters:range:", FT, ARGS(CSPArgRange), string_getCharactersRange, false },
     { "NSString stringByAppendingString:", FT, ARGS(CSPArgString), string_byAppending, false },
     { "NSString isEqualToString:", FT, ARGS(CSPArgString), string_isEqualToString, false },
-    { "NSString stringByReplacingOccurrencesOfString:withString:", FT, ARGS(CSPArgString, CSPArgString), string_byReplacingOccurrences, false },
+    { "NSString stringByReplacingOccurrencesOfString:withString:", FT, ARGS(CSPArgString, CSPArgString), string_byReplacingOccurrences, true },
+    { "NSString stringByReplacingOccurrencesOfString:withString:options:range:", FT, ARGS(CSPArgString, CSPArgString, CSPArgRange), string_byReplacingOccurrencesRange, true },
     { "NSString componentsSeparatedByString:", FT, ARGS(CSPArgString), string_componentsSeparated, false },
     { "NSString lineRangeForRange:", FT, ARGS(CSPArgRange), string_lineRangeForRange, true },
     { "NSString rangeOfComposedCharacterSequenceAtIndex:", FT, ARGS(CSPArgIndex), string_composedRange, false },
@@ -536,7 +540,7 @@ static const CSPEntry csp_entries[] = {
     { "NSMutableString deleteCharactersInRange:", FMT, ARGS(CSPArgRange), mstring_deleteCharactersInRange, true },
     { "NSMutableString appendString:", FMT, ARGS(CSPArgString), mstring_appendString, false },
     { "NSMutableString setString:", FMT, ARGS(CSPArgString), mstring_setString, false },
-    { "NSMutableString replaceOccurrencesOfString:withString:options:range:", FMT, ARGS(CSPArgString, CSPArgString, CSPArgRange), mstring_replaceOccurrences, false },
+    { "NSMutableString replaceOccurrencesOfString:withString:options:range:", FMT, ARGS(CSPArgString, CSPArgString, CSPArgRange), mstring_replaceOccurrences, true },
     { "NSMutableString appendFormat:", FMT, ARGS(CSPArgObject), mstring_appendFormat, false },
     { "+stringWithString:", CSPFamilyStringClass, ARGS(CSPArgString), stringc_withString, true },
     { "+stringWithUTF8String:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_withUTF8String, true },
@@ -682,8 +686,11 @@ static bool csp_foundation_fails(const CSPCall *call) {
     NSRange range;
     NSUInteger length;
     // replaceOccurrencesOfString:withString:options:range: checks location + length after it overflows, then reads
-    // far past the string (SIGSEGV) for a range whose end is past 2^64.
-    if (entry->call == mstring_replaceOccurrences) return csp_call_range(call, 2, &range, &length);
+    // far past the string (SIGSEGV) for a range whose end is past 2^64 (CrashShield stops it: the crash matrix's
+    // mutableString.replaceOccurrences.wrappingRange); stringByReplacingOccurrences...range: calls it.
+    if (entry->call == mstring_replaceOccurrences || entry->call == string_byReplacingOccurrencesRange) {
+        return csp_call_range(call, 2, &range, &length);
+    }
     if (entry->call == mattr_addAttributes) return csp_add_attributes_hangs(call);
     // NSMutableData checks only the location: past it, replaceBytesInRange:withBytes: copies range.length bytes
     // (past the caller's buffer when longer; an end past 2^64 also past the data's: SIGSEGV), and the length form
@@ -793,6 +800,15 @@ const char *csp_fuzz_selector(const CSPCall *call) {
 
 bool csp_fuzz_expects_recovery(const CSPCall *call) {
     if (!csp_kind(call)->inScope || call->entry >= csp_entry_total || !csp_entries[call->entry].guarded) return false;
+    // GNUstep's replaceOccurrencesOfString:withString:options:range: (the replacing family's funnel) raises "bad
+    // search string" / "bad replace string" for a nil argument (the guard's) and for one that is not a string
+    // (Foundation's own, left to it): which one it is, the arguments say.
+    void (*function)(id, CSPArgs *, CSPText *) = csp_entries[call->entry].call;
+    if ((function == mstring_replaceOccurrences || function == string_byReplacingOccurrences
+         || function == string_byReplacingOccurrencesRange)
+        && (csp_arg_string_is_foreign(call->arguments[0]) || csp_arg_string_is_foreign(call->arguments[1]))) {
+        return false;
+    }
     if (!(csp_entries[call->entry].receivers & FNC)) return true;
     // A message to the wrong type is the guards' only when nothing implements it (a method that exists and raises,
     // like NSNumber's -rangeValue, is that class's own failure).

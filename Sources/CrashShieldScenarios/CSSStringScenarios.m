@@ -107,6 +107,33 @@ static const char *mutableInitWithUTF8Null(void) { return bracketed(CSS_STR_AUTO
 static const char *insertPastEnd(void) { NSMutableString *m = mutableHello(); [m insertString: @"x" atIndex: css_opaque_index(6)]; return bracketed(m); }
 static const char *deletePastEnd(void) { NSMutableString *m = mutableHello(); [m deleteCharactersInRange: NSMakeRange(3, 9)]; return bracketed(m); }
 static const char *replacePastEnd(void) { NSMutableString *m = mutableHello(); [m replaceCharactersInRange: NSMakeRange(4, 2) withString: @"x"]; return bracketed(m); }
+// The replacing family funnels into -[NSMutableString replaceOccurrencesOfString:withString:options:range:].
+static const char *byReplacingOccurrencesNilTarget(void) {
+    return bracketed([hello() stringByReplacingOccurrencesOfString: css_opaque(nil) withString: @"x"]);
+}
+static const char *byReplacingOccurrencesNilReplacement(void) {
+    return bracketed([constantHello() stringByReplacingOccurrencesOfString: @"l" withString: css_opaque(nil)]);
+}
+static const char *byReplacingOccurrencesRangePastEnd(void) {
+    return bracketed([hello() stringByReplacingOccurrencesOfString: @"l" withString: @"x" options: 0 range: NSMakeRange(2, css_opaque_index(4))]);
+}
+static const char *replaceOccurrencesNil(void) {
+    NSMutableString *m = mutableHello();
+    NSUInteger n = [m replaceOccurrencesOfString: css_opaque(nil) withString: @"x" options: 0 range: NSMakeRange(0, 5)];
+    return css_format("%s %lu", bracketed(m), (unsigned long)n);
+}
+static const char *replaceOccurrencesPastEnd(void) {
+    NSMutableString *m = mutableHello();
+    NSUInteger n = [m replaceOccurrencesOfString: @"l" withString: @"x" options: NSBackwardsSearch range: NSMakeRange(css_opaque_index(1), 5)];
+    return css_format("%s %lu", bracketed(m), (unsigned long)n);
+}
+#if !defined(__APPLE__)
+static const char *replaceOccurrencesWrappingRange(void) {
+    NSMutableString *m = mutableHello();
+    NSUInteger n = [m replaceOccurrencesOfString: @"l" withString: @"x" options: 0 range: css_range(((NSUInteger)1 << 63) + css_opaque_index(2), (NSUInteger)1 << 63)];
+    return css_format("%s %lu", bracketed(m), (unsigned long)n);
+}
+#endif
 static const char *trackerDeletePastEnd(void) {
     NSMutableAttributedString *a = mutableAttributedHello();
     [[a mutableString] deleteCharactersInRange: NSMakeRange(3, 9)];   // edits the attributed string through its string
@@ -256,6 +283,19 @@ static const CSSScenario css_string_table[] = {
     { "mutableString.insertString.pastEnd", "string", "insertString:atIndex:", "NSRangeException", "[hello]", 1, insertPastEnd },
     { "mutableString.deleteCharactersInRange.pastEnd", "string", "deleteCharactersInRange:", "NSRangeException", "[hello]", 1, deletePastEnd },
     { "mutableString.replaceCharactersInRange.pastEnd", "string", "replaceCharactersInRange:withString:", "NSRangeException", "[hello]", 1, replacePastEnd },
+    { "string.stringByReplacingOccurrences.nilTarget", "string", "replaceOccurrencesOfString:withString:options:range:", "NSInvalidArgumentException", "[hello]", 1, byReplacingOccurrencesNilTarget },
+    { "constantString.stringByReplacingOccurrences.nilReplacement", "string", "replaceOccurrencesOfString:withString:options:range:", "NSInvalidArgumentException", "[hello]", 1, byReplacingOccurrencesNilReplacement },
+#if defined(__APPLE__)
+    { "string.stringByReplacingOccurrencesOptionsRange.pastEnd", "string", "replaceOccurrencesOfString:withString:options:range:", "NSRangeException", "[hello]", 1, byReplacingOccurrencesRangePastEnd },
+    { "mutableString.replaceOccurrences.pastEnd", "string", "replaceOccurrencesOfString:withString:options:range:", "NSRangeException", "[hello] 0", 1, replaceOccurrencesPastEnd },
+#else
+    { "string.stringByReplacingOccurrencesOptionsRange.pastEnd", "string", "replaceOccurrencesOfString:withString:options:range:", "NSInvalidArgumentException", "[hello]", 1, byReplacingOccurrencesRangePastEnd },
+    { "mutableString.replaceOccurrences.pastEnd", "string", "replaceOccurrencesOfString:withString:options:range:", "NSInvalidArgumentException", "[hello] 0", 1, replaceOccurrencesPastEnd },
+#endif
+#if !defined(__APPLE__)
+    { "mutableString.replaceOccurrences.wrappingRange", "string", "replaceOccurrencesOfString:withString:options:range:", "SIGSEGV", "[hello] 0", 1, replaceOccurrencesWrappingRange },
+#endif
+    { "mutableString.replaceOccurrences.nil", "string", "replaceOccurrencesOfString:withString:options:range:", "NSInvalidArgumentException", "[hello] 0", 1, replaceOccurrencesNil },
     { "attributedMutableString.deleteCharactersInRange.pastEnd", "string", "deleteCharactersInRange:", "NSRangeException", "[hello]", 1, trackerDeletePastEnd },
     { "attributedMutableString.characterAtIndex.pastEnd", "string", "characterAtIndex:", "NSRangeException", "0", 1, trackerCharacterPastEnd },
     { "attributedString.attributedSubstringFromRange.pastEnd", "string", "attributedSubstringFromRange:", "NSRangeException", "[]", 1, attributedSubstringPastEnd },
@@ -424,6 +464,32 @@ static id pDeleteOne(id m, NSUInteger i) { [m deleteCharactersInRange: NSMakeRan
 static id pDeleteEmpty(id m, NSUInteger i) { [m deleteCharactersInRange: NSMakeRange(i, 0)]; return nil; }
 static id pReplaceEmpty(id m, NSUInteger i) { [m replaceCharactersInRange: NSMakeRange(i, 0) withString: @"X"]; return nil; }
 static id pReplaceTo(id m, NSUInteger i) { [m replaceCharactersInRange: NSMakeRange(0, i) withString: @"X"]; return nil; }
+/// The replacing family: range edges and nil arguments (an end past 2^64 crashes GNUstep's search: skipped here,
+/// mutableString.replaceOccurrences.wrappingRange in the matrix) (Foundation's legal nil forms included:
+/// GNUstep's replaceCharactersInRange:withString:nil deletes, setString:nil empties, insertString:nil inserts nothing).
+static id rReplaceOccurrences(id m, NSRange r) {
+    if (r.location + r.length < r.location) return css_probe_skipped();   // GNUstep crashes (SIGSEGV): the matrix's
+    return [NSNumber numberWithUnsignedLong: [m replaceOccurrencesOfString: @"l" withString: @"LL" options: 0 range: r]];
+}
+static id rReplaceOccurrencesNilTarget(id m, NSRange r) {
+    if (r.location + r.length < r.location) return css_probe_skipped();   // GNUstep crashes (SIGSEGV): the matrix's
+    return [NSNumber numberWithUnsignedLong: [m replaceOccurrencesOfString: nil withString: @"x" options: 0 range: r]];
+}
+static id rReplaceOccurrencesNilReplacement(id m, NSRange r) {
+    if (r.location + r.length < r.location) return css_probe_skipped();   // GNUstep crashes (SIGSEGV): the matrix's
+    return [NSNumber numberWithUnsignedLong: [m replaceOccurrencesOfString: @"l" withString: nil options: NSBackwardsSearch range: r]];
+}
+static id rByReplacingOccurrences(id s, NSRange r) {
+    if (r.location + r.length < r.location) return css_probe_skipped();   // GNUstep crashes (SIGSEGV): the matrix's
+    return [s stringByReplacingOccurrencesOfString: @"l" withString: @"" options: NSCaseInsensitiveSearch range: r];
+}
+static id rByReplacingCharactersNil(id s, NSRange r) { return [s stringByReplacingCharactersInRange: r withString: nil]; }
+static id rReplaceNil(id m, NSRange r) { [m replaceCharactersInRange: r withString: nil]; return nil; }
+static id pByReplacingOccurrencesNil(id s, NSUInteger i) {
+    return [s stringByReplacingOccurrencesOfString: (i % 2 ? nil : @"l") withString: (i % 2 ? @"x" : nil)];
+}
+static id pSetStringNil(id m, NSUInteger i) { (void)i; [m setString: nil]; return nil; }
+static id pInsertStringNil(id m, NSUInteger i) { [m insertString: nil atIndex: i]; return nil; }
 static id pAttributes(id a, NSUInteger i) {
     NSRange effective = NSMakeRange(77, 77);
     NSDictionary *attributes = [a attributesAtIndex: i effectiveRange: &effective];
@@ -497,6 +563,12 @@ static id rParagraphBounds(id s, NSRange r) {
 #define CSS_SEARCH_PROBE_CALLS(call) CSS_EDGE_PROBE_CALLS(call) CSS_OVERFLOW_PROBE_CALLS(call)
 #define CSS_SEARCH_PROBES(name, size, receiver, call) CSS_EDGE_PROBES(name, size, receiver, call), CSS_OVERFLOW_PROBES(name, size, receiver, call)
 static id freshLines(void) { return [NSString stringWithUTF8String: "ab\r\ncd"]; }
+CSS_SEARCH_PROBE_CALLS(rReplaceOccurrences)
+CSS_SEARCH_PROBE_CALLS(rReplaceOccurrencesNilTarget)
+CSS_SEARCH_PROBE_CALLS(rReplaceOccurrencesNilReplacement)
+CSS_SEARCH_PROBE_CALLS(rByReplacingOccurrences)
+CSS_EDGE_PROBE_CALLS(rByReplacingCharactersNil)
+CSS_EDGE_PROBE_CALLS(rReplaceNil)
 CSS_SEARCH_PROBE_CALLS(rRangeOfString)
 CSS_SEARCH_PROBE_CALLS(rRangeOfNilString)
 CSS_SEARCH_PROBE_CALLS(rRangeOfStringLocale)
@@ -627,6 +699,16 @@ static const CSSProbe css_string_probe_table[] = {
     CSS_OVERFLOW_PROBES("string.substringWithRange:", 5, freshHello, rSubstring),
     CSS_OVERFLOW_PROBES("constantString.substringWithRange:", 5, freshConstantHello, rSubstring),
     CSS_OVERFLOW_PROBES("mutableString.substringWithRange:", 5, freshMutableHello, rSubstring),
+    CSS_SEARCH_PROBES("mutableString.replaceOccurrencesOfString:withString:options:range:", 5, freshMutableHello, rReplaceOccurrences),
+    CSS_SEARCH_PROBES("mutableString.replaceOccurrencesOfString:nil withString:options:range:", 5, freshMutableHello, rReplaceOccurrencesNilTarget),
+    CSS_SEARCH_PROBES("mutableString.replaceOccurrencesOfString:withString:nil options:range:", 5, freshMutableHello, rReplaceOccurrencesNilReplacement),
+    CSS_SEARCH_PROBES("string.stringByReplacingOccurrencesOfString:withString:options:range:", 5, freshHello, rByReplacingOccurrences),
+    CSS_SEARCH_PROBES("constantString.stringByReplacingOccurrencesOfString:withString:options:range:", 5, freshConstantHello, rByReplacingOccurrences),
+    { "string.stringByReplacingOccurrencesOfString:(nil|l) withString:(x|nil)", 5, freshHello, pByReplacingOccurrencesNil },
+    CSS_EDGE_PROBES("string.stringByReplacingCharactersInRange:withString:nil", 5, freshHello, rByReplacingCharactersNil),
+    CSS_EDGE_PROBES("mutableString.replaceCharactersInRange:withString:nil", 5, freshMutableHello, rReplaceNil),
+    { "mutableString.setString:nil", 5, freshMutableHello, pSetStringNil },
+    { "mutableString.insertString:nil atIndex:", 5, freshMutableHello, pInsertStringNil },
     CSS_OVERFLOW_PROBES("mutableString.replaceCharactersInRange:withString:", 5, freshMutableHello, rReplace),
     CSS_OVERFLOW_PROBES("mutableString.deleteCharactersInRange:", 5, freshMutableHello, rDelete),
     CSS_OVERFLOW_PROBES("attributedString.attributedSubstringFromRange:", 5, freshAttributedHello, rAttributedSubstring),

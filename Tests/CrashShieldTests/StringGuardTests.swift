@@ -131,6 +131,48 @@ final class StringGuardTests: ShieldTestCase {
                                                 selector: "getParagraphStart:end:contentsEnd:forRange:")
     }
 
+    /// The replacing family funnels into NSMutableString's `replaceOccurrencesOfString:withString:options:range:`
+    /// (`stringByReplacingOccurrencesOfString:...` on a mutable copy): a nil target or replacement and a range past
+    /// the end (NSMaxRange, wrapping as GNUstep computes it) raise there; every other edge reaches Foundation.
+    func testReplaceOccurrencesBehavesAsFoundation() throws {
+        try assertRangeProbesBehaveAsFoundation(["mutableString.replaceOccurrencesOfString:withString:options:range:",
+                                                 "mutableString.replaceOccurrencesOfString:nil withString:options:range:",
+                                                 "mutableString.replaceOccurrencesOfString:withString:nil options:range:",
+                                                 "string.stringByReplacingOccurrencesOfString:withString:options:range:",
+                                                 "constantString.stringByReplacingOccurrencesOfString:withString:options:range:"],
+                                                selector: "replaceOccurrencesOfString:withString:options:range:")
+    }
+
+    /// GNUstep's texts, the receiver untouched and 0 replacements; the copy a `stringByReplacing...` answers unchanged.
+    func testReplaceOccurrencesReasonsAreGNUstepsAndReceiverIsUntouched() throws {
+        #if !canImport(Darwin)
+        let selector = "replaceOccurrencesOfString:withString:options:range:"
+        let expected = [
+            "string.stringByReplacingOccurrences.nilTarget": "\(selector) bad search string",
+            "constantString.stringByReplacingOccurrences.nilReplacement": "\(selector) bad replace string",
+            "string.stringByReplacingOccurrencesOptionsRange.pastEnd": "\(selector) bad search range",
+            "mutableString.replaceOccurrences.pastEnd": "\(selector) bad search range",
+            "mutableString.replaceOccurrences.nil": "\(selector) bad search string",
+        ]
+        for (name, reason) in expected {
+            let scenario = try XCTUnwrap(CatalogScenario.named(name))
+            try withShield(Configuration(guards: .string)) { sink in
+                XCTAssertEqual(scenario.perform(), scenario.expectedResult, name)
+                XCTAssertEqual(sink.reports.map(\.reason), [reason], name)
+                XCTAssertEqual(sink.reports.map(\.exceptionName), ["NSInvalidArgumentException"], name)
+                XCTAssertEqual(sink.reports.first?.selector, selector, name)
+            }
+        }
+        try underAppleRules {
+            let scenario = try XCTUnwrap(CatalogScenario.named("mutableString.replaceOccurrences.nil"))
+            try withShield(Configuration(guards: .string)) { sink in
+                XCTAssertEqual(scenario.perform(), scenario.expectedResult)
+                XCTAssertEqual(sink.reports.map(\.reason), ["*** -[GSMutableString \(selector)]: nil argument"])
+            }
+        }
+        #endif
+    }
+
     /// Apple's rules on the same calls (range reasons are worded per platform at compile time): a nil search string
     /// and a nil set raise Apple's invalid-argument exception (documented; texts unverified here), a nil string
     /// compared does not (Apple documents it as undefined behaviour): that call reaches GNUstep, which raises.

@@ -166,6 +166,36 @@ extension Violation {
         }
     }
 
+    /// `replaceOccurrencesOfString:withString:options:range:` given a nil target (`replacement: false`) or a nil
+    /// replacement (`replacement: true`); `stringByReplacingOccurrencesOfString:withString:` and `...options:range:`
+    /// reach it on a mutable copy. GNUstep (NSString.m, NSMutableString's implementation) names the selector:
+    /// `replaceOccurrencesOfString:withString:options:range: bad search string` / `bad replace string`. Apple's text
+    /// is unverified (no public crash log quoted): CoreFoundation's `*** -[Class method]: nil argument` is assumed.
+    static func nilReplaceOccurrences(replacement: Bool) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: Hint.nilString) { cls in
+            FoundationRules.isApple ? appleText(cls, replaceOccurrencesSelector, "nil argument")
+                : "\(replaceOccurrencesSelector) \(replacement ? "bad replace string" : "bad search string")"
+        }
+    }
+
+    /// `replaceOccurrencesOfString:withString:options:range:` with a search range past the end. GNUstep raises an
+    /// NSInvalidArgumentException (not a range exception), `... bad search range`, when NSMaxRange (wrapping) passes
+    /// the length. Apple: an NSRangeException in the usual range wording (unverified: no public crash log quoted).
+    static func replaceOccurrencesRange(_ range: CSRRange, length: UInt) -> Violation {
+        if FoundationRules.isApple { return textRange(range, length: length, method: replaceOccurrencesSelector) }
+        return Violation(ExceptionName.invalidArgument, hint: Hint.text) { _ in "\(replaceOccurrencesSelector) bad search range" }
+    }
+
+    /// GNUstep only: a range whose end passes 2^64 passes `replaceOccurrencesOfString:withString:options:range:`'s
+    /// wrapping check (`NSMaxRange(range) > length`) and its search reads far past the string.
+    static func replaceOccurrencesWrap(_ range: CSRRange) -> Violation {
+        Violation("SIGSEGV", hint: Hint.text) { cls in
+            "-[\(cls) \(replaceOccurrencesSelector)] with range {\(range.location), \(range.length)}: its end passes 2^64, GNUstep searches past the string"
+        }
+    }
+
+    static let replaceOccurrencesSelector = "replaceOccurrencesOfString:withString:options:range:"
+
     /// A nil search string (`rangeOfString:options:range:locale:`, `hasPrefix:`, `hasSuffix:`). Apple: `hasPrefix:`/
     /// `hasSuffix:` raise without `*** ` (`-[__NSCFString hasPrefix:]: nil argument`); `rangeOfString:` raises in the
     /// method it calls, `*** -[__NSCFString rangeOfString:options:range:locale:]: nil argument` (Docs/AppleRuntime.md

@@ -1,8 +1,12 @@
 import CrashShieldRuntime.Internal
 
 /// NSMutableString mutations at an index or range past the end. An invalid mutation is skipped (see `StringGuard`).
-/// Legal on GNUstep and left alone: `appendString:nil`, `appendFormat:nil`, `setString:nil`, `insertString:nil
-/// atIndex:i` for i <= length, `replaceCharactersInRange:r withString:nil` (deletes r). Under Apple's rules
+/// Legal on GNUstep and left alone (GSString.m, NSString.m): `appendString:nil`, `appendFormat:nil`, `setString:nil`
+/// (GSMutableString's own empties the string), `insertString:nil atIndex:i` for i <= length (NSMutableString's
+/// replaces {i, 0} with nil: nothing), `replaceCharactersInRange:r withString:nil` (GSMutableString's deletes r;
+/// `stringByReplacingCharactersInRange:withString:nil` too, on a mutable copy); their nil forms are in the
+/// differential probes. Apple raises for a nil string in these (unverified texts), not guarded: making nil safe in
+/// `replaceCharactersInRange:withString:` would add a second check to its check-first trampoline, every valid call's. Under Apple's rules
 /// (`FoundationRules`) `appendString:nil` raises and is guarded.
 enum MutableStringHooks {
     typealias IMP = ContainerIMP
@@ -11,6 +15,7 @@ enum MutableStringHooks {
         guard let mutable = ClassFamily("NSMutableString") else { return }
         try replaceCharactersInRange.allowMarkers(in: context)
         try context.install([insertStringAtIndex, replaceCharactersInRange], onOwnersIn: mutable)
+        try context.install(replaceOccurrences, onOwnersIn: mutable)
         try context.install(layers: [deleteCharactersInRangeBase, deleteCharactersInRange], onOwnersIn: mutable)
         if FoundationRules.isApple { try context.install(appendString, onOwnersIn: mutable) }
     }
@@ -56,6 +61,40 @@ enum MutableStringHooks {
         point.mutation(r, cmd, valid: range.fits(in: length(of: r)), else: rangeFailure(range, r)) {
             $0(r, cmd, range, string)
         }
+    }
+
+    typealias ReplaceOccurrences = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UInt, CSRRange) -> UInt
+
+    /// The primitive of the replacing family: `stringByReplacingOccurrencesOfString:withString:` and
+    /// `...options:range:` (NSString.m) call it on a mutable copy of the receiver, which they answer. GNUstep checks,
+    /// in order: the target is a string, the replacement is a string, NSMaxRange(range) <= length, computed wrapping;
+    /// each raises an NSInvalidArgumentException (`FoundationFailures`); a range whose end wraps passes and crashes. A non-nil argument that is not
+    /// a string is Foundation's own failure, left to it. Recovery: 0 replacements, the receiver untouched (a
+    /// `stringByReplacing...` answers an unchanged copy).
+    static let replaceOccurrences: GuardedMethod<ReplaceOccurrences> = GuardedMethod(
+        "replaceOccurrencesOfString:withString:options:range:", .string, layers: [
+            { replaceOccurrences(in: replaceOccurrences, $0, $1, $2, $3, $4, $5) },
+            { replaceOccurrences(in: replaceOccurrences.layer(1), $0, $1, $2, $3, $4, $5) },
+            { replaceOccurrences(in: replaceOccurrences.layer(2), $0, $1, $2, $3, $4, $5) },
+        ])
+    private static func replaceOccurrences(in point: GuardedMethod<ReplaceOccurrences>, _ r: CSRObject?, _ cmd: CSRSelector?,
+                                           _ target: CSRObject?, _ replacement: CSRObject?, _ options: UInt, _ range: CSRRange) -> UInt {
+        let length = length(of: r)
+        return point.guarded(r, cmd, valid: target != nil && replacement != nil && range.fits(in: length),
+                             else: replaceOccurrencesFailure(target, replacement, range, length),
+                             unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, target, replacement, options, range) }
+    }
+
+    /// The first failure GNUstep meets; nil (Foundation's own) where a non-nil argument before it is not a string.
+    /// A range whose end passes 2^64 passes GNUstep's wrapping check and crashes its search (`replaceOccurrencesWrap`).
+    private static func replaceOccurrencesFailure(_ target: CSRObject?, _ replacement: CSRObject?, _ range: CSRRange,
+                                                  _ length: UInt) -> Violation? {
+        guard let target else { return .nilReplaceOccurrences(replacement: false) }
+        guard probe(target, Selectors.length) != nil else { return nil }
+        guard let replacement else { return .nilReplaceOccurrences(replacement: true) }
+        guard probe(replacement, Selectors.length) != nil else { return nil }
+        if FoundationRules.isApple || range.location &+ range.length > length { return .replaceOccurrencesRange(range, length: length) }
+        return .replaceOccurrencesWrap(range)
     }
 
     /// Two layers: NSMutableString's generic implementation (GNUstep: it checks in

@@ -10,7 +10,8 @@ import CrashShieldRuntime.Internal
 ///   `hasPrefix:`/`hasSuffix:`; {NSNotFound, 0} for `rangeOfString:` and the searches (`SearchHooks`);
 ///   NSOrderedDescending for a comparison; an effective-range out-parameter is set to {NSNotFound, 0}, line and
 ///   paragraph bounds to NSNotFound;
-/// - an invalid mutation is skipped entirely: the string is left exactly as it was;
+/// - an invalid mutation is skipped entirely: the string is left exactly as it was (`replaceOccurrencesOfString:...`
+///   answers 0 replacements, a `stringByReplacingOccurrencesOfString:...` an unchanged copy);
 /// - a constructor given a nil string or a NULL C string builds an empty string (of the class asked for).
 /// Preconditions are checked before the original runs, except for `characterAtIndex:` (the hottest read: the
 /// original runs under `@try` in a C trampoline and its own exception is caught, or on GNUstep it is not hooked and
