@@ -116,8 +116,8 @@ public enum ReportHTML {
         }
         let firstLabel = formatter.string(from: Date(timeIntervalSince1970: firstBucket))
         let lastLabel = formatter.string(from: Date(timeIntervalSince1970: firstBucket + bucket * Double(bucketCount - 1)))
-        svg += "<text x=\"\(left)\" y=\"\(height - bottom + 18)\">\(escape(firstLabel))</text>"
-        if bucketCount > 1 { svg += "<text x=\"\(width - right)\" y=\"\(height - bottom + 18)\" text-anchor=\"end\">\(escape(lastLabel))</text>" }
+        svg += "<text x=\"\(left + slot / 2)\" y=\"\(height - bottom + 18)\" text-anchor=\"\(bucketCount > 1 ? "start" : "middle")\">\(escape(firstLabel))</text>"
+        if bucketCount > 1 { svg += "<text x=\"\(left + slot * (Double(bucketCount) - 0.5))\" y=\"\(height - bottom + 18)\" text-anchor=\"end\">\(escape(lastLabel))</text>" }
         var legendX = left
         for name in guards {
             svg += "<rect x=\"\(legendX)\" y=\"\(height - 18)\" width=\"14\" height=\"14\" fill=\"\(colour[name]!)\"/>"
@@ -162,7 +162,7 @@ public enum ReportHTML {
     static let css = """
         body{font:14px -apple-system,system-ui,sans-serif;margin:24px;color:#222;background:#fff}
         h1{font-size:22px}h2{font-size:18px;margin-top:28px}
-        table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left}
+        table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;overflow-wrap:anywhere}
         th{background:#eef;cursor:pointer}th:hover{background:#dde}td.count{text-align:right}
         tr:nth-child(even) td{background:#f7f7f7}
         #chart text{font-size:12px;fill:#333}

@@ -207,7 +207,8 @@ public enum ReportText {
     /// starts with `'`, which spreadsheets show as text.
     static func csvField(_ cell: String) -> String {
         let text = cell.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } == true ? "'" + cell : cell
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        // Scalars, not characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

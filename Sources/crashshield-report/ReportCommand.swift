@@ -101,16 +101,19 @@ extension ReportCommand {
 
         func run() throws {
             let (set, failed) = files.load()
+            // Following: read to where the summary read before naming call sites (which takes a while), so that
+            // lines appended meanwhile are printed.
+            let follower = follow ? ReportFollower(paths: files.files, json: files.json) : nil
+            follower?.filter = files.filter
+            _ = follower?.poll()   // what the summary shows
             let names = files.callerNames(set.ranked(limit: files.limit), searchPaths: searchPaths)
             if files.json {
                 print(try ReportText.summaryJSON(set, limit: files.limit, callerNames: names), terminator: "")
             } else {
                 print(ReportText.summary(set, limit: files.limit, callerNames: names), terminator: "")
             }
-            if follow {
-                let follower = ReportFollower(paths: files.files, json: files.json)
-                follower.filter = files.filter
-                _ = follower.poll()   // what the summary showed
+            if let follower {
+                fflush(stdout)
                 follower.run(interval: interval, until: duration.map { Date().addingTimeInterval($0) }) {
                     print($0)
                     fflush(stdout)
