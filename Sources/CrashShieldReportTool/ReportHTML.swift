@@ -162,7 +162,7 @@ public enum ReportHTML {
     static let css = """
         body{font:14px -apple-system,system-ui,sans-serif;margin:24px;color:#222;background:#fff}
         h1{font-size:22px}h2{font-size:18px;margin-top:28px}
-        table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;overflow-wrap:anywhere}
+        table{border-collapse:collapse;width:100%;table-layout:auto}td:nth-child(3){word-break:break-all}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;overflow-wrap:break-word}
         th{background:#eef;cursor:pointer}th:hover{background:#dde}td.count{text-align:right}
         tr:nth-child(even) td{background:#f7f7f7}
         #chart text{font-size:12px;fill:#333}
