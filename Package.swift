@@ -107,7 +107,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The report files' reader, summary, export and symbolication; crashshield-report is its command line.
-        .target(name: "CrashShieldReportTool", dependencies: ["CrashShield"]),
+        .target(name: "CrashShieldReportTool", dependencies: ["CrashShield", "CrashShieldRuntime"]),
         .executableTarget(name: "crashshield-report", dependencies: [
             "CrashShieldReportTool", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

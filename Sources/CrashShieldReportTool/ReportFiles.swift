@@ -1,4 +1,5 @@
 import CrashShield
+import CrashShieldRuntime
 import Foundation
 #if canImport(Darwin)
 import Darwin
@@ -14,8 +15,10 @@ public struct BadLine: Equatable, Sendable, CustomStringConvertible {
     /// An unterminated last line: a process stopped while writing it.
     public var isTorn: Bool
     public var problem: String
+    /// "line" in a JSON Lines file; "report" (the index in `reports`, 1-based) in an HTTP body.
+    public var unit = "line"
 
-    public var description: String { "\(file): line \(number): \(problem)" }
+    public var description: String { "\(file): \(unit) \(number): \(problem)" }
 }
 
 /// A report file that cannot be read at all (missing, a folder, no permission).
@@ -35,7 +38,9 @@ public struct ReportChunk {
 }
 
 /// Reads a JSON Lines report file (as `JSONLinesReportStore` writes it), also while it grows: each `read` returns
-/// the lines appended since the last one.
+/// the lines appended since the last one. A file holding one HTTP upload body (`{"schemaVersion": 1, "reports":
+/// [...]}`, as `HTTPUploadSink` sends it, gzip-compressed or not) is read whole: its reports, one bad entry each
+/// report that does not decode.
 public final class ReportFileReader {
     public let path: String
     private var offset = 0
@@ -71,6 +76,26 @@ public final class ReportFileReader {
         }
         fileID = id
         let bytes = try readToEnd(fd, from: offset)
+        if offset == 0 && partial.isEmpty {
+            switch Self.body(bytes, decoder: decoder) {
+            case .notABody: break
+            case .body(let entries):
+                offset = bytes.count
+                for (index, entry) in entries.enumerated() {
+                    switch entry.result {
+                    case .success(let report): chunk.reports.append((index + 1, report))
+                    case .failure(let error):
+                        chunk.badLines.append(BadLine(file: path, number: index + 1, isTorn: false,
+                                                      problem: "not a valid crash report (\(Self.describe(error)))", unit: "report"))
+                    }
+                }
+                return chunk
+            case .bad(let problem):
+                offset = bytes.count
+                chunk.badLines.append(BadLine(file: path, number: 1, isTorn: false, problem: problem))
+                return chunk
+            }
+        }
         offset += bytes.count
         var start = partial.count
         partial += bytes
@@ -86,6 +111,47 @@ public final class ReportFileReader {
             partial = []
         }
         return chunk
+    }
+
+    // MARK: HTTP bodies
+
+    private enum Body {
+        case notABody
+        case body([Entry])
+        case bad(String)
+    }
+
+    private struct Envelope: Decodable {
+        var reports: [Entry]
+    }
+
+    /// One element of `reports`: a report, or why it is none (the other elements still count).
+    private struct Entry: Decodable {
+        var result: Result<CrashReport, Error>
+        init(from decoder: Decoder) throws {
+            do { result = .success(try CrashReport(from: decoder)) } catch { result = .failure(error) }
+        }
+    }
+
+    /// Bodies decompress to at most this (the sink's batches are far smaller).
+    static let maxBodyBytes = 512 * 1024 * 1024
+
+    private static func body(_ bytes: [UInt8], decoder: JSONDecoder) -> Body {
+        var text = bytes
+        if bytes.starts(with: [0x1F, 0x8B]) {
+            var length = 0
+            guard let inflated = bytes.withUnsafeBufferPointer({ csr_gunzip($0.baseAddress, $0.count, maxBodyBytes, &length) })
+            else { return .bad("gzip data that does not decompress (truncated or corrupt)") }
+            text = Array(UnsafeBufferPointer(start: inflated, count: length))
+            free(inflated)
+            guard case .body(let entries) = body(text, decoder: decoder) else {
+                return .bad("a gzip file that holds no upload body ({\"reports\": [...]})")
+            }
+            return .body(entries)
+        }
+        guard text.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{"),
+              let envelope = try? decoder.decode(Envelope.self, from: Data(text)) else { return .notABody }
+        return .body(envelope.reports)
     }
 
     private func reset() {
@@ -147,6 +213,8 @@ public struct ReportSet {
     public private(set) var badLines: [BadLine] = []
     private var latest: [String: CrashReport] = [:]
     private var keyOrder: [String] = []
+    /// Which launches' reports count (every command's --guard, --since, --until, --release, --launch, --signature).
+    public var filter = ReportFilter()
 
     public init() {}
 
@@ -178,7 +246,18 @@ public struct ReportSet {
     /// One report per group, in order of first appearance, counts summed over launches and builds
     /// (`ReportCounting`).
     public var reports: [CrashReport] {
-        ReportCounting.merge(keyOrder.compactMap { latest[$0] }, by: \.group)
+        ReportCounting.merge(launchReports, by: \.group)
+    }
+
+    /// The latest report of each call site in each launch that passes the filter, unmerged (the chart's points).
+    public var launchReports: [CrashReport] {
+        keyOrder.compactMap { latest[$0] }.filter(filter.matches)
+    }
+
+    /// `reports`, most occurrences first (then the most recent), at most `limit` of them.
+    public func ranked(limit: Int? = nil) -> [CrashReport] {
+        let sorted = reports.sorted { ($0.occurrences, $0.lastSeen, $1.group) > ($1.occurrences, $1.lastSeen, $0.group) }
+        return limit.map { Array(sorted.prefix(max(0, $0))) } ?? sorted
     }
 
     /// The report whose signature or grouping key is `signature` or starts with it.
@@ -202,5 +281,57 @@ public struct ReportLookupError: Error, CustomStringConvertible {
         candidates.isEmpty
             ? "no report has the signature '\(signature)' (`summary` lists them)"
             : "'\(signature)' starts \(candidates.count) signatures (\(candidates.joined(separator: ", "))); give more digits"
+    }
+}
+
+/// Which reports count. Each option's values are alternatives; the options together must all hold. Applied to each
+/// launch's report before launches are added up, so `--launch` or `--release` counts only those launches.
+public struct ReportFilter: Sendable, Equatable {
+    /// Guards (`category`: container, string, ...).
+    public var guards: [String] = []
+    /// Seen at or after (the report's last sighting in the launch).
+    public var since: Date?
+    /// Seen at or before (its first sighting in the launch).
+    public var until: Date?
+    /// `version` or `version+build`, matched against the context's appVersion and appBuild.
+    public var releases: [String] = []
+    /// Launch IDs (`context.launchID`).
+    public var launches: [String] = []
+    /// Prefixes of the signature or of the grouping key.
+    public var signatures: [String] = []
+
+    public init(guards: [String] = [], since: Date? = nil, until: Date? = nil, releases: [String] = [],
+                launches: [String] = [], signatures: [String] = []) {
+        (self.guards, self.since, self.until, self.releases, self.launches, self.signatures)
+            = (guards, since, until, releases, launches, signatures)
+    }
+
+    public func matches(_ report: CrashReport) -> Bool {
+        if !guards.isEmpty && !guards.contains(report.category) { return false }
+        if let since, report.lastSeen < since { return false }
+        if let until, report.firstSeen > until { return false }
+        if !releases.isEmpty {
+            guard let version = report.context?.appVersion else { return false }
+            let full = version + (report.context?.appBuild.map { "+" + $0 } ?? "")
+            if !releases.contains(where: { $0 == version || $0 == full }) { return false }
+        }
+        if !launches.isEmpty && !launches.contains(report.context?.launchID ?? "") { return false }
+        if !signatures.isEmpty && !signatures.contains(where: { prefix in
+            report.signature.hasPrefix(prefix) || (report.groupingKey?.hasPrefix(prefix) ?? false)
+        }) { return false }
+        return true
+    }
+
+    /// An ISO-8601 date and time (`2026-11-25T10:00:00Z`, fractional seconds and offsets allowed) or a date
+    /// (`2026-11-25`, UTC): its start, or with `endOfDay` its last instant. Nil when it is neither.
+    public static func date(_ text: String, endOfDay: Bool = false) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text) { return date }
+        }
+        formatter.formatOptions = [.withFullDate]
+        guard text.count == 10, let day = formatter.date(from: text) else { return nil }
+        return endOfDay ? day.addingTimeInterval(86_400 - 0.001) : day
     }
 }

@@ -5,7 +5,85 @@ import Foundation
 public enum ReportText {
     // MARK: - summary
 
-    /// The table (one row per group, most occurrences first: `ReportSet.reports`), the bad lines, and the last line:
+    /// The table (one row per group, most occurrences first: `ReportSet.ranked`, at most `limit` rows), the bad lines,
+    /// and the last line: `N reports (M occurrences) from K files; B unreadable lines` (of every report that passed the
+    /// filter). METHOD is the app-facing method (`-[NSArray objectAtIndex:]`), CALL SITE the caller's function where
+    /// the device named it, else its name from the binary at hand (`callerNames`, by group), else image+offset.
+    public static func summary(_ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]) -> String {
+        let reports = set.ranked(limit: limit)
+        var rows = [["GUARD", "METHOD", "CALL SITE", "COUNT", "FIRST SEEN", "LAST SEEN", "GROUP"]]
+        for row in reports.map({ Row($0, callerNames: callerNames) }) {
+            rows.append([row.guard, row.method, row.callSite, String(row.count), row.firstSeen, row.lastSeen, row.group])
+        }
+        var lines = reports.isEmpty ? [] : table(rows, rightAligned: [3])
+        lines += set.badLines.map(\.description)
+        lines.append(summaryLine(set))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One group as `summary` and `list` show it (and their --json).
+    public struct Row: Codable, Equatable {
+        public var `guard`: String
+        public var method: String
+        public var callSite: String
+        public var count: Int
+        public var firstSeen: String
+        public var lastSeen: String
+        public var group: String
+        public var signature: String
+        public var reason: String
+
+        public init(_ report: CrashReport, callerNames: [String: String] = [:]) {
+            `guard` = report.category
+            method = report.appFacingMethod
+            callSite = ReportText.callSiteName(report, callerNames: callerNames)
+            count = report.occurrences
+            firstSeen = ReportText.date(report.firstSeen)
+            lastSeen = ReportText.date(report.lastSeen)
+            group = report.group
+            signature = report.signature
+            reason = report.reason
+        }
+    }
+
+    /// The caller's function as the device named it, else as the binary at hand names it, else image+offset.
+    public static func callSiteName(_ report: CrashReport, callerNames: [String: String] = [:]) -> String {
+        report.callerFunction ?? callerNames[report.group] ?? callSite(report)
+    }
+
+    /// `summary --json`: the rows, the totals, the bad lines.
+    public static func summaryJSON(_ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]) throws -> String {
+        struct Totals: Codable { var reports, occurrences, files, unreadableLines: Int }
+        struct Summary: Codable { var reports: [Row]; var totals: Totals; var unreadableLines: [String] }
+        let all = set.reports
+        return try json(Summary(
+            reports: set.ranked(limit: limit).map { Row($0, callerNames: callerNames) },
+            totals: Totals(reports: all.count, occurrences: all.reduce(0) { $0 + $1.occurrences }, files: set.files.count,
+                           unreadableLines: set.badLines.count),
+            unreadableLines: set.badLines.map(\.description)))
+    }
+
+    // MARK: - list
+
+    /// One line per group, most occurrences first, no header: signature, count, guard, method, call site, last seen.
+    public static func list(_ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]) -> String {
+        set.ranked(limit: limit).map { report in
+            let row = Row(report, callerNames: callerNames)
+            return [row.signature, String(row.count), row.guard, row.method, row.callSite, row.lastSeen].joined(separator: "  ") + "\n"
+        }.joined()
+    }
+
+    public static func listJSON(_ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]) throws -> String {
+        try json(set.ranked(limit: limit).map { Row($0, callerNames: callerNames) })
+    }
+
+    /// Pretty JSON, keys sorted, with a final newline.
+    public static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = CrashReport.makeJSONEncoder()
+        encoder.outputFormatting.formUnion([.prettyPrinted, .sortedKeys])
+        return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n"
+    }
+
     /// `N reports (M occurrences) from K files; B unreadable lines`. METHOD is the app-facing method
     /// (`-[NSArray objectAtIndex:]`), CALL SITE the caller's function where the device named it, else image+offset.
     public static func summary(_ set: ReportSet) -> String {
@@ -99,17 +177,19 @@ public enum ReportText {
         case json, csv
     }
 
-    public static func export(_ set: ReportSet, as format: ExportFormat) throws -> String {
+    /// Every report (in order of first appearance; with `limit`, the `limit` with most occurrences, most first).
+    public static func export(_ set: ReportSet, as format: ExportFormat, limit: Int? = nil) throws -> String {
+        let reports = limit.map { set.ranked(limit: $0) } ?? set.reports
         switch format {
         case .json:
             let encoder = CrashReport.makeJSONEncoder()
             encoder.outputFormatting.insert(.prettyPrinted)
-            return String(decoding: try encoder.encode(set.reports), as: UTF8.self) + "\n"
+            return String(decoding: try encoder.encode(reports), as: UTF8.self) + "\n"
         case .csv:
             let header = ["signature", "guard", "method", "exception", "reason", "call site", "occurrences",
                           "first seen", "last seen", "action", "thread", "app", "app version", "app build", "os",
                           "os version", "device", "crashshield version", "launch id"]
-            let rows = set.reports.map { report -> [String] in
+            let rows = reports.map { report -> [String] in
                 let context = report.context
                 return [report.signature, report.category, report.method, report.exceptionName, report.reason,
                         callSite(report), String(report.occurrences), date(report.firstSeen), date(report.lastSeen),
@@ -122,9 +202,13 @@ public enum ReportText {
         }
     }
 
-    /// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled.
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+    /// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled. A cell a spreadsheet could
+    /// take for a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return: OWASP's CSV injection rule)
+    /// starts with `'`, which spreadsheets show as text.
+    static func csvField(_ cell: String) -> String {
+        let text = cell.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } == true ? "'" + cell : cell
+        // Scalars, not characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

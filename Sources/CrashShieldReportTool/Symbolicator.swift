@@ -61,6 +61,42 @@ public struct Symbolicator {
         return result
     }
 
+    /// The caller frame's function from the binary at hand (only when it is the build that ran), or nil.
+    public func callerName(_ report: CrashReport) -> String? {
+        guard let index = report.callerFrameIndex, report.callStack.indices.contains(index) else { return nil }
+        var one = report
+        one.callStack = [report.callStack[index]]
+        one.callerFrameIndex = 0
+        return symbolicate(one).names[0]
+    }
+
+    /// `symbolicate --json`: one report's frames, named where the binary at hand names them.
+    public struct JSONReport: Codable {
+        public struct Frame: Codable {
+            public var index: Int
+            public var address: String
+            public var location: String
+            public var name: String?
+            public var isCaller: Bool
+        }
+        public var signature: String
+        public var method: String
+        public var frames: [Frame]
+        public var atosCommands: [String]
+        public var notes: [String]
+    }
+
+    public func json(_ report: CrashReport) -> JSONReport {
+        let result = symbolicate(report)
+        return JSONReport(
+            signature: report.signature, method: report.method,
+            frames: report.callStack.enumerated().map { index, frame in
+                JSONReport.Frame(index: index, address: ReportText.hex(frame.address), location: ReportText.location(frame),
+                                 name: result.names[index] ?? frame.symbol, isCaller: index == report.callerFrameIndex)
+            },
+            atosCommands: result.atosCommands, notes: result.notes)
+    }
+
     /// The text `symbolicate` prints for one report.
     public func text(_ report: CrashReport) -> String {
         let result = symbolicate(report)

@@ -16,6 +16,10 @@ extern "C" {
 /// `free`) and stores its size in `outLength`; returns NULL when zlib fails or memory runs out.
 uint8_t *csr_gzip(const uint8_t *input, size_t length, size_t *outLength);
 
+/// Decompresses a gzip (or zlib) stream of `length` bytes into at most `limit` bytes. Returns a malloc'd buffer (free
+/// it with `free`) and its size in `outLength`; NULL when the data is not a whole stream or is larger than `limit`.
+uint8_t *csr_gunzip(const uint8_t *input, size_t length, size_t limit, size_t *outLength);
+
 #ifdef __cplusplus
 }
 #endif
