@@ -2,12 +2,14 @@
 # Installs the system packages CrashShield builds against on Linux (GNUstep Base on GCC's libobjc), if missing.
 set -euo pipefail
 missing=()
+# --tests: what only the test suite needs too (scripts/test.sh): Chromium, which renders crashshield-report's html page
+# headless (ReportToolTests). The crash-matrix demo does without it.
+[ "${1:-}" = "--tests" ] && { dpkg -s chromium >/dev/null 2>&1 || missing+=(chromium); }
 dpkg -s gobjc >/dev/null 2>&1 || missing+=(gobjc)
 dpkg -s libgnustep-base-dev >/dev/null 2>&1 || missing+=(libgnustep-base-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)   # gzip for upload bodies
 dpkg -s libblocksruntime-dev >/dev/null 2>&1 || missing+=(libblocksruntime-dev)   # blocks: the Objective-C API
 dpkg -s libunwind-dev >/dev/null 2>&1 || missing+=(libunwind-dev)   # hot reads recovered at the raise
-dpkg -s chromium >/dev/null 2>&1 || missing+=(chromium)   # the html page, checked in headless Chromium (ReportToolTests)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}"
     sudo_cmd=""

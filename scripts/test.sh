@@ -5,7 +5,7 @@
 # (../shared/apple/typecheck.sh, or APPLE_TYPECHECK=/path/to/typecheck.sh); without SDK that check is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh --tests
 scripts/check-arc.sh   # every .m file must also compile under ARC (the build here is MRC)
 scripts/check-ownership.sh   # the Objective-C layer under ARC: -Werror, the static analyzer, the ownership rule
 scripts/check-apple.sh
