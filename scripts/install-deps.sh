@@ -3,8 +3,11 @@
 set -euo pipefail
 missing=()
 # --tests: what only the test suite needs too (scripts/test.sh): Chromium, which renders crashshield-report's html page
-# headless (ReportToolTests). The crash-matrix demo does without it.
-[ "${1:-}" = "--tests" ] && { dpkg -s chromium >/dev/null 2>&1 || missing+=(chromium); }
+# headless (ReportToolTests), and valgrind (scripts/sanitize.sh ownership). The crash-matrix demo does without them.
+if [ "${1:-}" = "--tests" ]; then
+    dpkg -s chromium >/dev/null 2>&1 || missing+=(chromium)
+    command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+fi
 dpkg -s gobjc >/dev/null 2>&1 || missing+=(gobjc)
 dpkg -s libgnustep-base-dev >/dev/null 2>&1 || missing+=(libgnustep-base-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)   # gzip for upload bodies

@@ -11,4 +11,5 @@ scripts/check-ownership.sh   # the Objective-C layer under ARC: -Werror, the sta
 scripts/check-apple.sh
 scripts/proof-release.sh
 swift build --build-tests
+scripts/sanitize.sh ownership   # the Objective-C layer's objects under valgrind (OwnershipTests)
 swift test --skip-build --disable-swift-testing "$@"   # the suite is XCTest
