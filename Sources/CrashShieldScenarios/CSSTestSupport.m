@@ -359,13 +359,7 @@ int css_test_grouping_calls(void) {
     return 0;
 }
 
-#if __has_feature(objc_arc)
-#define CSS_TIMER_RETAIN(object) (object)
-#define CSS_TIMER_RELEASE(object) ((void)0)
-#else
-#define CSS_TIMER_RETAIN(object) [(object) retain]
-#define CSS_TIMER_RELEASE(object) [(object) release]
-#endif
+#include "CSSMemory.h"
 
 /// Apple's timer shape (see css_test_cf_timer_init): the initializer keeps what it is given, never calls NSTimer's.
 @interface CSSCFTimer : NSTimer {
@@ -377,10 +371,10 @@ int css_test_grouping_calls(void) {
 - (id)initWithFireDate:(NSDate *)date interval:(NSTimeInterval)interval target:(id)target selector:(SEL)selector
               userInfo:(id)userInfo repeats:(BOOL)repeats {
     (void)date; (void)interval; (void)selector; (void)userInfo; (void)repeats;
-    cssTarget = CSS_TIMER_RETAIN(target);   // a timer retains its target
+    cssTarget = CSS_RETAIN(target);   // a timer retains its target
     return self;
 }
-- (void)invalidate { CSS_TIMER_RELEASE(cssTarget); cssTarget = nil; }
+- (void)invalidate { CSS_RELEASE(cssTarget); cssTarget = nil; }
 @end
 
 @interface CSSCFTimerTarget : NSObject
@@ -397,8 +391,8 @@ bool css_test_cf_timer_init(const char *selector) {
                                                         selector: sel_registerName(selector) userInfo: nil repeats: NO];
         made = timer != nil;
         [timer invalidate];
-        CSS_TIMER_RELEASE(timer);
-        CSS_TIMER_RELEASE(target);
+        CSS_RELEASE(timer);
+        CSS_RELEASE(target);
     }
     return made;
 }

@@ -7,24 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "CSSFamilies.h"
+#include "CSSMemory.h"
 
-#if __has_feature(objc_arc)
-#define CSS_BRIDGE __bridge
-#define CSS_SUPER_DEALLOC() ((void)0)
-#define CSS_RELEASE(x) ((void)(x))
-#define CSS_RETAIN(x) (x)
-#define CSS_AUTORELEASE(x) (x)
-#define CSS_POOL_BEGIN @autoreleasepool {
-#define CSS_POOL_END }
-#else
-#define CSS_BRIDGE
-#define CSS_SUPER_DEALLOC() [super dealloc]
-#define CSS_RELEASE(x) [(x) release]
-#define CSS_RETAIN(x) [(x) retain]
-#define CSS_AUTORELEASE(x) [(x) autorelease]
-#define CSS_POOL_BEGIN { NSAutoreleasePool *css_pool = [[NSAutoreleasePool alloc] init];
-#define CSS_POOL_END CSS_RELEASE(css_pool); }
-#endif
 
 #if !defined(__APPLE__)
 /// GNUstep 1.28 does not declare (or implement) it; Apple does. CrashShield's KVO guard adds it.
