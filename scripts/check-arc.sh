@@ -8,13 +8,13 @@ command -v clang >/dev/null || { echo "clang is not on PATH (it comes with the S
 gcc_include=$(gcc -print-file-name=include)
 files=0
 errors=0
-for f in Sources/*/*.m; do
+for f in Sources/*/*.m Tools/Sources/*/*.m; do
     files=$((files + 1))
     # The Objective-C API's targets use blocks (as Package.swift builds them) and import each other's headers.
     blocks=(-fno-blocks)
     case "$f" in
-        Sources/CrashShieldObjC*/*) blocks=(-fblocks -I Sources/CrashShieldObjC/GNUstepBlocks -I Sources/CrashShieldObjC/include
-                                            -I Sources/CrashShieldScenarios/include) ;;
+        Sources/CrashShieldObjC*/* | Tools/Sources/CrashShieldObjC*/*) blocks=(-fblocks -I Sources/CrashShieldObjC/GNUstepBlocks -I Sources/CrashShieldObjC/include
+                                            -I Tools/Sources/CrashShieldScenarios/include) ;;
     esac
     # GCC's own objc/runtime.h (its inline object_getClass) does not compile under ARC: that one error is not ours.
     out=$(clang -fsyntax-only -fobjc-arc -fobjc-runtime=gnustep-2.0 "${blocks[@]}" -fexceptions -fobjc-exceptions \
