@@ -19,6 +19,9 @@ mkdir -p .build
 log=.build/apple-typecheck-$(basename "$SDK").log
 root=$PWD
 extra_cflags=${EXTRA_CFLAGS:-}
+# The checker's scratch folder is keyed by SDK and target only: a checkout of its own, so that checks of other
+# checkouts running at the same time cannot hand this one their modules.
+export WORK=${WORK:-$root/.build/apple-typecheck-work}
 # check PACKAGE LOG: runs the checker on one package; prints its errors and last line; fails unless it says 0/0.
 check() {
     "$checker" "$1" "$SDK" > "$2" 2>&1 || true
