@@ -8,8 +8,8 @@ import CrashShieldRuntime.Internal
 /// macOS 10.13 and later, keys notified automatically) the observed object's `-dealloc` is not watched: an end mark
 /// (an associated object, released after its `-dealloc` chain) takes its entry off the table, without a call to
 /// Foundation or a report (`observedObjectEnded`). Such an entry never gets a Foundation call the app did not make
-/// on its object, except its hand-back: the proxy stays on a key path its last observer left by dying until the
-/// app's next KVO call on the object, or the object's end.
+/// on its object: the proxy stays on a key path its last observer left by dying until the app's next KVO call on the
+/// object, or the object's end.
 ///
 /// A registration is keyed on (observed, observer, key path, context) and keeps its options. The proxy is registered
 /// with Foundation for each key path some registration observes, with the union of their options, and taken off a
@@ -62,7 +62,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         /// The thread calling Foundation's KVO on the object (see "Access") and how deeply (nested calls).
         var owner: UInt64?
         var depth = 0
-        /// Off the table (its object was deallocated, or it was handed back): the proxy comes off every key path,
+        /// Off the table (its object was deallocated): the proxy comes off every key path,
         /// once (`disposed`), by the thread that retired it or, when another holds the access, by that thread.
         var retired = false
         var disposed = false
@@ -91,8 +91,12 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     /// Objects being deallocated: what they left registered, until their own `-dealloc` has run (it may still remove
     /// it: an observer removing itself, an object removing its observers). Reported at `objectDidDeallocate`.
     private var departed: [UInt: Departed] = [:]
-    /// Set while the registrations are handed back to Foundation (the guard is being switched off): no new ones.
+    /// The guard is off and registrations may be left on the proxies: their ends are watched for the moment the
+    /// registry holds nothing (`KVOHookLifetime`).
+    private var draining = false
+    /// Drained while the guard is off: the hooks are being (or were) reverted, no new registrations.
     private var closed = false
+    private var drainCheckScheduled = false
     private var nextID = 0
     private let watcher = DeallocWatcher.shared
 
@@ -128,8 +132,8 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     /// new context and options.
     enum AddOutcome { case added, notOurs }
 
-    /// Registers `observer` through the proxy of `object`. `.notOurs`: the registry is closed (the guard is being
-    /// switched off); the caller registers it with Foundation directly. Throws when the classes cannot be watched.
+    /// Registers `observer` through the proxy of `object`. `.notOurs`: the registry is closed (the guard is off and
+    /// its hooks are being reverted); the caller registers it with Foundation directly. Throws when the classes cannot be watched.
     /// `watchObserved`: `object`'s `-dealloc` must be watched for this registration (else an end mark will do).
     func add(observed object: CSRObject, observer: CSRObject, keyPathObject: CSRObject, keyPath: String,
              options: UInt, context: UInt, watchObserved: Bool) throws -> AddOutcome {
@@ -272,14 +276,12 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             entry.registrations.remove(at: index)
             forgetObserverIfDone(observerAddress, on: objectAddress, entry: entry)
             // The proxy comes off the key path now, unless another thread is calling Foundation on the object
-            // (that thread does it when it is done). While the guard is being switched off, the thread handing this
-            // object back may just have registered this observer with Foundation directly: wait until it is done
-            // (it undoes a registration removed meanwhile), so that no change reaches the observer after this call.
-            let handedBack = closed && entry.owner != nil && entry.owner != thread
-            if entry.staleKeyPath != nil || handedBack {
-                let access = acquireLocked(objectAddress, entry, thread: thread, wait: handedBack)
+            // (that thread does it when it is done).
+            if entry.staleKeyPath != nil {
+                let access = acquireLocked(objectAddress, entry, thread: thread, wait: false)
                 if access != .gone { prune = (entry, access) }
             }
+            noteEndLocked()
             return true
         }
         if let (entry, access) = prune { release(object, entry, access, thread: thread) }
@@ -385,6 +387,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                 case .without:
                     // Retired while its access holder was done already: nobody else disposes of it.
                     if entry.retired, entry.owner == nil, let next = retireLocked(address, entry) { return next }
+                    noteEndLocked()
                     return .done(unpinLocked(address, thread: thread))
                 case .held: break
                 }
@@ -399,6 +402,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                     settled.broadcast()
                 }
                 entry.depth -= 1
+                noteEndLocked()
                 return .done(unpinLocked(address, thread: thread))
             }
             switch next {
@@ -443,7 +447,10 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                 csr_object_release_owned(keyPath)
             }
         }
-        lock.withLock { _ = proxies.remove(UInt(bitPattern: entry.proxy)) }
+        lock.withLock {
+            _ = proxies.remove(UInt(bitPattern: entry.proxy))
+            noteEndLocked()
+        }
         csr_object_release_owned(entry.proxy)
     }
 
@@ -696,6 +703,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
                 }
             }
             if !left.isEmpty { departed[address] = left }
+            noteEndLocked()
         }
         for (objectAddress, entry, access) in prunes {
             guard let observedObject = UnsafeMutableRawPointer(bitPattern: objectAddress) else { continue }
@@ -735,6 +743,7 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
             let quiet = awaitForeignPins(on: address, thread: thread)
             dying[address] = nil
             _ = retireObservedLocked(address)
+            noteEndLocked()
             guard !entry.disposed else { return nil }
             entry.disposed = true
             return quiet ? entry : nil
@@ -744,7 +753,10 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
 
     /// The object's own `-dealloc` has run: report what it left registered (see `departed`).
     func objectDidDeallocate(_ address: UInt) {
-        guard let left = lock.withLock({ departed.removeValue(forKey: address) }) else { return }
+        guard let left = lock.withLock({ () -> Departed? in
+            defer { noteEndLocked() }
+            return departed.removeValue(forKey: address)
+        }) else { return }
         if let first = left.observing.first {
             KVOGuard.observerDied(className: first.registration.observerClass,
                                   keyPaths: left.observing.map(\.registration.keyPath))
@@ -754,74 +766,43 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
         }
     }
 
-    // MARK: Guard switched on and off
+    // MARK: Guard switched on and off (see KVOHookLifetime)
 
     /// The guard is on: registrations go through the proxies again.
-    func open() { lock.withLock { closed = false } }
-
-    /// Hands every registration back to Foundation while the guard is switched off (its hooks still installed, the
-    /// guard no longer guarding): each observer is registered directly again, with its own options and context, and
-    /// the proxies are taken off and released. Every object involved is pinned while it is messaged (an observer or
-    /// observed object released meanwhile on another thread is freed only afterwards); a registration removed, or
-    /// whose observer started dying, while it was being handed back is removed from Foundation again. A change made on
-    /// another thread while an object is handed back may reach its observers twice (directly and through the proxy).
-    func handBackToFoundation() {
-        let entries: [(UInt, Observed)] = lock.withLock {
-            closed = true
-            return Array(observed)
-        }
-        let thread = csr_thread_id()
-        for (address, entry) in entries {
-            guard let object = UnsafeMutableRawPointer(bitPattern: address) else { continue }
-            let access = lock.withLock { acquireLocked(address, entry, thread: thread, wait: true) }
-            guard access != .gone else { continue }   // being deallocated: its cleanup disposes of the entry
-            withAutoreleasePool { self.handBack(object, entry, thread: thread) }
-            release(object, entry, access, thread: thread)
+    func open() {
+        lock.withLock {
+            closed = false
+            draining = false
         }
     }
 
-    /// Hands the registrations of one object back (its access held or, failing that, the object pinned), then retires
-    /// its entry.
-    private func handBack(_ object: CSRObject, _ entry: Observed, thread: UInt64) {
-        let address = UInt(bitPattern: object)
-        #if !canImport(Darwin)
-        // GNUstep: an object whose proxy is registered has observation info until its -dealloc has begun (the KVO
-        // subclass's -dealloc drops it before the hooked -dealloc runs): never register observers with an object that
-        // is being deallocated; its cleanup disposes of the entry.
-        if lock.withLock({ !entry.applied.isEmpty }), !csr_kvo_has_observation_info(object) { return }
-        #endif
-        while true {
-            // The oldest registration left (Foundation keeps the order: newest notified first), its observer pinned.
-            let next: (Registration, UInt)? = lock.withLock {
-                guard let registration = entry.registrations.first(where: { entry.applied[$0.keyPath] != nil }),
-                      let keyPath = entry.applied[registration.keyPath]?.keyPath else { return nil }
-                pins[Pin(observer: registration.observer, thread: thread), default: 0] += 1
-                return (registration, keyPath)
-            }
-            guard let (registration, keyPath) = next else { break }
-            let observer = UnsafeMutableRawPointer(bitPattern: registration.observer)
-            let keyPathObject = UnsafeMutableRawPointer(bitPattern: keyPath)
-            let context = UnsafeMutableRawPointer(bitPattern: registration.context)
-            csr_kvo_add(object, observer, keyPathObject, registration.options & ~Options.initial, context)
-            let undo: Bool = lock.withLock {
-                let kept = entry.registrations.contains { $0.id == registration.id }
-                entry.registrations.removeAll { $0.id == registration.id }
-                forgetObserverIfDone(registration.observer, on: address, entry: entry)
-                // Removed by the app meanwhile, or its observer is being deallocated: not Foundation's either.
-                return !kept || dying[registration.observer] != nil
-            }
-            if undo { csr_kvo_remove_registration(object, observer, keyPathObject, context) }
-            if let finish = lock.withLock({ unpinLocked(registration.observer, thread: thread) }) {
-                finishHeldDeallocation(finish)
-            }
-        }
+    /// The guard is off: registrations made through the proxies stay on them until their natural end. Their ends
+    /// are watched for the moment nothing is left (`noteEndLocked`).
+    func beginDraining() { lock.withLock { draining = true } }
+
+    /// While the guard is off: true, and closed to new registrations, when no registration is left on a proxy (or in
+    /// a dealloc cleanup): the hooks can be reverted.
+    func closeIfDrained() -> Bool {
         lock.withLock {
-            // Registrations whose key path the proxy never got (an add still in flight) are dropped.
-            let dropped = entry.registrations
-            entry.registrations.removeAll()
-            for registration in dropped { forgetObserverIfDone(registration.observer, on: address, entry: entry) }
-            // It leaves the table once its proxy is off (`release`): until then, calls on the object wait for it.
-            entry.retired = true
+            guard draining else { return false }
+            if !closed {
+                let empty = departed.isEmpty && dying.isEmpty && pendingPrunes.isEmpty
+                    && observed.values.allSatisfy { $0.registrations.isEmpty && $0.applied.isEmpty }
+                guard empty else { return false }
+                closed = true
+            }
+            return true
+        }
+    }
+
+    /// Under the lock, where a registration or a proxy's key path may have ended: while draining, the janitor checks
+    /// whether the registry holds nothing any more (once per burst).
+    private func noteEndLocked() {
+        guard draining, !closed, !drainCheckScheduled else { return }
+        drainCheckScheduled = true
+        janitor.async {
+            self.lock.withLock { self.drainCheckScheduled = false }
+            KVOGuard.hooks.drained()
         }
     }
 }
