@@ -60,15 +60,11 @@ final class KVOGuard: CrashGuard {
         }
         // Not through `context`: the hooks outlive the guard while registrations are left on proxies.
         var points: [AnyHookPoint] = [Self.addObserver, Self.removeObserver]
-        if Self.addedContextRemoval {
-            // Added by an earlier start: it is the replacement itself (hooking it would call itself).
-        } else if object.responds(to: Self.removeObserverContext.selector) {
-            points.append(Self.removeObserverContext)
-        }
+        let hasContextRemoval = object.responds(to: Self.removeObserverContext.selector)
+        // Once the guard added it (below), it is the replacement itself: hooking it would call itself.
+        if hasContextRemoval && !Self.addedContextRemoval { points.append(Self.removeObserverContext) }
         try Self.hooks.switchOn(points, on: object)
-        if Self.addedContextRemoval || object.responds(to: Self.removeObserverContext.selector) {
-            // Hooked above, or added by an earlier start.
-        } else {
+        if !hasContextRemoval {
             // GNUstep 1.28 has no -removeObserver:forKeyPath:context:; the guard adds it (it stays after stop, and
             // then raises "does not recognize" as before).
             if csr_class_addMethod(object.pointer, Self.removeObserverContext.selector.pointer,
