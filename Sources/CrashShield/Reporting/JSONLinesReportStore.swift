@@ -176,7 +176,7 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     /// One line, newline included. A report whose line would pass `maxReportBytes` keeps only its caller frame; if
     /// it still does not fit, it is refused.
     private func encodeLine(_ report: CrashReport) throws -> [UInt8] {
-        let encoder = Self.makeEncoder()
+        let encoder = ReportCodec.encoder()
         var line = Array(try encoder.encode(report))
         if line.count + 1 > maxReportBytes, report.callStack.count > 1 {
             var trimmed = report
@@ -421,7 +421,7 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
 
     private static func parse(_ bytes: [UInt8]) -> Parsed {
         var parsed = Parsed()
-        let decoder = makeDecoder()
+        let decoder = ReportCodec.decoder()
         let terminated = bytes.last == 0x0A
         var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
         if terminated || bytes.isEmpty { lines.removeLast() }
@@ -462,39 +462,6 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             return "field '\(field)': \(context.debugDescription)"
         default: return "\(error)"
         }
-    }
-
-    // MARK: - Coding
-
-    /// ISO 8601 with milliseconds ("2026-11-22T16:05:20.123Z"). `ISO8601DateFormatter` rather than
-    /// `Date.ISO8601FormatStyle`, which needs iOS 15 / macOS 12; a formatter is made per coder, never shared.
-    private static func dateFormatter(fractionalSeconds: Bool) -> ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = fractionalSeconds ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
-        return formatter
-    }
-
-    static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let formatter = dateFormatter(fractionalSeconds: true)
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(formatter.string(from: date))
-        }
-        return encoder
-    }
-
-    static func makeDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        let withFraction = dateFormatter(fractionalSeconds: true), plain = dateFormatter(fractionalSeconds: false)
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            if let date = withFraction.date(from: text) ?? plain.date(from: text) { return date }
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ISO-8601 date")
-        }
-        return decoder
     }
 
     // MARK: - POSIX helpers

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 
 /// Sends reports to an HTTP(S) endpoint as gzipped JSON batches: `POST endpoint` with body
-/// `{"schemaVersion": 1, "reports": [CrashReport, ...]}` (the JSON Lines store's encoding: sorted keys, ISO-8601 dates
-/// with milliseconds; README "The HTTP body"),
+/// `{"reports": [CrashReport, ...], "schemaVersion": 1}` (`ReportCodec`, the JSON Lines store's encoding: sorted keys,
+/// ISO-8601 dates with milliseconds; README "The HTTP body"),
 /// headers `Content-Type: application/json`, `Content-Encoding: gzip`, `Idempotency-Key: <32 hex digits>` (the same
 /// for every retry of a batch, across launches too: a server that remembers keys drops duplicates),
 /// `User-Agent: CrashShield/<version>` and `options.headers` (authentication).
@@ -37,18 +37,13 @@ public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
                 logger: Logger = Logger(label: "CrashShield.Upload")) throws {
         super.init(queue: try UploadQueue(endpoint: endpoint, folder: folder, options: options,
                                           batchSize: options.maxBatchSize, transport: transport, logger: logger) { reports, _ in
-            (try ReportJSON.encoder().encode(Batch(reports: reports)), ["Content-Type": "application/json"])
+            (try ReportCodec.httpBody(reports), ["Content-Type": "application/json"])
         })
     }
 
     /// The version of the body's schema (README "The HTTP body"). It changes only when a field changes meaning or
     /// goes away; new fields may appear in any version.
     public static let schemaVersion = 1
-
-    private struct Batch: Encodable {
-        var schemaVersion = HTTPUploadSink.schemaVersion
-        var reports: [CrashReport]
-    }
 }
 
 /// What `HTTPUploadSink` and `SentrySink` share: the upload policy in `receive`, statistics, waiting, closing.
@@ -81,24 +76,4 @@ public class UploadSink: ReportSink, @unchecked Sendable {
 
     /// Stops sending now; unsent reports stay on disk for the next launch. The folder is free for another sink.
     public func close() { queue.close() }
-}
-
-/// The JSON form of reports in upload bodies: the JSON Lines store's (sorted keys, ISO-8601 dates with milliseconds).
-enum ReportJSON {
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(timestamp(date))
-        }
-        return encoder
-    }
-
-    /// `2024-05-01T12:00:00.123Z`.
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
 }
