@@ -1,8 +1,30 @@
-// CSConfiguration.m: the Objective-C configuration and upload sinks, written for Swift as one JSON object
+// CSConfiguration.m: the Objective-C configuration and upload sinks. Their defaults are Swift's
+// (Configuration.production, UploadOptions(): csbridge_default_ functions); they are handed to Swift as one JSON object
 // (BridgeConfiguration in ObjCBridge.swift reads it; Swift validates it and says what to change).
 #import "CSConfiguration.h"
 #import "CSPrivate.h"
+#import "CSBridge.h"
 #import "CSSupport.h"
+
+/// Adds a name to the NSMutableArray `context`.
+static void CSAddName(void *context, const char *name, const char *unused) {
+    NSString *string = name ? [NSString stringWithUTF8String:name] : nil;
+    if (string) [(CSR_BRIDGE NSMutableArray *)context addObject:string];
+}
+
+/// Adds a selector to its class's array in the NSMutableDictionary `context` (class name -> NSMutableArray).
+static void CSAddMethod(void *context, const char *className, const char *selector) {
+    NSString *name = className ? [NSString stringWithUTF8String:className] : nil;
+    NSString *selectorName = selector ? [NSString stringWithUTF8String:selector] : nil;
+    if (!name || !selectorName) return;
+    NSMutableDictionary *methods = (CSR_BRIDGE NSMutableDictionary *)context;
+    NSMutableArray *selectors = [methods objectForKey:name];
+    if (!selectors) {
+        selectors = [NSMutableArray array];
+        [methods setObject:selectors forKey:name];
+    }
+    [selectors addObject:selectorName];
+}
 
 @implementation CSUploadSink
 
@@ -19,7 +41,7 @@
         _releaseName = [releaseName copy];
         _environment = [environment copy];
         _headers = [@{} copy];
-        _uploadedGuards = CSGuardAll & ~CSGuardMainThreadUI;
+        _uploadedGuards = csbridge_default_uploaded_guards();
     }
     return self;
 }
@@ -105,23 +127,27 @@
 
 - (instancetype)init {
     if ((self = [super init])) {
-        _guards = CSGuardProductionSafe;
-        _mode = CSModeRelease;
+        _guards = csbridge_default_guards();
+        _mode = csbridge_default_debug_mode() ? CSModeDebug : CSModeRelease;
         _modeOverrides = [@{} copy];
         _excludedClassNames = [[NSSet alloc] init];
         _protectedClassPrefixes = [@[] copy];
-        _unrecognizedSelectorFoundationClasses = [@[@"NSString", @"NSNumber", @"NSArray", @"NSDictionary"] copy];
-        _maxDistinctReports = 256;
-        _detailedCapturesPerSecond = 20;
-        _maxStackDepth = 32;
-        _zombieMaxBytes = 10 << 20;
-        _zombieMaxCount = 10000;
-        _zombieMaxObjectSize = 64 << 10;
+        NSMutableArray *foundation = [NSMutableArray array];
+        csbridge_default_foundation_classes(CSAddName, (CSR_BRIDGE void *)foundation);
+        _unrecognizedSelectorFoundationClasses = [foundation copy];
+        _maxDistinctReports = csbridge_default_max_distinct_reports();
+        _detailedCapturesPerSecond = csbridge_default_detailed_captures_per_second();
+        _maxStackDepth = csbridge_default_max_stack_depth();
+        _zombieMaxBytes = csbridge_default_zombie_max_bytes();
+        _zombieMaxCount = csbridge_default_zombie_max_count();
+        _zombieMaxObjectSize = csbridge_default_zombie_max_object_size();
         _zombieClassNames = [[NSSet alloc] init];
-        _kvoLeavesSystemClassesAlone = YES;
-        _mainThreadOnlyMethods = [@{
-            @"UIView": @[@"setNeedsLayout", @"setNeedsDisplay", @"setNeedsDisplayInRect:", @"layoutIfNeeded"],
-        } copy];
+        _recordsZombieDeallocationStack = csbridge_default_records_zombie_deallocation_stack() ? YES : NO;
+        _kvoLeavesSystemClassesAlone = csbridge_default_kvo_leaves_system_classes_alone() ? YES : NO;
+        NSMutableDictionary *methods = [NSMutableDictionary dictionary];
+        csbridge_default_main_thread_only_methods(CSAddMethod, (CSR_BRIDGE void *)methods);
+        _mainThreadOnlyMethods = [methods copy];
+        // Objective-C's own default: Swift's Configuration.production has no sinks, an app adds LogReportSink.
         _logsReports = YES;
         _uploadSinks = [@[] copy];
     }

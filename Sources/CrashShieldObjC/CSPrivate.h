@@ -1,5 +1,5 @@
 // CSPrivate.h (private): what the Objective-C API's classes show each other: the configuration as Swift reads it,
-// reports from the JSON Swift writes.
+// reports from Swift's reports.
 #import "CSConfiguration.h"
 #import "CSReport.h"
 
@@ -16,8 +16,11 @@ NS_ASSUME_NONNULL_BEGIN
 @end
 
 @interface CSReport ()
-/// A report from its JSON object (a dictionary); nil when it is not one.
-+ (nullable instancetype)reportWithObject:(id)object;
+/// A report from a report Swift lends for one call (CSBridgeReportFunction).
++ (instancetype)reportWithBridgeReport:(const void *)report;
 @end
+
+/// A CSBridgeReportFunction: appends a CSReport of `report` to the NSMutableArray `list`.
+void CSAppendReport(void *list, const void *report);
 
 NS_ASSUME_NONNULL_END

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 
 /// Swift's report sink calls this on the delivery queue with the CSBlockBox of the configuration's handler.
-static void CSDeliverReport(void *context, const char *reportJSON) {
+static void CSDeliverReport(void *context, const void *bridgeReport) {
     @autoreleasepool {
-        CSReport *report = [CSReport reportWithJSONData:[NSData dataWithBytes:reportJSON length:strlen(reportJSON)]];
+        CSReport *report = [CSReport reportWithBridgeReport:bridgeReport];
         CSBlockBox *box = CS_CONTEXT_OBJECT(context);
-        if (report) ((CSReportHandler)box->_block)(report);
+        ((CSReportHandler)box->_block)(report);
     }
 }
 
@@ -126,16 +126,8 @@ static NSInteger CSInteger(NSDictionary *object, NSString *key) {
 }
 
 + (NSArray<CSReport *> *)reports {
-    char *json = csbridge_copy_reports();
-    if (!json) return @[];
-    NSData *data = [NSData dataWithBytes:json length:strlen(json)];
-    free(json);
-    NSArray *objects = [NSJSONSerialization JSONObjectWithData:data options:0 error:NULL];
     NSMutableArray *reports = [NSMutableArray array];
-    for (id object in [objects isKindOfClass:[NSArray class]] ? objects : @[]) {
-        CSReport *report = [CSReport reportWithObject:object];
-        if (report) [reports addObject:report];
-    }
+    csbridge_reports(CSAppendReport, (CSR_BRIDGE void *)reports);
     return reports;
 }
 

@@ -205,11 +205,9 @@ extension BridgeConfiguration.Upload {
     }
 }
 
-@_spi(ObjCBridge) public typealias BridgeReportFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
-
 /// Starts CrashShield with the configuration `json` (BridgeConfiguration). `report`, when not NULL, is called with
-/// `context` and each report's JSON on CrashShield's delivery queue; `release(context)` runs once no report can
-/// reach it any more (the session and every pending delivery are gone).
+/// `context` and each report (a `BridgeReport`, borrowed for the call) on CrashShield's delivery queue;
+/// `release(context)` runs once no report can reach it any more (the session and every pending delivery are gone).
 @_cdecl("csbridge_start")
 @_spi(ObjCBridge) public func csbridge_start(_ json: UnsafePointer<CChar>?, _ report: BridgeReportFunction?,
                            _ context: UnsafeMutableRawPointer?, _ release: BridgeRelease?,
@@ -221,7 +219,9 @@ extension BridgeConfiguration.Upload {
         // Before any sink is made: a running session's upload sinks hold their folders.
         guard !CrashShield.isRunning else { throw CrashShieldError.alreadyRunning }
         BridgeUploads.handOver()
-        let sink = report.map { function in JSONReportSink { function(owned.pointer, $0) } }
+        let sink = report.map { function in
+            ReportHandlerSink { report in BridgeReport.lend(report) { function(owned.pointer, $0) } }
+        }
         let configuration = try decoded.configuration(reportSink: sink)
         try CrashShield.start(configuration)
         BridgeUploads.keep(configuration.sinks.compactMap { $0 as? UploadSink })
@@ -257,13 +257,6 @@ extension BridgeConfiguration.Upload {
 
 @_cdecl("csbridge_flush")
 @_spi(ObjCBridge) public func csbridge_flush(_ timeoutSeconds: Double) -> Bool { CrashShield.flush(timeout: timeoutSeconds) }
-
-/// Every distinct report of this run as a JSON array (malloc'd, the caller frees it); NULL if it cannot be encoded.
-@_cdecl("csbridge_copy_reports")
-@_spi(ObjCBridge) public func csbridge_copy_reports() -> UnsafeMutablePointer<CChar>? {
-    guard let json = try? CrashReport.makeJSONEncoder().encode(CrashShield.reports) else { return nil }
-    return strdup(String(decoding: json, as: UTF8.self))
-}
 
 // MARK: Notifications (seeds 003 and 004)
 
