@@ -22,8 +22,17 @@ uint32_t csbridge_active_guards(void);
 int32_t csbridge_set_guard(uint32_t guards, bool enabled, char **message);
 bool csbridge_flush(double timeoutSeconds);
 bool csbridge_wait_for_uploads(double timeoutSeconds);
-/// A JSON array (malloc'd: free it) or NULL.
-char *csbridge_copy_upload_statistics(void);
+/// Calls `function(context, statistics)` for each upload sink of the last start (`statistics` lent for the call).
+void csbridge_upload_statistics(CSBridgeReportFunction function, void *context);
+char *csbridge_upload_statistics_copy_folder(const void *statistics);
+bool csbridge_upload_statistics_is_sentry(const void *statistics);
+intptr_t csbridge_upload_statistics_delivered_reports(const void *statistics);
+intptr_t csbridge_upload_statistics_rejected_batches(const void *statistics);
+intptr_t csbridge_upload_statistics_dropped_reports(const void *statistics);
+intptr_t csbridge_upload_statistics_requests(const void *statistics);
+intptr_t csbridge_upload_statistics_queued_reports(const void *statistics);
+intptr_t csbridge_upload_statistics_credential_refusals(const void *statistics);
+intptr_t csbridge_upload_statistics_rate_limited_reports(const void *statistics);
 
 // Reports (ObjCBridgeReports.swift). Strings are malloc'd (free them); dates are seconds since 1970.
 void csbridge_reports(CSBridgeReportFunction function, void *context);

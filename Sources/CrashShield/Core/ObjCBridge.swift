@@ -171,20 +171,6 @@ enum BridgeUploads {
         for sink in sinks where !sink.waitUntilIdle(timeout: max(0, deadline.timeIntervalSinceNow)) { return false }
         return true
     }
-
-    /// One JSON object per sink: its folder and kind, and `UploadStatistics`.
-    static func statisticsJSON() -> String {
-        let objects: [[String: Any]] = sinks.map { sink in
-            let statistics = sink.statistics
-            return ["folder": sink.queue.folder.path, "sentry": sink is SentrySink,
-                    "deliveredReports": statistics.deliveredReports, "rejectedBatches": statistics.rejectedBatches,
-                    "droppedReports": statistics.droppedReports, "requests": statistics.requests,
-                    "queuedReports": statistics.queuedReports, "credentialRefusals": statistics.credentialRefusals,
-                    "rateLimitedReports": statistics.rateLimitedReports]
-        }
-        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
 }
 
 extension BridgeConfiguration.Upload {
@@ -233,12 +219,6 @@ extension BridgeConfiguration.Upload {
 @_cdecl("csbridge_wait_for_uploads")
 @_spi(ObjCBridge) public func csbridge_wait_for_uploads(_ timeoutSeconds: Double) -> Bool {
     BridgeUploads.wait(timeout: timeoutSeconds)
-}
-
-/// The statistics of the last start's upload sinks as a JSON array (malloc'd, the caller frees it).
-@_cdecl("csbridge_copy_upload_statistics")
-@_spi(ObjCBridge) public func csbridge_copy_upload_statistics() -> UnsafeMutablePointer<CChar>? {
-    strdup(BridgeUploads.statisticsJSON())
 }
 
 @_cdecl("csbridge_stop")
