@@ -14,8 +14,33 @@ typedef void (*CSBridgeReportFunction)(void *context, const void *report);
 typedef void (*CSBridgeNameFunction)(void *context, const char *first, const char *second);
 typedef void (*CSBridgeObservationFunction)(void *context, void *notification, void *owner);
 
-int32_t csbridge_start(const char *configurationJSON, CSBridgeReportFunction report, void *context,
+/// `configuration`: from csbridge_configuration_create (ObjCBridgeConfiguration.swift), borrowed.
+int32_t csbridge_start(const void *configuration, CSBridgeReportFunction report, void *context,
                        CSBridgeRelease release, char **message);
+
+// The configuration, field by field (ObjCBridgeConfiguration.swift): create (+1), fill, start, release.
+void *csbridge_configuration_create(void);
+void csbridge_configuration_release(void *configuration);
+void csbridge_configuration_set_guards(void *configuration, uint32_t guards, bool debugMode);
+void csbridge_configuration_add_mode_override(void *configuration, uint32_t guards, bool debugMode);
+void csbridge_configuration_add_excluded_class(void *configuration, const char *name);
+void csbridge_configuration_add_protected_prefix(void *configuration, const char *name);
+void csbridge_configuration_add_foundation_class(void *configuration, const char *name);
+void csbridge_configuration_add_zombie_class(void *configuration, const char *name);
+void csbridge_configuration_set_limits(void *configuration, intptr_t maxDistinctReports,
+                                       intptr_t detailedCapturesPerSecond, intptr_t maxStackDepth);
+void csbridge_configuration_set_zombies(void *configuration, intptr_t maxBytes, intptr_t maxCount,
+                                        intptr_t maxObjectSize, bool recordsDeallocationStack);
+void csbridge_configuration_set_switches(void *configuration, bool kvoLeavesSystemClassesAlone, bool redactsAppData,
+                                         bool logsReports);
+/// A NULL selector adds the class with no methods.
+void csbridge_configuration_add_main_thread_method(void *configuration, const char *className, const char *selector);
+void csbridge_configuration_set_report_store(void *configuration, const char *path);
+/// HTTP when `dsn` is NULL, else Sentry; later headers go to this sink.
+void csbridge_configuration_add_upload(void *configuration, const char *endpoint, const char *dsn, const char *folder,
+                                       uint32_t uploadedGuards, const char *release, const char *environment,
+                                       const char *dist);
+void csbridge_configuration_add_upload_header(void *configuration, const char *name, const char *value);
 void csbridge_stop(void);
 bool csbridge_is_running(void);
 uint32_t csbridge_active_guards(void);

@@ -1,4 +1,4 @@
-// CSPrivate.h (private): what the Objective-C API's classes show each other: the configuration as Swift reads it,
+// CSPrivate.h (private): what the Objective-C API's classes show each other: the configuration handed to Swift,
 // reports from Swift's reports.
 #import "CSConfiguration.h"
 #import "CSReport.h"
@@ -6,13 +6,15 @@
 NS_ASSUME_NONNULL_BEGIN
 
 @interface CSConfiguration ()
-/// BridgeConfiguration's JSON (ObjCBridge.swift); nil and `*error` (CSErrorInvalidArgument) for a wrongly typed value.
-- (nullable NSData *)bridgeJSON:(NSError *_Nullable *_Nullable)error;
+/// A Swift BridgeConfiguration (ObjCBridgeConfiguration.swift) holding this configuration, +1
+/// (csbridge_configuration_release); NULL and `*error` (CSErrorInvalidArgument) for a wrongly typed value.
+- (nullable void *)newBridgeConfiguration:(NSError *_Nullable *_Nullable)error;
 @end
 
 @interface CSUploadSink ()
-/// BridgeConfiguration.Upload; nil and `*error` (CSErrorInvalidArgument) for a wrongly typed value.
-- (nullable NSDictionary *)bridgeObject:(NSError *_Nullable *_Nullable)error;
+/// Adds this sink to the Swift BridgeConfiguration `configuration`; NO and `*error` (CSErrorInvalidArgument) for a
+/// wrongly typed value.
+- (BOOL)addToBridgeConfiguration:(void *)configuration error:(NSError *_Nullable *_Nullable)error;
 @end
 
 @interface CSReport ()

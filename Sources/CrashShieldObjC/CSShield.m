@@ -67,16 +67,15 @@ static void CSAppendStatistics(void *list, const void *statistics) {
     if (![configuration isKindOfClass:[CSConfiguration class]]) {
         return CSInvalidArgument(@"startWithConfiguration: needs a CSConfiguration", error);
     }
-    NSData *json = [configuration bridgeJSON:error];
-    if (!json) return NO;
-    NSMutableData *text = [NSMutableData dataWithData:json];
-    [text appendBytes:"" length:1];
+    void *bridgeConfiguration = [configuration newBridgeConfiguration:error];
+    if (!bridgeConfiguration) return NO;
     CSReportHandler handler = configuration.reportHandler;
     CSBlockBox *box = handler ? [[CSBlockBox alloc] initWithBlock:handler] : nil;
     char *message = NULL;
     // Swift owns the box from here (also on failure) and releases it once no report can reach the handler.
-    int32_t status = csbridge_start([text bytes], box ? CSDeliverReport : NULL, box ? CS_RETAINED_CONTEXT(box) : NULL,
-                                    CSReleaseContext, &message);
+    int32_t status = csbridge_start(bridgeConfiguration, box ? CSDeliverReport : NULL,
+                                    box ? CS_RETAINED_CONTEXT(box) : NULL, CSReleaseContext, &message);
+    csbridge_configuration_release(bridgeConfiguration);
     CSR_RELEASE(box);
     return CSBridgeResult(status, message, error);
 }

@@ -215,6 +215,44 @@ char *csos_report_fields(const char *json) {
     return [out copyText];
 }
 
+char *csos_start_every_field(const char *folder) {
+    CSOSOutput *out = CSR_AUTORELEASE([[CSOSOutput alloc] init]);
+    NSString *base = [NSString stringWithUTF8String:folder];
+    CSConfiguration *configuration = [CSConfiguration productionConfiguration];
+    configuration.guards = CSGuardContainer | CSGuardKVC;
+    configuration.mode = CSModeDebug;
+    [configuration setMode:CSModeRelease forGuard:CSGuardKVC];
+    configuration.excludedClassNames = [NSSet setWithObject:@"NSLock"];
+    configuration.protectedClassPrefixes = @[@"MYApp"];
+    configuration.unrecognizedSelectorFoundationClasses = @[@"NSString"];
+    configuration.maxDistinctReports = 100;
+    configuration.detailedCapturesPerSecond = 5;
+    configuration.maxStackDepth = 16;
+    configuration.zombieMaxBytes = 1 << 20;
+    configuration.zombieMaxCount = 50;
+    configuration.zombieMaxObjectSize = 1024;
+    configuration.zombieClassNames = [NSSet setWithObject:@"NSLock"];
+    configuration.recordsZombieDeallocationStack = YES;
+    configuration.kvoLeavesSystemClassesAlone = NO;
+    configuration.mainThreadOnlyMethods = @{@"NSLock": @[@"lock", @"unlock"], @"NSCondition": @[]};
+    configuration.redactsAppData = YES;
+    configuration.logsReports = NO;
+    configuration.reportStoreURL = [NSURL fileURLWithPath:[base stringByAppendingPathComponent:@"reports.jsonl"]];
+    CSUploadSink *http = [CSUploadSink HTTPSinkWithEndpoint:[NSURL URLWithString:@"http://127.0.0.1:9/crashes"]
+                                                     folder:[NSURL fileURLWithPath:[base stringByAppendingPathComponent:@"http"]]
+                                                    headers:@{@"Authorization": @"Bearer csos", @"X-App": @"MY\u00c9"}];
+    http.uploadedGuards = CSGuardContainer;
+    CSUploadSink *sentry = [CSUploadSink sentrySinkWithDSN:@"http://csoskey@127.0.0.1:9/42"
+                                                    folder:[NSURL fileURLWithPath:[base stringByAppendingPathComponent:@"sentry"]]
+                                                   release:@"csos@1.0" environment:@"test"];
+    sentry.dist = @"77";
+    configuration.uploadSinks = @[http, sentry];
+    NSError *error = nil;
+    [out set:@"started" to:@([CSShield startWithConfiguration:configuration error:&error])];
+    [out set:@"error" error:error];
+    return [out copyText];
+}
+
 char *csos_configuration_defaults(void) {
     CSOSOutput *out = CSR_AUTORELEASE([[CSOSOutput alloc] init]);
     CSConfiguration *configuration = [CSConfiguration productionConfiguration];

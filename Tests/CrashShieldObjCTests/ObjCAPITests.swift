@@ -137,6 +137,52 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["uploadedGuards"], "\(UploadOptions().uploadedGuards.rawValue)")
     }
 
+    /// Every CSConfiguration field reaches Swift's Configuration (handed over field by field, no JSON).
+    func testEveryConfigurationFieldReachesSwift() throws {
+        let folder = try temporaryFolder()
+        var text = ""
+        withAutoreleasePool {
+            let result = csos_start_every_field(folder)!
+            text = String(cString: result)
+            free(result)
+        }
+        defer { CrashShield.stop() }
+        XCTAssertTrue(text.contains("started=1"), text)
+        let swift = try XCTUnwrap(Session.current.load(ordering: .acquiring)?.configuration)
+        XCTAssertEqual(swift.guards, [.container, .kvc])
+        XCTAssertEqual(swift.mode, .debug)
+        XCTAssertEqual(swift.modeOverrides, [.kvc: .release])
+        XCTAssertEqual(swift.excludedClassNames, ["NSLock"])
+        XCTAssertEqual(swift.protectedClassPrefixes, ["MYApp"])
+        XCTAssertEqual(swift.unrecognizedSelectorFoundationClasses, ["NSString"])
+        XCTAssertEqual(swift.limits, ReportLimits(maxDistinctReports: 100, detailedCapturesPerSecond: 5, maxStackDepth: 16))
+        XCTAssertEqual(swift.zombies, ZombieOptions(maxBytes: 1 << 20, maxCount: 50, maxObjectSize: 1024, classNames: ["NSLock"],
+                                                    recordsDeallocationStack: true))
+        XCTAssertFalse(swift.kvoLeavesSystemClassesAlone)
+        XCTAssertEqual(swift.mainThreadOnlyMethods, ["NSLock": ["lock", "unlock"], "NSCondition": []])
+        XCTAssertNotNil(swift.redact)
+        XCTAssertFalse(swift.sinks.contains { $0 is LogReportSink })
+        let store = try XCTUnwrap(swift.sinks.compactMap { $0 as? JSONLinesReportStore }.first)
+        XCTAssertEqual(store.fileURL.path, folder + "/reports.jsonl")
+        let http = try XCTUnwrap(swift.sinks.compactMap { $0 as? HTTPUploadSink }.first)
+        XCTAssertEqual(http.endpoint.absoluteString, "http://127.0.0.1:9/crashes")
+        XCTAssertEqual(http.options.headers, ["Authorization": "Bearer csos", "X-App": "MY\u{c9}"])
+        XCTAssertEqual(http.options.uploadedGuards, .container)
+        let sentry = try XCTUnwrap(swift.sinks.compactMap { $0 as? SentrySink }.first)
+        XCTAssertEqual(sentry.options.uploadedGuards, UploadOptions().uploadedGuards)
+        XCTAssertEqual(sentry.dsn.dsn, "http://csoskey@127.0.0.1:9/42")
+        let report = CrashReport(signature: "s", category: .container, exceptionName: "E", reason: "r", className: "C",
+                                 selector: "s", isClassMethod: false, hint: "", action: .recovered,
+                                 thread: ThreadInfo(id: 1, name: "", isMain: true), firstSeen: Date(), lastSeen: Date(),
+                                 occurrences: 1)
+        let envelope = String(decoding: try sentry.queue.body([report], "0123456789abcdef0123456789abcdef").body, as: UTF8.self)
+        let event = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try XCTUnwrap(envelope.split(separator: "\n").last).utf8))
+                                  as? [String: Any])
+        XCTAssertEqual(event["release"] as? String, "csos@1.0")
+        XCTAssertEqual(event["environment"] as? String, "test")
+        XCTAssertEqual(event["dist"] as? String, "77")
+    }
+
     func testKillSwitch() {
         let out = run { csos_kill_switch() }
         XCTAssertEqual(out["started"], "1")

@@ -31,7 +31,6 @@ enum BridgeStatus: Int32 {
         case CrashShieldError.invalidConfiguration: return (.invalidConfiguration, "\(error)")
         case CrashShieldError.hookFailed: return (.failed, "\(error)")
         case is UploadError, is ReportStoreError: return (.invalidSink, "\(error)")
-        case is DecodingError: return (.invalidArgument, "the configuration could not be read: \(error)")
         default: return (.failed, "\(error)")
         }
     }
@@ -67,46 +66,47 @@ private func fail(_ status: BridgeStatus, _ text: String, _ message: BridgeMessa
     return status.rawValue
 }
 
-/// What CSConfiguration writes (CSConfiguration.m, `-bridgeJSON`): every field, always.
-struct BridgeConfiguration: Decodable {
-    struct ModeOverride: Decodable {
+/// What CSConfiguration hands over (CSConfiguration.m, `-newBridgeConfiguration:`, through the
+/// csbridge_configuration_ functions): every field, always.
+final class BridgeConfiguration {
+    struct ModeOverride {
         var guards: UInt32
         var mode: GuardMode
     }
 
-    struct Upload: Decodable {
+    struct Upload {
         /// "http" (`endpoint`) or "sentry" (`dsn`, `release`, `environment`).
         var kind: String
         var endpoint: String?
         var dsn: String?
         var folder: String
-        var headers: [String: String]
+        var headers: [String: String] = [:]
         var uploadedGuards: UInt32
         var release: String?
         var environment: String?
         var dist: String?
     }
 
-    var guards: UInt32
-    var mode: GuardMode
-    var modeOverrides: [ModeOverride]
-    var excludedClassNames: [String]
-    var protectedClassPrefixes: [String]
-    var unrecognizedSelectorFoundationClasses: [String]
-    var maxDistinctReports: Int
-    var detailedCapturesPerSecond: Int
-    var maxStackDepth: Int
-    var zombieMaxBytes: Int
-    var zombieMaxCount: Int
-    var zombieMaxObjectSize: Int
-    var zombieClassNames: [String]
-    var recordsZombieDeallocationStack: Bool
-    var kvoLeavesSystemClassesAlone: Bool
-    var mainThreadOnlyMethods: [String: [String]]
-    var redactsAppData: Bool
-    var logsReports: Bool
+    var guards: UInt32 = 0
+    var mode = GuardMode.release
+    var modeOverrides: [ModeOverride] = []
+    var excludedClassNames: [String] = []
+    var protectedClassPrefixes: [String] = []
+    var unrecognizedSelectorFoundationClasses: [String] = []
+    var maxDistinctReports = 0
+    var detailedCapturesPerSecond = 0
+    var maxStackDepth = 0
+    var zombieMaxBytes = 0
+    var zombieMaxCount = 0
+    var zombieMaxObjectSize = 0
+    var zombieClassNames: [String] = []
+    var recordsZombieDeallocationStack = false
+    var kvoLeavesSystemClassesAlone = false
+    var mainThreadOnlyMethods: [String: [String]] = [:]
+    var redactsAppData = false
+    var logsReports = false
     var reportStorePath: String?
-    var uploads: [Upload]
+    var uploads: [Upload] = []
 
     /// The Swift configuration, its sinks made (which throws for a bad endpoint, DSN, folder or store file).
     func configuration(reportSink: ReportSink?) throws -> Configuration {
@@ -191,17 +191,18 @@ extension BridgeConfiguration.Upload {
     }
 }
 
-/// Starts CrashShield with the configuration `json` (BridgeConfiguration). `report`, when not NULL, is called with
+/// Starts CrashShield with `bridgeConfiguration` (a BridgeConfiguration from csbridge_configuration_create, borrowed). `report`, when not NULL, is called with
 /// `context` and each report (a `BridgeReport`, borrowed for the call) on CrashShield's delivery queue;
 /// `release(context)` runs once no report can reach it any more (the session and every pending delivery are gone).
 @_cdecl("csbridge_start")
-@_spi(ObjCBridge) public func csbridge_start(_ json: UnsafePointer<CChar>?, _ report: BridgeReportFunction?,
+@_spi(ObjCBridge) public func csbridge_start(_ bridgeConfiguration: UnsafeRawPointer?, _ report: BridgeReportFunction?,
                            _ context: UnsafeMutableRawPointer?, _ release: BridgeRelease?,
                            _ message: BridgeMessage?) -> Int32 {
     let owned = BridgeContext(context, release: release)
-    guard let json else { return fail(.invalidArgument, "no configuration", message) }
+    guard let decoded = BridgeConfiguration.borrow(bridgeConfiguration) else {
+        return fail(.invalidArgument, "no configuration", message)
+    }
     return bridged(message) {
-        let decoded = try JSONDecoder().decode(BridgeConfiguration.self, from: Data(String(cString: json).utf8))
         // Before any sink is made: a running session's upload sinks hold their folders.
         guard !CrashShield.isRunning else { throw CrashShieldError.alreadyRunning }
         BridgeUploads.handOver()
