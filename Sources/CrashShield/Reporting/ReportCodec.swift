@@ -33,11 +33,6 @@ enum ReportCodec {
         return decoder
     }
 
-    /// `HTTPUploadSink`'s body: `{"reports": [...], "schemaVersion": 1}`.
-    static func httpBody(_ reports: [CrashReport]) throws -> Data {
-        try encoder().encode(HTTPBody(reports: reports, schemaVersion: HTTPUploadSink.schemaVersion))
-    }
-
     /// A date as the codec writes it: `2026-11-25T10:00:00.123Z`.
     static func timestamp(_ date: Date) -> String { dateFormatter(fractionalSeconds: true).string(from: date) }
 
@@ -47,11 +42,6 @@ enum ReportCodec {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = fractionalSeconds ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
         return formatter
-    }
-
-    private struct HTTPBody: Encodable {
-        var reports: [CrashReport]
-        var schemaVersion: Int
     }
 }
 

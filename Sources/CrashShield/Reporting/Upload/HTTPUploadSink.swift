@@ -37,13 +37,24 @@ public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
                 logger: Logger = Logger(label: "CrashShield.Upload")) throws {
         super.init(queue: try UploadQueue(endpoint: endpoint, folder: folder, options: options,
                                           batchSize: options.maxBatchSize, transport: transport, logger: logger) { reports, _ in
-            (try ReportCodec.httpBody(reports), ["Content-Type": "application/json"])
+            (try Self.body(reports), ["Content-Type": "application/json"])
         })
     }
 
     /// The version of the body's schema (README "The HTTP body"). It changes only when a field changes meaning or
     /// goes away; new fields may appear in any version.
     public static let schemaVersion = 1
+
+    /// The body of one batch: `{"reports": [...], "schemaVersion": 1}`, every report in the one JSON form
+    /// (`CrashReport.makeJSONEncoder()`, `ReportCodec`).
+    static func body(_ reports: [CrashReport]) throws -> Data {
+        try CrashReport.makeJSONEncoder().encode(Body(reports: reports, schemaVersion: schemaVersion))
+    }
+
+    private struct Body: Encodable {
+        var reports: [CrashReport]
+        var schemaVersion: Int
+    }
 }
 
 /// What `HTTPUploadSink` and `SentrySink` share: the upload policy in `receive`, statistics, waiting, closing.
