@@ -139,7 +139,7 @@ enum Interception {
         let report = CrashReport(
             signature: Signature.make(failure.category.name, failure.className, failure.selector,
                                       failure.isClassMethod ? "+" : "-", callSiteText),
-            category: failure.category.name, exceptionName: failure.exception, reason: reason,
+            category: failure.category, exceptionName: failure.exception, reason: reason,
             className: failure.className, selector: failure.selector, isClassMethod: failure.isClassMethod,
             hint: failure.hint, action: action, details: failure.details, thread: CallStack.currentThread(),
             callStack: frames, callerFrameIndex: location.callerIndex, firstSeen: now, lastSeen: now, occurrences: 1,
