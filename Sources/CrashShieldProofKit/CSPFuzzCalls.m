@@ -258,6 +258,18 @@ CALL(stringc_initWithString) { out_object(out, CSP_AUTORELEASE([(NSString *)[(Cl
 CALL(stringc_initWithUTF8String) {
     out_object(out, CSP_AUTORELEASE([(NSString *)[(Class)r alloc] initWithUTF8String: a->cString]));
 }
+CALL(stringc_withCStringEncoding) { out_object(out, [(Class)r stringWithCString: a->cString encoding: NSISOLatin1StringEncoding]); }
+CALL(stringc_initWithCStringEncoding) {
+    out_object(out, CSP_AUTORELEASE([(NSString *)[(Class)r alloc] initWithCString: a->cString encoding: NSASCIIStringEncoding]));
+}
+/// NULL bytes with a length of 3 (GNUstep's GSMutableString reads them for a byte order mark in UTF-8 and UTF-16, a
+/// crash without CrashShield too: ASCII and Latin-1 only here, the crash matrix has the other).
+static void csp_init_with_bytes(id r, CSPArgs *a, CSPText *out, NSStringEncoding encoding) {
+    NSUInteger length = a->cString ? strlen(a->cString) : 3;
+    out_object(out, CSP_AUTORELEASE([(NSString *)[(Class)r alloc] initWithBytes: a->cString length: length encoding: encoding]));
+}
+CALL(stringc_initWithBytesASCII) { csp_init_with_bytes(r, a, out, NSASCIIStringEncoding); }
+CALL(stringc_initWithBytesLatin1) { csp_init_with_bytes(r, a, out, NSISOLatin1StringEncoding); }
 CALL(stringc_withFormat) { out_object(out, [(Class)r stringWithFormat: @"<%@>", O0]); }
 
 // MARK: NSAttributedString, NSMutableAttributedString
@@ -524,7 +536,7 @@ static const CSPEntry csp_entries[] = {
     { "NSString paragraphRangeForRange:", FT, ARGS(CSPArgRange), string_paragraphRangeForRange, true },
     { "NSString getLineStart:end:contentsEnd:forRange:", FT, ARGS(CSPArgRange), string_getLineStart, true },
     { "NSString getParagraphStart:end:contentsEnd:forRange:", FT, ARGS(CSPArgRange), string_getParagraphStart, true },
-    { "NSString getCharacters:range:", FT, ARGS(CSPArgRange), string_getCharactersRange, false },
+    { "NSString getCharacters:range:", FT, ARGS(CSPArgRange), string_getCharactersRange, true },
     { "NSString stringByAppendingString:", FT, ARGS(CSPArgString), string_byAppending, false },
     { "NSString isEqualToString:", FT, ARGS(CSPArgString), string_isEqualToString, false },
     { "NSString stringByReplacingOccurrencesOfString:withString:", FT, ARGS(CSPArgString, CSPArgString), string_byReplacingOccurrences, true },
@@ -546,6 +558,10 @@ static const CSPEntry csp_entries[] = {
     { "+stringWithUTF8String:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_withUTF8String, true },
     { "alloc, initWithString:", CSPFamilyStringClass, ARGS(CSPArgString), stringc_initWithString, true },
     { "alloc, initWithUTF8String:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithUTF8String, true },
+    { "+stringWithCString:encoding:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_withCStringEncoding, true },
+    { "alloc, initWithCString:encoding:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithCStringEncoding, true },
+    { "alloc, initWithBytes:length:encoding: (ASCII)", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithBytesASCII, true },
+    { "alloc, initWithBytes:length:encoding: (Latin-1)", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithBytesLatin1, true },
     { "+stringWithFormat:", CSPFamilyStringClass, ARGS(CSPArgObject), stringc_withFormat, false },
     { "NSAttributedString attributedSubstringFromRange:", FR, ARGS(CSPArgRange), attr_substringFromRange, true },
     { "NSAttributedString attributesAtIndex:effectiveRange:", FR, ARGS(CSPArgIndex), attr_attributesAtIndex, true },

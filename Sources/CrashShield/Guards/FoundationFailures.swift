@@ -330,3 +330,31 @@ extension Violation {
         #endif
     }
 }
+
+// MARK: Foundation families beyond the first eleven (issue 24)
+
+extension Violation {
+    /// `initWithBytes:length:encoding:` with NULL bytes and a length above 0. GNUstep (GSString.m) raises
+    /// `-initWithBytes:lenth:encoding given nul bytes` (its spelling), except GSMutableString's for a byte order mark
+    /// it reads first: NSUnicodeStringEncoding and a length of 2 or more, NSUTF8StringEncoding and 3 or more
+    /// (SIGSEGV). Apple: CFStringCreateWithBytes reads the NULL bytes (a crash; unverified on a device).
+    static func nullBytes(length: UInt, encoding: UInt, mutable: Bool) -> Violation {
+        let readsMark = mutable && ((encoding == 10 && length >= 2) || (encoding == 4 && length >= 3))
+        if FoundationRules.isApple || readsMark {
+            return Violation("SIGSEGV", hint: Hint.nilCString) { cls in
+                "-[\(cls) initWithBytes:length:encoding:] with NULL bytes and length \(length): the bytes are read"
+            }
+        }
+        return Violation(ExceptionName.invalidArgument, hint: Hint.nilCString) { _ in "-initWithBytes:lenth:encoding given nul bytes" }
+    }
+}
+
+extension Violation {
+    /// GNUstep only: a range NXConstantString's own walk rejects (GSString.m, old ABI): `in method, range { a, b }
+    /// extends beyond string`.
+    static func constantTextRange(_ range: CSRRange, method: String) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.text) { _ in
+            "in \(method), range { \(range.location), \(range.length) } extends beyond string"
+        }
+    }
+}

@@ -92,6 +92,10 @@ enum {
     CSRHotStringHasSuffix,
     CSRHotStringCompare,
     CSRHotStringRangeOfString,
+    CSRHotStringInitWithCStringEncoding,
+    CSRHotStringWithCStringEncoding,
+    CSRHotStringInitWithBytes,
+    CSRHotStringGetCharactersRange,
     CSRHotTableCount
 };
 

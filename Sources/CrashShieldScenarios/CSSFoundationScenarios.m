@@ -1,0 +1,156 @@
+// CSSFoundationScenarios.m: everyday Foundation calls beyond the first families (issue 24) that crash without
+// CrashShield: NSString's C-string and byte constructors given NULL, `getCharacters:range:` past the end. Each row
+// is what the running Foundation raises (GNUstep's source cited at the guard); the probes below try the valid and
+// invalid edges of each call against Foundation itself (the differential tests).
+#import <Foundation/Foundation.h>
+#include <stdint.h>
+#include "CSSFamilies.h"
+#include "CSSMemory.h"
+
+static const char *bracketed(NSString *string) { return string ? css_format("[%s]", [string UTF8String]) : "nil"; }
+static const char *nullCString(void) { return (const char *)(uintptr_t)css_opaque_index(0); }
+
+// MARK: C-string and byte constructors given NULL
+
+static const char *stringWithCStringEncodingNull(void) {
+    return bracketed([NSString stringWithCString: nullCString() encoding: NSISOLatin1StringEncoding]);
+}
+static const char *initWithCStringEncodingNull(void) {
+    return bracketed(CSS_AUTORELEASE([[NSString alloc] initWithCString: nullCString() encoding: NSASCIIStringEncoding]));
+}
+static const char *mutableInitWithCStringEncodingNull(void) {
+    return bracketed(CSS_AUTORELEASE([[NSMutableString alloc] initWithCString: nullCString() encoding: NSUTF8StringEncoding]));
+}
+static const char *initWithBytesNull(void) {
+    return bracketed(CSS_AUTORELEASE([[NSString alloc] initWithBytes: nullCString() length: css_opaque_index(3) encoding: NSUTF8StringEncoding]));
+}
+static const char *mutableInitWithBytesNull(void) {
+    return bracketed(CSS_AUTORELEASE([[NSMutableString alloc] initWithBytes: nullCString() length: css_opaque_index(4)
+                                                                  encoding: NSASCIIStringEncoding]));
+}
+/// GNUstep's GSMutableString looks for a byte order mark in the NULL bytes first (SIGSEGV).
+static const char *mutableInitWithBytesNullUnicode(void) {
+    return bracketed(CSS_AUTORELEASE([[NSMutableString alloc] initWithBytes: nullCString() length: css_opaque_index(4)
+                                                                  encoding: NSUnicodeStringEncoding]));
+}
+
+// MARK: getCharacters:range:
+
+/// The buffer after the call: 8 characters, '.' where nothing was written.
+static const char *buffered(NSString *string, NSRange range) {
+    unichar buffer[8] = { '.', '.', '.', '.', '.', '.', '.', '.' };
+    [string getCharacters: buffer range: range];
+    return [[NSString stringWithCharacters: buffer length: 8] UTF8String];
+}
+static const char *getCharactersPastEnd(void) {
+    return buffered(css_opaque([NSString stringWithUTF8String: "hello"]), NSMakeRange(3, css_opaque_index(3)));
+}
+static const char *constantGetCharactersNotFound(void) {
+    return buffered(css_opaque(@"hello"), NSMakeRange(css_opaque_index(NSNotFound), 0));
+}
+static const char *mutableGetCharactersWrappingRange(void) {
+    return buffered(css_opaque([NSMutableString stringWithString: @"hello"]), css_range(css_opaque_index(2), NSUIntegerMax));
+}
+
+static const CSSScenario css_foundation_table[] = {
+    { "string.stringWithCStringEncoding.null", "string", "stringWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, stringWithCStringEncodingNull },
+    { "string.initWithCStringEncoding.null", "string", "initWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, initWithCStringEncodingNull },
+    { "mutableString.initWithCStringEncoding.null", "string", "initWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, mutableInitWithCStringEncodingNull },
+#if defined(__APPLE__)
+    // CoreFoundation reads the NULL bytes (a crash, not an exception; unverified on a device).
+    { "string.initWithBytesLengthEncoding.null", "string", "initWithBytes:length:encoding:", "SIGSEGV", "[]", 1, initWithBytesNull },
+    { "mutableString.initWithBytesLengthEncoding.null", "string", "initWithBytes:length:encoding:", "SIGSEGV", "[]", 1, mutableInitWithBytesNull },
+#else
+    { "string.initWithBytesLengthEncoding.null", "string", "initWithBytes:length:encoding:", "NSInvalidArgumentException", "[]", 1, initWithBytesNull },
+    { "mutableString.initWithBytesLengthEncoding.null", "string", "initWithBytes:length:encoding:", "NSInvalidArgumentException", "[]", 1, mutableInitWithBytesNull },
+#endif
+    { "mutableString.initWithBytesLengthEncoding.nullUnicode", "string", "initWithBytes:length:encoding:", "SIGSEGV", "[]", 1, mutableInitWithBytesNullUnicode },
+    { "string.getCharactersRange.pastEnd", "string", "getCharacters:range:", "NSRangeException", "........", 1, getCharactersPastEnd },
+    { "constantString.getCharactersRange.notFound", "string", "getCharacters:range:", "NSRangeException", "........", 1, constantGetCharactersNotFound },
+    { "mutableString.getCharactersRange.wrappingRange", "string", "getCharacters:range:", "NSRangeException", "........", 1, mutableGetCharactersWrappingRange },
+};
+
+const CSSScenario *css_foundation_scenarios(int *count) {
+    *count = (int)(sizeof css_foundation_table / sizeof css_foundation_table[0]);
+    return css_foundation_table;
+}
+
+// MARK: Differential probes
+
+static id freshHello(void) { return [NSString stringWithUTF8String: "hello"]; }
+static id freshConstantHello(void) { return @"hello"; }
+static id freshMutableHello(void) { return [NSMutableString stringWithUTF8String: "hello"]; }
+static id freshWide(void) { return [NSString stringWithUTF8String: "h\xc3\xa9llo"]; }
+static id stringClass(void) { return [NSString class]; }
+static id mutableStringClass(void) { return [NSMutableString class]; }
+
+/// The whole buffer, so a write past the range would show.
+static id rGetCharacters(id s, NSRange r) {
+    unichar buffer[8] = { '.', '.', '.', '.', '.', '.', '.', '.' };
+    [s getCharacters: buffer range: r];
+    return [NSString stringWithCharacters: buffer length: 8];
+}
+#define CSS_FOUNDATION_EDGE_CALLS(call)                                                     \
+    static id call##Empty(id s, NSUInteger i) { return call(s, NSMakeRange(i, 0)); }        \
+    static id call##One(id s, NSUInteger i) { return call(s, NSMakeRange(i, 1)); }          \
+    static id call##To(id s, NSUInteger i) { return call(s, NSMakeRange(0, i)); }           \
+    CSS_OVERFLOW_PROBE_CALLS(call)
+#define CSS_FOUNDATION_EDGE_PROBES(name, size, receiver, call)                              \
+    { name "{i,0}", size, receiver, call##Empty },                                          \
+    { name "{i,1}", size, receiver, call##One },                                            \
+    { name "{0,i}", size, receiver, call##To },                                             \
+    CSS_OVERFLOW_PROBES(name, size, receiver, call)
+CSS_FOUNDATION_EDGE_CALLS(rGetCharacters)
+
+/// NULL bytes (odd i) or "hello\xe9..." (even i), i bytes long (at most 8 read: a longer i makes no call with bytes).
+static const char css_bytes[] = "hello\xc3\xa9!";
+static id constructed(id made) { return CSS_AUTORELEASE(made); }
+static id pInitWithBytes(id cls, NSUInteger i, NSStringEncoding encoding) {
+    const char *bytes = i % 2 ? NULL : css_bytes;
+    if (bytes && i > sizeof css_bytes - 1) return css_probe_skipped();
+    // GNUstep's GSMutableString reads NULL bytes for a byte order mark (UTF-8 from 3 bytes, UTF-16 from 2): SIGSEGV,
+    // the matrix's mutableString.initWithBytesLengthEncoding.nullUnicode.
+    if (!bytes && cls == [NSMutableString class] && ((encoding == NSUTF8StringEncoding && i >= 3)
+                                                    || (encoding == NSUnicodeStringEncoding && i >= 2))) {
+        return css_probe_skipped();
+    }
+#if defined(__APPLE__)
+    if (!bytes && i > 0) return css_probe_skipped();   // CoreFoundation reads them: a crash
+#endif
+    return constructed([[cls alloc] initWithBytes: bytes length: i encoding: encoding]);
+}
+static id pInitWithBytesASCII(id cls, NSUInteger i) { return pInitWithBytes(cls, i, NSASCIIStringEncoding); }
+static id pInitWithBytesUTF8(id cls, NSUInteger i) { return pInitWithBytes(cls, i, NSUTF8StringEncoding); }
+static id pInitWithBytesUnicode(id cls, NSUInteger i) { return pInitWithBytes(cls, i & ~(NSUInteger)1, NSUnicodeStringEncoding); }
+static id pInitWithBytesUnicodeNull(id cls, NSUInteger i) { return pInitWithBytes(cls, i | 1, NSUnicodeStringEncoding); }
+/// NULL for odd i, else "hello" (encodings by i: ASCII, UTF-8, Latin-1).
+static id pInitWithCString(id cls, NSUInteger i) {
+    static const NSStringEncoding encodings[] = { NSASCIIStringEncoding, NSUTF8StringEncoding, NSISOLatin1StringEncoding };
+    return constructed([[cls alloc] initWithCString: (i % 2 ? NULL : "hello") encoding: encodings[i % 3]]);
+}
+static id pStringWithCString(id cls, NSUInteger i) {
+    return [cls stringWithCString: (i % 2 ? NULL : "h\xe9llo") encoding: (i % 4 < 2 ? NSISOLatin1StringEncoding : NSUTF8StringEncoding)];
+}
+
+static const CSSProbe css_foundation_probe_table[] = {
+    CSS_FOUNDATION_EDGE_PROBES("string.getCharacters:range:", 5, freshHello, rGetCharacters),
+    CSS_FOUNDATION_EDGE_PROBES("constantString.getCharacters:range:", 5, freshConstantHello, rGetCharacters),
+    CSS_FOUNDATION_EDGE_PROBES("mutableString.getCharacters:range:", 5, freshMutableHello, rGetCharacters),
+    CSS_FOUNDATION_EDGE_PROBES("wideString.getCharacters:range:", 5, freshWide, rGetCharacters),
+    { "stringClass.initWithBytes:length:encoding:ASCII", 8, stringClass, pInitWithBytesASCII },
+    { "stringClass.initWithBytes:length:encoding:UTF8", 8, stringClass, pInitWithBytesUTF8 },
+    { "stringClass.initWithBytes:length:encoding:Unicode", 8, stringClass, pInitWithBytesUnicode },
+    { "stringClass.initWithBytes:length:encoding:UnicodeNull", 8, stringClass, pInitWithBytesUnicodeNull },
+    { "mutableStringClass.initWithBytes:length:encoding:ASCII", 8, mutableStringClass, pInitWithBytesASCII },
+    { "mutableStringClass.initWithBytes:length:encoding:UTF8", 8, mutableStringClass, pInitWithBytesUTF8 },
+    { "mutableStringClass.initWithBytes:length:encoding:Unicode", 8, mutableStringClass, pInitWithBytesUnicode },
+    { "stringClass.initWithCString:encoding:", 5, stringClass, pInitWithCString },
+    { "mutableStringClass.initWithCString:encoding:", 5, mutableStringClass, pInitWithCString },
+    { "stringClass.stringWithCString:encoding:", 5, stringClass, pStringWithCString },
+    { "mutableStringClass.stringWithCString:encoding:", 5, mutableStringClass, pStringWithCString },
+};
+
+const CSSProbe *css_foundation_probes(int *count) {
+    *count = (int)(sizeof css_foundation_probe_table / sizeof css_foundation_probe_table[0]);
+    return css_foundation_probe_table;
+}
