@@ -324,6 +324,9 @@ CALL(mattr_replaceWithAttributed) {
 }
 
 CALL(attrc_initWithString) { out_object(out, CSP_AUTORELEASE([(NSAttributedString *)[(Class)r alloc] initWithString: O0])); }
+CALL(attrc_initWithAttributedString) {
+    out_object(out, CSP_AUTORELEASE([(NSAttributedString *)[(Class)r alloc] initWithAttributedString: O0]));
+}
 CALL(attrc_initWithStringAttributes) {
     out_object(out, CSP_AUTORELEASE([(NSAttributedString *)[(Class)r alloc] initWithString: O0 attributes: O1]));
 }
@@ -580,7 +583,8 @@ static const CSPEntry csp_entries[] = {
     { "NSMutableAttributedString setAttributedString:", FMR, ARGS(CSPArgString), mattr_setAttributed, false },
     { "NSMutableAttributedString replaceCharactersInRange:withAttributedString:", FMR, ARGS(CSPArgRange, CSPArgString), mattr_replaceWithAttributed, false },
     { "alloc, initWithString: (attributed)", CSPFamilyAttributedClass, ARGS(CSPArgString), attrc_initWithString, true },
-    { "alloc, initWithString:attributes:", CSPFamilyAttributedClass, ARGS(CSPArgString, CSPArgAttributes), attrc_initWithStringAttributes, false },
+    { "alloc, initWithString:attributes:", CSPFamilyAttributedClass, ARGS(CSPArgString, CSPArgAttributes), attrc_initWithStringAttributes, true },
+    { "alloc, initWithAttributedString:", CSPFamilyAttributedClass, ARGS(CSPArgObject), attrc_initWithAttributedString, true },
     { "NSData subdataWithRange:", FDA, ARGS(CSPArgRange), data_subdataWithRange, true },
     { "NSData getBytes:range:", FDA, ARGS(CSPArgRange), data_getBytesRange, true },
     { "NSData rangeOfData:options:range:", FDA, ARGS(CSPArgData, CSPArgRange), data_rangeOfData, true },

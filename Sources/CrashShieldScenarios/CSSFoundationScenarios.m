@@ -52,6 +52,35 @@ static const char *mutableGetCharactersWrappingRange(void) {
     return buffered(css_opaque([NSMutableString stringWithString: @"hello"]), css_range(css_opaque_index(2), NSUIntegerMax));
 }
 
+// MARK: Attributed strings
+
+static NSDictionary *kv(void) { return [NSDictionary dictionaryWithObject: @"v" forKey: @"k"]; }
+/// The text and the attributes of each run: "[hello] {k=v}@0+5".
+static const char *runs(NSAttributedString *a) {
+    if (!a) return "nil";
+    NSMutableString *text = [NSMutableString stringWithFormat: @"[%@]", [a string]];
+    NSUInteger at = 0;
+    while (at < [a length]) {
+        NSRange run;
+        NSDictionary *attributes = [a attributesAtIndex: at effectiveRange: &run];
+        [text appendFormat: @" %s@%lu+%lu", css_dictionary_contents(attributes), (unsigned long)run.location, (unsigned long)run.length];
+        at = run.location + run.length;
+    }
+    return [text UTF8String];
+}
+static const char *attributedInitWithStringAttributesNil(void) {
+    return runs(CSS_AUTORELEASE([[NSAttributedString alloc] initWithString: css_opaque(nil) attributes: kv()]));
+}
+static const char *mutableAttributedInitWithAttributedStringNil(void) {
+    return runs(CSS_AUTORELEASE([[NSMutableAttributedString alloc] initWithAttributedString: css_opaque(nil)]));
+}
+static const char *insertAttributedStringPastEnd(void) {
+    NSMutableAttributedString *a = css_opaque(CSS_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"hello" attributes: kv()]));
+    NSAttributedString *x = CSS_AUTORELEASE([[NSAttributedString alloc] initWithString: @"x"]);
+    [a insertAttributedString: x atIndex: css_opaque_index(6)];
+    return runs(a);
+}
+
 static const CSSScenario css_foundation_table[] = {
     { "string.stringWithCStringEncoding.null", "string", "stringWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, stringWithCStringEncodingNull },
     { "string.initWithCStringEncoding.null", "string", "initWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, initWithCStringEncodingNull },
@@ -68,6 +97,10 @@ static const CSSScenario css_foundation_table[] = {
     { "string.getCharactersRange.pastEnd", "string", "getCharacters:range:", "NSRangeException", "........", 1, getCharactersPastEnd },
     { "constantString.getCharactersRange.notFound", "string", "getCharacters:range:", "NSRangeException", "........", 1, constantGetCharactersNotFound },
     { "mutableString.getCharactersRange.wrappingRange", "string", "getCharacters:range:", "NSRangeException", "........", 1, mutableGetCharactersWrappingRange },
+    { "attributedString.initWithStringAttributes.nil", "string", "initWithString:attributes:", "NSInvalidArgumentException", "[]", 1, attributedInitWithStringAttributesNil },
+    { "mutableAttributedString.initWithAttributedString.nil", "string", "initWithString:attributes:", "NSInvalidArgumentException", "[]", 1, mutableAttributedInitWithAttributedStringNil },
+    // insertAttributedString:atIndex: funnels into replaceCharactersInRange:withAttributedString: (guarded there).
+    { "mutableAttributedString.insertAttributedString.pastEnd", "string", "replaceCharactersInRange:withAttributedString:", "NSRangeException", "[hello] {k=v}@0+5", 1, insertAttributedStringPastEnd },
 };
 
 const CSSScenario *css_foundation_scenarios(int *count) {
@@ -132,6 +165,29 @@ static id pStringWithCString(id cls, NSUInteger i) {
     return [cls stringWithCString: (i % 2 ? NULL : "h\xe9llo") encoding: (i % 4 < 2 ? NSISOLatin1StringEncoding : NSUTF8StringEncoding)];
 }
 
+static id attributedClass(void) { return [NSAttributedString class]; }
+static id mutableAttributedClass(void) { return [NSMutableAttributedString class]; }
+/// "hello" with {k=v} on {1, 2}: three runs.
+static id freshRuns(void) {
+    NSMutableAttributedString *a = CSS_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"hello"]);
+    [a addAttributes: kv() range: NSMakeRange(1, 2)];
+    return a;
+}
+static NSAttributedString *xy(void) { return CSS_AUTORELEASE([[NSAttributedString alloc] initWithString: @"xy" attributes: kv()]); }
+static id described(NSAttributedString *a) { return a ? [NSString stringWithUTF8String: runs(a)] : nil; }
+/// nil for odd i, else "hello".
+static id pInitWithStringAttributes(id cls, NSUInteger i) {
+    return described(CSS_AUTORELEASE([[cls alloc] initWithString: (i % 2 ? nil : @"hello") attributes: (i % 4 < 2 ? kv() : nil)]));
+}
+static id pInitWithAttributedString(id cls, NSUInteger i) {
+    return described(CSS_AUTORELEASE([[cls alloc] initWithAttributedString: (i % 2 ? nil : xy())]));
+}
+static id pInitWithString(id cls, NSUInteger i) { return described(CSS_AUTORELEASE([[cls alloc] initWithString: (i % 2 ? nil : @"hello")])); }
+static id pAppendAttributed(id a, NSUInteger i) { [a appendAttributedString: (i % 2 ? nil : xy())]; return described(a); }
+static id pInsertAttributed(id a, NSUInteger i) { [a insertAttributedString: xy() atIndex: i]; return described(a); }
+static id pInsertAttributedNil(id a, NSUInteger i) { [a insertAttributedString: nil atIndex: i]; return described(a); }
+static id pSetAttributed(id a, NSUInteger i) { [a setAttributedString: (i % 2 ? nil : xy())]; return described(a); }
+
 static const CSSProbe css_foundation_probe_table[] = {
     CSS_FOUNDATION_EDGE_PROBES("string.getCharacters:range:", 5, freshHello, rGetCharacters),
     CSS_FOUNDATION_EDGE_PROBES("constantString.getCharacters:range:", 5, freshConstantHello, rGetCharacters),
@@ -148,6 +204,15 @@ static const CSSProbe css_foundation_probe_table[] = {
     { "mutableStringClass.initWithCString:encoding:", 5, mutableStringClass, pInitWithCString },
     { "stringClass.stringWithCString:encoding:", 5, stringClass, pStringWithCString },
     { "mutableStringClass.stringWithCString:encoding:", 5, mutableStringClass, pStringWithCString },
+    { "attributedClass.initWithString:attributes:", 5, attributedClass, pInitWithStringAttributes },
+    { "mutableAttributedClass.initWithString:attributes:", 5, mutableAttributedClass, pInitWithStringAttributes },
+    { "attributedClass.initWithAttributedString:", 5, attributedClass, pInitWithAttributedString },
+    { "mutableAttributedClass.initWithAttributedString:", 5, mutableAttributedClass, pInitWithAttributedString },
+    { "attributedClass.initWithString:", 5, attributedClass, pInitWithString },
+    { "mutableAttributedString.appendAttributedString:(x|nil)", 5, freshRuns, pAppendAttributed },
+    { "mutableAttributedString.insertAttributedString:atIndex:", 5, freshRuns, pInsertAttributed },
+    { "mutableAttributedString.insertAttributedString:nil atIndex:", 5, freshRuns, pInsertAttributedNil },
+    { "mutableAttributedString.setAttributedString:(x|nil)", 5, freshRuns, pSetAttributed },
 };
 
 const CSSProbe *css_foundation_probes(int *count) {

@@ -82,4 +82,26 @@ final class FoundationFamilyTests: ShieldTestCase {
                           selector: "getCharacters:range:")
         #endif
     }
+
+    // MARK: Attributed strings
+
+    /// The designated initializer and what funnels into it, with nil and with strings; the mutations GNUstep accepts
+    /// with nil (append, insert at i <= length, set) left alone, an insert past the end stopped where it funnels.
+    func testAttributedStringsBehaveAsFoundation() throws {
+        let compared = try assertProbesBehaveAsFoundation(Probe.all("attributedClass.", "mutableAttributedClass.", "mutableAttributedString.appendAttributedString",
+                                                                    "mutableAttributedString.insertAttributedString", "mutableAttributedString.setAttributedString"))
+        XCTAssertGreaterThan(compared, 50)
+    }
+
+    func testAttributedStringReasonsAreGNUsteps() throws {
+        #if !canImport(Darwin)
+        let nilString = "aString object passed to -[GSAttributedString initWithString:attributes:] is nil"
+        try assertReports(["attributedString.initWithStringAttributes.nil": ("NSInvalidArgumentException", nilString),
+                           "mutableAttributedString.initWithAttributedString.nil": ("NSInvalidArgumentException", nilString)],
+                          selector: "initWithString:attributes:")
+        try assertReports(["mutableAttributedString.insertAttributedString.pastEnd":
+                               ("NSRangeException", "in replaceCharactersInRange:withString:, range { 6, 0 } extends beyond size (5)")],
+                          selector: "replaceCharactersInRange:withAttributedString:")
+        #endif
+    }
 }

@@ -358,3 +358,11 @@ extension Violation {
         }
     }
 }
+
+extension Violation {
+    /// `initWithString:attributes:` (and `initWithAttributedString:`, which GNUstep funnels into it) with nil: GNUstep's
+    /// text names GSAttributedString for both classes. Apple: `NSConcreteAttributedString initWithString:: nil value`
+    /// (SAMTextView#30, raised under `initWithString:attributes:` too; unverified for this entry).
+    static let nilAttributedStringAttributesInit = nilInit({ _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
+                                                           method: "initWithString:attributes:", apple: { "\($0) initWithString:: nil value" })
+}
