@@ -270,6 +270,16 @@ static void csp_init_with_bytes(id r, CSPArgs *a, CSPText *out, NSStringEncoding
 }
 CALL(stringc_initWithBytesASCII) { csp_init_with_bytes(r, a, out, NSASCIIStringEncoding); }
 CALL(stringc_initWithBytesLatin1) { csp_init_with_bytes(r, a, out, NSISOLatin1StringEncoding); }
+/// A new data object of the receiver's class from Base64 (a string or the string's UTF-8 data).
+CALL(data_initWithBase64String) {
+    out_object(out, CSP_AUTORELEASE([[[(id)r class] alloc] initWithBase64EncodedString: O0 options: 0]));
+}
+CALL(data_initWithBase64Data) {
+    NSData *data = [O0 respondsToSelector: @selector(dataUsingEncoding:)] ? [O0 dataUsingEncoding: NSUTF8StringEncoding] : O0;
+    out_object(out, CSP_AUTORELEASE([[[(id)r class] alloc] initWithBase64EncodedData: data options: 0]));
+}
+CALL(number_compare) { out_int(out, [(NSNumber *)r compare: O0]); }
+CALL(number_isEqualToNumber) { out_bool(out, [(NSNumber *)r isEqualToNumber: O0]); }
 CALL(stringc_withFormat) { out_object(out, [(Class)r stringWithFormat: @"<%@>", O0]); }
 
 // MARK: NSAttributedString, NSMutableAttributedString
@@ -446,7 +456,7 @@ static const CSPEntry csp_entries[] = {
     { "NSMutableArray insertObjects:atIndexes:", FMA, ARGS(CSPArgArray, CSPArgIndexSet), marray_insertObjectsAtIndexes, true },
     { "NSMutableArray removeObjectsAtIndexes:", FMA, ARGS(CSPArgIndexSet), marray_removeObjectsAtIndexes, true },
     { "NSMutableArray replaceObjectsInRange:withObjectsFromArray:", FMA, ARGS(CSPArgRange, CSPArgArray), marray_replaceObjectsInRange, true },
-    { "NSMutableArray replaceObjectsAtIndexes:withObjects:", FMA, ARGS(CSPArgIndexSet, CSPArgArray), marray_replaceObjectsAtIndexes, false },
+    { "NSMutableArray replaceObjectsAtIndexes:withObjects:", FMA, ARGS(CSPArgIndexSet, CSPArgArray), marray_replaceObjectsAtIndexes, true },
     { "NSMutableArray removeLastObject", FMA, NONE, marray_removeLastObject, true },
     { "NSMutableArray addObjectsFromArray:", FMA, ARGS(CSPArgArray), marray_addObjectsFromArray, false },
     { "NSMutableArray removeObject:", FMA, ARGS(CSPArgObject), marray_removeObject, false },
@@ -566,6 +576,10 @@ static const CSPEntry csp_entries[] = {
     { "alloc, initWithBytes:length:encoding: (ASCII)", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithBytesASCII, true },
     { "alloc, initWithBytes:length:encoding: (Latin-1)", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithBytesLatin1, true },
     { "+stringWithFormat:", CSPFamilyStringClass, ARGS(CSPArgObject), stringc_withFormat, false },
+    { "alloc, initWithBase64EncodedString:options:", FDA, ARGS(CSPArgString), data_initWithBase64String, true },
+    { "alloc, initWithBase64EncodedData:options:", FDA, ARGS(CSPArgString), data_initWithBase64Data, true },
+    { "NSNumber compare:", CSPFamilyNumber, ARGS(CSPArgObject), number_compare, true },
+    { "NSNumber isEqualToNumber:", CSPFamilyNumber, ARGS(CSPArgObject), number_isEqualToNumber, true },
     { "NSAttributedString attributedSubstringFromRange:", FR, ARGS(CSPArgRange), attr_substringFromRange, true },
     { "NSAttributedString attributesAtIndex:effectiveRange:", FR, ARGS(CSPArgIndex), attr_attributesAtIndex, true },
     { "NSAttributedString attribute:atIndex:effectiveRange:", FR, ARGS(CSPArgAttributeName, CSPArgIndex), attr_attributeAtIndex, true },

@@ -29,6 +29,7 @@ typedef enum CSPFamily {
     CSPFamilyAttributedClass = 1 << 20,
     CSPFamilyData = 1 << 21,
     CSPFamilyMutableData = 1 << 22,
+    CSPFamilyNumber = 1 << 23,
 } CSPFamily;
 
 typedef struct CSPReceiverKind {

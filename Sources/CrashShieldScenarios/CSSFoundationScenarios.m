@@ -81,6 +81,34 @@ static const char *insertAttributedStringPastEnd(void) {
     return runs(a);
 }
 
+// MARK: Base64 and numbers
+
+static const char *describedObject(id object) { return object ? css_describe(object) : "nil"; }
+static const char *dataInitWithBase64StringNil(void) {
+    return describedObject(CSS_AUTORELEASE([[NSData alloc] initWithBase64EncodedString: css_opaque(nil) options: 0]));
+}
+static const char *mutableDataInitWithBase64DataNil(void) {
+    return describedObject(CSS_AUTORELEASE([[NSMutableData alloc] initWithBase64EncodedData: css_opaque(nil)
+                                                                              options: NSDataBase64DecodingIgnoreUnknownCharacters]));
+}
+static const char *numberCompareNil(void) {
+    return css_format("%ld", (long)[css_opaque([NSNumber numberWithInt: 42]) compare: css_opaque(nil)]);
+}
+static const char *numberIsEqualToNumberNil(void) {
+    return [css_opaque([NSNumber numberWithUnsignedLongLong: 7]) isEqualToNumber: css_opaque(nil)] ? "YES" : "NO";
+}
+
+// MARK: NSMutableArray
+
+static NSMutableArray *abc(void) { return css_opaque([NSMutableArray arrayWithObjects: @"a", @"b", @"c", nil]); }
+static const char *contents(NSArray *array) { return [[array componentsJoinedByString: @","] UTF8String]; }
+/// GNUstep replaces index 1, then raises at 5: protected, nothing is replaced.
+static const char *replaceObjectsAtIndexesPastEnd(void) {
+    NSMutableArray *a = abc();
+    [a replaceObjectsAtIndexes: css_index_set_pair(1, css_opaque_index(5)) withObjects: [NSArray arrayWithObjects: @"x", @"y", nil]];
+    return contents(a);
+}
+
 static const CSSScenario css_foundation_table[] = {
     { "string.stringWithCStringEncoding.null", "string", "stringWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, stringWithCStringEncodingNull },
     { "string.initWithCStringEncoding.null", "string", "initWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, initWithCStringEncodingNull },
@@ -101,6 +129,12 @@ static const CSSScenario css_foundation_table[] = {
     { "mutableAttributedString.initWithAttributedString.nil", "string", "initWithString:attributes:", "NSInvalidArgumentException", "[]", 1, mutableAttributedInitWithAttributedStringNil },
     // insertAttributedString:atIndex: funnels into replaceCharactersInRange:withAttributedString: (guarded there).
     { "mutableAttributedString.insertAttributedString.pastEnd", "string", "replaceCharactersInRange:withAttributedString:", "NSRangeException", "[hello] {k=v}@0+5", 1, insertAttributedStringPastEnd },
+    { "data.initWithBase64EncodedString.nil", "container", "initWithBase64EncodedString:options:", "NSInvalidArgumentException", "nil", 1, dataInitWithBase64StringNil },
+    { "mutableData.initWithBase64EncodedData.nil", "container", "initWithBase64EncodedData:options:", "NSInvalidArgumentException", "nil", 1, mutableDataInitWithBase64DataNil },
+    { "number.compare.nil", "container", "compare:", "NSInvalidArgumentException", "1", 1, numberCompareNil },
+    // isEqualToNumber: funnels into compare: (guarded there).
+    { "number.isEqualToNumber.nil", "container", "compare:", "NSInvalidArgumentException", "NO", 1, numberIsEqualToNumberNil },
+    { "mutableArray.replaceObjectsAtIndexes.pastEnd", "container", "replaceObjectsAtIndexes:withObjects:", "NSRangeException", "a,b,c", 1, replaceObjectsAtIndexesPastEnd },
 };
 
 const CSSScenario *css_foundation_scenarios(int *count) {
@@ -188,6 +222,64 @@ static id pInsertAttributed(id a, NSUInteger i) { [a insertAttributedString: xy(
 static id pInsertAttributedNil(id a, NSUInteger i) { [a insertAttributedString: nil atIndex: i]; return described(a); }
 static id pSetAttributed(id a, NSUInteger i) { [a setAttributedString: (i % 2 ? nil : xy())]; return described(a); }
 
+static id dataClass(void) { return [NSData class]; }
+static id mutableDataClass(void) { return [NSMutableData class]; }
+/// nil (i % 4 == 1), "aGVsbG8=" (0), "aGV sbG8" (2: decodes only when unknown characters are ignored), "!" (3);
+/// options by i: none, or ignore unknown characters.
+static NSString *base64Text(NSUInteger i) {
+    static NSString *const texts[] = { @"aGVsbG8=", nil, @"aGV sbG8", @"!" };
+    return texts[i % 4];
+}
+static NSDataBase64DecodingOptions base64Options(NSUInteger i) { return (i / 4) % 2 ? NSDataBase64DecodingIgnoreUnknownCharacters : 0; }
+/// GNUstep raises NSMallocException ("Default zone has run out of memory") when every character is ignored
+/// ("!" with NSDataBase64DecodingIgnoreUnknownCharacters: it reallocates its buffer to 0 bytes): Foundation's own
+/// failure, not a nil argument, left to it and not probed.
+static bool base64DecodesToNothing(NSUInteger i) { return i % 4 == 3 && base64Options(i) != 0; }
+static id pBase64String(id cls, NSUInteger i) {
+    if (base64DecodesToNothing(i)) return css_probe_skipped();
+    return CSS_AUTORELEASE([[cls alloc] initWithBase64EncodedString: base64Text(i) options: base64Options(i)]);
+}
+static id pBase64Data(id cls, NSUInteger i) {
+    if (base64DecodesToNothing(i)) return css_probe_skipped();
+    NSData *data = [base64Text(i) dataUsingEncoding: NSUTF8StringEncoding];
+    return CSS_AUTORELEASE([[cls alloc] initWithBase64EncodedData: data options: base64Options(i)]);
+}
+static id freshInt(void) { return [NSNumber numberWithInt: 3]; }
+static id freshUnsigned(void) { return [NSNumber numberWithUnsignedLongLong: ~0ULL]; }
+static id freshDouble(void) { return [NSNumber numberWithDouble: 2.5]; }
+static id freshZeroFloat(void) { return [NSNumber numberWithFloat: 0]; }
+static id freshBool(void) { return [NSNumber numberWithBool: NO]; }
+/// nil for odd i, else i as a number (an int, or a double for i % 4 == 2).
+static NSNumber *other(NSUInteger i) {
+    if (i % 2) return nil;
+    return i % 4 == 2 ? [NSNumber numberWithDouble: (double)i + 0.5] : [NSNumber numberWithUnsignedLong: (unsigned long)i];
+}
+static id pCompare(id n, NSUInteger i) { return [NSNumber numberWithLong: (long)[n compare: other(i)]]; }
+static id pIsEqualToNumber(id n, NSUInteger i) { return [n isEqualToNumber: other(i)] ? @"YES" : @"NO"; }
+
+static id freshABC(void) { return [NSMutableArray arrayWithObjects: @"a", @"b", @"c", nil]; }
+static id freshEmpty(void) { return [NSMutableArray array]; }
+static NSArray *xy2(void) { return [NSArray arrayWithObjects: @"x", @"y", nil]; }
+static id pReplaceAtIndex(id a, NSUInteger i) { [a replaceObjectsAtIndexes: css_index_set(i) withObjects: xy2()]; return nil; }
+static id pReplaceAtPair(id a, NSUInteger i) {
+    NSIndexSet *set = css_index_set_pair(0, i);
+    if (!set) return css_probe_skipped();
+    [a replaceObjectsAtIndexes: set withObjects: [NSArray arrayWithObject: @"x"]];
+    return nil;
+}
+static id pReplaceAtPairTwo(id a, NSUInteger i) {
+    NSIndexSet *set = css_index_set_pair(1, i);
+    if (!set) return css_probe_skipped();
+    [a replaceObjectsAtIndexes: set withObjects: xy2()];
+    return nil;
+}
+static id pReplaceAtNilSet(id a, NSUInteger i) { [a replaceObjectsAtIndexes: nil withObjects: (i % 2 ? nil : xy2())]; return nil; }
+static id pReplaceWithNil(id a, NSUInteger i) { [a replaceObjectsAtIndexes: css_index_set(i) withObjects: nil]; return nil; }
+static id rRemoveObjectInRange(id a, NSRange r) { [a removeObject: @"b" inRange: r]; return nil; }
+static id rRemoveNilInRange(id a, NSRange r) { [a removeObject: nil inRange: r]; return nil; }
+CSS_FOUNDATION_EDGE_CALLS(rRemoveObjectInRange)
+CSS_FOUNDATION_EDGE_CALLS(rRemoveNilInRange)
+
 static const CSSProbe css_foundation_probe_table[] = {
     CSS_FOUNDATION_EDGE_PROBES("string.getCharacters:range:", 5, freshHello, rGetCharacters),
     CSS_FOUNDATION_EDGE_PROBES("constantString.getCharacters:range:", 5, freshConstantHello, rGetCharacters),
@@ -213,6 +305,26 @@ static const CSSProbe css_foundation_probe_table[] = {
     { "mutableAttributedString.insertAttributedString:atIndex:", 5, freshRuns, pInsertAttributed },
     { "mutableAttributedString.insertAttributedString:nil atIndex:", 5, freshRuns, pInsertAttributedNil },
     { "mutableAttributedString.setAttributedString:(x|nil)", 5, freshRuns, pSetAttributed },
+    { "dataClass.initWithBase64EncodedString:options:", 9, dataClass, pBase64String },
+    { "dataClass.initWithBase64EncodedData:options:", 9, dataClass, pBase64Data },
+    { "mutableDataClass.initWithBase64EncodedString:options:", 9, mutableDataClass, pBase64String },
+    { "mutableDataClass.initWithBase64EncodedData:options:", 9, mutableDataClass, pBase64Data },
+    { "intNumber.compare:(n|nil)", 5, freshInt, pCompare },
+    { "unsignedNumber.compare:(n|nil)", 5, freshUnsigned, pCompare },
+    { "doubleNumber.compare:(n|nil)", 5, freshDouble, pCompare },
+    { "boolNumber.compare:(n|nil)", 5, freshBool, pCompare },
+    { "intNumber.isEqualToNumber:(n|nil)", 5, freshInt, pIsEqualToNumber },
+    { "unsignedNumber.isEqualToNumber:(n|nil)", 5, freshUnsigned, pIsEqualToNumber },
+    { "doubleNumber.isEqualToNumber:(n|nil)", 5, freshDouble, pIsEqualToNumber },
+    { "zeroFloatNumber.isEqualToNumber:(n|nil)", 5, freshZeroFloat, pIsEqualToNumber },
+    { "mutableArray.replaceObjectsAtIndexes:{i} withObjects:(x,y)", 3, freshABC, pReplaceAtIndex },
+    { "mutableArray.replaceObjectsAtIndexes:{0,i} withObjects:(x)", 3, freshABC, pReplaceAtPair },
+    { "mutableArray.replaceObjectsAtIndexes:{1,i} withObjects:(x,y)", 3, freshABC, pReplaceAtPairTwo },
+    { "mutableArray.replaceObjectsAtIndexes:nil withObjects:(x,y|nil)", 3, freshABC, pReplaceAtNilSet },
+    { "emptyMutableArray.replaceObjectsAtIndexes:nil withObjects:(x,y|nil)", 0, freshEmpty, pReplaceAtNilSet },
+    { "mutableArray.replaceObjectsAtIndexes:{i} withObjects:nil", 3, freshABC, pReplaceWithNil },
+    CSS_FOUNDATION_EDGE_PROBES("mutableArray.removeObject:inRange:", 3, freshABC, rRemoveObjectInRange),
+    CSS_FOUNDATION_EDGE_PROBES("mutableArray.removeObject:nil inRange:", 3, freshABC, rRemoveNilInRange),
 };
 
 const CSSProbe *css_foundation_probes(int *count) {

@@ -104,4 +104,94 @@ final class FoundationFamilyTests: ShieldTestCase {
                           selector: "replaceCharactersInRange:withAttributedString:")
         #endif
     }
+
+    // MARK: Base64 and numbers
+
+    /// Nil, decodable, undecodable and (with the option) ignorable Base64, as strings and data, on both data classes.
+    func testBase64InitializersBehaveAsFoundation() throws {
+        let compared = try assertProbesBehaveAsFoundation(Probe.all("dataClass.", "mutableDataClass."))
+        XCTAssertGreaterThan(compared, 30)
+    }
+
+    func testBase64ReasonsAreGNUstepsAndTheCallerGetsNil() throws {
+        #if !canImport(Darwin)
+        let dataClass = try XCTUnwrap(Base64Hooks.placeholders(of: ["NSData"]).first?.name)
+        let mutableClass = try XCTUnwrap(Base64Hooks.placeholders(of: ["NSMutableData"]).first?.name)
+        try assertReports(["data.initWithBase64EncodedString.nil":
+                               ("NSInvalidArgumentException", "[\(dataClass)-initWithBase64EncodedString:options:] called with nil string")],
+                          selector: "initWithBase64EncodedString:options:")
+        try assertReports(["mutableData.initWithBase64EncodedData.nil":
+                               ("NSInvalidArgumentException", "[\(mutableClass)-initWithBase64EncodedData:options:] called with nil data")],
+                          selector: "initWithBase64EncodedData:options:")
+        #endif
+    }
+
+    /// compare: and isEqualToNumber: with nil and with numbers, on integer, unsigned, floating-point and boolean
+    /// numbers; a zero float's isEqualToNumber:nil (GNUstep answers YES, raising nothing) left alone.
+    func testNumberComparisonsBehaveAsFoundation() throws {
+        let compared = try assertProbesBehaveAsFoundation(Probe.all("intNumber.", "unsignedNumber.", "doubleNumber.", "boolNumber.", "zeroFloatNumber."))
+        XCTAssertGreaterThan(compared, 40)
+        let zero = try XCTUnwrap(Probe.all("zeroFloatNumber.isEqualToNumber:").first)
+        XCTAssertEqual(zero.run(1)?.result, "YES", "GNUstep's float isEqualToNumber:nil compares with 0 and raises nothing")
+        XCTAssertNil(zero.run(1)?.raised)
+    }
+
+    func testNumberReasonsAreGNUsteps() throws {
+        #if !canImport(Darwin)
+        try assertReports(["number.compare.nil": ("NSInvalidArgumentException", "nil argument for compare:"),
+                           "number.isEqualToNumber.nil": ("NSInvalidArgumentException", "nil argument for compare:")],
+                          selector: "compare:")
+        #endif
+    }
+
+    // MARK: NSMutableArray
+
+    /// Index sets past the end, of other sizes than the objects, nil ones; removeObject:inRange: at every range edge
+    /// (GNUstep raises for none: left alone).
+    func testMutableArrayIndexSetsAndRangesBehaveAsFoundation() throws {
+        let compared = try assertProbesBehaveAsFoundation(Probe.all("mutableArray.replaceObjectsAtIndexes", "emptyMutableArray.replaceObjectsAtIndexes"),
+                                                          selector: "replaceObjectsAtIndexes:withObjects:")
+        XCTAssertGreaterThan(compared, 30)
+        try assertRangeProbesBehaveAsFoundation(["mutableArray.removeObject:inRange:", "mutableArray.removeObject:nil inRange:"],
+                                                selector: "removeObject:inRange:")
+    }
+
+    func testReplaceObjectsAtIndexesReasonIsGNUstepsAndNothingIsReplaced() throws {
+        #if !canImport(Darwin)
+        try assertReports(["mutableArray.replaceObjectsAtIndexes.pastEnd":
+                               ("NSRangeException", "Index 5 is out of range 3 (in 'replaceObjectAtIndex:withObject:')")],
+                          selector: "replaceObjectsAtIndexes:withObjects:")
+        #endif
+    }
+
+    /// Apple's rules, emulated: a count mismatch and a range past the end of removeObject:inRange: raise there
+    /// (GNUstep accepts both), stopped with the receiver untouched; valid calls unchanged.
+    func testMutableArrayUnderAppleRules() throws {
+        #if !canImport(Darwin)
+        try underAppleRules {
+            let pair = try XCTUnwrap(Probe.all("mutableArray.replaceObjectsAtIndexes:{0,i} withObjects:(x)").first)
+            let remove = try XCTUnwrap(Probe.all("mutableArray.removeObject:inRange:{0,i}").first)
+            try withShield(Configuration(guards: .container)) { sink in
+                for (probe, index) in [(pair, UInt(1)), (remove, UInt(5))] {
+                    let outcome = try XCTUnwrap(probe.run(index))
+                    XCTAssertNil(outcome.raised, probe.name)
+                    XCTAssertEqual(outcome.after, outcome.before, "\(probe.name): the receiver untouched")
+                }
+                CrashShield.flush()
+                XCTAssertEqual(sink.reports.map(\.selector), ["replaceObjectsAtIndexes:withObjects:", "removeObject:inRange:"])
+                XCTAssertEqual(sink.reports.first?.reason,
+                               "*** -[GSMutableArray replaceObjectsAtIndexes:withObjects:]: count of array (1) differs from count of index set (2)")
+                sink.removeAll()
+                // Valid under both rules: {0} with (x), and {0, 3} removing "b".
+                for (probe, index) in [(pair, UInt(0)), (remove, UInt(3))] {
+                    let outcome = try XCTUnwrap(probe.run(index))
+                    XCTAssertNil(outcome.raised, probe.name)
+                    XCTAssertNotEqual(outcome.after, outcome.before, "\(probe.name): the valid call made")
+                }
+                CrashShield.flush()
+                XCTAssertEqual(sink.reports.count, 0)
+            }
+        }
+        #endif
+    }
 }

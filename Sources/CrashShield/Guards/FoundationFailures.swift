@@ -366,3 +366,21 @@ extension Violation {
     static let nilAttributedStringAttributesInit = nilInit({ _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
                                                            method: "initWithString:attributes:", apple: { "\($0) initWithString:: nil value" })
 }
+
+extension Violation {
+    /// NSData's Base64 initializers given nil: GNUstep names the receiver's class (`[NSDataMalloc-
+    /// initWithBase64EncodedString:options:] called with nil string`). Apple's text unverified on a device.
+    static func nilBase64(data: Bool) -> Violation {
+        let method = data ? "initWithBase64EncodedData:options:" : "initWithBase64EncodedString:options:"
+        return Violation(ExceptionName.invalidArgument, hint: data ? "check the data for nil before decoding it" : Hint.nilString) { cls in
+            FoundationRules.isApple ? appleText(cls, method, data ? "nil data argument" : "nil string argument")
+                : "[\(cls)-\(method)] called with nil \(data ? "data" : "string")"
+        }
+    }
+
+    /// `-[NSNumber compare:nil]` (also behind `isEqualToNumber:`). Apple: `*** -[__NSCFNumber compare:]: nil argument`
+    /// (unverified on a device).
+    static let nilNumberCompare = Violation(ExceptionName.invalidArgument, hint: "check the number for nil before comparing (a JSON null or a failed lookup?)") { cls in
+        FoundationRules.isApple ? appleText(cls, "compare:", "nil argument") : "nil argument for compare:"
+    }
+}

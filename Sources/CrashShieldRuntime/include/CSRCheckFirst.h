@@ -2,7 +2,8 @@
 // - the first argument is not nil: CSRHotArrayAddObject and CSRHotSetAddObject (`-addObject:`),
 //   CSRHotStringHasPrefix, CSRHotStringHasSuffix, CSRHotStringInitWithFormat (`-initWithFormat:locale:arguments:`),
 //   CSRHotStringInitWithUTF8String and CSRHotStringWithUTF8String (`+stringWithUTF8String:`),
-//   CSRHotStringInitWithCStringEncoding and CSRHotStringWithCStringEncoding (`+stringWithCString:encoding:`);
+//   CSRHotStringInitWithCStringEncoding and CSRHotStringWithCStringEncoding (`+stringWithCString:encoding:`),
+//   CSRHotNumberCompare (NSNumber's `-compare:`);
 // - CSRHotStringInitWithBytes (`-initWithBytes:length:encoding:`): the bytes are not NULL, or the length is 0;
 // - CSRHotDictionarySetObjectForKey (`-setObject:forKey:`): neither object argument is nil;
 // - CSRHotMutableStringReplaceCharacters (`-replaceCharactersInRange:withString:`): the range lies within the

@@ -96,6 +96,7 @@ enum {
     CSRHotStringWithCStringEncoding,
     CSRHotStringInitWithBytes,
     CSRHotStringGetCharactersRange,
+    CSRHotNumberCompare,
     CSRHotTableCount
 };
 
