@@ -109,6 +109,13 @@ static const char *replaceObjectsAtIndexesPastEnd(void) {
     return contents(a);
 }
 
+// MARK: NSURL
+
+static const char *fileURLWithPathNil(void) { return describedObject([NSURL fileURLWithPath: css_opaque(nil)]); }
+static const char *initFileURLWithPathIsDirectoryNil(void) {
+    return describedObject(CSS_AUTORELEASE([[NSURL alloc] initFileURLWithPath: css_opaque(nil) isDirectory: YES]));
+}
+
 static const CSSScenario css_foundation_table[] = {
     { "string.stringWithCStringEncoding.null", "string", "stringWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, stringWithCStringEncodingNull },
     { "string.initWithCStringEncoding.null", "string", "initWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, initWithCStringEncodingNull },
@@ -135,6 +142,8 @@ static const CSSScenario css_foundation_table[] = {
     // isEqualToNumber: funnels into compare: (guarded there).
     { "number.isEqualToNumber.nil", "container", "compare:", "NSInvalidArgumentException", "NO", 1, numberIsEqualToNumberNil },
     { "mutableArray.replaceObjectsAtIndexes.pastEnd", "container", "replaceObjectsAtIndexes:withObjects:", "NSRangeException", "a,b,c", 1, replaceObjectsAtIndexesPastEnd },
+    { "url.fileURLWithPath.nil", "container", "initFileURLWithPath:", "NSInvalidArgumentException", "nil", 1, fileURLWithPathNil },
+    { "url.initFileURLWithPathIsDirectory.nil", "container", "initFileURLWithPath:isDirectory:", "NSInvalidArgumentException", "nil", 1, initFileURLWithPathIsDirectoryNil },
 };
 
 const CSSScenario *css_foundation_scenarios(int *count) {
@@ -280,6 +289,16 @@ static id rRemoveNilInRange(id a, NSRange r) { [a removeObject: nil inRange: r];
 CSS_FOUNDATION_EDGE_CALLS(rRemoveObjectInRange)
 CSS_FOUNDATION_EDGE_CALLS(rRemoveNilInRange)
 
+static id urlClass(void) { return [NSURL class]; }
+/// nil for odd i, else an absolute or a relative path.
+static NSString *urlPath(NSUInteger i) { return i % 2 ? nil : (i % 4 ? @"relative/file" : @"/tmp/crashshield-probe"); }
+static id pFileURL(id cls, NSUInteger i) { return [[cls fileURLWithPath: urlPath(i)] absoluteString]; }
+static id pFileURLIsDirectory(id cls, NSUInteger i) { return [[cls fileURLWithPath: urlPath(i) isDirectory: i % 3 == 0] absoluteString]; }
+static id pInitFileURL(id cls, NSUInteger i) { return [CSS_AUTORELEASE([[cls alloc] initFileURLWithPath: urlPath(i)]) absoluteString]; }
+static id pURLByAppendingNil(id cls, NSUInteger i) {
+    return [[[cls URLWithString: @"http://example.com/a"] URLByAppendingPathComponent: (i % 2 ? nil : @"b")] absoluteString];
+}
+
 static const CSSProbe css_foundation_probe_table[] = {
     CSS_FOUNDATION_EDGE_PROBES("string.getCharacters:range:", 5, freshHello, rGetCharacters),
     CSS_FOUNDATION_EDGE_PROBES("constantString.getCharacters:range:", 5, freshConstantHello, rGetCharacters),
@@ -325,6 +344,10 @@ static const CSSProbe css_foundation_probe_table[] = {
     { "mutableArray.replaceObjectsAtIndexes:{i} withObjects:nil", 3, freshABC, pReplaceWithNil },
     CSS_FOUNDATION_EDGE_PROBES("mutableArray.removeObject:inRange:", 3, freshABC, rRemoveObjectInRange),
     CSS_FOUNDATION_EDGE_PROBES("mutableArray.removeObject:nil inRange:", 3, freshABC, rRemoveNilInRange),
+    { "urlClass.fileURLWithPath:", 5, urlClass, pFileURL },
+    { "urlClass.fileURLWithPath:isDirectory:", 5, urlClass, pFileURLIsDirectory },
+    { "urlClass.initFileURLWithPath:", 5, urlClass, pInitFileURL },
+    { "urlClass.URLByAppendingPathComponent:(b|nil)", 5, urlClass, pURLByAppendingNil },
 };
 
 const CSSProbe *css_foundation_probes(int *count) {

@@ -194,4 +194,22 @@ final class FoundationFamilyTests: ShieldTestCase {
         }
         #endif
     }
+
+    // MARK: NSURL
+
+    /// File URLs from nil, absolute and relative paths; `URLByAppendingPathComponent:nil` (GNUstep answers the URL).
+    func testFileURLsBehaveAsFoundation() throws {
+        let compared = try assertProbesBehaveAsFoundation(Probe.all("urlClass."))
+        XCTAssertGreaterThan(compared, 20)
+    }
+
+    func testFileURLReasonsAreGNUstepsAndTheCallerGetsNil() throws {
+        #if !canImport(Darwin)
+        try assertReports(["url.fileURLWithPath.nil": ("NSInvalidArgumentException", "[NSURL initFileURLWithPath:] nil string parameter")],
+                          selector: "initFileURLWithPath:")
+        try assertReports(["url.initFileURLWithPathIsDirectory.nil":
+                               ("NSInvalidArgumentException", "[NSURL initFileURLWithPath:isDirectory:] nil string parameter")],
+                          selector: "initFileURLWithPath:isDirectory:")
+        #endif
+    }
 }

@@ -384,3 +384,13 @@ extension Violation {
         FoundationRules.isApple ? appleText(cls, "compare:", "nil argument") : "nil argument for compare:"
     }
 }
+
+extension Violation {
+    /// `-[NSURL initFileURLWithPath:...]` with nil: GNUstep `[NSURL initFileURLWithPath:] nil string parameter`, Apple
+    /// `*** -[NSURL initFileURLWithPath:]: nil string parameter` (unverified on a device).
+    static func nilFileURLPath(method: String) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: "check the path for nil before making a file URL (a failed lookup?)") { cls in
+            FoundationRules.isApple ? appleText(cls, method, "nil string parameter") : "[\(cls) \(method)] nil string parameter"
+        }
+    }
+}
