@@ -115,8 +115,13 @@ final class FoundationFamilyTests: ShieldTestCase {
 
     func testBase64ReasonsAreGNUstepsAndTheCallerGetsNil() throws {
         #if !canImport(Darwin)
-        let dataClass = try XCTUnwrap(Base64Hooks.placeholders(of: ["NSData"]).first?.name)
-        let mutableClass = try XCTUnwrap(Base64Hooks.placeholders(of: ["NSMutableData"]).first?.name)
+        // The class GNUstep names is the one `+alloc` hands out: Foundation's own reason, from an unguarded probe.
+        func foundationReason(_ probe: String) throws -> String {
+            let raised = try XCTUnwrap(Probe.all(probe).first?.run(1)?.raised, probe)
+            return String(raised.drop { $0 != ":" }.dropFirst(2))
+        }
+        let dataClass = try XCTUnwrap(foundationReason("dataClass.initWithBase64EncodedString:options:").split(separator: "-").first?.dropFirst())
+        let mutableClass = try XCTUnwrap(foundationReason("mutableDataClass.initWithBase64EncodedData:options:").split(separator: "-").first?.dropFirst())
         try assertReports(["data.initWithBase64EncodedString.nil":
                                ("NSInvalidArgumentException", "[\(dataClass)-initWithBase64EncodedString:options:] called with nil string")],
                           selector: "initWithBase64EncodedString:options:")

@@ -17,15 +17,6 @@ enum Base64Hooks {
         try context.install([initWithBase64String, initWithBase64Data] as [AnyHookPoint], onOwnersIn: data)
     }
 
-    /// The classes `+alloc` of each family hands out (where `-init...` runs), none a kind of another.
-    static func placeholders(of families: [String]) -> [ObjCClass] {
-        var classes: [ObjCClass] = []
-        for family in families {
-            if let cls = csr_cluster_placeholder_class(family).map(ObjCClass.init), !classes.contains(cls) { classes.append(cls) }
-        }
-        return classes.filter { cls in !classes.contains { $0 != cls && (cls.isKind(of: $0) || $0.isKind(of: cls)) } }
-    }
-
     static let initWithBase64String: GuardedMethod<InitWithObjectOptions> = GuardedMethod(
         "initWithBase64EncodedString:options:", .container
     ) { r, cmd, string, options in
