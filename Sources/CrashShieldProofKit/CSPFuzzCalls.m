@@ -280,6 +280,7 @@ CALL(data_initWithBase64Data) {
 }
 CALL(number_compare) { out_int(out, [(NSNumber *)r compare: O0]); }
 CALL(number_isEqualToNumber) { out_bool(out, [(NSNumber *)r isEqualToNumber: O0]); }
+CALL(date_compare) { out_int(out, [(NSDate *)r compare: O0]); }
 CALL(stringc_withFormat) { out_object(out, [(Class)r stringWithFormat: @"<%@>", O0]); }
 
 // MARK: NSAttributedString, NSMutableAttributedString
@@ -580,6 +581,7 @@ static const CSPEntry csp_entries[] = {
     { "alloc, initWithBase64EncodedData:options:", FDA, ARGS(CSPArgString), data_initWithBase64Data, true },
     { "NSNumber compare:", CSPFamilyNumber, ARGS(CSPArgObject), number_compare, true },
     { "NSNumber isEqualToNumber:", CSPFamilyNumber, ARGS(CSPArgObject), number_isEqualToNumber, true },
+    { "NSDate compare:", CSPFamilyDate, ARGS(CSPArgObject), date_compare, true },
     { "NSAttributedString attributedSubstringFromRange:", FR, ARGS(CSPArgRange), attr_substringFromRange, true },
     { "NSAttributedString attributesAtIndex:effectiveRange:", FR, ARGS(CSPArgIndex), attr_attributesAtIndex, true },
     { "NSAttributedString attribute:atIndex:effectiveRange:", FR, ARGS(CSPArgAttributeName, CSPArgIndex), attr_attributeAtIndex, true },

@@ -30,6 +30,7 @@ typedef enum CSPFamily {
     CSPFamilyData = 1 << 21,
     CSPFamilyMutableData = 1 << 22,
     CSPFamilyNumber = 1 << 23,
+    CSPFamilyDate = 1 << 24,
 } CSPFamily;
 
 typedef struct CSPReceiverKind {

@@ -201,6 +201,8 @@ static id number_unsigned(void) { return [NSNumber numberWithUnsignedLongLong: ~
 static id number_double(void) { return [NSNumber numberWithDouble: 2.5]; }
 static id number_zero_float(void) { return [NSNumber numberWithFloat: 0]; }
 static id number_bool(void) { return [NSNumber numberWithBool: YES]; }
+static id date_fixed(void) { return [NSDate dateWithTimeIntervalSince1970: 3]; }
+static id date_distant_past(void) { return [NSDate distantPast]; }
 static id mdata_bytes(void) { return [NSMutableData dataWithBytes: "hello" length: 5]; }
 static id mdata_capacity(void) {
     NSMutableData *data = [NSMutableData dataWithCapacity: 64];
@@ -411,6 +413,8 @@ static const CSPReceiverKind csp_receivers[] = {
     { "number.double", CSPFamilyNumber, number_double, true },
     { "number.zeroFloat", CSPFamilyNumber, number_zero_float, true },
     { "number.bool", CSPFamilyNumber, number_bool, true },
+    { "date.fixed", CSPFamilyDate, date_fixed, true },
+    { "date.distantPast", CSPFamilyDate, date_distant_past, true },
 };
 
 const CSPReceiverKind *csp_receiver_kinds(uint32_t *count) {

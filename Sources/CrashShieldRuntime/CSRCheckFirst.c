@@ -112,6 +112,7 @@ CSR_NIL_CHECK_ONE_POOL(csr_nil_check_has_suffix, CSRHotStringHasSuffix)
 CSR_NIL_CHECK_ONE_POOL(csr_nil_check_init_with_cstring, CSRHotStringInitWithCStringEncoding)
 CSR_NIL_CHECK_ONE_POOL(csr_nil_check_string_with_cstring, CSRHotStringWithCStringEncoding)
 CSR_NIL_CHECK_ONE_POOL(csr_nil_check_number_compare, CSRHotNumberCompare)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_date_compare, CSRHotDateCompare)
 
 CSR_SLOTS(CSR_BYTES_CHECK, csr_bytes_check_init_with_bytes, CSRHotStringInitWithBytes)
 static const CSRIMP csr_bytes_check_init_with_bytes_pool[CSR_SLOT_POOL_SIZE] = {
@@ -272,6 +273,7 @@ CSRIMP csr_check_first_trampoline(int which, long slot) {
         case CSRHotStringInitWithBytes: pool = csr_bytes_check_init_with_bytes_pool; break;
         case CSRHotStringGetCharactersRange: pool = csr_range_check_get_characters_pool; break;
         case CSRHotNumberCompare: pool = csr_nil_check_number_compare_pool; break;
+        case CSRHotDateCompare: pool = csr_nil_check_date_compare_pool; break;
         case CSRHotDictionarySetObjectForKey: pool = csr_nil_check_set_object_for_key_pool; break;
         case CSRHotMutableStringReplaceCharacters: pool = csr_range_check_replace_pool; break;
         case CSRHotStringCompare: pool = csr_string_check_compare_pool; break;
@@ -289,6 +291,7 @@ bool csr_check_first_is_trampoline(uintptr_t start) {
         csr_nil_check_has_prefix_pool, csr_nil_check_has_suffix_pool, csr_nil_check_set_object_for_key_pool,
         csr_nil_check_init_with_cstring_pool, csr_nil_check_string_with_cstring_pool, csr_bytes_check_init_with_bytes_pool,
         csr_range_check_get_characters_pool, csr_nil_check_number_compare_pool,
+        csr_nil_check_date_compare_pool,
         csr_range_check_replace_pool, csr_string_check_compare_pool, csr_string_check_range_of_string_pool,
         csr_answer_first_signature_pool, csr_answer_first_class_signature_pool,
     };

@@ -255,6 +255,15 @@ static void csr_number_samples(CSRClassSet *set) {
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) csr_add(set, forms[i]);
 }
 
+/// Dates: now, fixed, the distant past and future (GNUstep: singletons of their own classes).
+static void csr_date_samples(CSRClassSet *set) {
+    NSDate *forms[] = {
+        [NSDate date], [NSDate dateWithTimeIntervalSince1970: 0], [NSDate dateWithTimeIntervalSinceReferenceDate: 1e9],
+        [NSDate distantPast], [NSDate distantFuture],
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) csr_add(set, forms[i]);
+}
+
 /// What `+timerWithTimeInterval:target:selector:userInfo:repeats:` hands out, and so what
 /// `+scheduledTimerWithTimeInterval:...` schedules: on Apple a CoreFoundation-backed subclass whose own
 /// `initWithFireDate:interval:target:selector:userInfo:repeats:` sets the timer up with `CFRunLoopTimerCreate`
@@ -309,6 +318,7 @@ int csr_cluster_sample_classes(const char *family, CSRClass *out, int max) {
             csr_attributed_string_samples(&set);
         else if (strcmp(family, "NSData") == 0 || strcmp(family, "NSMutableData") == 0) csr_data_samples(&set);
         else if (strcmp(family, "NSNumber") == 0) csr_number_samples(&set);
+        else if (strcmp(family, "NSDate") == 0) csr_date_samples(&set);
     }
     return set.count;
 }

@@ -116,6 +116,15 @@ static const char *initFileURLWithPathIsDirectoryNil(void) {
     return describedObject(CSS_AUTORELEASE([[NSURL alloc] initFileURLWithPath: css_opaque(nil) isDirectory: YES]));
 }
 
+// MARK: NSDate (GNUstep raises; Apple does not)
+
+#if !defined(__APPLE__)
+static const char *dateCompareNil(void) {
+    return css_format("%ld", (long)[css_opaque([NSDate dateWithTimeIntervalSince1970: 0]) compare: css_opaque(nil)]);
+}
+static const char *distantPastCompareNil(void) { return css_format("%ld", (long)[css_opaque([NSDate distantPast]) compare: css_opaque(nil)]); }
+#endif
+
 static const CSSScenario css_foundation_table[] = {
     { "string.stringWithCStringEncoding.null", "string", "stringWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, stringWithCStringEncodingNull },
     { "string.initWithCStringEncoding.null", "string", "initWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, initWithCStringEncodingNull },
@@ -144,6 +153,10 @@ static const CSSScenario css_foundation_table[] = {
     { "mutableArray.replaceObjectsAtIndexes.pastEnd", "container", "replaceObjectsAtIndexes:withObjects:", "NSRangeException", "a,b,c", 1, replaceObjectsAtIndexesPastEnd },
     { "url.fileURLWithPath.nil", "container", "initFileURLWithPath:", "NSInvalidArgumentException", "nil", 1, fileURLWithPathNil },
     { "url.initFileURLWithPathIsDirectory.nil", "container", "initFileURLWithPath:isDirectory:", "NSInvalidArgumentException", "nil", 1, initFileURLWithPathIsDirectoryNil },
+#if !defined(__APPLE__)
+    { "date.compare.nil", "container", "compare:", "NSInvalidArgumentException", "1", 1, dateCompareNil },
+    { "distantPast.compare.nil", "container", "compare:", "NSInvalidArgumentException", "1", 1, distantPastCompareNil },
+#endif
 };
 
 const CSSScenario *css_foundation_scenarios(int *count) {
@@ -299,6 +312,19 @@ static id pURLByAppendingNil(id cls, NSUInteger i) {
     return [[[cls URLWithString: @"http://example.com/a"] URLByAppendingPathComponent: (i % 2 ? nil : @"b")] absoluteString];
 }
 
+static id freshDate(void) { return [NSDate dateWithTimeIntervalSince1970: 3]; }
+static id freshDistantFuture(void) { return [NSDate distantFuture]; }
+/// nil for odd i, else a date i seconds after 1970.
+static id pDateCompare(id d, NSUInteger i) {
+#if defined(__APPLE__)
+    if (i % 2) return css_probe_skipped();   // undefined on Apple (not a documented exception)
+#endif
+    return [NSNumber numberWithLong: (long)[d compare: (i % 2 ? nil : [NSDate dateWithTimeIntervalSince1970: (double)i])]];
+}
+static id pIsEqualToDate(id d, NSUInteger i) {
+    return [d isEqualToDate: (i % 2 ? nil : [NSDate dateWithTimeIntervalSince1970: (double)i])] ? @"YES" : @"NO";
+}
+
 static const CSSProbe css_foundation_probe_table[] = {
     CSS_FOUNDATION_EDGE_PROBES("string.getCharacters:range:", 5, freshHello, rGetCharacters),
     CSS_FOUNDATION_EDGE_PROBES("constantString.getCharacters:range:", 5, freshConstantHello, rGetCharacters),
@@ -348,6 +374,9 @@ static const CSSProbe css_foundation_probe_table[] = {
     { "urlClass.fileURLWithPath:isDirectory:", 5, urlClass, pFileURLIsDirectory },
     { "urlClass.initFileURLWithPath:", 5, urlClass, pInitFileURL },
     { "urlClass.URLByAppendingPathComponent:(b|nil)", 5, urlClass, pURLByAppendingNil },
+    { "date.compare:(d|nil)", 5, freshDate, pDateCompare },
+    { "distantFuture.compare:(d|nil)", 5, freshDistantFuture, pDateCompare },
+    { "date.isEqualToDate:(d|nil)", 5, freshDate, pIsEqualToDate },
 };
 
 const CSSProbe *css_foundation_probes(int *count) {

@@ -217,4 +217,30 @@ final class FoundationFamilyTests: ShieldTestCase {
                           selector: "initFileURLWithPath:isDirectory:")
         #endif
     }
+
+    // MARK: NSDate
+
+    /// compare: with nil and with dates (GNUstep raises for nil; isEqualToDate:nil answers NO, left alone).
+    func testDateComparisonsBehaveAsFoundation() throws {
+        let compared = try assertProbesBehaveAsFoundation(Probe.all("date.", "distantFuture."))
+        XCTAssertGreaterThan(compared, 20)
+    }
+
+    func testDateCompareReasonIsGNUstepsAndNotHookedUnderAppleRules() throws {
+        #if !canImport(Darwin)
+        try assertReports(["date.compare.nil": ("NSInvalidArgumentException", "nil argument for compare:"),
+                           "distantPast.compare.nil": ("NSInvalidArgumentException", "nil argument for compare:")],
+                          selector: "compare:")
+        func dateCompareHooks() throws -> Int {
+            let session = try XCTUnwrap(Session.current.load(ordering: .acquiring))
+            let date = try XCTUnwrap(ObjCClass(named: "NSDate"))
+            return session.installed.values.flatMap(\.hooks).filter { $0.point.selector.name == "compare:" && $0.targetClass.isKind(of: date) }.count
+        }
+        try withShield(Configuration(guards: .container)) { _ in XCTAssertGreaterThan(try dateCompareHooks(), 0) }
+        try underAppleRules {
+            // Apple's NSDate does not raise for compare:nil: nothing to hook.
+            try withShield(Configuration(guards: .container)) { _ in XCTAssertEqual(try dateCompareHooks(), 0) }
+        }
+        #endif
+    }
 }

@@ -394,3 +394,13 @@ extension Violation {
         }
     }
 }
+
+extension Violation {
+    /// GNUstep only: `-[NSDate compare:nil]` (NSDate.m): NSGDate's `nil argument for compare:`, NSDate's generic
+    /// `other time nil`. Apple does not raise there (never asked for under Apple's rules).
+    static func nilDateCompare(generic: Bool) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: "check the date for nil before comparing (a failed parse?)") { _ in
+            generic ? "other time nil" : "nil argument for compare:"
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //   CSRHotStringHasPrefix, CSRHotStringHasSuffix, CSRHotStringInitWithFormat (`-initWithFormat:locale:arguments:`),
 //   CSRHotStringInitWithUTF8String and CSRHotStringWithUTF8String (`+stringWithUTF8String:`),
 //   CSRHotStringInitWithCStringEncoding and CSRHotStringWithCStringEncoding (`+stringWithCString:encoding:`),
-//   CSRHotNumberCompare (NSNumber's `-compare:`);
+//   CSRHotNumberCompare (NSNumber's `-compare:`), CSRHotDateCompare (NSDate's `-compare:`, GNUstep's rules);
 // - CSRHotStringInitWithBytes (`-initWithBytes:length:encoding:`): the bytes are not NULL, or the length is 0;
 // - CSRHotDictionarySetObjectForKey (`-setObject:forKey:`): neither object argument is nil;
 // - CSRHotMutableStringReplaceCharacters (`-replaceCharactersInRange:withString:`): the range lies within the

@@ -97,6 +97,7 @@ enum {
     CSRHotStringInitWithBytes,
     CSRHotStringGetCharactersRange,
     CSRHotNumberCompare,
+    CSRHotDateCompare,
     CSRHotTableCount
 };
 

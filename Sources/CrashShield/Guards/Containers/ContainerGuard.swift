@@ -28,6 +28,7 @@ final class ContainerGuard: CrashGuard {
         try NumberHooks.install(in: context)
         try ArrayIndexSetHooks.install(in: context)
         try FileURLHooks.install(in: context)
+        try DateHooks.install(in: context)
     }
 
     /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.
