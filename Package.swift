@@ -59,6 +59,8 @@ let package = Package(
     products: [
         .library(name: "CrashShield", targets: ["CrashShield"]),
         .library(name: "CrashShieldTesting", targets: ["CrashShieldTesting"]),
+        // Report uploads to your own endpoint (HTTPUploadSink) or to Sentry (SentrySink); links zlib.
+        .library(name: "CrashShieldUpload", targets: ["CrashShieldUpload"]),
         // The same library as one shared object (libCrashShieldDynamic.so), for C programs that link it directly:
         // scripts/gnustep-suite.sh runs GNUstep Base's own test suite with it.
         .library(name: "CrashShieldDynamic", type: .dynamic, targets: ["CrashShield"]),
@@ -73,17 +75,25 @@ let package = Package(
     ],
     targets: [
         // The thin Objective-C/C layer: runtime primitives, @try, forwarding. Every runtime difference lives here.
-        // zlib: gzip for upload bodies (libz ships with Apple's SDKs and with Linux as zlib1g).
-        .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcLinks + [.linkedLibrary("z")]),
+        .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcLinks),
         // Public API, hook engine, guards, report pipeline.
         .target(name: "CrashShield", dependencies: [
             "CrashShieldRuntime",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
+        // Report uploads (HTTPUploadSink, SentrySink): their own product, so an app that sends no reports links neither
+        // them nor zlib. CrashShieldGzip is gzip for upload bodies through zlib's C API (libz ships with Apple's SDKs
+        // and with Linux as zlib1g): the only target that links it.
+        .target(name: "CrashShieldGzip", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CrashShieldUpload", dependencies: [
+            "CrashShield", "CrashShieldGzip", .product(name: "Logging", package: "swift-log"),
+        ]),
         // The Objective-C API: Objective-C classes and categories over a thin C layer of the Swift side
         // (Core/ObjCBridge.swift). Its own product, so Swift apps link none of its classes and categories.
-        .target(name: "CrashShieldObjC", dependencies: ["CrashShield"], cSettings: objcBlockFlags,
+        // It depends on CrashShieldUpload: CSConfiguration.uploadSinks and CSShield's upload statistics are part of
+        // its classes (an Objective-C app links zlib).
+        .target(name: "CrashShieldObjC", dependencies: ["CrashShield", "CrashShieldUpload"], cSettings: objcBlockFlags,
                 linkerSettings: objcBlockLinks),
         // In-memory report sink for apps' own tests.
         .target(name: "CrashShieldTesting", dependencies: ["CrashShield"]),

@@ -30,10 +30,28 @@ enum BridgeStatus: Int32 {
         case CrashShieldError.unknownClass: return (.unknownClass, "\(error)")
         case CrashShieldError.invalidConfiguration: return (.invalidConfiguration, "\(error)")
         case CrashShieldError.hookFailed: return (.failed, "\(error)")
-        case is UploadError, is ReportStoreError: return (.invalidSink, "\(error)")
+        case is any BridgeSinkError: return (.invalidSink, "\(error)")
         default: return (.failed, "\(error)")
         }
     }
+}
+
+/// An error that says a sink cannot work (a bad endpoint, DSN, folder or store file): CSErrorCodeInvalidSink.
+package protocol BridgeSinkError: Error {}
+
+extension ReportStoreError: BridgeSinkError {}
+
+/// A sink the Objective-C API makes from CSConfiguration's fields in another module of this package
+/// (CrashShieldUpload's CSUploadSink), so that this module names none of its types.
+package protocol BridgeSinkMaker: AnyObject {
+    func makeSink() throws -> any ReportSink
+}
+
+/// A sink the Objective-C API keeps after its start, for `+[CSShield waitForUploadsWithTimeout:]` and
+/// `uploadStatistics` (CrashShieldUpload's `UploadSink`).
+package protocol BridgeKeptSink: ReportSink {
+    @discardableResult func waitUntilIdle(timeout: TimeInterval) -> Bool
+    func close()
 }
 
 @_spi(ObjCBridge) public typealias BridgeMessage = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
@@ -68,23 +86,10 @@ private func fail(_ status: BridgeStatus, _ text: String, _ message: BridgeMessa
 
 /// What CSConfiguration hands over (CSConfiguration.m, `-newBridgeConfiguration:`, through the
 /// csbridge_configuration_ functions): every field, always.
-final class BridgeConfiguration {
+package final class BridgeConfiguration {
     struct ModeOverride {
         var guards: UInt32
         var mode: GuardMode
-    }
-
-    struct Upload {
-        /// "http" (`endpoint`) or "sentry" (`dsn`, `release`, `environment`).
-        var kind: String
-        var endpoint: String?
-        var dsn: String?
-        var folder: String
-        var headers: [String: String] = [:]
-        var uploadedGuards: UInt32
-        var release: String?
-        var environment: String?
-        var dist: String?
     }
 
     var guards: UInt32 = 0
@@ -106,7 +111,8 @@ final class BridgeConfiguration {
     var redactsAppData = false
     var logsReports = false
     var reportStorePath: String?
-    var uploads: [Upload] = []
+    /// The upload sinks (CrashShieldUpload's csbridge_configuration_add_upload), in `uploadSinks` order.
+    package var sinkMakers: [any BridgeSinkMaker] = []
 
     /// The Swift configuration, its sinks made (which throws for a bad endpoint, DSN, folder or store file).
     func configuration(reportSink: ReportSink?) throws -> Configuration {
@@ -135,7 +141,7 @@ final class BridgeConfiguration {
         if let reportSink { sinks.append(reportSink) }
         if logsReports { sinks.append(LogReportSink()) }
         if let reportStorePath { sinks.append(try JSONLinesReportStore(fileURL: URL(fileURLWithPath: reportStorePath))) }
-        for upload in uploads { sinks.append(try upload.sink()) }
+        for maker in sinkMakers { sinks.append(try maker.makeSink()) }
         configuration.sinks = sinks
         return configuration
     }
@@ -145,14 +151,14 @@ final class BridgeConfiguration {
 /// `+[CSShield waitForUploadsWithTimeout:]` waits for and `uploadStatistics` reads. They keep sending what they hold
 /// after `stop`; the next start closes them first (after the sinks took what `stop` handed them), so that its sinks
 /// can take over their folders.
-enum BridgeUploads {
-    private static let current = Locked([UploadSink]())
+package enum BridgeUploads {
+    private static let current = Locked([any BridgeKeptSink]())
 
-    static var sinks: [UploadSink] { current.current }
+    package static var sinks: [any BridgeKeptSink] { current.current }
 
     /// Closes the previous start's sinks (their unsent reports stay in their folders for the sinks that follow).
     static func handOver() {
-        let previous = current.withLock { sinks -> [UploadSink] in
+        let previous = current.withLock { sinks -> [any BridgeKeptSink] in
             defer { sinks.removeAll() }
             return sinks
         }
@@ -161,7 +167,7 @@ enum BridgeUploads {
         for sink in previous { sink.close() }
     }
 
-    static func keep(_ sinks: [UploadSink]) { current.withLock { $0 = sinks } }
+    static func keep(_ sinks: [any BridgeKeptSink]) { current.withLock { $0 = sinks } }
 
     /// Hands changed counts to the sinks, then waits until every upload sink sent, rejected or dropped every report
     /// so far, at most `timeout` seconds in all.
@@ -170,24 +176,6 @@ enum BridgeUploads {
         guard CrashShield.flush(timeout: timeout) else { return false }
         for sink in sinks where !sink.waitUntilIdle(timeout: max(0, deadline.timeIntervalSinceNow)) { return false }
         return true
-    }
-}
-
-extension BridgeConfiguration.Upload {
-    func sink() throws -> ReportSink {
-        let folderURL = URL(fileURLWithPath: folder, isDirectory: true)
-        let options = UploadOptions(headers: headers, uploadedGuards: GuardCategory(rawValue: uploadedGuards))
-        switch kind {
-        case "http":
-            let text = endpoint ?? ""
-            guard let url = URL(string: text) else { throw UploadError.invalidEndpoint(text) }
-            return try HTTPUploadSink(endpoint: url, folder: folderURL, options: options)
-        case "sentry":
-            return try SentrySink(dsn: dsn ?? "", folder: folderURL, options: options, environment: environment,
-                                  release: release, dist: dist)
-        default:
-            throw CrashShieldError.invalidConfiguration("upload sink kind '\(kind)' (known: http, sentry)")
-        }
     }
 }
 
@@ -211,7 +199,7 @@ extension BridgeConfiguration.Upload {
         }
         let configuration = try decoded.configuration(reportSink: sink)
         try CrashShield.start(configuration)
-        BridgeUploads.keep(configuration.sinks.compactMap { $0 as? UploadSink })
+        BridgeUploads.keep(configuration.sinks.compactMap { $0 as? any BridgeKeptSink })
     }
 }
 

@@ -67,16 +67,16 @@ final class Condition: @unchecked Sendable {
 }
 
 /// A value guarded by a lock: CrashShield's shared state, and handy for apps' tests of it.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = Lock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     @inline(__always)
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         try lock.withLock { try body(&value) }
     }
 
-    var current: Value { withLock { $0 } }
+    package var current: Value { withLock { $0 } }
 }

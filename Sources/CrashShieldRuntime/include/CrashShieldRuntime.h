@@ -15,6 +15,5 @@
 #include "CSRPassThrough.h"
 #include "CSRLifetime.h"
 #include "CSRNotification.h"
-#include "CSRGzip.h"
 #include "CrashShield.h"
 #endif
