@@ -107,7 +107,7 @@ let package = Package(
     ]
 )
 
-// DocC: `CRASHSHIELD_DOCC=1 swift package generate-documentation --target CrashShield`. The plugin
+// DocC: `CRASHSHIELD_DOCC=1 swift package generate-documentation --target CrashShield` (or CrashShieldUpload). The plugin
 // is added only when asked for, so an app that depends on CrashShield never resolves it.
 if ProcessInfo.processInfo.environment["CRASHSHIELD_DOCC"] != nil {
     package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
