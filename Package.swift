@@ -61,6 +61,8 @@ let package = Package(
         .library(name: "CrashShieldTesting", targets: ["CrashShieldTesting"]),
         // Report uploads to your own endpoint (HTTPUploadSink) or to Sentry (SentrySink); links zlib.
         .library(name: "CrashShieldUpload", targets: ["CrashShieldUpload"]),
+        // Closures observing notifications until their owner dies, and posting onto a chosen thread.
+        .library(name: "CrashShieldNotifications", targets: ["CrashShieldNotifications"]),
         // The same library as one shared object (libCrashShieldDynamic.so), for C programs that link it directly:
         // scripts/gnustep-suite.sh runs GNUstep Base's own test suite with it.
         .library(name: "CrashShieldDynamic", type: .dynamic, targets: ["CrashShield"]),
@@ -89,12 +91,15 @@ let package = Package(
         .target(name: "CrashShieldUpload", dependencies: [
             "CrashShield", "CrashShieldGzip", .product(name: "Logging", package: "swift-log"),
         ]),
+        // The notification APIs an app opts into (CrashShield.observe, NotificationPoster): a product of their own.
+        // The notification guard stays in CrashShield.
+        .target(name: "CrashShieldNotifications", dependencies: ["CrashShield", "CrashShieldRuntime"]),
         // The Objective-C API: Objective-C classes and categories over a thin C layer of the Swift side
         // (Core/ObjCBridge.swift). Its own product, so Swift apps link none of its classes and categories.
-        // It depends on CrashShieldUpload: CSConfiguration.uploadSinks and CSShield's upload statistics are part of
-        // its classes (an Objective-C app links zlib).
-        .target(name: "CrashShieldObjC", dependencies: ["CrashShield", "CrashShieldUpload"], cSettings: objcBlockFlags,
-                linkerSettings: objcBlockLinks),
+        // It depends on CrashShieldUpload (CSConfiguration.uploadSinks and CSShield's upload statistics are part of
+        // its classes: an Objective-C app links zlib) and CrashShieldNotifications (its notification categories).
+        .target(name: "CrashShieldObjC", dependencies: ["CrashShield", "CrashShieldUpload", "CrashShieldNotifications"],
+                cSettings: objcBlockFlags, linkerSettings: objcBlockLinks),
         // In-memory report sink for apps' own tests.
         .target(name: "CrashShieldTesting", dependencies: ["CrashShield"]),
         // The library's own tests: what needs no scenario catalog, crash matrix or tool (`swift test` here). The
@@ -107,7 +112,7 @@ let package = Package(
     ]
 )
 
-// DocC: `CRASHSHIELD_DOCC=1 swift package generate-documentation --target CrashShield` (or CrashShieldUpload). The plugin
+// DocC: `CRASHSHIELD_DOCC=1 swift package generate-documentation --target CrashShield` (or CrashShieldUpload, CrashShieldNotifications). The plugin
 // is added only when asked for, so an app that depends on CrashShield never resolves it.
 if ProcessInfo.processInfo.environment["CRASHSHIELD_DOCC"] != nil {
     package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))

@@ -115,6 +115,7 @@ let package = Package(
             .product(name: "CrashShield", package: "CrashShield"),
             .product(name: "CrashShieldTesting", package: "CrashShield"),
             .product(name: "CrashShieldUpload", package: "CrashShield"),
+            .product(name: "CrashShieldNotifications", package: "CrashShield"),
             "CrashShieldMatrix", "CrashShieldScenarios", "CrashShieldReportTool", "CrashShieldProofKit",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),

@@ -1,8 +1,9 @@
 import CrashShieldRuntime.Internal
 import Foundation
 
-// The C-callable layer under the Objective-C API (product CrashShieldObjC: CSShield, CSConfiguration, the
-// NSNotificationCenter and NSObject categories). Swift on Linux has no Objective-C interop, so the Objective-C classes
+// The C-callable layer under the Objective-C API (product CrashShieldObjC: CSShield, CSConfiguration; the upload
+// sinks' part is CrashShieldUpload's ObjCBridgeUpload.swift, the NSNotificationCenter and NSObject categories'
+// CrashShieldNotifications' ObjCBridgeNotifications.swift). Swift on Linux has no Objective-C interop, so the Objective-C classes
 // are real Objective-C and call these functions, declared in Sources/CrashShieldObjC/CSBridge.h (keep both in step).
 // They are not API (SPI ObjCBridge, hidden from `import CrashShield`): only CrashShieldObjC calls them. Public, as the
 // C entry points are, so that their symbols are exported wherever the module is linked.
@@ -12,7 +13,7 @@ import Foundation
 // also when the call fails: the release function runs when Swift no longer needs the context.
 
 /// The codes of CSErrorCode (CSError.h), same values.
-enum BridgeStatus: Int32 {
+package enum BridgeStatus: Int32 {
     case ok = 0
     case alreadyRunning = 1
     case invalidArgument = 2
@@ -58,10 +59,10 @@ package protocol BridgeKeptSink: ReportSink {
 @_spi(ObjCBridge) public typealias BridgeRelease = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
 /// A C context Swift owns: released (by the caller's function) when the last reference goes.
-final class BridgeContext: @unchecked Sendable {
-    let pointer: UnsafeMutableRawPointer?
+package final class BridgeContext: @unchecked Sendable {
+    package let pointer: UnsafeMutableRawPointer?
     private let release: BridgeRelease?
-    init(_ pointer: UnsafeMutableRawPointer?, release: BridgeRelease?) {
+    package init(_ pointer: UnsafeMutableRawPointer?, release: BridgeRelease?) {
         self.pointer = pointer
         self.release = release
     }
@@ -69,7 +70,7 @@ final class BridgeContext: @unchecked Sendable {
 }
 
 /// Runs `body`; a thrown error becomes its status, with its text in `message`.
-private func bridged(_ message: BridgeMessage?, _ body: () throws -> Void) -> Int32 {
+package func bridged(_ message: BridgeMessage?, _ body: () throws -> Void) -> Int32 {
     do {
         try body()
         return BridgeStatus.ok.rawValue
@@ -79,7 +80,7 @@ private func bridged(_ message: BridgeMessage?, _ body: () throws -> Void) -> In
     }
 }
 
-private func fail(_ status: BridgeStatus, _ text: String, _ message: BridgeMessage?) -> Int32 {
+package func fail(_ status: BridgeStatus, _ text: String, _ message: BridgeMessage?) -> Int32 {
     message?.pointee = strdup(text)
     return status.rawValue
 }
@@ -226,54 +227,3 @@ package enum BridgeUploads {
 
 @_cdecl("csbridge_flush")
 @_spi(ObjCBridge) public func csbridge_flush(_ timeoutSeconds: Double) -> Bool { CrashShield.flush(timeout: timeoutSeconds) }
-
-// MARK: Notifications (seeds 003 and 004)
-
-/// `NotificationPoster`'s engine: posts `name` (an NSString) with `object` and `userInfo` through `center` (NULL:
-/// the default center) on `thread` (NULL: now, on the calling thread).
-@_cdecl("csbridge_post_notification")
-@_spi(ObjCBridge) public func csbridge_post_notification(_ center: CSRObject?, _ name: CSRObject?, _ object: CSRObject?,
-                                       _ userInfo: CSRObject?, _ thread: CSRObject?, _ waitUntilDone: Bool) {
-    NotificationPoster.post(nameObject: name, object: object, userInfo: userInfo, thread: thread,
-                            waitUntilDone: waitUntilDone, center: center)
-}
-
-@_spi(ObjCBridge) public typealias BridgeObservationFunction = @convention(c) (UnsafeMutableRawPointer?, CSRObject?, CSRObject?) -> Void
-
-/// `CrashShield.observe`'s engine: calls `function(context, notification, owner)` for every `name` (UTF-8) from
-/// `object` (NULL: any) posted to `center` (NULL: the default center), by `priority`, until `owner` is deallocated or
-/// the observation (its id in `observationID`) is cancelled; then `release(context)` runs.
-@_cdecl("csbridge_observe")
-@_spi(ObjCBridge) public func csbridge_observe(_ center: CSRObject?, _ name: UnsafePointer<CChar>?, _ object: CSRObject?,
-                             _ owner: CSRObject?, _ priority: Double, _ function: BridgeObservationFunction?,
-                             _ context: UnsafeMutableRawPointer?, _ release: BridgeRelease?,
-                             _ observationID: UnsafeMutablePointer<Int>?, _ message: BridgeMessage?) -> Int32 {
-    let owned = BridgeContext(context, release: release)
-    guard let name, let owner, let function else {
-        return fail(.invalidArgument, "observe needs a name, an owner and a block", message)
-    }
-    return bridged(message) {
-        let observation = try ClosureObservations.shared.add(
-            name: String(cString: name), object: object, owner: owner, priority: NotificationPriority(rawValue: priority),
-            center: center ?? csr_notification_default_center()
-        ) { note in function(owned.pointer, note.notificationPointer, owner) }
-        observationID?.pointee = observation.id
-    }
-}
-
-@_cdecl("csbridge_observation_cancel")
-@_spi(ObjCBridge) public func csbridge_observation_cancel(_ observationID: Int) { NotificationObservation(id: observationID).cancel() }
-
-@_cdecl("csbridge_observation_is_active")
-@_spi(ObjCBridge) public func csbridge_observation_is_active(_ observationID: Int) -> Bool {
-    NotificationObservation(id: observationID).isActive
-}
-
-/// Removes `owner`'s observations of `name` (NULL: every name) with `priority` (only when `byPriority`).
-@_cdecl("csbridge_remove_observations")
-@_spi(ObjCBridge) public func csbridge_remove_observations(_ owner: CSRObject?, _ name: UnsafePointer<CChar>?, _ byPriority: Bool,
-                                         _ priority: Double) {
-    guard let owner else { return }
-    ClosureObservations.shared.remove(owner: owner, name: name.map { String(cString: $0) },
-                                      priority: byPriority ? NotificationPriority(rawValue: priority) : nil)
-}
