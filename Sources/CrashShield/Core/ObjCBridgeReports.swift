@@ -2,9 +2,9 @@ import CrashShieldRuntime.Internal
 import Foundation
 
 // The reports and defaults under the Objective-C API (CSReport, CSConfiguration; CSUploadStatistics and CSUploadSink
-// are CrashShieldUpload's ObjCBridgeUpload.swift): the Objective-C objects read their fields from Swift's values through these
-// functions, and CSConfiguration's defaults are Swift's. Declared in
-// Sources/CrashShieldObjC/CSBridge.h (keep both in step). SPI ObjCBridge, as ObjCBridge.swift says.
+// are CrashShieldUpload's ObjCBridgeUpload.swift): the Objective-C objects read their fields from Swift's values
+// through these functions, and CSConfiguration's defaults are Swift's. Declared in Sources/CrashShieldObjC/CSBridge.h
+// (keep both in step). SPI ObjCBridge, as ObjCBridge.swift says.
 
 /// A report lent to Objective-C for one call (`BridgeReportFunction`): a `const void *` the csbridge_report_ functions
 /// read. Strings come back malloc'd (the caller frees them); dates as seconds since 1970.
