@@ -6,12 +6,15 @@
 
 // UIKit's rect on Apple platforms (iOS has no NSRect), NSRect on GNUstep: the same four doubles.
 #if defined(__APPLE__)
-typedef CGRect CSSRect;
-#define CSSMakeRect CGRectMake
+typedef CGRect CSSRect;   // the type only: iOS's Foundation declares it (CFCGTypes.h), not CoreGraphics' functions
 #else
 typedef NSRect CSSRect;
-#define CSSMakeRect NSMakeRect
 #endif
+static CSSRect CSSMakeRect(double x, double y, double width, double height) {
+    CSSRect rect;
+    rect.origin.x = x; rect.origin.y = y; rect.size.width = width; rect.size.height = height;
+    return rect;
+}
 
 @interface CSSShapeBase : NSObject {
 @public

@@ -14,6 +14,7 @@
 #include "CSRForwarding.h"
 #include "CSRPassThrough.h"
 #include "CSRDeallocHook.h"
+#include "CSRUIKit.h"
 #include "CSRLifetime.h"
 #include "CSRNotification.h"
 #include "CSRGzip.h"

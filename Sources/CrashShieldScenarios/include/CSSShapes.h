@@ -34,4 +34,36 @@ CSSShapeRect css_shape_last_rect(void *object);
 }
 #endif
 
+
+
+// Fixture classes shaped like CALayer and UINavigationController (GNUstep has neither), for the opt-in UIKit guard:
+// CSSLayer keeps a position, bounds and anchor point and raises what Core Animation raises for NaN geometry;
+// CSSNavigationController keeps a stack and raises what UIKit raises for a controller pushed twice.
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void *css_layer_new(void);
+void css_layer_set_position(void *layer, double x, double y);
+void css_layer_set_bounds(void *layer, CSSShapeRect bounds);
+void css_layer_set_frame(void *layer, CSSShapeRect frame);
+void css_layer_set_anchor(void *layer, double x, double y);
+/// Position x, y, then bounds x, y, width, height, into `out` (6 doubles).
+void css_layer_geometry(void *layer, double *out);
+void *css_navigation_new(void);
+void *css_view_controller_new(void);
+void css_navigation_push(void *navigation, void *controller, bool animated);
+long css_navigation_count(void *navigation);
+/// Like a UIViewController in a regular-width (iPad) or compact environment, and a UIAlertController (style 0: action
+/// sheet; 1: alert) with or without a popover presentation controller.
+void *css_presenter_new(bool regularWidth);
+void *css_alert_new(long style, bool withPopover);
+void css_presenter_present(void *presenter, void *alert);
+long css_presenter_presentations(void *presenter);
+/// Whether the alert's popover got a source view; its source rect into `rect` (4 doubles).
+bool css_alert_source(void *alert, double *rect);
+#ifdef __cplusplus
+}
+#endif
+
 #endif
