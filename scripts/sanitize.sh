@@ -88,8 +88,8 @@ run_tsan() {
     # Everything is rebuilt with -fsanitize=thread (Swift and the Objective-C targets); GNUstep and libobjc are not
     # instrumented: their own memory accesses are not seen, their pthread calls are (scripts/tsan.supp).
     swift build --sanitize=thread --scratch-path .build-tsan --product crashshield-proof
-    # Two passes: every operation, then every operation but KVO (while the KVO guard's hand-back to Foundation can
-    # crash the first pass early, the second still gives the other guards their full time).
+    # Two passes: every operation, then every operation but KVO (should a KVO operation crash the first pass early,
+    # the second still gives the other guards their full time).
     local pass
     for pass in all without-kvo; do
         local log="$out/tsan-$pass.log" only=()
