@@ -403,6 +403,7 @@ extension Violation {
             generic ? "other time nil" : "nil argument for compare:"
         }
     }
+}
 
 // MARK: UIKit and Core Animation (the opt-in UIKit guard)
 
