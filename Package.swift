@@ -59,6 +59,10 @@ let package = Package(
     products: [
         .library(name: "CrashShield", targets: ["CrashShield"]),
         .library(name: "CrashShieldTesting", targets: ["CrashShieldTesting"]),
+        // Report uploads to your own endpoint (HTTPUploadSink) or to Sentry (SentrySink); links zlib.
+        .library(name: "CrashShieldUpload", targets: ["CrashShieldUpload"]),
+        // Closures observing notifications until their owner dies, and posting onto a chosen thread.
+        .library(name: "CrashShieldNotifications", targets: ["CrashShieldNotifications"]),
         // The same library as one shared object (libCrashShieldDynamic.so), for C programs that link it directly:
         // scripts/gnustep-suite.sh runs GNUstep Base's own test suite with it.
         .library(name: "CrashShieldDynamic", type: .dynamic, targets: ["CrashShield"]),
@@ -73,18 +77,29 @@ let package = Package(
     ],
     targets: [
         // The thin Objective-C/C layer: runtime primitives, @try, forwarding. Every runtime difference lives here.
-        // zlib: gzip for upload bodies (libz ships with Apple's SDKs and with Linux as zlib1g).
-        .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcLinks + [.linkedLibrary("z")]),
+        .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcLinks),
         // Public API, hook engine, guards, report pipeline.
         .target(name: "CrashShield", dependencies: [
             "CrashShieldRuntime",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
+        // Report uploads (HTTPUploadSink, SentrySink): their own product, so an app that sends no reports links neither
+        // them nor zlib. CrashShieldGzip is gzip for upload bodies through zlib's C API (libz ships with Apple's SDKs
+        // and with Linux as zlib1g): the only target that links it.
+        .target(name: "CrashShieldGzip", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "CrashShieldUpload", dependencies: [
+            "CrashShield", "CrashShieldGzip", .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The notification APIs an app opts into (CrashShield.observe, NotificationPoster): a product of their own.
+        // The notification guard stays in CrashShield.
+        .target(name: "CrashShieldNotifications", dependencies: ["CrashShield", "CrashShieldRuntime"]),
         // The Objective-C API: Objective-C classes and categories over a thin C layer of the Swift side
         // (Core/ObjCBridge.swift). Its own product, so Swift apps link none of its classes and categories.
-        .target(name: "CrashShieldObjC", dependencies: ["CrashShield"], cSettings: objcBlockFlags,
-                linkerSettings: objcBlockLinks),
+        // It depends on CrashShieldUpload (CSConfiguration.uploadSinks and CSShield's upload statistics are part of
+        // its classes: an Objective-C app links zlib) and CrashShieldNotifications (its notification categories).
+        .target(name: "CrashShieldObjC", dependencies: ["CrashShield", "CrashShieldUpload", "CrashShieldNotifications"],
+                cSettings: objcBlockFlags, linkerSettings: objcBlockLinks),
         // In-memory report sink for apps' own tests.
         .target(name: "CrashShieldTesting", dependencies: ["CrashShield"]),
         // The library's own tests: what needs no scenario catalog, crash matrix or tool (`swift test` here). The
@@ -97,7 +112,7 @@ let package = Package(
     ]
 )
 
-// DocC: `CRASHSHIELD_DOCC=1 swift package generate-documentation --target CrashShield`. The plugin
+// DocC: `CRASHSHIELD_DOCC=1 swift package generate-documentation --target CrashShield` (or CrashShieldUpload, CrashShieldNotifications). The plugin
 // is added only when asked for, so an app that depends on CrashShield never resolves it.
 if ProcessInfo.processInfo.environment["CRASHSHIELD_DOCC"] != nil {
     package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))

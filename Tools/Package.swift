@@ -87,7 +87,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The report files' reader, summary, export and symbolication; crashshield-report is its command line.
-        .target(name: "CrashShieldReportTool", dependencies: [.product(name: "CrashShield", package: "CrashShield")]),
+        .target(name: "CrashShieldReportTool", dependencies: [
+            .product(name: "CrashShield", package: "CrashShield"),
+            .product(name: "CrashShieldUpload", package: "CrashShield"),   // gzip, for gzipped upload bodies
+        ]),
         .executableTarget(name: "crashshield-report", dependencies: [
             "CrashShieldReportTool", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -104,12 +107,15 @@ let package = Package(
             .product(name: "CrashShieldObjC", package: "CrashShield"), "CrashShieldScenarios",
         ], cSettings: objcBlockFlags, linkerSettings: objcBlockLinks),
         .testTarget(name: "CrashShieldObjCTests", dependencies: [
-            .product(name: "CrashShield", package: "CrashShield"), "CrashShieldObjCScenarios",
+            .product(name: "CrashShield", package: "CrashShield"),
+            .product(name: "CrashShieldUpload", package: "CrashShield"), "CrashShieldObjCScenarios",
         ]),
         // Every guard against real crashing app code, the matrix, the proof kit and the report tool.
         .testTarget(name: "CrashShieldTests", dependencies: [
             .product(name: "CrashShield", package: "CrashShield"),
             .product(name: "CrashShieldTesting", package: "CrashShield"),
+            .product(name: "CrashShieldUpload", package: "CrashShield"),
+            .product(name: "CrashShieldNotifications", package: "CrashShield"),
             "CrashShieldMatrix", "CrashShieldScenarios", "CrashShieldReportTool", "CrashShieldProofKit",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),

@@ -1,5 +1,7 @@
 // CSBridge.h (private): the Swift functions under the Objective-C API, defined with @_cdecl in
-// Sources/CrashShield/Core/ObjCBridge.swift and ObjCBridgeReports.swift (which document them; keep both in step).
+// Sources/CrashShield/Core/ObjCBridge*.swift, Sources/CrashShieldUpload/ObjCBridgeUpload.swift (upload sinks and
+// statistics) and Sources/CrashShieldNotifications/ObjCBridgeNotifications.swift (the notification categories),
+// which document them; keep both in step.
 // Objects cross as `void *`; a report crosses as a `const void *` lent for one call.
 #ifndef CS_BRIDGE_H
 #define CS_BRIDGE_H

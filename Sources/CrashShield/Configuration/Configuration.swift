@@ -304,12 +304,12 @@ public struct ReportLimits: Sendable, Equatable {
 }
 
 /// Which binaries are the app's own (the default of `Configuration.isAppImage`).
-@usableFromInline enum AppImages {
+@usableFromInline package enum AppImages {
     /// Folders of system libraries: Apple's (device and simulator runtime roots) and Linux's.
     static let systemPrefixes = ["/System/", "/usr/lib/", "/lib/", "/lib64/", "/usr/lib64/", "/Library/Apple/"]
 
     /// Default: every image outside the system folders is the app's.
-    @usableFromInline @Sendable static func isAppImage(_ path: String) -> Bool {
+    @usableFromInline @Sendable package static func isAppImage(_ path: String) -> Bool {
         if path.contains("/RuntimeRoot/") { return false }
         return !systemPrefixes.contains { path.hasPrefix($0) }
     }

@@ -1,8 +1,9 @@
 import CrashShieldRuntime.Internal
 import Foundation
 
-// The C-callable layer under the Objective-C API (product CrashShieldObjC: CSShield, CSConfiguration, the
-// NSNotificationCenter and NSObject categories). Swift on Linux has no Objective-C interop, so the Objective-C classes
+// The C-callable layer under the Objective-C API (product CrashShieldObjC: CSShield, CSConfiguration; the upload
+// sinks' part is CrashShieldUpload's ObjCBridgeUpload.swift, the NSNotificationCenter and NSObject categories'
+// CrashShieldNotifications' ObjCBridgeNotifications.swift). Swift on Linux has no Objective-C interop, so the Objective-C classes
 // are real Objective-C and call these functions, declared in Sources/CrashShieldObjC/CSBridge.h (keep both in step).
 // They are not API (SPI ObjCBridge, hidden from `import CrashShield`): only CrashShieldObjC calls them. Public, as the
 // C entry points are, so that their symbols are exported wherever the module is linked.
@@ -12,7 +13,7 @@ import Foundation
 // also when the call fails: the release function runs when Swift no longer needs the context.
 
 /// The codes of CSErrorCode (CSError.h), same values.
-enum BridgeStatus: Int32 {
+package enum BridgeStatus: Int32 {
     case ok = 0
     case alreadyRunning = 1
     case invalidArgument = 2
@@ -30,20 +31,38 @@ enum BridgeStatus: Int32 {
         case CrashShieldError.unknownClass: return (.unknownClass, "\(error)")
         case CrashShieldError.invalidConfiguration: return (.invalidConfiguration, "\(error)")
         case CrashShieldError.hookFailed: return (.failed, "\(error)")
-        case is UploadError, is ReportStoreError: return (.invalidSink, "\(error)")
+        case is any BridgeSinkError: return (.invalidSink, "\(error)")
         default: return (.failed, "\(error)")
         }
     }
+}
+
+/// An error that says a sink cannot work (a bad endpoint, DSN, folder or store file): CSErrorCodeInvalidSink.
+package protocol BridgeSinkError: Error {}
+
+extension ReportStoreError: BridgeSinkError {}
+
+/// A sink the Objective-C API makes from CSConfiguration's fields in another module of this package
+/// (CrashShieldUpload's CSUploadSink), so that this module names none of its types.
+package protocol BridgeSinkMaker: AnyObject {
+    func makeSink() throws -> any ReportSink
+}
+
+/// A sink the Objective-C API keeps after its start, for `+[CSShield waitForUploadsWithTimeout:]` and
+/// `uploadStatistics` (CrashShieldUpload's `UploadSink`).
+package protocol BridgeKeptSink: ReportSink {
+    @discardableResult func waitUntilIdle(timeout: TimeInterval) -> Bool
+    func close()
 }
 
 @_spi(ObjCBridge) public typealias BridgeMessage = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>
 @_spi(ObjCBridge) public typealias BridgeRelease = @convention(c) (UnsafeMutableRawPointer?) -> Void
 
 /// A C context Swift owns: released (by the caller's function) when the last reference goes.
-final class BridgeContext: @unchecked Sendable {
-    let pointer: UnsafeMutableRawPointer?
+package final class BridgeContext: @unchecked Sendable {
+    package let pointer: UnsafeMutableRawPointer?
     private let release: BridgeRelease?
-    init(_ pointer: UnsafeMutableRawPointer?, release: BridgeRelease?) {
+    package init(_ pointer: UnsafeMutableRawPointer?, release: BridgeRelease?) {
         self.pointer = pointer
         self.release = release
     }
@@ -51,7 +70,7 @@ final class BridgeContext: @unchecked Sendable {
 }
 
 /// Runs `body`; a thrown error becomes its status, with its text in `message`.
-private func bridged(_ message: BridgeMessage?, _ body: () throws -> Void) -> Int32 {
+package func bridged(_ message: BridgeMessage?, _ body: () throws -> Void) -> Int32 {
     do {
         try body()
         return BridgeStatus.ok.rawValue
@@ -61,30 +80,17 @@ private func bridged(_ message: BridgeMessage?, _ body: () throws -> Void) -> In
     }
 }
 
-private func fail(_ status: BridgeStatus, _ text: String, _ message: BridgeMessage?) -> Int32 {
+package func fail(_ status: BridgeStatus, _ text: String, _ message: BridgeMessage?) -> Int32 {
     message?.pointee = strdup(text)
     return status.rawValue
 }
 
 /// What CSConfiguration hands over (CSConfiguration.m, `-newBridgeConfiguration:`, through the
 /// csbridge_configuration_ functions): every field, always.
-final class BridgeConfiguration {
+package final class BridgeConfiguration {
     struct ModeOverride {
         var guards: UInt32
         var mode: GuardMode
-    }
-
-    struct Upload {
-        /// "http" (`endpoint`) or "sentry" (`dsn`, `release`, `environment`).
-        var kind: String
-        var endpoint: String?
-        var dsn: String?
-        var folder: String
-        var headers: [String: String] = [:]
-        var uploadedGuards: UInt32
-        var release: String?
-        var environment: String?
-        var dist: String?
     }
 
     var guards: UInt32 = 0
@@ -106,7 +112,8 @@ final class BridgeConfiguration {
     var redactsAppData = false
     var logsReports = false
     var reportStorePath: String?
-    var uploads: [Upload] = []
+    /// The upload sinks (CrashShieldUpload's csbridge_configuration_add_upload), in `uploadSinks` order.
+    package var sinkMakers: [any BridgeSinkMaker] = []
 
     /// The Swift configuration, its sinks made (which throws for a bad endpoint, DSN, folder or store file).
     func configuration(reportSink: ReportSink?) throws -> Configuration {
@@ -135,7 +142,7 @@ final class BridgeConfiguration {
         if let reportSink { sinks.append(reportSink) }
         if logsReports { sinks.append(LogReportSink()) }
         if let reportStorePath { sinks.append(try JSONLinesReportStore(fileURL: URL(fileURLWithPath: reportStorePath))) }
-        for upload in uploads { sinks.append(try upload.sink()) }
+        for maker in sinkMakers { sinks.append(try maker.makeSink()) }
         configuration.sinks = sinks
         return configuration
     }
@@ -145,14 +152,14 @@ final class BridgeConfiguration {
 /// `+[CSShield waitForUploadsWithTimeout:]` waits for and `uploadStatistics` reads. They keep sending what they hold
 /// after `stop`; the next start closes them first (after the sinks took what `stop` handed them), so that its sinks
 /// can take over their folders.
-enum BridgeUploads {
-    private static let current = Locked([UploadSink]())
+package enum BridgeUploads {
+    private static let current = Locked([any BridgeKeptSink]())
 
-    static var sinks: [UploadSink] { current.current }
+    package static var sinks: [any BridgeKeptSink] { current.current }
 
     /// Closes the previous start's sinks (their unsent reports stay in their folders for the sinks that follow).
     static func handOver() {
-        let previous = current.withLock { sinks -> [UploadSink] in
+        let previous = current.withLock { sinks -> [any BridgeKeptSink] in
             defer { sinks.removeAll() }
             return sinks
         }
@@ -161,7 +168,7 @@ enum BridgeUploads {
         for sink in previous { sink.close() }
     }
 
-    static func keep(_ sinks: [UploadSink]) { current.withLock { $0 = sinks } }
+    static func keep(_ sinks: [any BridgeKeptSink]) { current.withLock { $0 = sinks } }
 
     /// Hands changed counts to the sinks, then waits until every upload sink sent, rejected or dropped every report
     /// so far, at most `timeout` seconds in all.
@@ -170,24 +177,6 @@ enum BridgeUploads {
         guard CrashShield.flush(timeout: timeout) else { return false }
         for sink in sinks where !sink.waitUntilIdle(timeout: max(0, deadline.timeIntervalSinceNow)) { return false }
         return true
-    }
-}
-
-extension BridgeConfiguration.Upload {
-    func sink() throws -> ReportSink {
-        let folderURL = URL(fileURLWithPath: folder, isDirectory: true)
-        let options = UploadOptions(headers: headers, uploadedGuards: GuardCategory(rawValue: uploadedGuards))
-        switch kind {
-        case "http":
-            let text = endpoint ?? ""
-            guard let url = URL(string: text) else { throw UploadError.invalidEndpoint(text) }
-            return try HTTPUploadSink(endpoint: url, folder: folderURL, options: options)
-        case "sentry":
-            return try SentrySink(dsn: dsn ?? "", folder: folderURL, options: options, environment: environment,
-                                  release: release, dist: dist)
-        default:
-            throw CrashShieldError.invalidConfiguration("upload sink kind '\(kind)' (known: http, sentry)")
-        }
     }
 }
 
@@ -211,7 +200,7 @@ extension BridgeConfiguration.Upload {
         }
         let configuration = try decoded.configuration(reportSink: sink)
         try CrashShield.start(configuration)
-        BridgeUploads.keep(configuration.sinks.compactMap { $0 as? UploadSink })
+        BridgeUploads.keep(configuration.sinks.compactMap { $0 as? any BridgeKeptSink })
     }
 }
 
@@ -238,54 +227,3 @@ extension BridgeConfiguration.Upload {
 
 @_cdecl("csbridge_flush")
 @_spi(ObjCBridge) public func csbridge_flush(_ timeoutSeconds: Double) -> Bool { CrashShield.flush(timeout: timeoutSeconds) }
-
-// MARK: Notifications (seeds 003 and 004)
-
-/// `NotificationPoster`'s engine: posts `name` (an NSString) with `object` and `userInfo` through `center` (NULL:
-/// the default center) on `thread` (NULL: now, on the calling thread).
-@_cdecl("csbridge_post_notification")
-@_spi(ObjCBridge) public func csbridge_post_notification(_ center: CSRObject?, _ name: CSRObject?, _ object: CSRObject?,
-                                       _ userInfo: CSRObject?, _ thread: CSRObject?, _ waitUntilDone: Bool) {
-    NotificationPoster.post(nameObject: name, object: object, userInfo: userInfo, thread: thread,
-                            waitUntilDone: waitUntilDone, center: center)
-}
-
-@_spi(ObjCBridge) public typealias BridgeObservationFunction = @convention(c) (UnsafeMutableRawPointer?, CSRObject?, CSRObject?) -> Void
-
-/// `CrashShield.observe`'s engine: calls `function(context, notification, owner)` for every `name` (UTF-8) from
-/// `object` (NULL: any) posted to `center` (NULL: the default center), by `priority`, until `owner` is deallocated or
-/// the observation (its id in `observationID`) is cancelled; then `release(context)` runs.
-@_cdecl("csbridge_observe")
-@_spi(ObjCBridge) public func csbridge_observe(_ center: CSRObject?, _ name: UnsafePointer<CChar>?, _ object: CSRObject?,
-                             _ owner: CSRObject?, _ priority: Double, _ function: BridgeObservationFunction?,
-                             _ context: UnsafeMutableRawPointer?, _ release: BridgeRelease?,
-                             _ observationID: UnsafeMutablePointer<Int>?, _ message: BridgeMessage?) -> Int32 {
-    let owned = BridgeContext(context, release: release)
-    guard let name, let owner, let function else {
-        return fail(.invalidArgument, "observe needs a name, an owner and a block", message)
-    }
-    return bridged(message) {
-        let observation = try ClosureObservations.shared.add(
-            name: String(cString: name), object: object, owner: owner, priority: NotificationPriority(rawValue: priority),
-            center: center ?? csr_notification_default_center()
-        ) { note in function(owned.pointer, note.notificationPointer, owner) }
-        observationID?.pointee = observation.id
-    }
-}
-
-@_cdecl("csbridge_observation_cancel")
-@_spi(ObjCBridge) public func csbridge_observation_cancel(_ observationID: Int) { NotificationObservation(id: observationID).cancel() }
-
-@_cdecl("csbridge_observation_is_active")
-@_spi(ObjCBridge) public func csbridge_observation_is_active(_ observationID: Int) -> Bool {
-    NotificationObservation(id: observationID).isActive
-}
-
-/// Removes `owner`'s observations of `name` (NULL: every name) with `priority` (only when `byPriority`).
-@_cdecl("csbridge_remove_observations")
-@_spi(ObjCBridge) public func csbridge_remove_observations(_ owner: CSRObject?, _ name: UnsafePointer<CChar>?, _ byPriority: Bool,
-                                         _ priority: Double) {
-    guard let owner else { return }
-    ClosureObservations.shared.remove(owner: owner, name: name.map { String(cString: $0) },
-                                      priority: byPriority ? NotificationPriority(rawValue: priority) : nil)
-}

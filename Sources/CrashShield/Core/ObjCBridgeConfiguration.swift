@@ -5,7 +5,7 @@ import Foundation
 // Sources/CrashShieldObjC/CSBridge.h (keep both in step). SPI ObjCBridge, as ObjCBridge.swift says.
 
 extension BridgeConfiguration {
-    static func borrow(_ pointer: UnsafeRawPointer?) -> BridgeConfiguration? {
+    package static func borrow(_ pointer: UnsafeRawPointer?) -> BridgeConfiguration? {
         pointer.map { Unmanaged<BridgeConfiguration>.fromOpaque($0).takeUnretainedValue() }
     }
 }
@@ -112,29 +112,4 @@ private func string(_ text: UnsafePointer<CChar>?) -> String? { text.map { Strin
 @_spi(ObjCBridge) public func csbridge_configuration_set_report_store(_ configuration: UnsafeMutableRawPointer?,
                                                     _ path: UnsafePointer<CChar>?) {
     with(configuration) { $0.reportStorePath = string(path) }
-}
-
-/// Adds an upload sink: HTTP when `dsn` is NULL (to `endpoint`), else Sentry (`release`, `environment`, `dist` may
-/// be NULL). Later csbridge_configuration_add_upload_header calls add to this sink.
-@_cdecl("csbridge_configuration_add_upload")
-@_spi(ObjCBridge) public func csbridge_configuration_add_upload(_ configuration: UnsafeMutableRawPointer?,
-                                              _ endpoint: UnsafePointer<CChar>?, _ dsn: UnsafePointer<CChar>?,
-                                              _ folder: UnsafePointer<CChar>?, _ uploadedGuards: UInt32,
-                                              _ release: UnsafePointer<CChar>?, _ environment: UnsafePointer<CChar>?,
-                                              _ dist: UnsafePointer<CChar>?) {
-    with(configuration) {
-        $0.uploads.append(.init(kind: dsn == nil ? "http" : "sentry", endpoint: string(endpoint), dsn: string(dsn),
-                                folder: string(folder) ?? "", uploadedGuards: uploadedGuards, release: string(release),
-                                environment: string(environment), dist: string(dist)))
-    }
-}
-
-@_cdecl("csbridge_configuration_add_upload_header")
-@_spi(ObjCBridge) public func csbridge_configuration_add_upload_header(_ configuration: UnsafeMutableRawPointer?,
-                                                     _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) {
-    guard let name = string(name), let value = string(value) else { return }
-    with(configuration) { bridge in
-        guard !bridge.uploads.isEmpty else { return }
-        bridge.uploads[bridge.uploads.count - 1].headers[name] = value
-    }
 }

@@ -1,10 +1,10 @@
 import CrashShieldRuntime.Internal
 import Foundation
 
-// The reports, upload statistics and defaults under the Objective-C API (CSReport, CSUploadStatistics,
-// CSConfiguration, CSUploadSink): the Objective-C objects read their fields from Swift's values through these
-// functions, and CSConfiguration's defaults are Swift's. Declared in
-// Sources/CrashShieldObjC/CSBridge.h (keep both in step). SPI ObjCBridge, as ObjCBridge.swift says.
+// The reports and defaults under the Objective-C API (CSReport, CSConfiguration; CSUploadStatistics and CSUploadSink
+// are CrashShieldUpload's ObjCBridgeUpload.swift): the Objective-C objects read their fields from Swift's values
+// through these functions, and CSConfiguration's defaults are Swift's. Declared in Sources/CrashShieldObjC/CSBridge.h
+// (keep both in step). SPI ObjCBridge, as ObjCBridge.swift says.
 
 /// A report lent to Objective-C for one call (`BridgeReportFunction`): a `const void *` the csbridge_report_ functions
 /// read. Strings come back malloc'd (the caller frees them); dates as seconds since 1970.
@@ -150,83 +150,7 @@ private func text(_ pointer: UnsafeRawPointer?, _ field: (CrashReport) -> String
     return copy(String(decoding: json, as: UTF8.self))
 }
 
-// MARK: Upload statistics (CSUploadStatistics)
-
-/// One upload sink's statistics, lent to Objective-C for one call (`BridgeStatisticsFunction`).
-final class BridgeUploadStatistics {
-    let folder: String
-    let isSentry: Bool
-    let statistics: UploadStatistics
-
-    init(_ sink: UploadSink) {
-        folder = sink.queue.folder.path
-        isSentry = sink is SentrySink
-        statistics = sink.statistics
-    }
-
-    static func borrow(_ pointer: UnsafeRawPointer?) -> UploadStatistics {
-        pointer.map { Unmanaged<BridgeUploadStatistics>.fromOpaque($0).takeUnretainedValue().statistics } ?? UploadStatistics()
-    }
-}
-
-@_spi(ObjCBridge) public typealias BridgeStatisticsFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?) -> Void
-
-/// Calls `function(context, statistics)` for each upload sink of the last start, in `uploadSinks` order.
-@_cdecl("csbridge_upload_statistics")
-@_spi(ObjCBridge) public func csbridge_upload_statistics(_ function: BridgeStatisticsFunction?, _ context: UnsafeMutableRawPointer?) {
-    guard let function else { return }
-    for sink in BridgeUploads.sinks {
-        let lent = BridgeUploadStatistics(sink)
-        withExtendedLifetime(lent) { function(context, UnsafeRawPointer(Unmanaged.passUnretained(lent).toOpaque())) }
-    }
-}
-
-@_cdecl("csbridge_upload_statistics_copy_folder")
-@_spi(ObjCBridge) public func csbridge_upload_statistics_copy_folder(_ lent: UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>? {
-    lent.map { strdup(Unmanaged<BridgeUploadStatistics>.fromOpaque($0).takeUnretainedValue().folder) } ?? nil
-}
-
-@_cdecl("csbridge_upload_statistics_is_sentry")
-@_spi(ObjCBridge) public func csbridge_upload_statistics_is_sentry(_ lent: UnsafeRawPointer?) -> Bool {
-    lent.map { Unmanaged<BridgeUploadStatistics>.fromOpaque($0).takeUnretainedValue().isSentry } ?? false
-}
-
-@_cdecl("csbridge_upload_statistics_delivered_reports")
-@_spi(ObjCBridge) public func csbridge_upload_statistics_delivered_reports(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).deliveredReports
-}
-
-@_cdecl("csbridge_upload_statistics_rejected_batches")
-@_spi(ObjCBridge) public func csbridge_upload_statistics_rejected_batches(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).rejectedBatches
-}
-
-@_cdecl("csbridge_upload_statistics_dropped_reports")
-@_spi(ObjCBridge) public func csbridge_upload_statistics_dropped_reports(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).droppedReports
-}
-
-@_cdecl("csbridge_upload_statistics_requests")
-@_spi(ObjCBridge) public func csbridge_upload_statistics_requests(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).requests
-}
-
-@_cdecl("csbridge_upload_statistics_queued_reports")
-@_spi(ObjCBridge) public func csbridge_upload_statistics_queued_reports(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).queuedReports
-}
-
-@_cdecl("csbridge_upload_statistics_credential_refusals")
-@_spi(ObjCBridge) public func csbridge_upload_statistics_credential_refusals(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).credentialRefusals
-}
-
-@_cdecl("csbridge_upload_statistics_rate_limited_reports")
-@_spi(ObjCBridge) public func csbridge_upload_statistics_rate_limited_reports(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).rateLimitedReports
-}
-
-// MARK: Defaults (CSConfiguration, CSUploadSink)
+// MARK: Defaults (CSConfiguration)
 
 /// `Configuration.production`, whose values `-[CSConfiguration init]` takes.
 private var production: Configuration { Configuration.production }
@@ -284,7 +208,3 @@ private var production: Configuration { Configuration.production }
         for selector in methods[className] ?? [] { function(context, className, selector) }
     }
 }
-
-/// `UploadOptions().uploadedGuards`: the guards an upload sink sends by default.
-@_cdecl("csbridge_default_uploaded_guards")
-@_spi(ObjCBridge) public func csbridge_default_uploaded_guards() -> UInt32 { UploadOptions().uploadedGuards.rawValue }

@@ -84,7 +84,7 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
 
     /// Deletes a store's file and its lock file, for a store no other process uses any more (a sent upload batch).
     /// Never for a shared store: a process waiting on the old lock file would then lock a different file.
-    static func removeFiles(of fileURL: URL) {
+    package static func removeFiles(of fileURL: URL) {
         try? FileManager.default.removeItem(at: fileURL)
         try? FileManager.default.removeItem(at: lockFileURL(for: fileURL))
     }

@@ -7,7 +7,7 @@ import Foundation
 /// Keys sorted, slashes not escaped, dates ISO-8601 UTC with milliseconds (`2026-11-25T10:00:00.123Z`; read with or
 /// without milliseconds), `category` the guard's name (`"container"`), optional fields left out when empty. Files and
 /// bodies written by earlier releases read back unchanged (ReportCodecTests holds one of each).
-enum ReportCodec {
+package enum ReportCodec {
     /// A new encoder (an encoder is not shared between threads).
     static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
@@ -34,7 +34,7 @@ enum ReportCodec {
     }
 
     /// A date as the codec writes it: `2026-11-25T10:00:00.123Z`.
-    static func timestamp(_ date: Date) -> String { dateFormatter(fractionalSeconds: true).string(from: date) }
+    package static func timestamp(_ date: Date) -> String { dateFormatter(fractionalSeconds: true).string(from: date) }
 
     /// `ISO8601DateFormatter` rather than `Date.ISO8601FormatStyle`, which needs iOS 15 / macOS 12; a formatter is
     /// made per coder, never shared between threads.

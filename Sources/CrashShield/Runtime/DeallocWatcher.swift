@@ -1,7 +1,7 @@
 import CrashShieldRuntime.Internal
 
 /// Keeps state about objects it does not own, and must drop it when one of them is deallocated (a `SideStorage`).
-protocol DeallocObserver: AnyObject {
+package protocol DeallocObserver: AnyObject {
     /// `object` is being deallocated. Its memory is still valid (its class can be read), but it must not be retained.
     /// Called outside the watcher's lock, once per `watch` that was not undone by `unwatch`.
     func objectWillDeallocate(_ object: CSRObject)
@@ -12,7 +12,7 @@ protocol DeallocObserver: AnyObject {
 }
 
 extension DeallocObserver {
-    func objectDidDeallocate(_ address: UInt) {}
+    package func objectDidDeallocate(_ address: UInt) {}
 }
 
 /// Tells observers when watched objects are deallocated. The one place that hooks `-dealloc`.
@@ -31,8 +31,8 @@ extension DeallocObserver {
 /// twice (`[super dealloc]`): the second trampoline continues with its own class's original, and finds nothing left
 /// to clean up. The hooks are never taken out: an object may still be watched after `stop()` (the notification-block
 /// API, a timer's proxy), and a `-dealloc` may be in flight on another thread.
-final class DeallocWatcher: @unchecked Sendable {
-    static let shared = DeallocWatcher(engine: .shared)
+package final class DeallocWatcher: @unchecked Sendable {
+    package static let shared = DeallocWatcher(engine: .shared)
 
     typealias DeallocIMP = @convention(c) (CSRObject?, CSRSelector?) -> Void
 
@@ -85,7 +85,7 @@ final class DeallocWatcher: @unchecked Sendable {
     /// The class hooked is the one the object claims (`[object class]`) when that is an ancestor of its real class:
     /// key-value observing swaps an object's class for a subclass made at run time (which answers `-class` with the
     /// original) and, on GNUstep, swaps it back when the last observer goes. Hooking the original covers both.
-    func cover(objectOf object: CSRObject) throws {
+    package func cover(objectOf object: CSRObject) throws {
         guard let isa = csr_object_getClass(object) else { return }
         let isaWord = UInt(bitPattern: isa)
         if lock.withLock({ covered.contains(isaWord) }) { return }
@@ -125,7 +125,7 @@ final class DeallocWatcher: @unchecked Sendable {
     }
 
     /// Records that `observer` holds something for the object at `address`. The object's class must be covered.
-    func watch(_ address: UInt, by observer: DeallocObserver) {
+    package func watch(_ address: UInt, by observer: DeallocObserver) {
         let id = ObjectIdentifier(observer)
         lock.withLock {
             if var registrations = watched[address] {
@@ -140,7 +140,7 @@ final class DeallocWatcher: @unchecked Sendable {
     }
 
     /// Undoes `watch` (the observer dropped its value, or is going away).
-    func unwatch(_ address: UInt, by observer: DeallocObserver) {
+    package func unwatch(_ address: UInt, by observer: DeallocObserver) {
         let id = ObjectIdentifier(observer)
         lock.withLock {
             guard var registrations = watched[address] else { return }

@@ -5,10 +5,10 @@ import Darwin
 #endif
 
 /// A non-recursive mutex (pthread). Used by every piece of shared state; never held while calling out.
-final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    init() { pthread_mutex_init(mutex, nil) }
+    package init() { pthread_mutex_init(mutex, nil) }
 
     deinit {
         pthread_mutex_destroy(mutex)
@@ -16,7 +16,7 @@ final class Lock: @unchecked Sendable {
     }
 
     @inline(__always)
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
@@ -67,16 +67,16 @@ final class Condition: @unchecked Sendable {
 }
 
 /// A value guarded by a lock: CrashShield's shared state, and handy for apps' tests of it.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let lock = Lock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
     @inline(__always)
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
         try lock.withLock { try body(&value) }
     }
 
-    var current: Value { withLock { $0 } }
+    package var current: Value { withLock { $0 } }
 }

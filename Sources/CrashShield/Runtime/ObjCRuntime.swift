@@ -127,7 +127,7 @@ extension String {
 
 /// Runs `body` inside an Objective-C autorelease pool. `body` is boxed (escaping) so that an Objective-C exception
 /// unwinding through this call leaves no Swift bookkeeping half done.
-func withAutoreleasePool(_ body: @escaping () -> Void) {
+package func withAutoreleasePool(_ body: @escaping () -> Void) {
     let box = Unmanaged.passRetained(ClosureBox(body))
     csr_with_autorelease_pool({ raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() }, box.toOpaque())
     box.release()

@@ -17,6 +17,5 @@
 #include "CSRUIKit.h"
 #include "CSRLifetime.h"
 #include "CSRNotification.h"
-#include "CSRGzip.h"
 #include "CrashShield.h"
 #endif

@@ -1,4 +1,5 @@
 @_spi(CrashShieldTools) import CrashShield
+@_spi(CrashShieldTools) import CrashShieldUpload
 import CrashShieldRuntime
 import Foundation
 #if canImport(Darwin)
@@ -139,11 +140,9 @@ public final class ReportFileReader {
     private static func body(_ bytes: [UInt8], decoder: JSONDecoder) -> Body {
         var text = bytes
         if bytes.starts(with: [0x1F, 0x8B]) {
-            var length = 0
-            guard let inflated = bytes.withUnsafeBufferPointer({ csr_gunzip($0.baseAddress, $0.count, maxBodyBytes, &length) })
+            guard let inflated = Gzip.decompress(bytes, limit: maxBodyBytes)
             else { return .bad("gzip data that does not decompress (truncated or corrupt)") }
-            text = Array(UnsafeBufferPointer(start: inflated, count: length))
-            free(inflated)
+            text = inflated
             guard case .body(let entries) = body(text, decoder: decoder) else {
                 return .bad("a gzip file that holds no upload body ({\"reports\": [...]})")
             }

@@ -1,4 +1,5 @@
 @testable import CrashShield
+@testable import CrashShieldNotifications
 import CrashShieldRuntime.Internal
 import CrashShieldScenarios
 import CrashShieldTesting
@@ -352,7 +353,7 @@ final class NotificationGuardTests: ShieldTestCase {
                 try? CrashShield.observe("CSSNote.O", object: sender, owner: notificationOwner(other)) { note in
                     order.append("from-sender:\(note.object == sender)")
                 }
-                XCTAssertEqual(ObservationStatus.closureObservationGroupCount, 2)
+                XCTAssertEqual(ClosureObservations.shared.groupCount, 2)
                 css_note_post(center, "CSSNote.O", nil, "k", "v")
                 XCTAssertEqual(order, ["high:CSSNote.O", "default1", "default2:v", "low"])
                 order.removeAll()
@@ -366,7 +367,7 @@ final class NotificationGuardTests: ShieldTestCase {
                 order.removeAll()
                 css_note_post(center, "CSSNote.O", sender, nil, nil)
                 XCTAssertEqual(order, [])
-                XCTAssertEqual(ObservationStatus.closureObservationGroupCount, 0)
+                XCTAssertEqual(ClosureObservations.shared.groupCount, 0)
                 css_object_release(sender)
             }
             XCTAssertEqual(reports(sink).count, 0, "owners need not remove anything: nothing to report")
@@ -393,7 +394,7 @@ final class NotificationGuardTests: ShieldTestCase {
             XCTAssertEqual(first?.isActive, false)
             css_note_post(center, "CSSNote.K", nil, nil, nil)
             XCTAssertEqual(count, 12)
-            XCTAssertEqual(ObservationStatus.closureObservationGroupCount, 0)
+            XCTAssertEqual(ClosureObservations.shared.groupCount, 0)
             css_object_release(owner)
         }
     }

@@ -1,4 +1,5 @@
 @testable import CrashShield
+@testable import CrashShieldNotifications
 import CrashShieldRuntime.Internal
 import CrashShieldScenarios
 import XCTest
@@ -49,7 +50,7 @@ final class NotificationRemovalTests: XCTestCase {
             css_object_release(owner)
             css_object_release(other)
             XCTAssertEqual(post("CSSNote.R"), [])
-            XCTAssertEqual(ObservationStatus.closureObservationGroupCount, 0)
+            XCTAssertEqual(ClosureObservations.shared.groupCount, 0)
         }
     }
 }

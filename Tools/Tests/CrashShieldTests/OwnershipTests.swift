@@ -1,4 +1,5 @@
 @_spi(Testing) @testable import CrashShield
+@testable import CrashShieldNotifications
 import CrashShieldRuntime.Internal
 import CrashShieldScenarios
 import CrashShieldTesting

@@ -1,4 +1,5 @@
 @testable import CrashShield
+@testable import CrashShieldUpload
 import Foundation
 import XCTest
 #if os(macOS) || os(Linux)   // the loopback server is a child process (Foundation's Process): not on iOS

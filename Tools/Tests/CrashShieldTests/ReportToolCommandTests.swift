@@ -1,4 +1,5 @@
 @testable import CrashShield
+@_spi(CrashShieldTools) import CrashShieldUpload
 import CrashShieldReportTool
 import CrashShieldRuntime
 import CrashShieldScenarios
@@ -122,11 +123,8 @@ extension ReportToolTests {
         let open = try XCTUnwrap(text.range(of: "\"reports\":["))
         text.replaceSubrange(open, with: "\"reports\":[{\"bogus\":1},")
         let gz = folder.appendingPathComponent("body.json.gz")
-        var length = 0
-        let raw = Array(text.utf8)
-        let packed = try XCTUnwrap(raw.withUnsafeBufferPointer { csr_gzip($0.baseAddress, $0.count, &length) })
-        try Data(bytes: packed, count: length).write(to: gz)
-        free(packed)
+        let packed = try XCTUnwrap(Gzip.compress(Data(text.utf8)))
+        try packed.write(to: gz)
         let zipped = ReportSet.load([gz.path]).set
         XCTAssertEqual(zipped.reports, ReportSet.load([last.path]).set.reports)
         XCTAssertEqual(zipped.badLines.map(\.description), ["\(gz.path): report 1: not a valid crash report (missing field 'signature')"])
@@ -136,7 +134,7 @@ extension ReportToolTests {
         XCTAssertTrue(run.stdout.contains("\(gz.path): report 1: not a valid crash report"), run.stdout)
 
         let torn = folder.appendingPathComponent("torn.json.gz")
-        try Data(bytes: Array(try Data(contentsOf: gz).prefix(length / 2)), count: length / 2).write(to: torn)
+        try packed.prefix(packed.count / 2).write(to: torn)
         XCTAssertEqual(ReportSet.load([torn.path]).set.badLines.map(\.problem), ["gzip data that does not decompress (truncated or corrupt)"])
     }
 

@@ -1,4 +1,5 @@
 @testable import CrashShield
+@testable import CrashShieldUpload
 import CrashShieldTesting
 import Foundation
 import InMemoryLogging

@@ -65,7 +65,7 @@ enum CrashService {
     /// One report of this run, as a non-fatal issue.
     nonisolated static func recordNonFatal(_ report: CrashReport) {
         let attributes = [
-            "method": report.method, "guard": report.category, "action": report.action.rawValue,
+            "method": report.method, "guard": report.category.name, "action": report.action.rawValue,
             "occurrences": String(report.occurrences), "caller": report.callerFrame?.symbol ?? "?",
         ]
         NSLog("[crash service] non-fatal %@: %@ %@", report.exceptionName, report.reason, attributes.description)

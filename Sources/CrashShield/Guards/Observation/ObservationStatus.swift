@@ -6,8 +6,6 @@ enum ObservationStatus {
     static var kvoRegistrationCount: Int { KVOProxyRegistry.shared.registrationCount }
     /// Observers in the notification guard's ledger (registered while the guard was on, not removed yet).
     static var notificationObserverCount: Int { NotificationObserverRegistry.shared.observerCount }
-    /// Trampolines registered for `CrashShield.observe` closures (one per center, name and object).
-    static var closureObservationGroupCount: Int { ClosureObservations.shared.groupCount }
     /// Timers whose target the timer guard's proxy holds (retained, as the timer would).
     static var timerProxyCount: Int { TimerProxyRegistry.shared.liveProxyCount }
     /// Observers whose deallocation waits for (or, to break a cycle of waits, is held by) a change being delivered to

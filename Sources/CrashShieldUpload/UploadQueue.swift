@@ -1,4 +1,5 @@
 import Dispatch
+import CrashShield
 import Foundation
 import Logging
 #if canImport(FoundationNetworking)

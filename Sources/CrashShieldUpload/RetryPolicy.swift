@@ -1,4 +1,5 @@
-import CrashShieldRuntime.Internal
+import CrashShieldGzip
+import CrashShield
 import Foundation
 
 /// What to do with a batch after the server answered (or did not).
@@ -139,13 +140,22 @@ struct RetryPolicy {
                                           "EEE MMM d HH:mm:ss yyyy"]
 }
 
-/// gzip through zlib (CSRGzip.c).
-enum Gzip {
-    static func compress(_ data: Data) -> Data? {
+/// gzip through zlib (CrashShieldGzip's CSRGzip.c). SPI for the report tool (Tools), which reads gzipped bodies.
+@_spi(CrashShieldTools) public enum Gzip {
+    public static func compress(_ data: Data) -> Data? {
         data.withUnsafeBytes { raw -> Data? in
             var length = 0
             guard let output = csr_gzip(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &length) else { return nil }
             return Data(bytesNoCopy: output, count: length, deallocator: .free)
         }
+    }
+
+    /// The bytes of a gzip (or zlib) stream; nil when it is not a whole stream or holds more than `limit` bytes.
+    public static func decompress(_ bytes: [UInt8], limit: Int) -> [UInt8]? {
+        var length = 0
+        guard let output = bytes.withUnsafeBufferPointer({ csr_gunzip($0.baseAddress, $0.count, limit, &length) })
+        else { return nil }
+        defer { free(output) }
+        return Array(UnsafeBufferPointer(start: output, count: length))
     }
 }

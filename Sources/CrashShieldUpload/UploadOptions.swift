@@ -1,3 +1,4 @@
+import CrashShield
 import Foundation
 
 /// How an upload sink batches, retries and bounds what it keeps. The defaults suit an app; tests shorten the delays.

@@ -1,3 +1,4 @@
+import CrashShield
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking   // URLSession on Linux

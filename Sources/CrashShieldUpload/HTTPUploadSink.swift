@@ -1,3 +1,4 @@
+import CrashShield
 import Foundation
 import Logging
 

@@ -1,3 +1,4 @@
+import CrashShield
 import CrashShieldRuntime.Internal
 #if canImport(Darwin)
 import Foundation
@@ -332,7 +333,7 @@ final class ClosureObservations: DeallocObserver, @unchecked Sendable {
             }.map(\.element)
         }
         guard !entries.isEmpty else { return }
-        let observed = ObservedNotification(name: KVOGuard.string(csr_notification_name(notification)) ?? "",
+        let observed = ObservedNotification(name: string(csr_notification_name(notification)) ?? "",
                                             object: csr_notification_object(notification),
                                             userInfo: csr_notification_userInfo(notification),
                                             notification: notification)
@@ -347,4 +348,12 @@ final class ClosureObservations: DeallocObserver, @unchecked Sendable {
         let ids = lock.withLock { owners[UInt(bitPattern: object)] ?? [] }
         if !ids.isEmpty { remove(ids: ids) }
     }
+}
+
+/// An NSString's text (nil for nil or a string that does not fit 1024 bytes).
+private func string(_ object: CSRObject?) -> String? {
+    guard let object else { return nil }
+    var buffer = [CChar](repeating: 0, count: 1024)
+    guard csr_string_copyUTF8(object, &buffer, buffer.count) else { return nil }
+    return String(cString: buffer)
 }
