@@ -105,14 +105,12 @@ final class MainThreadGuard: CrashGuard {
         let threadText = "thread \(thread.id)" + (thread.name.isEmpty ? "" : " '\(thread.name)'")
         let selectorName = cmd.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let method = "-[\(GuardFailure.className(receiver)) \(selectorName)]"
-        switch GuardFailure.decide(.mainThreadUI, receiver, cmd, point, exceptionName, hint: hint,
-                                   details: ["method": method, "thread": threadText], reason: { _ in uikitReason }) {
-        case .recover: return .runOnMain
-        case .passThrough: return .callOriginal
-        case .failLoudly:
-            csr_raise(exceptionName, "\(method) must be called on the main thread only; called on \(threadText). "
-                      + uikitReason)
-        }
+        let loudReason = "\(method) must be called on the main thread only; called on \(threadText). " + uikitReason
+        let violation = Violation(exceptionName, hint: hint, details: ["method": method, "thread": threadText],
+                                  raised: (exceptionName, { _ in loudReason })) { _ in uikitReason }
+        let verdict = IncidentPath.handle(Incident(.mainThreadUI, receiver: receiver, selector: cmd, violation,
+                                                   point: point, unrecovered: .raiseWhenLoud))
+        return verdict == .recover ? .runOnMain : .callOriginal
     }
 }
 

@@ -55,7 +55,8 @@ final class ZombieGuard: CrashGuard {
         guard let root = ObjCClass(named: "NSObject") else { return }
         ZombieClassFilter.shared.configure(configuration)
         ZombiePool.shared.configure(configuration.zombies)
-        csr_zombie_set_handler(Self.messageHandler)
+        _ = IncidentChannel.registered
+        csr_zombie_prepare()
         Self.rootClassWord.store(UInt(bitPattern: root.pointer), ordering: .relaxed)
         try context.install(Self.deallocPoint, on: [root])
         Self.active.store(1, ordering: .releasing)
@@ -71,25 +72,17 @@ final class ZombieGuard: CrashGuard {
     static let hint = "an object was used after its last release: find the missing retain (a weak/assign reference, "
         + "an unbalanced release, a delegate or block that outlived its owner)"
 
-    /// Called by the zombie class for every message a zombie receives.
-    static let messageHandler: CSRZombieHandler = { zombie, selector, reasonBuffer, reasonSize in
-        ZombieGuard.zombieReceived(zombie, selector, reasonBuffer, reasonSize)
-    }
-
+    /// The incident of a message a zombie received (CSRIncident.h, `CSRIncidentZombie`): reported as the SIGSEGV it
+    /// would be; failing loudly raises an NSInternalInconsistencyException; not recovered otherwise (stopping, the
+    /// class excluded since), it answers nil, never worse than the crash it replaces (`Incident.Unrecovered`).
     @inline(never)
-    static func zombieReceived(_ zombie: CSRObject?, _ selector: CSRSelector?,
-                               _ reasonBuffer: UnsafeMutablePointer<CChar>?, _ reasonSize: Int) -> Bool {
+    static func incident(_ zombie: CSRObject?, _ selector: CSRSelector?) -> Incident {
         let address = UInt(bitPattern: zombie)
         let record = ZombiePool.shared.record(at: address)
         let className = record.map { String(cString: csr_class_getName($0.cls)) } ?? "?"
         let selectorName = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let hex = "0x" + String(address, radix: 16)
         let reason = "*** -[\(className) \(selectorName)]: message sent to deallocated instance \(hex)"
-        if let reasonBuffer, reasonSize > 0 {
-            let bytes = Array(reason.utf8.prefix(reasonSize - 1))
-            for (index, byte) in bytes.enumerated() { reasonBuffer[index] = CChar(bitPattern: byte) }
-            reasonBuffer[bytes.count] = 0
-        }
         var details = ["address": hex]
         if let record, !record.stack.isEmpty {
             // From the frame that called the dealloc replacement (a -dealloc or -release) outwards.
@@ -100,15 +93,10 @@ final class ZombieGuard: CrashGuard {
             if let appFrame { details["deallocatedAt"] = describe(appFrame) }
             details["deallocationStack"] = frames.map(describe).joined(separator: "\n")
         }
-        if Interception.report(.zombie, className: className, selector: selectorName, exception: "SIGSEGV",
-                               reason: { reason }, hint: hint, details: details,
-                               implementation: csr_zombie_message_address()) {
-            return true
-        }
-        // Not recovered: fail loudly only in debug mode with the guard on; otherwise (stopping, the class excluded
-        // since) answer nil, never worse than the crash it replaces.
-        guard let session = Session.current.load(ordering: .acquiring), session.isEnabled(.zombie) else { return true }
-        return session.configuration.mode(for: .zombie) != .debug
+        let violation = Violation("SIGSEGV", hint: hint, details: details,
+                                  raised: (ExceptionName.internalInconsistency, { _ in reason })) { _ in reason }
+        return Incident(.zombie, subject: Incident.Subject(className: className), selector: selectorName, violation,
+                        implementation: csr_zombie_message_address(), unrecovered: .raiseInDebug)
     }
 
     private static func describe(_ frame: StackFrame) -> String {

@@ -188,12 +188,12 @@ enum Forwarding {
             csr_unrecognized_reason(receiver, sent, untypedFailure, &buffer, buffer.count)
             return String(cString: buffer)
         }
-        if GuardFailure.stop(category, receiver, sent, point, exception, hint: hint, details: details(invocation),
-                             callSite: .pastForwarding, reason: { _ in reason() }) {
+        // Not recovered, the message raises what the runtime raises (the incident path raises it).
+        let violation = Violation(exception, hint: hint, details: details(invocation)) { _ in reason() }
+        if IncidentPath.handle(Incident(category, receiver: receiver, selector: sent, violation, point: point,
+                                        callSite: .pastForwarding, unrecovered: .raise)) == .recover {
             csr_invocation_setZeroReturn(invocation)
-            return
         }
-        csr_raise(exception, reason())
     }
 
     private static func details(_ invocation: CSRObject?) -> [String: String] {

@@ -67,12 +67,14 @@ final class TimerGuard: CrashGuard {
         if !csr_object_responds(target, selector) {
             let targetClass = GuardFailure.className(target)
             let name = String(cString: csr_sel_getName(selector))
-            let recover = initPoint.isActive(for: receiver) && Interception.report(
-                .timer, className: targetClass, selector: name, exception: ExceptionName.invalidArgument,
-                reason: { "-[\(targetClass) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(target))" },
-                hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector",
-                details: ["timerSelector": "initWithFireDate:interval:target:selector:userInfo:repeats:"],
-                implementation: initPoint.replacementAddress)
+            let violation = Violation(ExceptionName.invalidArgument,
+                                      hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector",
+                                      details: ["timerSelector": "initWithFireDate:interval:target:selector:userInfo:repeats:"]) { _ in
+                "-[\(targetClass) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(target))"
+            }
+            let recover = initPoint.isActive(for: receiver) && IncidentPath.handle(Incident(
+                .timer, subject: Incident.Subject(className: targetClass), selector: name, violation,
+                implementation: initPoint.replacementAddress)) == .recover
             let timer = original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
             // Stopped: a real, invalidated timer (it never fires; scheduling it is harmless; target and userInfo released).
             if recover, let timer { csr_timer_invalidate(timer) }
@@ -104,10 +106,12 @@ final class TimerGuard: CrashGuard {
     /// recovered, in every mode.
     static func targetFreed(className: String, selectors: [String]) {
         let selector = selectors.first ?? "?"
-        _ = Interception.report(.timer, className: className, selector: selector, exception: freedTargetException,
-                                reason: { "An instance of \(className) was deallocated while \(selectors.count == 1 ? "a timer" : "\(selectors.count) timers") (selector \(selectors.joined(separator: ", "))) still retained it: it was released once more than it was retained. Without CrashShield the timer's next fire would message the freed object; the timer is invalidated instead." },
-                                hint: "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)",
-                                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
+        let violation = Violation(freedTargetException, hint: "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)") { _ in
+            "An instance of \(className) was deallocated while \(selectors.count == 1 ? "a timer" : "\(selectors.count) timers") (selector \(selectors.joined(separator: ", "))) still retained it: it was released once more than it was retained. Without CrashShield the timer's next fire would message the freed object; the timer is invalidated instead."
+        }
+        _ = IncidentPath.handle(Incident(.timer, subject: Incident.Subject(className: className), selector: selector,
+                                         violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
+                                         alreadyHandled: true))
     }
 
     /// What the timer's next fire would have crashed with (a message to freed memory), named as the zombie guard does.
