@@ -53,7 +53,8 @@ final class ZombieGuard: CrashGuard {
     func install(in context: GuardContext) throws {
         let configuration = context.configuration
         guard let root = ObjCClass(named: "NSObject") else { return }
-        ZombieClassFilter.shared.configure(configuration)
+        // The session being started (published before its guards install): "is this class the app's?" is its answer.
+        ZombieClassFilter.shared.configure(configuration, session: Session.current.load(ordering: .acquiring))
         ZombiePool.shared.configure(configuration.zombies)
         _ = IncidentChannel.registered
         csr_zombie_prepare()
@@ -88,8 +89,8 @@ final class ZombieGuard: CrashGuard {
             // From the frame that called the dealloc replacement (a -dealloc or -release) outwards.
             let start = CallStack.callerIndex(in: record.stack, implementation: deallocPoint.replacementAddress) ?? 0
             let frames = record.stack[start...].map(CallStack.frame(for:))
-            let configuration = Session.current.load(ordering: .acquiring)?.configuration
-            let appFrame = frames.first { frame in configuration?.isAppImage(frame.image) ?? true }
+            let session = Session.current.load(ordering: .acquiring)
+            let appFrame = frames.first { frame in session?.isAppImage(frame.image) ?? true }
             if let appFrame { details["deallocatedAt"] = describe(appFrame) }
             details["deallocationStack"] = frames.map(describe).joined(separator: "\n")
         }
@@ -124,20 +125,21 @@ final class ZombieClassFilter: @unchecked Sendable {
         var prefixes: [String] = []
         var excluded: [ObjCClass] = []
         var maxObjectSize = 0
-        var isAppImage: @Sendable (String) -> Bool = { _ in false }
+        /// The session's `isAppClass` (held weakly: a stopped session's answers are not kept alive here).
+        weak var session: Session?
     }
 
     private init() {
         for index in 0..<Self.capacity { (entries + index).initialize(to: .create(0)) }
     }
 
-    func configure(_ configuration: Configuration) {
+    func configure(_ configuration: Configuration, session: Session?) {
         lock.withLock {
             let options = configuration.zombies
             rules = Rules(classNames: options.classNames, prefixes: configuration.protectedClassPrefixes,
                           excluded: configuration.excludedClassNames.compactMap { ObjCClass(named: $0) },
                           maxObjectSize: options.maxCount == 0 ? -1 : min(options.maxObjectSize, options.maxBytes),
-                          isAppImage: configuration.isAppImage)
+                          session: session)
             _ = generation.loadThenWrappingIncrement(ordering: .acquiringAndReleasing)
         }
     }
@@ -191,15 +193,13 @@ final class ZombieClassFilter: @unchecked Sendable {
         let objcClass = ObjCClass(cls)
         if objcClass.name.hasPrefix("CSR") { return false }   // CrashShield's own runtime classes
         if rules.excluded.contains(where: { objcClass.isKind(of: $0) }) { return false }
-        let explicit = !rules.classNames.isEmpty || !rules.prefixes.isEmpty
+        guard !rules.classNames.isEmpty || !rules.prefixes.isEmpty else {
+            return rules.session?.isAppClass(objcClass) == true
+        }
         var current: CSRClass? = cls
         while let candidate = current {
-            if explicit {
-                let name = String(cString: csr_class_getName(candidate))
-                if rules.classNames.contains(name) || rules.prefixes.contains(where: { name.hasPrefix($0) }) { return true }
-            } else if let path = csr_class_imagePath(candidate), rules.isAppImage(String(cString: path)) {
-                return true
-            }
+            let name = String(cString: csr_class_getName(candidate))
+            if rules.classNames.contains(name) || rules.prefixes.contains(where: { name.hasPrefix($0) }) { return true }
             current = csr_class_getSuperclass(candidate)
         }
         return false

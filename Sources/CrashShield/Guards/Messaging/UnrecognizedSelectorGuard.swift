@@ -138,8 +138,8 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         if !isa.isMetaclass, let root = ObjCClass(named: "NSObject"), objectClass == root { return true }
         // Any other root class, and NSObject's class methods, are the runtime's, whatever image they live in: only
         // the lists above protect them.
-        guard objectClass.superclass != nil, let image = Forwarding.imagePath(of: objectClass) else { return false }
-        return configuration.isAppImage(image)
+        guard objectClass.superclass != nil else { return false }
+        return session.isAppClass(objectClass) == true
     }
 }
 
@@ -234,9 +234,4 @@ enum Forwarding {
         return false
     }
 
-    /// Image of the class, or of its nearest superclass with one (a class made at run time, e.g. by KVO, has none).
-    static func imagePath(of cls: ObjCClass) -> String? {
-        for ancestor in cls.lineage { if let path = ancestor.imagePath { return path } }
-        return nil
-    }
 }

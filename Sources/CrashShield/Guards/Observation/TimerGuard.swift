@@ -41,7 +41,6 @@ final class TimerGuard: CrashGuard {
         // timers are a CoreFoundation-backed subclass whose initializer never reaches NSTimer's; ClassSamples).
         guard let family = ClassFamily("NSTimer") else { return }
         Self.forwarders.clear()
-        Self.appClasses.clear()
         TimerProxyRegistry.installHandler()
         try context.install(Self.initPoint, onOwnersIn: family)
     }
@@ -51,7 +50,6 @@ final class TimerGuard: CrashGuard {
         // holds its target as the timer would and releases it with the timer; without the -dealloc hooks an
         // over-release is no longer seen (as without CrashShield).
         Self.forwarders.clear()
-        Self.appClasses.clear()
     }
 
     typealias InitIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, Double, CSRObject?, CSRSelector?, CSRObject?, UInt8) -> CSRObject?
@@ -80,7 +78,7 @@ final class TimerGuard: CrashGuard {
             if recover, let timer { csr_timer_invalidate(timer) }
             return timer
         }
-        guard appClasses.decide(targetClass, { isAppClass(targetClass) }),
+        guard Session.current.load(ordering: .acquiring)?.isAppClass(targetClass) == true,
               let proxy = csr_timer_proxy_new(target, selector) else {
             return original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
         }
@@ -91,15 +89,9 @@ final class TimerGuard: CrashGuard {
         return original(receiver, cmd, date, interval, proxy, csr_timer_proxy_selector(), userInfo, repeats)
     }
 
-    /// Per class: takes part in forwarding (left to Foundation); defined in the app's own binaries (watched).
+    /// Per class: takes part in forwarding (left to Foundation). Whether a class is the app's (its targets are
+    /// watched) is the session's answer (`Session.isAppClass`).
     private static let forwarders = ClassDecisions()
-    private static let appClasses = ClassDecisions()
-
-    private static func isAppClass(_ cls: ObjCClass) -> Bool {
-        guard let session = Session.current.load(ordering: .acquiring),
-              let image = Forwarding.imagePath(of: cls) else { return false }
-        return session.isAppImage(image)
-    }
 
     /// A target was deallocated while timers held it (it was over-released): their proxies dropped it before it was
     /// freed, so nothing is sent to it; each timer invalidates itself at its next fire. Nothing failed: reported as
