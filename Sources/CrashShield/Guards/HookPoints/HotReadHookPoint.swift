@@ -241,7 +241,7 @@ extension CallStack {
         var caller: UInt
     }
 
-    /// The decision's location of a direct caller the hook already found, as `locateCaller` builds it from the frame
+    /// The verdict's location of a direct caller the hook already found, as `locateCaller` builds it from the frame
     /// pointers; nil when the caller is Foundation's own code (the full walk looks past Foundation's conveniences).
     static func directCaller(_ frames: KnownFrames) -> Location? {
         guard let image = Images.path(of: frames.caller), !foundationImages.contains(image) else { return nil }

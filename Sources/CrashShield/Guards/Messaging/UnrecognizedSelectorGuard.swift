@@ -134,7 +134,7 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         if configuration.protectedClassPrefixes.contains(where: { name.hasPrefix($0) }) { return true }
         // An instance of exactly NSObject: a placeholder the app made (a delegate sent an optional method it does not
         // implement) is protected as the app's own classes are. A message Foundation's own code sends one still fails
-        // as before (`Failure.recoversFoundationCallers`), wherever the object came from.
+        // as before (`Incident.recoversFoundationCallers`), wherever the object came from.
         if !isa.isMetaclass, let root = ObjCClass(named: "NSObject"), objectClass == root { return true }
         // Any other root class, and NSObject's class methods, are the runtime's, whatever image they live in: only
         // the lists above protect them.
