@@ -2,24 +2,17 @@ import Foundation
 import CrashShieldRuntime.Internal
 
 /// Why the running Foundation would fail a call: the exception (or the signal it dies of), its reason (built only when
-/// reported or raised, from the subject's class name), what the developer should check, and details for the report.
-/// Built by the constructors in `FoundationFailures`, the one place that words Foundation's failures.
+/// reported or raised, from the subject's class name) and what the developer should check. Built by the constructors
+/// in `FoundationFailures`, the one place that words Foundation's failures. Three words, no more: a guarded method's
+/// replacement keeps room for one on its stack (what the incident adds is the incident's, built off the valid path).
 struct Violation {
     let exception: String
     let hint: String
     let reason: (String) -> String
-    var details: [String: String]
-    /// What failing loudly raises when it is not a copy of `exception` and `reason`: a message to a freed object is
-    /// reported as the SIGSEGV it would be, and raised as an NSInternalInconsistencyException; an off-main call raises
-    /// a longer reason than it reports.
-    var raised: (exception: String, reason: (String) -> String)?
 
-    init(_ exception: String, hint: String, details: [String: String] = [:],
-         raised: (exception: String, reason: (String) -> String)? = nil, reason: @escaping (String) -> String) {
+    init(_ exception: String, hint: String, reason: @escaping (String) -> String) {
         self.exception = exception
         self.hint = hint
-        self.details = details
-        self.raised = raised
         self.reason = reason
     }
 }
@@ -101,6 +94,12 @@ struct Incident {
     var subject: Subject
     var selector: String
     var violation: Violation
+    /// The violation's details for the report (the key, the thread, the deallocation stack...).
+    var details: [String: String]
+    /// What failing loudly raises when it is not a copy of the violation's exception and reason: a message to a freed
+    /// object is reported as the SIGSEGV it would be and raised as an NSInternalInconsistencyException; an off-main
+    /// call raises a longer reason than it reports.
+    var raised: (exception: String, reason: (String) -> String)?
     var site: Site
     var unrecovered: Unrecovered
     /// Whether a call made by Foundation's own code is recovered too. Not for messages nothing answers
@@ -117,12 +116,15 @@ struct Incident {
     /// A call on a receiver, stopped by `point` (its replacement, or `implementation` when another stopped it: a
     /// trampoline of one slot; nil `point`: not a hook, or a hook that always stands).
     init(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?, _ violation: Violation,
+         details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
          point: AnyHookPoint? = nil, implementation: UnsafeRawPointer? = nil, callSite: CallSite = .directCaller,
          knownFrames: CallStack.KnownFrames? = nil, unrecovered: Unrecovered = .original) {
         self.category = category
         subject = Subject(receiver: receiver)
         self.selector = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         self.violation = violation
+        self.details = details
+        self.raised = raised
         site = Site(implementation: implementation ?? point?.replacementAddress, callSite: callSite,
                     knownFrames: knownFrames)
         self.unrecovered = unrecovered
@@ -133,12 +135,15 @@ struct Incident {
     /// An incident that is not a method call on a live receiver (an observer that died, a timer whose target is gone,
     /// a marker's call): named by its subject.
     init(_ category: GuardCategory, subject: Subject, selector: String, _ violation: Violation,
+         details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
          implementation: UnsafeRawPointer?, knownFrames: CallStack.KnownFrames? = nil, alreadyHandled: Bool = false,
          unrecovered: Unrecovered = .original) {
         self.category = category
         self.subject = subject
         self.selector = selector
         self.violation = violation
+        self.details = details
+        self.raised = raised
         site = Site(implementation: implementation, knownFrames: knownFrames)
         self.unrecovered = unrecovered
         self.alreadyHandled = alreadyHandled
@@ -179,12 +184,10 @@ enum IncidentPath {
         switch (verdict, incident.unrecovered) {
         case (.recover, _), (.passThrough, .original), (.passThrough, .raiseWhenLoud), (.failLoudly, .original):
             return verdict
-        case (.failLoudly, .raiseWhenLoud) where incident.violation.raised == nil
-                                                 && incident.violation.exception.hasPrefix("SIG"):
+        case (.failLoudly, .raiseWhenLoud) where incident.raised == nil && incident.violation.exception.hasPrefix("SIG"):
             return verdict
         case (.failLoudly, _), (.passThrough, _):
-            let violation = incident.violation
-            let raised = violation.raised ?? (violation.exception, violation.reason)
+            let raised = incident.raised ?? (incident.violation.exception, incident.violation.reason)
             csr_raise(raised.exception, raised.reason(incident.subject.className))
         }
     }
@@ -248,7 +251,7 @@ enum IncidentPath {
                                       subject.isClassMethod ? "+" : "-", callSiteText),
             category: incident.category.name, exceptionName: incident.violation.exception, reason: reason,
             className: subject.className, selector: incident.selector, isClassMethod: subject.isClassMethod,
-            hint: incident.violation.hint, action: action, details: incident.violation.details,
+            hint: incident.violation.hint, action: action, details: incident.details,
             thread: CallStack.currentThread(), callStack: frames, callerFrameIndex: location.callerIndex,
             firstSeen: now, lastSeen: now, occurrences: 1, context: .current(callStack: frames, at: now),
             declaringClassName: declaring, callerFunction: callerFunction,

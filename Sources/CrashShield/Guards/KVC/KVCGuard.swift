@@ -76,9 +76,9 @@ final class KVCGuard: CrashGuard {
     /// false: run it (it raises: debug mode, guard off, or a failure inside a collection's call, which ends there).
     private static func stops(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint, _ exception: String,
                               key: CSRObject?, hint: String, reason: @escaping () -> String) -> Bool {
-        let violation = Violation(exception, hint: hint, details: details(key)) { _ in reason() }
-        let verdict = IncidentPath.handle(Incident(.kvc, receiver: receiver, selector: cmd, violation, point: point,
-                                                   callSite: .firstAppFrame))
+        let violation = Violation(exception, hint: hint) { _ in reason() }
+        let verdict = IncidentPath.handle(Incident(.kvc, receiver: receiver, selector: cmd, violation, details: details(key),
+                                                   point: point, callSite: .firstAppFrame))
         return verdict == .recover && !KVCScope.endsCallInProgress()
     }
 
@@ -136,11 +136,11 @@ final class KVCGuard: CrashGuard {
     static let setValueForNilKey: HookPoint<VoidWithObjectObject> = HookPoint("setValue:forKey:") { receiver, cmd, value, key in
         guard let original = setValueForNilKey.original(for: receiver) else { return }
         if key != nil { return original(receiver, cmd, value, key) }
-        let violation = Violation(M.invalidArgument, hint: M.nilKeyHint, details: details(key)) { cls in
+        let violation = Violation(M.invalidArgument, hint: M.nilKeyHint) { cls in
             "*** -[\(cls) setValue:forKey:]: attempt to set a value for a nil key"
         }
-        if IncidentPath.handle(Incident(.kvc, receiver: receiver, selector: cmd, violation, point: setValueForNilKey,
-                                        callSite: .firstAppFrame)) == .recover { return }
+        if IncidentPath.handle(Incident(.kvc, receiver: receiver, selector: cmd, violation, details: details(key),
+                                        point: setValueForNilKey, callSite: .firstAppFrame)) == .recover { return }
         original(receiver, cmd, value, key)
     }
     #endif

@@ -105,9 +105,10 @@ final class MainThreadGuard: CrashGuard {
         let selectorName = cmd.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let method = "-[\(GuardFailure.className(receiver)) \(selectorName)]"
         let loudReason = "\(method) must be called on the main thread only; called on \(threadText). " + uikitReason
-        let violation = Violation(exceptionName, hint: hint, details: ["method": method, "thread": threadText],
-                                  raised: (exceptionName, { _ in loudReason })) { _ in uikitReason }
-        return IncidentPath.handle(Incident(.mainThreadUI, receiver: receiver, selector: cmd, violation, point: point,
+        return IncidentPath.handle(Incident(.mainThreadUI, receiver: receiver, selector: cmd,
+                                            Violation(exceptionName, hint: hint) { _ in uikitReason },
+                                            details: ["method": method, "thread": threadText],
+                                            raised: (exceptionName, { _ in loudReason }), point: point,
                                             unrecovered: .raiseWhenLoud))
     }
 }

@@ -94,9 +94,9 @@ final class ZombieGuard: CrashGuard {
             if let appFrame { details["deallocatedAt"] = describe(appFrame) }
             details["deallocationStack"] = frames.map(describe).joined(separator: "\n")
         }
-        let violation = Violation("SIGSEGV", hint: hint, details: details,
-                                  raised: (ExceptionName.internalInconsistency, { _ in reason })) { _ in reason }
-        return Incident(.zombie, subject: Incident.Subject(className: className), selector: selectorName, violation,
+        return Incident(.zombie, subject: Incident.Subject(className: className), selector: selectorName,
+                        Violation("SIGSEGV", hint: hint) { _ in reason }, details: details,
+                        raised: (ExceptionName.internalInconsistency, { _ in reason }),
                         implementation: csr_zombie_message_address(), unrecovered: .raiseInDebug)
     }
 

@@ -189,9 +189,10 @@ enum Forwarding {
             return String(cString: buffer)
         }
         // Not recovered, the message raises what the runtime raises (the incident path raises it).
-        let violation = Violation(exception, hint: hint, details: details(invocation)) { _ in reason() }
-        if IncidentPath.handle(Incident(category, receiver: receiver, selector: sent, violation, point: point,
-                                        callSite: .pastForwarding, unrecovered: .raise)) == .recover {
+        let violation = Violation(exception, hint: hint) { _ in reason() }
+        if IncidentPath.handle(Incident(category, receiver: receiver, selector: sent, violation,
+                                        details: details(invocation), point: point, callSite: .pastForwarding,
+                                        unrecovered: .raise)) == .recover {
             csr_invocation_setZeroReturn(invocation)
         }
     }

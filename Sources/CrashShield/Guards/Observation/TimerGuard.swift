@@ -66,12 +66,12 @@ final class TimerGuard: CrashGuard {
             let targetClass = GuardFailure.className(target)
             let name = String(cString: csr_sel_getName(selector))
             let violation = Violation(ExceptionName.invalidArgument,
-                                      hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector",
-                                      details: ["timerSelector": "initWithFireDate:interval:target:selector:userInfo:repeats:"]) { _ in
+                                      hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector") { _ in
                 "-[\(targetClass) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(target))"
             }
             let recover = initPoint.isActive(for: receiver) && IncidentPath.handle(Incident(
                 .timer, subject: Incident.Subject(className: targetClass), selector: name, violation,
+                details: ["timerSelector": "initWithFireDate:interval:target:selector:userInfo:repeats:"],
                 implementation: initPoint.replacementAddress)) == .recover
             let timer = original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
             // Stopped: a real, invalidated timer (it never fires; scheduling it is harmless; target and userInfo released).
