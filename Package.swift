@@ -2,12 +2,14 @@
 //
 // CrashShield: crash protection for Objective-C runtimes, written in Swift.
 //
+// This package is what an app links: the library products and their own dependencies (swift-log, swift-atomics).
+// The crash matrix, scenarios, proof kit, bench and report tool are a package of their own, Tools/Package.swift,
+// which depends on this one by path.
+//
 // On Apple platforms the package needs no unsafe flags. On Linux it builds against GNUstep Base on GCC's
 // libobjc (Debian: gobjc, libgnustep-base-dev); the flags that needs are added under `#if os(Linux)` only.
 import PackageDescription
-#if os(Linux)
 import Foundation
-#endif
 
 /// Compiler flags for the Objective-C targets: empty on Apple platforms.
 let objcFlags: [CSetting]
@@ -62,18 +64,12 @@ let package = Package(
         .library(name: "CrashShieldDynamic", type: .dynamic, targets: ["CrashShield"]),
         // The Objective-C API (CSShield, CSConfiguration, the seeds' notification categories), for Objective-C apps.
         .library(name: "CrashShieldObjC", targets: ["CrashShieldObjC"]),
-        .executable(name: "crashshield-matrix", targets: ["crashshield-matrix"]),
-        .executable(name: "crashshield-bench", targets: ["crashshield-bench"]),
-        .executable(name: "crashshield-report", targets: ["crashshield-report"]),
     ],
     dependencies: [
         // A low floor: swift-log's newest releases declare swift-tools-version 6.2 (Xcode 26); an app on an older Xcode
         // resolves an older release. Only the tests use InMemoryLogging (in all platforms' manifests since 1.8).
         .package(url: "https://github.com/apple/swift-log", from: "1.7.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
-        // `swift package generate-documentation --target CrashShield` builds the DocC catalog.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The thin Objective-C/C layer: runtime primitives, @try, forwarding. Every runtime difference lives here.
@@ -91,42 +87,18 @@ let package = Package(
                 linkerSettings: objcBlockLinks),
         // In-memory report sink for apps' own tests.
         .target(name: "CrashShieldTesting", dependencies: ["CrashShield"]),
-        // The scenario catalog: real crashing Objective-C app code, one family per file.
-        .target(name: "CrashShieldScenarios", cSettings: objcFlags, linkerSettings: objcLinks),
-        // Runs every scenario in a child process, unprotected and protected.
-        .target(name: "CrashShieldMatrix", dependencies: [
-            "CrashShield", "CrashShieldTesting", "CrashShieldScenarios",
-        ]),
-        .executableTarget(name: "crashshield-matrix", dependencies: [
-            "CrashShieldMatrix", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        // Benchmark kernels in Objective-C (the calls an app makes) and the Swift driver.
-        .target(name: "CrashShieldBenchKernels", cSettings: objcFlags, linkerSettings: objcLinks),
-        .executableTarget(name: "crashshield-bench", dependencies: [
-            "CrashShield", "CrashShieldBenchKernels",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        // The report files' reader, summary, export and symbolication; crashshield-report is its command line.
-        .target(name: "CrashShieldReportTool", dependencies: ["CrashShield", "CrashShieldRuntime"]),
-        .executableTarget(name: "crashshield-report", dependencies: [
-            "CrashShieldReportTool", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        // The proof tools: the fuzzer's call table, stress operations and churn cycles in Objective-C, and their
-        // Swift driver (scripts/fuzz.sh, stress.sh, sanitize.sh).
-        .target(name: "CrashShieldProofKit", cSettings: objcFlags, linkerSettings: objcLinks),
-        .executableTarget(name: "crashshield-proof", dependencies: [
-            "CrashShield", "CrashShieldTesting", "CrashShieldProofKit",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
-        // The Objective-C API's tests: Objective-C app code using it (CrashShieldObjCScenarios), driven by XCTest.
-        .target(name: "CrashShieldObjCScenarios", dependencies: ["CrashShieldObjC", "CrashShieldScenarios"], cSettings: objcBlockFlags,
-                linkerSettings: objcBlockLinks),
-        .testTarget(name: "CrashShieldObjCTests", dependencies: ["CrashShield", "CrashShieldObjCScenarios"]),
-        .testTarget(name: "CrashShieldTests", dependencies: [
-            "CrashShield", "CrashShieldTesting", "CrashShieldMatrix", "CrashShieldScenarios", "CrashShieldRuntime",
-            "CrashShieldReportTool", "CrashShieldProofKit",
+        // The library's own tests: what needs no scenario catalog, crash matrix or tool (`swift test` here). The
+        // rest, real crashing app code against every guard, is Tools/Tests (`swift test --package-path Tools`).
+        .testTarget(name: "CrashShieldLibraryTests", dependencies: [
+            "CrashShield", "CrashShieldTesting", "CrashShieldRuntime",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "InMemoryLogging", package: "swift-log"),
         ]),
     ]
 )
+
+// DocC: `CRASHSHIELD_DOCC=1 swift package generate-documentation --target CrashShield`. The plugin
+// is added only when asked for, so an app that depends on CrashShield never resolves it.
+if ProcessInfo.processInfo.environment["CRASHSHIELD_DOCC"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

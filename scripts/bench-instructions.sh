@@ -24,10 +24,10 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 1; }
-if [[ $build == 1 ]]; then swift build -c release --product crashshield-bench >&2; fi
+if [[ $build == 1 ]]; then swift build --package-path Tools -c release --product crashshield-bench >&2; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-strip -o "$work/crashshield-bench" .build/release/crashshield-bench
+strip -o "$work/crashshield-bench" Tools/.build/release/crashshield-bench
 
 # Kernel names and guards, and how many calls each counts (the app workload: screen loads).
 kernels=("$@")

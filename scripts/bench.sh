@@ -14,11 +14,11 @@ for arg in "$@"; do
     esac
 done
 scripts/install-deps.sh >&2
-swift build -c release --product crashshield-bench >&2
+swift build --package-path Tools -c release --product crashshield-bench >&2
 if [[ $instructions == 1 ]] && command -v valgrind >/dev/null; then
     counts=$(mktemp)
     trap 'rm -f "$counts"' EXIT
     scripts/bench-instructions.sh --no-build --out "$counts" >&2
     args+=(--instructions "$counts")
 fi
-.build/release/crashshield-bench --toolchain "$(swift --version 2>/dev/null | head -1)" "${args[@]}"
+Tools/.build/release/crashshield-bench --toolchain "$(swift --version 2>/dev/null | head -1)" "${args[@]}"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Type-checks every target for an Apple platform against a real Apple SDK (Swift with Objective-C interop, every .m/.c
-# file under ARC with modules), when SDK names one: SDK=~/apple-sdks/iPhoneOS17.4.sdk scripts/check-apple.sh.
+# Type-checks every target of both packages (the library, Package.swift; the tools, Tools/Package.swift) for an Apple
+# platform against a real Apple SDK (Swift with Objective-C interop, every .m/.c file under ARC with modules), when
+# SDK names one: SDK=~/apple-sdks/iPhoneOS17.4.sdk scripts/check-apple.sh.
 # A headers-only SDK (the macOS 12 one) gets the Objective-C half only. Without SDK it says it skipped the check.
 # An iOS SDK with Swift interfaces also checks the example apps (scripts/check-examples.sh).
 set -euo pipefail
@@ -16,16 +17,36 @@ checker=${APPLE_TYPECHECK:-../shared/apple/typecheck.sh}
 if ! ls "$SDK"/usr/lib/swift/Swift.swiftmodule >/dev/null 2>&1; then export SWIFT_CHECK=0; fi
 mkdir -p .build
 log=.build/apple-typecheck-$(basename "$SDK").log
-# Objective-C targets that import other targets' public headers get their include folders, as SwiftPM passes them.
-export EXTRA_CFLAGS="${EXTRA_CFLAGS:-} -I Sources/CrashShieldObjC/include -I Sources/CrashShieldScenarios/include"
-"$checker" . "$SDK" > "$log" 2>&1 || true
-grep -E "error:" "$log" | sort -u || true
-line=$(tail -1 "$log")
-echo "$line"
-case "$line" in
-    "apple typecheck: 0 objc errors, 0 swift errors"*|"apple typecheck: 0 objc errors, n/a swift errors"*) ;;
-    *) echo "apple typecheck failed: full log in $log" >&2; exit 1 ;;
-esac
+root=$PWD
+extra_cflags=${EXTRA_CFLAGS:-}
+# The checker's scratch folder is keyed by SDK and target only: a checkout of its own, so that checks of other
+# checkouts running at the same time cannot hand this one their modules.
+export WORK=${WORK:-$root/.build/apple-typecheck-work}
+# check PACKAGE LOG: runs the checker on one package; prints its errors and last line; fails unless it says 0/0.
+check() {
+    "$checker" "$1" "$SDK" > "$2" 2>&1 || true
+    grep -E "error:" "$2" | sort -u || true
+    local line
+    line=$(tail -1 "$2")
+    echo "$line"
+    case "$line" in
+        "apple typecheck: 0 objc errors, 0 swift errors"*|"apple typecheck: 0 objc errors, n/a swift errors"*) ;;
+        *) echo "apple typecheck failed: full log in $2" >&2; exit 1 ;;
+    esac
+}
+# The library (Package.swift). Objective-C targets that import other targets' public headers get their include
+# folders, as SwiftPM passes them.
+EXTRA_CFLAGS="$extra_cflags -I $root/Sources/CrashShieldObjC/include" check . "$log"
+# The tools (Tools/Package.swift: scenarios, matrix, proof kit, bench, report tool). The checker reads dependencies
+# from DEPS_DIR, one folder per package: a temporary folder holds this checkout (as CrashShield) and Tools' own
+# dependency checkouts.
+[ -d Tools/.build/checkouts ] || swift package --package-path Tools resolve >/dev/null
+deps=$(mktemp -d "${TMPDIR:-/tmp}/check-apple.XXXXXX")
+trap 'rm -rf "$deps"' EXIT
+ln -s "$root" "$deps/CrashShield"
+for dep in Tools/.build/checkouts/*; do ln -s "$root/$dep" "$deps/"; done
+DEPS_DIR=$deps EXTRA_CFLAGS="$extra_cflags -I $root/Sources/CrashShieldObjC/include -I $root/Sources/CrashShieldRuntime/include
+    -I $root/Tools/Sources/CrashShieldScenarios/include" check Tools ".build/apple-typecheck-tools-$(basename "$SDK").log"
 # The example apps (Swift and UIKit) need an iOS SDK with Swift interfaces.
 if [ "${SWIFT_CHECK:-1}" != 0 ] && [ -d "$SDK/System/Library/Frameworks/UIKit.framework" ]; then
     scripts/check-examples.sh

@@ -8,19 +8,21 @@ command -v clang >/dev/null || { echo "clang is not on PATH (it comes with the S
 gcc_include=$(gcc -print-file-name=include)
 files=0
 errors=0
-for f in Sources/*/*.m; do
+for f in Sources/*/*.m Sources/CrashShieldRuntime/GNUstep/*.m Tools/Sources/*/*.m; do
     files=$((files + 1))
+    dir=$(dirname "$f")   # the target's folder (Sources/CrashShieldRuntime/GNUstep is part of CrashShieldRuntime)
+    [ "$(basename "$dir")" = GNUstep ] && dir=$(dirname "$dir")
     # The Objective-C API's targets use blocks (as Package.swift builds them) and import each other's headers.
     blocks=(-fno-blocks)
     case "$f" in
-        Sources/CrashShieldObjC*/*) blocks=(-fblocks -I Sources/CrashShieldObjC/GNUstepBlocks -I Sources/CrashShieldObjC/include
-                                            -I Sources/CrashShieldScenarios/include) ;;
+        Sources/CrashShieldObjC*/* | Tools/Sources/CrashShieldObjC*/*) blocks=(-fblocks -I Sources/CrashShieldObjC/GNUstepBlocks -I Sources/CrashShieldObjC/include
+                                            -I Tools/Sources/CrashShieldScenarios/include) ;;
     esac
     # GCC's own objc/runtime.h (its inline object_getClass) does not compile under ARC: that one error is not ours.
     out=$(clang -fsyntax-only -fobjc-arc -fobjc-runtime=gnustep-2.0 "${blocks[@]}" -fexceptions -fobjc-exceptions \
         -DGNUSTEP -DGNUSTEP_BASE_LIBRARY=1 -DGNU_RUNTIME=1 -D_NATIVE_OBJC_EXCEPTIONS \
         -fconstant-string-class=NSConstantString -isystem /usr/include/GNUstep -isystem "$gcc_include" \
-        -I"$(dirname "$f")/include" -Wno-deprecated-objc-isa-usage -ferror-limit=0 "$f" 2>&1 \
+        -I"$dir/include" -Wno-deprecated-objc-isa-usage -ferror-limit=0 "$f" 2>&1 \
         | grep -v 'objc/runtime\.h:156:[0-9]*: error: member reference base type' || true)
     n=$(grep -cE ': (fatal )?error: ' <<<"$out" || true)
     if [ "$n" -gt 0 ]; then

@@ -7,23 +7,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# The tools are the Tools package's (Tools/Package.swift), built in Tools/.build.
 # The build's warnings are the debug build's too: only its last lines here (the whole log on failure).
 build() {
     local log
     log=$(mktemp)
-    if ! swift build -c release --product "$1" >"$log" 2>&1; then cat "$log"; rm -f "$log"; return 1; fi
+    if ! swift build --package-path Tools -c release --product "$1" >"$log" 2>&1; then cat "$log"; rm -f "$log"; return 1; fi
     tail -n 1 "$log"
     rm -f "$log"
 }
 build crashshield-matrix
 build crashshield-proof
 echo "== crash matrix, optimized build"
-.build/release/crashshield-matrix run | tail -n 3
+Tools/.build/release/crashshield-matrix run | tail -n 3
 echo "== differential fuzzer, optimized build (seed ${PROOF_FUZZ_SEED:-3}, ${PROOF_FUZZ_CALLS:-200000} calls)"
-.build/release/crashshield-proof fuzz --seed "${PROOF_FUZZ_SEED:-3}" --calls "${PROOF_FUZZ_CALLS:-200000}" --examples 3 \
+Tools/.build/release/crashshield-proof fuzz --seed "${PROOF_FUZZ_SEED:-3}" --calls "${PROOF_FUZZ_CALLS:-200000}" --examples 3 \
     | grep -v '^count '
 echo "== stress, optimized build (${PROOF_STRESS_SECONDS:-20} s)"
-.build/release/crashshield-proof stress --seconds "${PROOF_STRESS_SECONDS:-20}" | tail -n 3
+Tools/.build/release/crashshield-proof stress --seconds "${PROOF_STRESS_SECONDS:-20}" | tail -n 3
 if [ "${PROOF_GNUSTEP_SUITE:-1}" != 0 ] && [ -x scripts/gnustep-suite.sh ]; then
     echo "== GNUstep Base's test suite with CrashShield inside (plain, release mode, debug mode)"
     scripts/gnustep-suite.sh

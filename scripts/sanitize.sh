@@ -64,8 +64,8 @@ memcheck() {
 
 run_valgrind() {
     command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; return 1; }
-    swift build --product crashshield-proof
-    cp .build/debug/crashshield-proof "$out/crashshield-proof-nodebug"
+    swift build --package-path Tools --product crashshield-proof
+    cp Tools/.build/debug/crashshield-proof "$out/crashshield-proof-nodebug"
     strip --strip-debug "$out/crashshield-proof-nodebug"
     echo "valgrind: memcheck over start/workload/stop (${ROUNDS:-5} rounds, 3 cycles); log in $out/valgrind.log"
     memcheck valgrind "$out/valgrind.log" "$out/crashshield-proof-nodebug" workload --rounds "${ROUNDS:-5}" --cycles 3
@@ -76,8 +76,8 @@ run_valgrind() {
 # release too many or too few shows here, under manual counting, as it would under ARC on Apple.
 run_ownership() {
     command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; return 1; }
-    swift build --build-tests >/dev/null
-    cp .build/debug/CrashShieldPackageTests.xctest "$out/tests-nodebug.xctest"
+    swift build --package-path Tools --build-tests >/dev/null
+    cp Tools/.build/debug/CrashShieldToolsPackageTests.xctest "$out/tests-nodebug.xctest"
     strip --strip-debug "$out/tests-nodebug.xctest"
     echo "ownership: memcheck over OwnershipTests; log in $out/ownership.log"
     memcheck ownership "$out/ownership.log" "$out/tests-nodebug.xctest" CrashShieldTests.OwnershipTests
@@ -87,9 +87,9 @@ run_ownership() {
 run_tsan() {
     # Everything is rebuilt with -fsanitize=thread (Swift and the Objective-C targets); GNUstep and libobjc are not
     # instrumented: their own memory accesses are not seen, their pthread calls are (scripts/tsan.supp).
-    swift build --sanitize=thread --scratch-path .build-tsan --product crashshield-proof
-    # Two passes: every operation, then every operation but KVO (while the KVO guard's hand-back to Foundation can
-    # crash the first pass early, the second still gives the other guards their full time).
+    swift build --package-path Tools --sanitize=thread --scratch-path "$PWD/.build-tsan" --product crashshield-proof
+    # Two passes: every operation, then every operation but KVO (should a KVO operation crash the first pass early,
+    # the second still gives the other guards their full time).
     local pass
     for pass in all without-kvo; do
         local log="$out/tsan-$pass.log" only=()

@@ -8,5 +8,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 configuration=${CONFIGURATION:-debug}   # CONFIGURATION=release: the optimized build, what apps ship
-swift build -c "$configuration" --product crashshield-proof
-exec ".build/$configuration/crashshield-proof" stress --seconds 60 "$@"
+swift build --package-path Tools -c "$configuration" --product crashshield-proof
+exec "Tools/.build/$configuration/crashshield-proof" stress --seconds 60 "$@"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Every test, the crash matrix included (it runs the matrix executable, so everything is built first), and the proof on
-# the optimized build apps ship (scripts/proof-release.sh: crash matrix, fuzzer, stress, GNUstep Base's own suite).
+# Every test of both packages, the library's own (Package.swift: Tests/CrashShieldLibraryTests) and the proof's
+# (Tools/Package.swift: every guard against real crashing app code, the Objective-C API, the tools), the crash matrix
+# included (it runs the matrix executable, so everything is built first), and the proof on the optimized build apps
+# ship (scripts/proof-release.sh: crash matrix, fuzzer, stress, GNUstep Base's own suite).
 # SDK=/path/to/iPhoneOS17.4.sdk (or MacOSX12.0.sdk) also type-checks the package for that Apple platform
 # (../shared/apple/typecheck.sh, or APPLE_TYPECHECK=/path/to/typecheck.sh); without SDK that check is skipped.
 set -euo pipefail
@@ -12,5 +14,7 @@ scripts/check-incident-path.sh   # one incident path: only IncidentPath.swift re
 scripts/check-apple.sh
 scripts/proof-release.sh
 swift build --build-tests
+swift build --package-path Tools --build-tests
 scripts/sanitize.sh ownership   # the Objective-C layer's objects under valgrind (OwnershipTests)
-swift test --skip-build --disable-swift-testing "$@"   # the suite is XCTest
+swift test --skip-build --disable-swift-testing "$@"   # the suites are XCTest
+swift test --package-path Tools --skip-build --disable-swift-testing "$@"

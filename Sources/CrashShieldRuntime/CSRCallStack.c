@@ -9,7 +9,7 @@
 #include <unwind.h>
 #include <pthread.h>
 #include "CSRCallStack.h"
-#include "CSRUnwind.h"
+#include "GNUstep/CSRUnwind.h"   // GNUstep only (its own CSR_UNWIND_AVAILABLE)
 #if defined(__APPLE__)
 #include <mach-o/dyld.h>
 #include <mach-o/loader.h>

@@ -58,7 +58,7 @@ public struct Configuration: Sendable {
     /// How the hottest reads (`objectAtIndex:`, `array[i]`) are protected: `.atRaise` (default) leaves the methods
     /// whose failure can be recovered when it is raised unhooked, `.trampolines` hooks them all (see
     /// `HotReadRecovery`).
-    public var hotReadRecovery = HotReadRecovery.atRaise
+    @_spi(CrashShieldTools) public var hotReadRecovery = HotReadRecovery.atRaise
 
     public init(guards: GuardCategory = .productionSafe, mode: GuardMode = .release,
                 modeOverrides: [GuardCategory: GuardMode] = [:], excludedClassNames: Set<String> = [],
@@ -303,13 +303,13 @@ public struct ReportLimits: Sendable, Equatable {
     }
 }
 
-/// Which binaries are the app's own.
-public enum AppImages {
+/// Which binaries are the app's own (the default of `Configuration.isAppImage`).
+@usableFromInline enum AppImages {
     /// Folders of system libraries: Apple's (device and simulator runtime roots) and Linux's.
-    public static let systemPrefixes = ["/System/", "/usr/lib/", "/lib/", "/lib64/", "/usr/lib64/", "/Library/Apple/"]
+    static let systemPrefixes = ["/System/", "/usr/lib/", "/lib/", "/lib64/", "/usr/lib64/", "/Library/Apple/"]
 
     /// Default: every image outside the system folders is the app's.
-    @Sendable public static func isAppImage(_ path: String) -> Bool {
+    @usableFromInline @Sendable static func isAppImage(_ path: String) -> Bool {
         if path.contains("/RuntimeRoot/") { return false }
         return !systemPrefixes.contains { path.hasPrefix($0) }
     }

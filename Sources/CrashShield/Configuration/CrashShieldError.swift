@@ -8,8 +8,8 @@ public enum CrashShieldError: Error, Equatable, CustomStringConvertible {
     case unknownClass(String)
     /// A configuration value is out of range; the text says which and why.
     case invalidConfiguration(String)
-    /// A guard could not install one of its hooks.
-    case hookFailed(category: String, HookError)
+    /// A guard could not install one of its hooks; `reason` says why (the hook engine's refusal).
+    case hookFailed(category: String, reason: String)
 
     public var description: String {
         switch self {
@@ -17,7 +17,7 @@ public enum CrashShieldError: Error, Equatable, CustomStringConvertible {
         case .notRunning: return "CrashShield is not running; call start() first"
         case .unknownClass(let name): return "the configuration names class '\(name)', which the Objective-C runtime does not know"
         case .invalidConfiguration(let text): return "invalid configuration: \(text)"
-        case .hookFailed(let category, let error): return "the \(category) guard could not install a hook: \(error)"
+        case .hookFailed(let category, let reason): return "the \(category) guard could not install a hook: \(reason)"
         }
     }
 }

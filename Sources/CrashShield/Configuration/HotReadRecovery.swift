@@ -1,7 +1,7 @@
 /// How the container and string guards protect the hottest read-only methods (`objectAtIndex:`,
 /// `objectAtIndexedSubscript:`, `characterAtIndex:`), and the mutation `replaceCharactersInRange:withString:` where
 /// Foundation raises its failure before changing anything.
-public enum HotReadRecovery: String, Sendable, CaseIterable {
+@_spi(CrashShieldTools) public enum HotReadRecovery: String, Sendable, CaseIterable {
     /// A method whose failure can be recovered when Foundation raises it is not hooked at all, so a valid call costs
     /// nothing: when it raises, CrashShield finds the failing call on the stack and the caller gets nil / 0. That
     /// needs Foundation code with nothing to run on the way, and an implementation whose exception names its receiver

@@ -158,7 +158,7 @@ public enum CrashShield {
         } catch {
             for hook in context.hooks.reversed() { hook.revert() }
             guardObject.uninstall()
-            if let error = error as? HookError { throw CrashShieldError.hookFailed(category: category.name, error) }
+            if let error = error as? HookError { throw CrashShieldError.hookFailed(category: category.name, reason: error.description) }
             throw error
         }
         session.installed[category.rawValue] = (guardObject, context.hooks)

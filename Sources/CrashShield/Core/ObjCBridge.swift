@@ -294,7 +294,7 @@ extension BridgeConfiguration.Upload {
         let observation = try ClosureObservations.shared.add(
             name: String(cString: name), object: object, owner: owner, priority: NotificationPriority(rawValue: priority),
             center: center ?? csr_notification_default_center()
-        ) { note in function(owned.pointer, note.notification, owner) }
+        ) { note in function(owned.pointer, note.notificationPointer, owner) }
         observationID?.pointee = observation.id
     }
 }

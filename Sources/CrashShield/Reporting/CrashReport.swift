@@ -157,7 +157,7 @@ public struct StackFrame: Codable, Sendable, Equatable {
 /// receives, carries the launch's total so far. So the latest report of a (signature, launch) pair holds that
 /// launch's count, and a total is the sum over launches of those latest counts (over builds too, summed by
 /// `groupingKey`). The store's `load()`, its compaction and the report tool all count this way.
-public enum ReportCounting {
+@_spi(CrashShieldTools) public enum ReportCounting {
     /// The key of one launch's count of one call site. A report without a context (written before reports had
     /// one) counts as a launch of its own source (`source`: its file, say).
     public static func launchKey(_ report: CrashReport, source: String) -> String {

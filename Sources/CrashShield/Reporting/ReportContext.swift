@@ -299,7 +299,7 @@ final class ImageCatalog: @unchecked Sendable {
 
 /// ELF notes, read the same way from a loaded image (`ImageCatalog`) and from a file (the report tool's build-ID
 /// match).
-@_spi(ReportTool) public enum ELFNote {
+@_spi(CrashShieldTools) public enum ELFNote {
     /// The NT_GNU_BUILD_ID note's bytes, lowercase hex as `readelf -n` prints them, among the notes of one PT_NOTE
     /// segment or SHT_NOTE section (notes padded to `alignment`).
     public static func gnuBuildID(in notes: UnsafeRawBufferPointer, alignment: Int) -> String? {

@@ -1,5 +1,5 @@
 /// Why the hook engine refused or failed a request. Each case says what to change.
-public enum HookError: Error, Equatable, CustomStringConvertible {
+enum HookError: Error, Equatable, CustomStringConvertible {
     /// No class of that name is registered with the Objective-C runtime.
     case classNotFound(String)
     /// The class (and its superclasses) do not implement the selector, so there is nothing to hook.
@@ -14,7 +14,7 @@ public enum HookError: Error, Equatable, CustomStringConvertible {
     /// cannot tell the two levels apart, so a subclass implementation calling `super` would recurse forever.
     case nestedInstallation(class: String, selector: String, existing: String)
 
-    public var description: String {
+    var description: String {
         switch self {
         case .classNotFound(let name): return "no Objective-C class named '\(name)' is registered"
         case .methodNotFound(let cls, let sel): return "\(cls) does not implement \(sel); nothing to hook"

@@ -32,8 +32,14 @@ import CrashShieldRuntime.Internal
 /// Registrations the guard did not make are Foundation's: those made before `start()` or while the guard was off,
 /// and (`Configuration.kvoLeavesSystemClassesAlone`) every registration whose observed object or
 /// observer is of a system class. Their removal goes to Foundation; a removal is reported as unbalanced only when
-/// Foundation has no observer of the object besides the guard's proxy. Switching the guard off (`stop()`, the kill
-/// switch) hands the proxies' registrations back to Foundation before the hooks are reverted.
+/// Foundation has no observer of the object besides the guard's proxy.
+///
+/// Switching the guard off (`stop()`, the kill switch) moves no registration: those made through the proxies stay on
+/// them until their natural end (the app removes them, or the observer or the object dies), so that a change made on
+/// another thread meanwhile reaches each observer once, never twice or not at all. Until then the guard's hooks
+/// stay installed (`KVOHookLifetime`): the removals of those registrations go to the registry, every other call
+/// (and every registration made while the guard is off) goes straight to Foundation, and nothing is reported. They
+/// are reverted once no registration is left on a proxy.
 final class KVOGuard: CrashGuard {
     static let category = GuardCategory.kvo
 
@@ -52,13 +58,13 @@ final class KVOGuard: CrashGuard {
         csr_kvo_set_end_handler { address, token in
             KVOGuard.registry.observedObjectEnded(UInt(address), token: UInt(token))
         }
-        try context.install(Self.addObserver, on: [object])
-        try context.install(Self.removeObserver, on: [object])
-        if Self.addedContextRemoval {
-            // Added by an earlier start: it is the replacement itself (hooking it would call itself).
-        } else if object.responds(to: Self.removeObserverContext.selector) {
-            try context.install(Self.removeObserverContext, on: [object])
-        } else {
+        // Not through `context`: the hooks outlive the guard while registrations are left on proxies.
+        var points: [AnyHookPoint] = [Self.addObserver, Self.removeObserver]
+        let hasContextRemoval = object.responds(to: Self.removeObserverContext.selector)
+        // Once the guard added it (below), it is the replacement itself: hooking it would call itself.
+        if hasContextRemoval && !Self.addedContextRemoval { points.append(Self.removeObserverContext) }
+        try Self.hooks.switchOn(points, on: object)
+        if !hasContextRemoval {
             // GNUstep 1.28 has no -removeObserver:forKeyPath:context:; the guard adds it (it stays after stop, and
             // then raises "does not recognize" as before).
             if csr_class_addMethod(object.pointer, Self.removeObserverContext.selector.pointer,
@@ -68,15 +74,15 @@ final class KVOGuard: CrashGuard {
         }
     }
 
-    func willUninstall() {
-        // Switched off, hooks still installed: every registration made through the proxies goes back to Foundation,
-        // so that the app's removals, made directly once the hooks are reverted, find them.
-        Self.registry.handBackToFoundation()
+    func uninstall() {
+        Self.hooks.switchOff()   // reverted now, or once the last registration on a proxy ends
     }
 
-    func uninstall() {
-        Self.registry.handBackToFoundation()   // nothing left, unless the hooks were reverted without willUninstall
-    }
+    /// The guard's hooks (see `KVOHookLifetime`).
+    static let hooks = KVOHookLifetime()
+
+    /// Whether the KVO hooks are installed (the guard is on, or registrations are left on proxies).
+    static var hooksInstalled: Bool { hooks.installed }
 
     /// Whether the guard added `-removeObserver:forKeyPath:context:` to NSObject (GNUstep). Written under
     /// CrashShield's lock, read by the removal hooks on any thread.

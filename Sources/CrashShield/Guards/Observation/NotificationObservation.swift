@@ -3,7 +3,32 @@ import CrashShieldRuntime.Internal
 import Foundation
 #endif
 
+#if canImport(Darwin)
+/// A notification handed to a closure.
+public struct ObservedNotification {
+    /// The notification's name.
+    public let name: String
+    let objectPointer: UnsafeMutableRawPointer?
+    let notificationPointer: UnsafeMutableRawPointer
+    /// The notification's object (`Notification.object`), or nil.
+    public var object: AnyObject? { objectPointer.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() } }
+    /// The notification's `userInfo`, or nil.
+    public var userInfo: [AnyHashable: Any]? { notification.userInfo }
+    /// The notification itself.
+    public var notification: Notification {
+        Unmanaged<NSNotification>.fromOpaque(notificationPointer).takeUnretainedValue() as Notification
+    }
+
+    init(name: String, object: UnsafeMutableRawPointer?, userInfo: UnsafeMutableRawPointer?,
+         notification: UnsafeMutableRawPointer) {
+        self.name = name
+        objectPointer = object
+        notificationPointer = notification
+    }
+}
+#else
 /// A notification handed to a closure. The pointers are valid during the call only (retain them to keep them).
+/// (GNUstep on Linux: Swift has no Objective-C interop there, so Objective-C objects are raw pointers.)
 public struct ObservedNotification {
     /// The notification's name.
     public let name: String
@@ -13,7 +38,9 @@ public struct ObservedNotification {
     public let userInfo: UnsafeMutableRawPointer?
     /// The `NSNotification` itself.
     public let notification: UnsafeMutableRawPointer
+    var notificationPointer: UnsafeMutableRawPointer { notification }
 }
+#endif
 
 /// Orders the closures observing one notification: higher runs first; equal priorities run in the order they were
 /// added.
@@ -42,25 +69,55 @@ public enum NotificationThread {
     case current
     /// On the main thread, from its run loop.
     case main
-    /// On this `NSThread` (a raw pointer), from its run loop; the thread must run it.
+    #if canImport(Darwin)
+    /// On this thread, from its run loop; the thread must run it.
+    case thread(Thread)
+    #else
+    /// On this `NSThread` (a raw pointer: no Objective-C interop on Linux), from its run loop; the thread must run it.
     case thread(UnsafeMutableRawPointer)
+    #endif
 }
 
 /// Posting where the observers' handlers should run: every handler of that post, registered normally
 /// (`addObserver:selector:name:object:`) or through `CrashShield.observe`, runs on the thread given. Works whether
 /// CrashShield is started or not.
 public enum NotificationPoster {
-    /// Posts `name` with `object` and `userInfo` (an NSDictionary) through `center` (default: the default center).
+    #if canImport(Darwin)
+    /// Posts `name` with `object` and `userInfo` through `center` (default: the default center).
     /// With `.main` or `.thread`, `waitUntilDone` blocks until every handler returned.
+    public static func post(name: String, object: AnyObject? = nil, userInfo: [AnyHashable: Any]? = nil,
+                            on thread: NotificationThread = .current, waitUntilDone: Bool = false,
+                            center: NotificationCenter? = nil) {
+        let info = userInfo.map { $0 as NSDictionary }
+        post(name: name, objectPointer: object.map { Unmanaged.passUnretained($0).toOpaque() },
+             userInfoPointer: info.map { Unmanaged.passUnretained($0).toOpaque() }, on: thread,
+             waitUntilDone: waitUntilDone, centerPointer: center.map { Unmanaged.passUnretained($0).toOpaque() })
+        withExtendedLifetime((object, info, center)) {}
+    }
+    #else
+    /// Posts `name` with `object` and `userInfo` (an NSDictionary) through `center` (default: the default center).
+    /// With `.main` or `.thread`, `waitUntilDone` blocks until every handler returned. (Objective-C objects are raw
+    /// pointers on Linux: Swift has no Objective-C interop there.)
     public static func post(name: String, object: UnsafeMutableRawPointer? = nil,
                             userInfo: UnsafeMutableRawPointer? = nil, on thread: NotificationThread = .current,
                             waitUntilDone: Bool = false, center: UnsafeMutableRawPointer? = nil) {
+        post(name: name, objectPointer: object, userInfoPointer: userInfo, on: thread, waitUntilDone: waitUntilDone,
+             centerPointer: center)
+    }
+    #endif
+
+    static func post(name: String, objectPointer object: CSRObject?, userInfoPointer userInfo: CSRObject?,
+                     on thread: NotificationThread, waitUntilDone: Bool, centerPointer center: CSRObject?) {
         withAutoreleasePool {
             let nsThread: CSRObject?
             switch thread {
             case .current: nsThread = nil
             case .main: nsThread = csr_nsthread_main()
+            #if canImport(Darwin)
+            case .thread(let given): nsThread = Unmanaged.passUnretained(given).toOpaque()
+            #else
             case .thread(let given): nsThread = given
+            #endif
             }
             post(nameObject: csr_string_create(name), object: object, userInfo: userInfo, thread: nsThread,
                  waitUntilDone: waitUntilDone, center: center)
@@ -94,11 +151,33 @@ extension CrashShield {
     /// CrashShield is started or not. `owner` is never retained.
     ///
     /// Throws when `owner`'s class cannot be watched for deallocation.
+    #if canImport(Darwin)
+    @discardableResult
+    public static func observe(_ name: String, object: AnyObject? = nil,
+                               owner: NotificationOwner, priority: NotificationPriority = .default,
+                               center: NotificationCenter? = nil,
+                               _ handler: @escaping (ObservedNotification) -> Void) throws -> NotificationObservation {
+        // The observation keeps only the addresses, as NotificationCenter does: `object` only filters.
+        try withExtendedLifetime((object, center)) {
+            try observe(name, objectPointer: object.map { Unmanaged.passUnretained($0).toOpaque() }, owner: owner,
+                        priority: priority, centerPointer: center.map { Unmanaged.passUnretained($0).toOpaque() },
+                        handler)
+        }
+    }
+    #else
+    /// (Objective-C objects are raw pointers on Linux: Swift has no Objective-C interop there.)
     @discardableResult
     public static func observe(_ name: String, object: UnsafeMutableRawPointer? = nil,
                                owner: NotificationOwner, priority: NotificationPriority = .default,
                                center: UnsafeMutableRawPointer? = nil,
                                _ handler: @escaping (ObservedNotification) -> Void) throws -> NotificationObservation {
+        try observe(name, objectPointer: object, owner: owner, priority: priority, centerPointer: center, handler)
+    }
+    #endif
+
+    static func observe(_ name: String, objectPointer object: CSRObject?, owner: NotificationOwner,
+                        priority: NotificationPriority, centerPointer center: CSRObject?,
+                        _ handler: @escaping (ObservedNotification) -> Void) throws -> NotificationObservation {
         try ClosureObservations.shared.add(name: name, object: object, owner: try ownerPointer(owner),
                                            priority: priority, center: center ?? csr_notification_default_center(),
                                            handler: handler)

@@ -27,16 +27,14 @@ public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
     ///     per folder: a folder (or one inside it, or around it) another sink of this process uses is refused until
     ///     that sink is closed or released.
     ///   - options: headers, retries, caps and which guards are uploaded.
-    ///   - transport: how requests are sent; the default is an ephemeral `URLSession`.
     ///   - logger: where the sink logs rejected batches and dropped reports.
     /// - Throws: `UploadError` for a non-http(s) endpoint or an unusable or shared folder,
     ///   `CrashShieldError.invalidConfiguration` for options out of range (`UploadOptions.validate()`),
     ///   `ReportStoreError` for its files.
     public init(endpoint: URL, folder: URL, options: UploadOptions = UploadOptions(),
-                transport: UploadTransport = URLSessionUploadTransport(),
                 logger: Logger = Logger(label: "CrashShield.Upload")) throws {
         super.init(queue: try UploadQueue(endpoint: endpoint, folder: folder, options: options,
-                                          batchSize: options.maxBatchSize, transport: transport, logger: logger) { reports, _ in
+                                          batchSize: options.maxBatchSize, transport: URLSessionUploadTransport(), logger: logger) { reports, _ in
             (try ReportJSON.encoder().encode(Batch(reports: reports)), ["Content-Type": "application/json"])
         })
     }

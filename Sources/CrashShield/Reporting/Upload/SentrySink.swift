@@ -6,7 +6,7 @@ import Logging
 /// Whitespace around the DSN (a newline a file or an environment variable added) is removed. Anything that would make
 /// a broken endpoint is refused: whitespace or control characters inside, a public key other than letters and
 /// digits, a port outside 1...65535, a project id other than digits.
-public struct SentryDSN: Sendable, Equatable {
+struct SentryDSN: Sendable, Equatable {
     /// The DSN, trimmed.
     public let dsn: String
     public let publicKey: String
@@ -79,7 +79,7 @@ public struct SentryDSN: Sendable, Equatable {
 /// groups as CrashShield does; `extra.occurrences` and the rest of the report. The event id is the batch's
 /// idempotency key: a retried envelope has the same id and Sentry keeps one.
 public final class SentrySink: UploadSink, @unchecked Sendable {
-    public let dsn: SentryDSN
+    let dsn: SentryDSN
 
     /// - Parameters:
     ///   - dsn: the project's DSN (Sentry: Settings, Client Keys).
@@ -88,20 +88,18 @@ public final class SentrySink: UploadSink, @unchecked Sendable {
     ///   - environment: set on every event when given ("production").
     ///   - release: set on every event when given ("app@1.2").
     ///   - dist: the distribution (build) of the release; by default the app's build (`ReportContext.appBuild`).
-    ///   - isAppImage: which images are the app's (`in_app`); by default `AppImages.isAppImage`.
-    ///   - transport: how requests are sent; the default is an ephemeral `URLSession`.
+    ///   - isAppImage: which images are the app's (`in_app`); by default every image outside the system's folders.
     ///   - logger: where the sink logs rejected envelopes and dropped reports.
     public init(dsn: String, folder: URL, options: UploadOptions = UploadOptions(), environment: String? = nil,
                 release: String? = nil, dist: String? = nil,
                 isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage,
-                transport: UploadTransport = URLSessionUploadTransport(),
                 logger: Logger = Logger(label: "CrashShield.Sentry")) throws {
         let parsed = try SentryDSN(dsn)
         self.dsn = parsed
         let envelope = SentryEnvelope(dsn: parsed, environment: environment, release: release, dist: dist,
                                       isAppImage: isAppImage)
         super.init(queue: try UploadQueue(endpoint: parsed.envelopeURL, folder: folder, options: options, batchSize: 1,
-                                          rules: .sentry, transport: transport, logger: logger) { reports, key in
+                                          rules: .sentry, transport: URLSessionUploadTransport(), logger: logger) { reports, key in
             // One report per envelope (batchSize 1). An empty batch is refused (the queue drops it with a log line):
             // never an index out of range in the app.
             guard let report = reports.first else { throw EncodingError.invalidValue(reports, .init(codingPath: [], debugDescription: "an empty batch")) }

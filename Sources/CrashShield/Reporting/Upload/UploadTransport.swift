@@ -4,7 +4,7 @@ import FoundationNetworking   // URLSession on Linux
 #endif
 
 /// What the server answered to one upload request.
-public struct UploadResponse: Sendable, Equatable {
+struct UploadResponse: Sendable, Equatable {
     public var statusCode: Int
     /// The `Retry-After` header, as sent (seconds or an HTTP-date), when there was one.
     public var retryAfter: String?
@@ -20,7 +20,7 @@ public struct UploadResponse: Sendable, Equatable {
 
 /// Sends one HTTP request and reports the server's status, or why no answer came (refused, timed out, cut off).
 /// `URLSessionUploadTransport` is the real one; tests may wrap it to observe requests.
-public protocol UploadTransport: AnyObject, Sendable {
+protocol UploadTransport: AnyObject, Sendable {
     /// Sends `request`; calls `completion` once, on any thread, with the response or the transport error.
     func send(_ request: URLRequest, completion: @escaping @Sendable (Result<UploadResponse, Error>) -> Void)
     /// Cancels what is in flight and releases the transport's resources. Later sends fail.
@@ -28,7 +28,7 @@ public protocol UploadTransport: AnyObject, Sendable {
 }
 
 /// `UploadTransport` over an ephemeral `URLSession` of its own (no cookies, no cache, no credentials on disk).
-public final class URLSessionUploadTransport: UploadTransport, @unchecked Sendable {
+final class URLSessionUploadTransport: UploadTransport, @unchecked Sendable {
     private let session: URLSession
     /// Set by `invalidate()`. FoundationNetworking stops the process (fatalError "Session invalidated") when a task is
     /// made on an invalidated session, so making tasks and invalidating take turns under this lock.

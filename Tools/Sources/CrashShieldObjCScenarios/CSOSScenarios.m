@@ -2,10 +2,10 @@
 //
 // GNUstep note: a copied block does not retain the objects it captures there (libBlocksRuntime has no Objective-C
 // hooks); every object a block here captures outlives the block's registration.
-#import "../CrashShieldObjC/include/CrashShieldObjC.h"
+#import "../../../Sources/CrashShieldObjC/include/CrashShieldObjC.h"
 #import "../CrashShieldScenarios/include/CrashShieldScenarios.h"   // css_runloop_thread_start/stop, css_runloop_run
-#include "../CrashShieldRuntime/include/CSRTypes.h"
-#include "../CrashShieldRuntime/CSRMemory.h"
+#include "../../../Sources/CrashShieldRuntime/include/CSRTypes.h"
+#include "../../../Sources/CrashShieldRuntime/CSRMemory.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -17,7 +17,7 @@
 #include "CSRCallStack.h"
 #include <pthread.h>
 #include "CSRRuntime.h"
-#include "CSRMemory.h"
+#include "../CSRMemory.h"
 
 #include "CSRUnwind.h"
 #if CSR_UNWIND_AVAILABLE

@@ -1,4 +1,4 @@
-@testable import CrashShield
+@_spi(CrashShieldTools) @testable import CrashShield
 import CrashShieldRuntime.Internal
 import CrashShieldScenarios
 import XCTest

@@ -6,7 +6,8 @@ import Foundation
 import XCTest
 
 /// The KVO guard in this process: every case is stopped and reported once, valid observation is delivered exactly
-/// as without the guard, several threads at once, and stop() hands registrations back to Foundation.
+/// as without the guard, several threads at once, and registrations made through the guard outlive stop() on their
+/// proxies until their natural end.
 private let new: UInt = 0x01, old: UInt = 0x02, initial: UInt = 0x04, prior: UInt = 0x08
 
 /// The observers' delivery log since the last call.
@@ -449,7 +450,7 @@ final class KVOGuardTests: ShieldTestCase {
 
     /// An observed object that is not watched keeps every other protection: an observer that dies registered is
     /// removed and reported, the others still get changes, a model reusing a dead one's memory starts afresh, and
-    /// stop() hands its registrations back to Foundation.
+    /// its registrations outlive stop() on its proxy until they are removed.
     func testAnObservedObjectThatIsNotWatchedKeepsTheOtherProtections() throws {
         csr_test_emulateAppleKVO(true)
         defer { csr_test_emulateAppleKVO(false) }
@@ -477,8 +478,8 @@ final class KVOGuardTests: ShieldTestCase {
             XCTAssertEqual(kvoReports(sink).map(\.className), ["CSSKVORecorder"], "the dead observer only")
             XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 1)
         }
-        // Handed back: Foundation has the registration and removes it (GNUstep would not raise either way: the
-        // delivery log shows it).
+        // Still on the proxy after stop(): delivered through it, and its removal reaches the registry through the
+        // hook, which stays while a registration is left (GNUstep would not raise either way: the log shows it).
         withAutoreleasePool {
             css_kvo_set_level(model, 5)
             XCTAssertEqual(takeLog(), ["2|level|0|{kind=1,new=5,old=4}"], "from Foundation (GNUstep adds the old value)")
@@ -494,17 +495,19 @@ final class KVOGuardTests: ShieldTestCase {
 
     // MARK: Lifecycle and threads
 
-    func testStopHandsRegistrationsBackToFoundation() throws {
+    /// stop() moves no registration (see KVOSwitchOffTests): the proxy delivers it until the app removes it.
+    func testARegistrationOutlivesStopOnItsProxyUntilRemoved() throws {
         withAutoreleasePool {
             let model = css_kvo_model_new()!
             let observer = css_kvo_recorder_new(1)!
             withShield(Configuration(guards: .kvo)) { _ in
                 css_kvo_add(model, observer, "level", new, 9)
             }
-            XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0)
+            XCTAssertEqual(ObservationStatus.kvoRegistrationCount, 1, "still on its proxy")
             css_kvo_set_level(model, 4)
-            XCTAssertEqual(takeLog(), ["1|level|9|{kind=1,new=4}"], "Foundation delivers directly now")
+            XCTAssertEqual(takeLog(), ["1|level|9|{kind=1,new=4}"], "delivered once, through the proxy")
             css_kvo_remove(model, observer, "level")
+            XCTAssertEqual(ObservationStatus.kvoRegistrationCount, 0, "the removal reached the registry")
             css_kvo_set_level(model, 5)
             XCTAssertEqual(takeLog(), [])
             #if !canImport(Darwin)

@@ -1,4 +1,4 @@
-@_spi(ReportTool) import CrashShield
+@_spi(CrashShieldTools) import CrashShield
 import Foundation
 
 /// What identifies a binary file's build: its GNU build ID (ELF) or its UUIDs (Mach-O, one per slice of a universal

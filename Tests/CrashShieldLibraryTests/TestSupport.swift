@@ -1,5 +1,4 @@
 @_spi(Testing) @testable import CrashShield
-import CrashShieldMatrix
 import CrashShieldRuntime.Internal
 import CrashShieldTesting
 import XCTest

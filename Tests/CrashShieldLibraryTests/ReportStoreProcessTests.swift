@@ -218,7 +218,7 @@ private struct Child {
         name = "\(role.rawValue)-\(UUID().uuidString.prefix(8))"
         outputURL = folder.appendingPathComponent("\(name).out")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        let filter = "CrashShieldTests.ReportStoreProcessTests"
+        let filter = "CrashShieldLibraryTests.ReportStoreProcessTests"
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
 #if os(Linux)
         process.arguments = [filter]   // the test binary itself

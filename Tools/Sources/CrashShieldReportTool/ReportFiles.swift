@@ -1,4 +1,4 @@
-import CrashShield
+@_spi(CrashShieldTools) import CrashShield
 import CrashShieldRuntime
 import Foundation
 #if canImport(Darwin)

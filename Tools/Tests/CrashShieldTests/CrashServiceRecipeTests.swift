@@ -115,6 +115,7 @@ final class CrashServiceRecipeTests: ShieldTestCase {
     /// The README shows exactly the code between each pair of markers above.
     func testTheREADMEShowsTheseRecipes() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()   // Tools/Tests/CrashShieldTests/ -> the repository
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         for service in ["Crashlytics", "Bugly"] {

@@ -1,0 +1,1 @@
+../../../Tests/CrashShieldLibraryTests/TestSupport.swift
