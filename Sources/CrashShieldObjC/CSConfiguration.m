@@ -1,8 +1,30 @@
-// CSConfiguration.m: the Objective-C configuration and upload sinks, written for Swift as one JSON object
-// (BridgeConfiguration in ObjCBridge.swift reads it; Swift validates it and says what to change).
+// CSConfiguration.m: the Objective-C configuration and upload sinks. Their defaults are Swift's
+// (Configuration.production, UploadOptions(): csbridge_default_ functions); they are handed to Swift field by field
+// (a BridgeConfiguration, ObjCBridgeConfiguration.swift; Swift validates it and says what to change).
 #import "CSConfiguration.h"
 #import "CSPrivate.h"
+#import "CSBridge.h"
 #import "CSSupport.h"
+
+/// Adds a name to the NSMutableArray `context`.
+static void CSAddName(void *context, const char *name, const char *unused) {
+    NSString *string = name ? [NSString stringWithUTF8String:name] : nil;
+    if (string) [(CSR_BRIDGE NSMutableArray *)context addObject:string];
+}
+
+/// Adds a selector to its class's array in the NSMutableDictionary `context` (class name -> NSMutableArray).
+static void CSAddMethod(void *context, const char *className, const char *selector) {
+    NSString *name = className ? [NSString stringWithUTF8String:className] : nil;
+    NSString *selectorName = selector ? [NSString stringWithUTF8String:selector] : nil;
+    if (!name || !selectorName) return;
+    NSMutableDictionary *methods = (CSR_BRIDGE NSMutableDictionary *)context;
+    NSMutableArray *selectors = [methods objectForKey:name];
+    if (!selectors) {
+        selectors = [NSMutableArray array];
+        [methods setObject:selectors forKey:name];
+    }
+    [selectors addObject:selectorName];
+}
 
 @implementation CSUploadSink
 
@@ -19,7 +41,7 @@
         _releaseName = [releaseName copy];
         _environment = [environment copy];
         _headers = [@{} copy];
-        _uploadedGuards = CSGuardAll & ~CSGuardMainThreadUI;
+        _uploadedGuards = csbridge_default_uploaded_guards();
     }
     return self;
 }
@@ -46,38 +68,34 @@
     return copy;
 }
 
-/// The sink as BridgeConfiguration.Upload; nil (and `*error`) when a value has the wrong type.
-- (NSDictionary *)bridgeObject:(NSError **)error {
+/// The sink added to Swift's BridgeConfiguration; NO (and `*error`) when a value has the wrong type.
+- (BOOL)addToBridgeConfiguration:(void *)configuration error:(NSError **)error {
     if (![_folder isKindOfClass:[NSURL class]] || ![_folder isFileURL]) {
-        CSInvalidArgument(@"an upload sink's folder must be a file URL", error);
-        return nil;
+        return CSInvalidArgument(@"an upload sink's folder must be a file URL", error);
     }
     if (!_isSentry && ![_endpoint isKindOfClass:[NSURL class]]) {
-        CSInvalidArgument(@"an HTTP upload sink needs an endpoint URL", error);
-        return nil;
+        return CSInvalidArgument(@"an HTTP upload sink needs an endpoint URL", error);
     }
     for (id key in _headers) {
         if (![key isKindOfClass:[NSString class]] || ![[_headers objectForKey:key] isKindOfClass:[NSString class]]) {
-            CSInvalidArgument(@"upload headers must map strings to strings", error);
-            return nil;
+            return CSInvalidArgument(@"upload headers must map strings to strings", error);
         }
     }
-    NSMutableDictionary *object = [NSMutableDictionary dictionaryWithDictionary:@{
-        @"kind": _isSentry ? @"sentry" : @"http",
-        @"folder": [_folder path],
-        @"headers": _headers ?: @{},
-        @"uploadedGuards": @(_uploadedGuards),
-    }];
-    if (_endpoint) [object setObject:[_endpoint absoluteString] forKey:@"endpoint"];
-    if (_DSN) [object setObject:_DSN forKey:@"dsn"];
-    if (_releaseName) [object setObject:_releaseName forKey:@"release"];
-    if (_environment) [object setObject:_environment forKey:@"environment"];
     if (_dist && ![_dist isKindOfClass:[NSString class]]) {
-        CSInvalidArgument(@"an upload sink's dist must be a string", error);
-        return nil;
+        return CSInvalidArgument(@"an upload sink's dist must be a string", error);
     }
-    if (_dist) [object setObject:_dist forKey:@"dist"];
-    return object;
+    if ((_DSN && ![_DSN isKindOfClass:[NSString class]]) || (_releaseName && ![_releaseName isKindOfClass:[NSString class]]) ||
+        (_environment && ![_environment isKindOfClass:[NSString class]])) {
+        return CSInvalidArgument(@"a Sentry sink's DSN, release and environment must be strings", error);
+    }
+    csbridge_configuration_add_upload(configuration, _isSentry ? NULL : [[_endpoint absoluteString] UTF8String],
+                                      _isSentry ? [(_DSN ?: @"") UTF8String] : NULL, [[_folder path] UTF8String],
+                                      _uploadedGuards, [_releaseName UTF8String], [_environment UTF8String],
+                                      [_dist UTF8String]);
+    for (NSString *key in _headers) {
+        csbridge_configuration_add_upload_header(configuration, [key UTF8String], [[_headers objectForKey:key] UTF8String]);
+    }
+    return YES;
 }
 
 #if !__has_feature(objc_arc)
@@ -105,23 +123,27 @@
 
 - (instancetype)init {
     if ((self = [super init])) {
-        _guards = CSGuardProductionSafe;
-        _mode = CSModeRelease;
+        _guards = csbridge_default_guards();
+        _mode = csbridge_default_debug_mode() ? CSModeDebug : CSModeRelease;
         _modeOverrides = [@{} copy];
         _excludedClassNames = [[NSSet alloc] init];
         _protectedClassPrefixes = [@[] copy];
-        _unrecognizedSelectorFoundationClasses = [@[@"NSString", @"NSNumber", @"NSArray", @"NSDictionary"] copy];
-        _maxDistinctReports = 256;
-        _detailedCapturesPerSecond = 20;
-        _maxStackDepth = 32;
-        _zombieMaxBytes = 10 << 20;
-        _zombieMaxCount = 10000;
-        _zombieMaxObjectSize = 64 << 10;
+        NSMutableArray *foundation = [NSMutableArray array];
+        csbridge_default_foundation_classes(CSAddName, (CSR_BRIDGE void *)foundation);
+        _unrecognizedSelectorFoundationClasses = [foundation copy];
+        _maxDistinctReports = csbridge_default_max_distinct_reports();
+        _detailedCapturesPerSecond = csbridge_default_detailed_captures_per_second();
+        _maxStackDepth = csbridge_default_max_stack_depth();
+        _zombieMaxBytes = csbridge_default_zombie_max_bytes();
+        _zombieMaxCount = csbridge_default_zombie_max_count();
+        _zombieMaxObjectSize = csbridge_default_zombie_max_object_size();
         _zombieClassNames = [[NSSet alloc] init];
-        _kvoLeavesSystemClassesAlone = YES;
-        _mainThreadOnlyMethods = [@{
-            @"UIView": @[@"setNeedsLayout", @"setNeedsDisplay", @"setNeedsDisplayInRect:", @"layoutIfNeeded"],
-        } copy];
+        _recordsZombieDeallocationStack = csbridge_default_records_zombie_deallocation_stack() ? YES : NO;
+        _kvoLeavesSystemClassesAlone = csbridge_default_kvo_leaves_system_classes_alone() ? YES : NO;
+        NSMutableDictionary *methods = [NSMutableDictionary dictionary];
+        csbridge_default_main_thread_only_methods(CSAddMethod, (CSR_BRIDGE void *)methods);
+        _mainThreadOnlyMethods = [methods copy];
+        // Objective-C's own default: Swift's Configuration.production has no sinks, an app adds LogReportSink.
         _logsReports = YES;
         _uploadSinks = [@[] copy];
     }
@@ -196,72 +218,74 @@ static NSArray *CSStrings(id value, NSString *field, NSError **error) {
     return ok ? array : nil;
 }
 
-- (NSData *)bridgeJSON:(NSError **)error {
+/// Adds each string of `names` to Swift's list through `add`.
+static void CSAddNames(NSArray *names, void *configuration, void (*add)(void *, const char *)) {
+    for (NSString *name in names) add(configuration, [name UTF8String]);
+}
+
+- (void *)newBridgeConfiguration:(NSError **)error {
     NSArray *excluded = CSStrings(_excludedClassNames, @"excludedClassNames", error);
     NSArray *prefixes = CSStrings(_protectedClassPrefixes, @"protectedClassPrefixes", error);
     NSArray *foundation = CSStrings(_unrecognizedSelectorFoundationClasses, @"unrecognizedSelectorFoundationClasses", error);
     NSArray *zombieClasses = CSStrings(_zombieClassNames, @"zombieClassNames", error);
-    if (!excluded || !prefixes || !foundation || !zombieClasses) return nil;
-    NSMutableArray *overrides = [NSMutableArray array];
+    if (!excluded || !prefixes || !foundation || !zombieClasses) return NULL;
     for (id guard in _modeOverrides) {
         id mode = [_modeOverrides objectForKey:guard];
         if (![guard isKindOfClass:[NSNumber class]] || ![mode isKindOfClass:[NSNumber class]] ||
             ([mode integerValue] != CSModeRelease && [mode integerValue] != CSModeDebug)) {
             CSInvalidArgument(@"modeOverrides must map CSGuard numbers to CSMode numbers", error);
-            return nil;
+            return NULL;
         }
-        [overrides addObject:@{@"guards": guard, @"mode": [mode integerValue] == CSModeDebug ? @"debug" : @"release"}];
     }
-    NSMutableDictionary *methods = [NSMutableDictionary dictionary];
     for (id className in _mainThreadOnlyMethods) {
         NSArray *selectors = CSStrings([_mainThreadOnlyMethods objectForKey:className], @"mainThreadOnlyMethods", error);
         if (![className isKindOfClass:[NSString class]] || !selectors) {
             CSInvalidArgument(@"mainThreadOnlyMethods must map class names to arrays of selector names", error);
-            return nil;
+            return NULL;
         }
-        [methods setObject:selectors forKey:className];
     }
     if (![_uploadSinks isKindOfClass:[NSArray class]]) {
         CSInvalidArgument(@"uploadSinks must be an array of CSUploadSink objects", error);
-        return nil;
+        return NULL;
     }
-    NSMutableArray *uploads = [NSMutableArray array];
     for (id sink in _uploadSinks) {
         if (![sink isKindOfClass:[CSUploadSink class]]) {
             CSInvalidArgument(@"uploadSinks must hold CSUploadSink objects", error);
-            return nil;
+            return NULL;
         }
-        NSDictionary *upload = [sink bridgeObject:error];
-        if (!upload) return nil;
-        [uploads addObject:upload];
     }
     if (_reportStoreURL && (![_reportStoreURL isKindOfClass:[NSURL class]] || ![_reportStoreURL isFileURL])) {
         CSInvalidArgument(@"reportStoreURL must be a file URL", error);
-        return nil;
+        return NULL;
     }
-    NSMutableDictionary *object = [NSMutableDictionary dictionaryWithDictionary:@{
-        @"guards": @(_guards),
-        @"mode": _mode == CSModeDebug ? @"debug" : @"release",
-        @"modeOverrides": overrides,
-        @"excludedClassNames": excluded,
-        @"protectedClassPrefixes": prefixes,
-        @"unrecognizedSelectorFoundationClasses": foundation,
-        @"maxDistinctReports": @(_maxDistinctReports),
-        @"detailedCapturesPerSecond": @(_detailedCapturesPerSecond),
-        @"maxStackDepth": @(_maxStackDepth),
-        @"zombieMaxBytes": @(_zombieMaxBytes),
-        @"zombieMaxCount": @(_zombieMaxCount),
-        @"zombieMaxObjectSize": @(_zombieMaxObjectSize),
-        @"zombieClassNames": zombieClasses,
-        @"recordsZombieDeallocationStack": @(_recordsZombieDeallocationStack),
-        @"kvoLeavesSystemClassesAlone": @(_kvoLeavesSystemClassesAlone),
-        @"mainThreadOnlyMethods": methods,
-        @"redactsAppData": @(_redactsAppData),
-        @"logsReports": @(_logsReports),
-        @"uploads": uploads,
-    }];
-    if (_reportStoreURL) [object setObject:[_reportStoreURL path] forKey:@"reportStorePath"];
-    return [NSJSONSerialization dataWithJSONObject:object options:0 error:NULL];
+    void *configuration = csbridge_configuration_create();
+    csbridge_configuration_set_guards(configuration, _guards, _mode == CSModeDebug);
+    for (NSNumber *guard in _modeOverrides) {
+        BOOL debug = [[_modeOverrides objectForKey:guard] integerValue] == CSModeDebug;
+        csbridge_configuration_add_mode_override(configuration, (uint32_t)[guard unsignedIntValue], debug);
+    }
+    CSAddNames(excluded, configuration, csbridge_configuration_add_excluded_class);
+    CSAddNames(prefixes, configuration, csbridge_configuration_add_protected_prefix);
+    CSAddNames(foundation, configuration, csbridge_configuration_add_foundation_class);
+    CSAddNames(zombieClasses, configuration, csbridge_configuration_add_zombie_class);
+    csbridge_configuration_set_limits(configuration, _maxDistinctReports, _detailedCapturesPerSecond, _maxStackDepth);
+    csbridge_configuration_set_zombies(configuration, _zombieMaxBytes, _zombieMaxCount, _zombieMaxObjectSize,
+                                       _recordsZombieDeallocationStack);
+    csbridge_configuration_set_switches(configuration, _kvoLeavesSystemClassesAlone, _redactsAppData, _logsReports);
+    for (NSString *className in _mainThreadOnlyMethods) {
+        csbridge_configuration_add_main_thread_method(configuration, [className UTF8String], NULL);
+        for (NSString *selector in [_mainThreadOnlyMethods objectForKey:className]) {
+            csbridge_configuration_add_main_thread_method(configuration, [className UTF8String], [selector UTF8String]);
+        }
+    }
+    if (_reportStoreURL) csbridge_configuration_set_report_store(configuration, [[_reportStoreURL path] UTF8String]);
+    for (CSUploadSink *sink in _uploadSinks) {
+        if (![sink addToBridgeConfiguration:configuration error:error]) {
+            csbridge_configuration_release(configuration);
+            return NULL;
+        }
+    }
+    return configuration;
 }
 
 #if !__has_feature(objc_arc)

@@ -1,50 +1,30 @@
-// CSReport.m: a report read from the JSON object Swift hands over (the report store's encoding).
+// CSReport.m: a report whose fields are read from Swift's CrashReport itself (CSBridge.h's csbridge_report_
+// functions); only `dictionary`, the report as a JSON object, is JSON: the one encoding Swift writes (ReportCodec).
 #import "CSPrivate.h"
+#import "CSBridge.h"
 #import "CSSupport.h"
-#include <stdio.h>
-#include <string.h>
-#include <time.h>
+#include <stdlib.h>
 
-/// `2026-11-22T18:29:00.123Z` (what the report store writes: UTC, optional fraction) -> a date; nil if it is not one.
-static NSDate *CSDateFromISO8601(id value) {
-    if (![value isKindOfClass:[NSString class]]) return nil;
-    struct tm parts = {0};
-    double seconds = 0;
-    char zone = 0;
-    if (sscanf([value UTF8String], "%4d-%2d-%2dT%2d:%2d:%lf%c", &parts.tm_year, &parts.tm_mon, &parts.tm_mday,
-               &parts.tm_hour, &parts.tm_min, &seconds, &zone) != 7 || zone != 'Z') {
-        return nil;
-    }
-    parts.tm_year -= 1900;
-    parts.tm_mon -= 1;
-    return [NSDate dateWithTimeIntervalSince1970:(double)timegm(&parts) + seconds];
+/// Swift's malloc'd text as a string (freed here); @"" for NULL.
+static NSString *CSTakeText(char *text) {
+    NSString *string = text ? [NSString stringWithUTF8String:text] : nil;
+    free(text);
+    return string ?: @"";
 }
 
-static NSString *CSString(NSDictionary *object, NSString *key) {
-    id value = [object objectForKey:key];
-    return [value isKindOfClass:[NSString class]] ? value : @"";
+/// Adds one detail (key, value) to the NSMutableDictionary `context`.
+static void CSAddDetail(void *context, const char *key, const char *value) {
+    NSString *keyString = key ? [NSString stringWithUTF8String:key] : nil;
+    NSString *valueString = value ? [NSString stringWithUTF8String:value] : nil;
+    if (keyString && valueString) [(CSR_BRIDGE NSMutableDictionary *)context setObject:valueString forKey:keyString];
 }
 
-static BOOL CSBool(NSDictionary *object, NSString *key) {
-    id value = [object objectForKey:key];
-    return [value isKindOfClass:[NSNumber class]] && [value boolValue];
-}
-
-static const struct { const char *name; CSGuard guard; } CSGuardNames[] = {
-    {"container", CSGuardContainer}, {"string", CSGuardString}, {"unrecognizedSelector", CSGuardUnrecognizedSelector},
-    {"nsNull", CSGuardNSNull}, {"kvc", CSGuardKVC}, {"kvo", CSGuardKVO}, {"notification", CSGuardNotification},
-    {"timer", CSGuardTimer}, {"zombie", CSGuardZombie}, {"mainThreadUI", CSGuardMainThreadUI},
-};
-
-static CSGuard CSGuardNamed(NSString *name) {
-    for (size_t i = 0; i < sizeof CSGuardNames / sizeof CSGuardNames[0]; i++) {
-        if (strcmp(CSGuardNames[i].name, [name UTF8String]) == 0) return CSGuardNames[i].guard;
-    }
-    return 0;
+void CSAppendReport(void *list, const void *report) {
+    [(CSR_BRIDGE NSMutableArray *)list addObject:[CSReport reportWithBridgeReport:report]];
 }
 
 @interface CSReport ()
-- (instancetype)initWithDictionary:(NSDictionary *)object firstSeen:(NSDate *)first lastSeen:(NSDate *)last;
+- (instancetype)initWithBridgeReport:(const void *)report;
 @end
 
 @implementation CSReport
@@ -56,41 +36,38 @@ static CSGuard CSGuardNamed(NSString *name) {
 
 + (instancetype)reportWithJSONData:(NSData *)data {
     if (![data isKindOfClass:[NSData class]]) return nil;
-    return [self reportWithObject:[NSJSONSerialization JSONObjectWithData:data options:0 error:NULL]];
+    NSMutableArray *decoded = [NSMutableArray array];
+    csbridge_decode_report([data bytes], (intptr_t)[data length], CSAppendReport, (CSR_BRIDGE void *)decoded);
+    return [decoded firstObject];
 }
 
-+ (instancetype)reportWithObject:(id)object {
-    if (![object isKindOfClass:[NSDictionary class]]) return nil;
-    NSDate *first = CSDateFromISO8601([object objectForKey:@"firstSeen"]);
-    NSDate *last = CSDateFromISO8601([object objectForKey:@"lastSeen"]);
-    if (!first || !last || ![[object objectForKey:@"signature"] isKindOfClass:[NSString class]]) return nil;
-    return CSR_AUTORELEASE([[self alloc] initWithDictionary:object firstSeen:first lastSeen:last]);
++ (instancetype)reportWithBridgeReport:(const void *)report {
+    return CSR_AUTORELEASE([[self alloc] initWithBridgeReport:report]);
 }
 
-- (instancetype)initWithDictionary:(NSDictionary *)object firstSeen:(NSDate *)first lastSeen:(NSDate *)last {
+- (instancetype)initWithBridgeReport:(const void *)report {
     if (!(self = [super init])) return nil;
-    _dictionary = [object copy];
-    _signature = [CSString(object, @"signature") copy];
-    _guardName = [CSString(object, @"category") copy];
-    _guard = CSGuardNamed(_guardName);
-    _exceptionName = [CSString(object, @"exceptionName") copy];
-    _reason = [CSString(object, @"reason") copy];
-    _receiverClassName = [CSString(object, @"className") copy];
-    _selectorName = [CSString(object, @"selector") copy];
-    _hint = [CSString(object, @"hint") copy];
-    _method = [[NSString alloc] initWithFormat:@"%@[%@ %@]", CSBool(object, @"isClassMethod") ? @"+" : @"-",
-                                               _receiverClassName, _selectorName];
-    _recovered = [CSString(object, @"action") isEqualToString:@"recovered"];
-    id occurrences = [object objectForKey:@"occurrences"];
-    _occurrences = [occurrences isKindOfClass:[NSNumber class]] ? [occurrences unsignedIntegerValue] : 0;
-    _firstSeen = [first copy];
-    _lastSeen = [last copy];
-    id thread = [object objectForKey:@"thread"];
-    BOOL hasThread = [thread isKindOfClass:[NSDictionary class]];
-    _threadName = [(hasThread ? CSString(thread, @"name") : @"") copy];
-    _onMainThread = hasThread && CSBool(thread, @"isMain");
-    id details = [object objectForKey:@"details"];
-    _details = [([details isKindOfClass:[NSDictionary class]] ? details : @{}) copy];
+    _signature = [CSTakeText(csbridge_report_copy_signature(report)) copy];
+    _guard = csbridge_report_guard(report);
+    _guardName = [CSTakeText(csbridge_report_copy_guard_name(report)) copy];
+    _exceptionName = [CSTakeText(csbridge_report_copy_exception_name(report)) copy];
+    _reason = [CSTakeText(csbridge_report_copy_reason(report)) copy];
+    _receiverClassName = [CSTakeText(csbridge_report_copy_class_name(report)) copy];
+    _selectorName = [CSTakeText(csbridge_report_copy_selector(report)) copy];
+    _method = [CSTakeText(csbridge_report_copy_method(report)) copy];
+    _hint = [CSTakeText(csbridge_report_copy_hint(report)) copy];
+    _recovered = csbridge_report_recovered(report) ? YES : NO;
+    _occurrences = (NSUInteger)csbridge_report_occurrences(report);
+    _firstSeen = [[NSDate alloc] initWithTimeIntervalSince1970:csbridge_report_first_seen(report)];
+    _lastSeen = [[NSDate alloc] initWithTimeIntervalSince1970:csbridge_report_last_seen(report)];
+    _threadName = [CSTakeText(csbridge_report_copy_thread_name(report)) copy];
+    _onMainThread = csbridge_report_on_main_thread(report) ? YES : NO;
+    NSMutableDictionary *details = [NSMutableDictionary dictionary];
+    csbridge_report_details(report, CSAddDetail, (CSR_BRIDGE void *)details);
+    _details = [details copy];
+    NSData *json = [CSTakeText(csbridge_report_copy_json(report)) dataUsingEncoding:NSUTF8StringEncoding];
+    id object = [NSJSONSerialization JSONObjectWithData:json options:0 error:NULL];
+    _dictionary = [([object isKindOfClass:[NSDictionary class]] ? object : @{}) copy];
     return self;
 }
 

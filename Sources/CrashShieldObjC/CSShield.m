@@ -6,19 +6,24 @@
 #include <stdlib.h>
 
 /// Swift's report sink calls this on the delivery queue with the CSBlockBox of the configuration's handler.
-static void CSDeliverReport(void *context, const char *reportJSON) {
+static void CSDeliverReport(void *context, const void *bridgeReport) {
     @autoreleasepool {
-        CSReport *report = [CSReport reportWithJSONData:[NSData dataWithBytes:reportJSON length:strlen(reportJSON)]];
+        CSReport *report = [CSReport reportWithBridgeReport:bridgeReport];
         CSBlockBox *box = CS_CONTEXT_OBJECT(context);
-        if (report) ((CSReportHandler)box->_block)(report);
+        ((CSReportHandler)box->_block)(report);
     }
 }
 
 @interface CSUploadStatistics ()
-/// From the JSON object csbridge_copy_upload_statistics writes; nil when it is not one.
-+ (instancetype)statisticsWithObject:(id)object;
-- (instancetype)initWithObject:(NSDictionary *)object;
+- (instancetype)initWithBridgeStatistics:(const void *)statistics;
 @end
+
+/// Appends a CSUploadStatistics of the lent `statistics` to the NSMutableArray `list`.
+static void CSAppendStatistics(void *list, const void *statistics) {
+    CSUploadStatistics *item = [[CSUploadStatistics alloc] initWithBridgeStatistics:statistics];
+    [(CSR_BRIDGE NSMutableArray *)list addObject:item];
+    CSR_RELEASE(item);
+}
 
 @implementation CSUploadStatistics
 
@@ -26,29 +31,19 @@ static void CSDeliverReport(void *context, const char *reportJSON) {
     rejectedBatches = _rejectedBatches, droppedReports = _droppedReports, requests = _requests,
     queuedReports = _queuedReports, credentialRefusals = _credentialRefusals, rateLimitedReports = _rateLimitedReports;
 
-static NSInteger CSInteger(NSDictionary *object, NSString *key) {
-    id value = [object objectForKey:key];
-    return [value isKindOfClass:[NSNumber class]] ? [value integerValue] : 0;
-}
-
-+ (instancetype)statisticsWithObject:(id)object {
-    if (![object isKindOfClass:[NSDictionary class]] || ![[object objectForKey:@"folder"] isKindOfClass:[NSString class]]) {
-        return nil;
-    }
-    return CSR_AUTORELEASE([[self alloc] initWithObject:object]);
-}
-
-- (instancetype)initWithObject:(NSDictionary *)object {
+- (instancetype)initWithBridgeStatistics:(const void *)statistics {
     if (!(self = [super init])) return nil;
-    _folder = [[NSURL alloc] initFileURLWithPath:[object objectForKey:@"folder"] isDirectory:YES];
-    _isSentry = [[object objectForKey:@"sentry"] boolValue];
-    _deliveredReports = CSInteger(object, @"deliveredReports");
-    _rejectedBatches = CSInteger(object, @"rejectedBatches");
-    _droppedReports = CSInteger(object, @"droppedReports");
-    _requests = CSInteger(object, @"requests");
-    _queuedReports = CSInteger(object, @"queuedReports");
-    _credentialRefusals = CSInteger(object, @"credentialRefusals");
-    _rateLimitedReports = CSInteger(object, @"rateLimitedReports");
+    char *folder = csbridge_upload_statistics_copy_folder(statistics);
+    _folder = [[NSURL alloc] initFileURLWithPath:folder ? [NSString stringWithUTF8String:folder] : @"" isDirectory:YES];
+    free(folder);
+    _isSentry = csbridge_upload_statistics_is_sentry(statistics) ? YES : NO;
+    _deliveredReports = csbridge_upload_statistics_delivered_reports(statistics);
+    _rejectedBatches = csbridge_upload_statistics_rejected_batches(statistics);
+    _droppedReports = csbridge_upload_statistics_dropped_reports(statistics);
+    _requests = csbridge_upload_statistics_requests(statistics);
+    _queuedReports = csbridge_upload_statistics_queued_reports(statistics);
+    _credentialRefusals = csbridge_upload_statistics_credential_refusals(statistics);
+    _rateLimitedReports = csbridge_upload_statistics_rate_limited_reports(statistics);
     return self;
 }
 
@@ -72,16 +67,15 @@ static NSInteger CSInteger(NSDictionary *object, NSString *key) {
     if (![configuration isKindOfClass:[CSConfiguration class]]) {
         return CSInvalidArgument(@"startWithConfiguration: needs a CSConfiguration", error);
     }
-    NSData *json = [configuration bridgeJSON:error];
-    if (!json) return NO;
-    NSMutableData *text = [NSMutableData dataWithData:json];
-    [text appendBytes:"" length:1];
+    void *bridgeConfiguration = [configuration newBridgeConfiguration:error];
+    if (!bridgeConfiguration) return NO;
     CSReportHandler handler = configuration.reportHandler;
     CSBlockBox *box = handler ? [[CSBlockBox alloc] initWithBlock:handler] : nil;
     char *message = NULL;
     // Swift owns the box from here (also on failure) and releases it once no report can reach the handler.
-    int32_t status = csbridge_start([text bytes], box ? CSDeliverReport : NULL, box ? CS_RETAINED_CONTEXT(box) : NULL,
-                                    CSReleaseContext, &message);
+    int32_t status = csbridge_start(bridgeConfiguration, box ? CSDeliverReport : NULL,
+                                    box ? CS_RETAINED_CONTEXT(box) : NULL, CSReleaseContext, &message);
+    csbridge_configuration_release(bridgeConfiguration);
     CSR_RELEASE(box);
     return CSBridgeResult(status, message, error);
 }
@@ -104,16 +98,8 @@ static NSInteger CSInteger(NSDictionary *object, NSString *key) {
 }
 
 + (NSArray<CSUploadStatistics *> *)uploadStatistics {
-    char *json = csbridge_copy_upload_statistics();
-    if (!json) return @[];
-    NSData *data = [NSData dataWithBytes:json length:strlen(json)];
-    free(json);
-    NSArray *objects = [NSJSONSerialization JSONObjectWithData:data options:0 error:NULL];
     NSMutableArray *list = [NSMutableArray array];
-    for (id object in [objects isKindOfClass:[NSArray class]] ? objects : @[]) {
-        CSUploadStatistics *statistics = [CSUploadStatistics statisticsWithObject:object];
-        if (statistics) [list addObject:statistics];
-    }
+    csbridge_upload_statistics(CSAppendStatistics, (CSR_BRIDGE void *)list);
     return list;
 }
 
@@ -126,16 +112,8 @@ static NSInteger CSInteger(NSDictionary *object, NSString *key) {
 }
 
 + (NSArray<CSReport *> *)reports {
-    char *json = csbridge_copy_reports();
-    if (!json) return @[];
-    NSData *data = [NSData dataWithBytes:json length:strlen(json)];
-    free(json);
-    NSArray *objects = [NSJSONSerialization JSONObjectWithData:data options:0 error:NULL];
     NSMutableArray *reports = [NSMutableArray array];
-    for (id object in [objects isKindOfClass:[NSArray class]] ? objects : @[]) {
-        CSReport *report = [CSReport reportWithObject:object];
-        if (report) [reports addObject:report];
-    }
+    csbridge_reports(CSAppendReport, (CSR_BRIDGE void *)reports);
     return reports;
 }
 

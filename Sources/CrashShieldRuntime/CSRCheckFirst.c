@@ -47,6 +47,9 @@ void csr_check_first_set_replacement(int tableIndex, CSRIMP replacement) {
     }
 #define CSR_NIL_CHECK_ONE(NAME, TABLE, SLOT)                                                                   \
     CSR_NIL_CHECK_ASM(NAME, SLOT, TABLE, "test %%rdx, %%rdx\n\tje 1f\n\t")
+/// The bytes (first argument) are not NULL, or the length (second) is 0.
+#define CSR_BYTES_CHECK(NAME, TABLE, SLOT)                                                                     \
+    CSR_NIL_CHECK_ASM(NAME, SLOT, TABLE, "test %%rdx, %%rdx\n\tjne 2f\n\ttest %%rcx, %%rcx\n\tjne 1f\n2:\n\t")
 #define CSR_NIL_CHECK_TWO(NAME, SLOT)                                                                          \
     CSR_NIL_CHECK_ASM(NAME, SLOT, CSRHotDictionarySetObjectForKey,                                             \
                       "test %%rdx, %%rdx\n\tje 1f\n\ttest %%rcx, %%rcx\n\tje 1f\n\t")
@@ -65,6 +68,18 @@ void csr_check_first_set_replacement(int tableIndex, CSRIMP replacement) {
         }                                                                                                      \
         CSR_MUSTTAIL return ((CSRWordWithObject)CSR_CHECK_FIRST_REPLACEMENT(TABLE))(receiver, cmd, object,      \
                                                                                     second, third);            \
+    }
+
+/// The bytes (first argument) are not NULL, or the length (second) is 0 (`initWithBytes:length:encoding:`).
+#define CSR_BYTES_CHECK(NAME, TABLE, SLOT)                                                                     \
+    static uintptr_t NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, CSRObject bytes, uintptr_t length,     \
+                                   uintptr_t third) {                                                          \
+        uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(TABLE, SLOT);                                            \
+        if (__builtin_expect(bytes != NULL || length == 0, 1) && __builtin_expect(original != 0, 1)) {         \
+            CSR_MUSTTAIL return ((CSRWordWithObject)original)(receiver, cmd, bytes, length, third);            \
+        }                                                                                                      \
+        CSR_MUSTTAIL return ((CSRWordWithObject)CSR_CHECK_FIRST_REPLACEMENT(TABLE))(receiver, cmd, bytes,       \
+                                                                                    length, third);            \
     }
 
 /// Two arguments that must not be nil.
@@ -94,6 +109,15 @@ CSR_NIL_CHECK_ONE_POOL(csr_nil_check_init_with_utf8, CSRHotStringInitWithUTF8Str
 CSR_NIL_CHECK_ONE_POOL(csr_nil_check_string_with_utf8, CSRHotStringWithUTF8String)
 CSR_NIL_CHECK_ONE_POOL(csr_nil_check_has_prefix, CSRHotStringHasPrefix)
 CSR_NIL_CHECK_ONE_POOL(csr_nil_check_has_suffix, CSRHotStringHasSuffix)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_init_with_cstring, CSRHotStringInitWithCStringEncoding)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_string_with_cstring, CSRHotStringWithCStringEncoding)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_number_compare, CSRHotNumberCompare)
+CSR_NIL_CHECK_ONE_POOL(csr_nil_check_date_compare, CSRHotDateCompare)
+
+CSR_SLOTS(CSR_BYTES_CHECK, csr_bytes_check_init_with_bytes, CSRHotStringInitWithBytes)
+static const CSRIMP csr_bytes_check_init_with_bytes_pool[CSR_SLOT_POOL_SIZE] = {
+    CSR_SLOTS(CSR_POOL_ENTRY, csr_bytes_check_init_with_bytes)
+};
 
 CSR_SLOTS(CSR_NIL_CHECK_TWO, csr_nil_check_set_object_for_key)
 static const CSRIMP csr_nil_check_set_object_for_key_pool[CSR_SLOT_POOL_SIZE] = {
@@ -126,6 +150,25 @@ typedef void (*CSRVoidWithRangeObject)(CSRObject, CSRSelector, CSRRange, CSRObje
 CSR_SLOTS(CSR_RANGE_CHECK_REPLACE, csr_range_check_replace)
 static const CSRIMP csr_range_check_replace_pool[CSR_SLOT_POOL_SIZE] = {
     CSR_SLOTS(CSR_POOL_ENTRY, csr_range_check_replace)
+};
+
+typedef void (*CSRVoidWithPointerRange)(CSRObject, CSRSelector, void *, CSRRange);
+
+/// `getCharacters:range:`: the range lies within `length`, as for `replaceCharactersInRange:withString:`.
+#define CSR_RANGE_CHECK_GET_CHARACTERS(NAME, SLOT)                                                             \
+    static void NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, void *buffer, CSRRange range) {             \
+        uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(CSRHotStringGetCharactersRange, SLOT);                   \
+        if (__builtin_expect(original != 0, 1) && __builtin_expect(CSR_RANGE_FITS(receiver, range), 1)) {      \
+            ((CSRVoidWithPointerRange)original)(receiver, cmd, buffer, range);                                 \
+            return;                                                                                            \
+        }                                                                                                      \
+        ((CSRVoidWithPointerRange)CSR_CHECK_FIRST_REPLACEMENT(CSRHotStringGetCharactersRange))(                \
+            receiver, cmd, buffer, range);                                                                     \
+    }
+
+CSR_SLOTS(CSR_RANGE_CHECK_GET_CHARACTERS, csr_range_check_get_characters)
+static const CSRIMP csr_range_check_get_characters_pool[CSR_SLOT_POOL_SIZE] = {
+    CSR_SLOTS(CSR_POOL_ENTRY, csr_range_check_get_characters)
 };
 
 typedef intptr_t (*CSRCompareIMP)(CSRObject, CSRSelector, CSRObject, uintptr_t, CSRRange);
@@ -225,6 +268,12 @@ CSRIMP csr_check_first_trampoline(int tableIndex, long slot) {
         case CSRHotStringWithUTF8String: pool = csr_nil_check_string_with_utf8_pool; break;
         case CSRHotStringHasPrefix: pool = csr_nil_check_has_prefix_pool; break;
         case CSRHotStringHasSuffix: pool = csr_nil_check_has_suffix_pool; break;
+        case CSRHotStringInitWithCStringEncoding: pool = csr_nil_check_init_with_cstring_pool; break;
+        case CSRHotStringWithCStringEncoding: pool = csr_nil_check_string_with_cstring_pool; break;
+        case CSRHotStringInitWithBytes: pool = csr_bytes_check_init_with_bytes_pool; break;
+        case CSRHotStringGetCharactersRange: pool = csr_range_check_get_characters_pool; break;
+        case CSRHotNumberCompare: pool = csr_nil_check_number_compare_pool; break;
+        case CSRHotDateCompare: pool = csr_nil_check_date_compare_pool; break;
         case CSRHotDictionarySetObjectForKey: pool = csr_nil_check_set_object_for_key_pool; break;
         case CSRHotMutableStringReplaceCharacters: pool = csr_range_check_replace_pool; break;
         case CSRHotStringCompare: pool = csr_string_check_compare_pool; break;
@@ -240,6 +289,9 @@ bool csr_check_first_is_trampoline(uintptr_t start) {
         csr_nil_check_add_object_pool, csr_nil_check_set_add_object_pool, csr_nil_check_init_with_format_pool,
         csr_nil_check_init_with_utf8_pool, csr_nil_check_string_with_utf8_pool,
         csr_nil_check_has_prefix_pool, csr_nil_check_has_suffix_pool, csr_nil_check_set_object_for_key_pool,
+        csr_nil_check_init_with_cstring_pool, csr_nil_check_string_with_cstring_pool, csr_bytes_check_init_with_bytes_pool,
+        csr_range_check_get_characters_pool, csr_nil_check_number_compare_pool,
+        csr_nil_check_date_compare_pool,
         csr_range_check_replace_pool, csr_string_check_compare_pool, csr_string_check_range_of_string_pool,
         csr_answer_first_signature_pool, csr_answer_first_class_signature_pool,
     };

@@ -243,6 +243,27 @@ static void csr_data_samples(CSRClassSet *set) {
     csr_add(set, [NSMutableData dataWithLength: 4]);
 }
 
+/// Numbers of every width and kind (no literals: see `csr_add_named_classes` for the constant-number classes).
+static void csr_number_samples(CSRClassSet *set) {
+    NSNumber *forms[] = {
+        [NSNumber numberWithBool: YES], [NSNumber numberWithChar: -3], [NSNumber numberWithUnsignedChar: 3],
+        [NSNumber numberWithShort: -300], [NSNumber numberWithInt: 42], [NSNumber numberWithUnsignedInt: 42],
+        [NSNumber numberWithLong: -70000], [NSNumber numberWithLongLong: 1LL << 40],
+        [NSNumber numberWithUnsignedLongLong: ~0ULL], [NSNumber numberWithInteger: 7], [NSNumber numberWithUnsignedInteger: 7],
+        [NSNumber numberWithFloat: 1.5f], [NSNumber numberWithDouble: 2.5], [NSNumber numberWithDouble: 1e300],
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) csr_add(set, forms[i]);
+}
+
+/// Dates: now, fixed, the distant past and future (GNUstep: singletons of their own classes).
+static void csr_date_samples(CSRClassSet *set) {
+    NSDate *forms[] = {
+        [NSDate date], [NSDate dateWithTimeIntervalSince1970: 0], [NSDate dateWithTimeIntervalSinceReferenceDate: 1e9],
+        [NSDate distantPast], [NSDate distantFuture],
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) csr_add(set, forms[i]);
+}
+
 /// What `+timerWithTimeInterval:target:selector:userInfo:repeats:` hands out, and so what
 /// `+scheduledTimerWithTimeInterval:...` schedules: on Apple a CoreFoundation-backed subclass whose own
 /// `initWithFireDate:interval:target:selector:userInfo:repeats:` sets the timer up with `CFRunLoopTimerCreate`
@@ -296,6 +317,8 @@ int csr_cluster_sample_classes(const char *family, CSRClass *out, int max) {
         else if (strcmp(family, "NSAttributedString") == 0 || strcmp(family, "NSMutableAttributedString") == 0)
             csr_attributed_string_samples(&set);
         else if (strcmp(family, "NSData") == 0 || strcmp(family, "NSMutableData") == 0) csr_data_samples(&set);
+        else if (strcmp(family, "NSNumber") == 0) csr_number_samples(&set);
+        else if (strcmp(family, "NSDate") == 0) csr_date_samples(&set);
     }
     return set.count;
 }

@@ -36,9 +36,9 @@ public final class InMemoryReportSink: ReportSink, @unchecked Sendable {
         return deliveries
     }
 
-    /// Reports of one guard.
+    /// Reports of these guards (one guard, or a set).
     public func reports(in category: GuardCategory) -> [CrashReport] {
-        reports.filter { $0.category == category.name }
+        reports.filter { category.contains($0.category) }
     }
 
     public func removeAll() {

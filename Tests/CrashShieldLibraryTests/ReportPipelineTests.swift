@@ -4,7 +4,7 @@ import XCTest
 
 final class ReportPipelineTests: XCTestCase {
     private func report(_ signature: String, at date: Date = Date()) -> CrashReport {
-        CrashReport(signature: signature, category: "container", exceptionName: "NSRangeException", reason: "r",
+        CrashReport(signature: signature, category: .container, exceptionName: "NSRangeException", reason: "r",
                     className: "C", selector: "s", isClassMethod: false, hint: "h", action: .recovered, details: [:],
                     thread: ThreadInfo(id: 1, name: "", isMain: true), callStack: [], callerFrameIndex: nil,
                     firstSeen: date, lastSeen: date, occurrences: 1)

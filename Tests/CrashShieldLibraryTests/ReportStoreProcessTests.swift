@@ -131,7 +131,7 @@ private enum ChildRole: String {
     static func report(child: Int, number: Int, occurrences: Int) -> CrashReport {
         let seen = Date(timeIntervalSince1970: 1_700_000_000 + Double(occurrences))
         return CrashReport(
-            signature: "container|GSInlineArray|objectAtIndex:|child-\(child)-report-\(number)", category: "container",
+            signature: "container|GSInlineArray|objectAtIndex:|child-\(child)-report-\(number)", category: .container,
             exceptionName: "NSRangeException", reason: "Index 5 is out of range 2 (in 'objectAtIndex:')",
             className: "GSInlineArray", selector: "objectAtIndex:", isClassMethod: false,
             hint: "check the index against count before calling objectAtIndex:", action: .recovered,

@@ -29,7 +29,7 @@ final class ReportStoreTests: XCTestCase {
                        symbol: $0 == 0 ? "_$s3App5startyyF" : nil)
         }
         return CrashReport(
-            signature: "container|GSInlineArray|objectAtIndex:|caller-\(n)", category: "container",
+            signature: "container|GSInlineArray|objectAtIndex:|caller-\(n)", category: .container,
             exceptionName: "NSRangeException", reason: "Index 5 is out of range 2 (in 'objectAtIndex:')",
             className: "GSInlineArray", selector: "objectAtIndex:", isClassMethod: false,
             hint: "check the index against count before calling objectAtIndex:", action: action,

@@ -249,7 +249,7 @@ enum IncidentPath {
         let report = CrashReport(
             signature: Signature.make(incident.category.name, subject.className, incident.selector,
                                       subject.isClassMethod ? "+" : "-", callSiteText),
-            category: incident.category.name, exceptionName: incident.violation.exception, reason: reason,
+            category: incident.category, exceptionName: incident.violation.exception, reason: reason,
             className: subject.className, selector: incident.selector, isClassMethod: subject.isClassMethod,
             hint: incident.violation.hint, action: action, details: incident.details,
             thread: CallStack.currentThread(), callStack: frames, callerFrameIndex: location.callerIndex,

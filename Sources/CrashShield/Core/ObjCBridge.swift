@@ -31,7 +31,6 @@ enum BridgeStatus: Int32 {
         case CrashShieldError.invalidConfiguration: return (.invalidConfiguration, "\(error)")
         case CrashShieldError.hookFailed: return (.failed, "\(error)")
         case is UploadError, is ReportStoreError: return (.invalidSink, "\(error)")
-        case is DecodingError: return (.invalidArgument, "the configuration could not be read: \(error)")
         default: return (.failed, "\(error)")
         }
     }
@@ -67,46 +66,47 @@ private func fail(_ status: BridgeStatus, _ text: String, _ message: BridgeMessa
     return status.rawValue
 }
 
-/// What CSConfiguration writes (CSConfiguration.m, `-bridgeJSON`): every field, always.
-struct BridgeConfiguration: Decodable {
-    struct ModeOverride: Decodable {
+/// What CSConfiguration hands over (CSConfiguration.m, `-newBridgeConfiguration:`, through the
+/// csbridge_configuration_ functions): every field, always.
+final class BridgeConfiguration {
+    struct ModeOverride {
         var guards: UInt32
         var mode: GuardMode
     }
 
-    struct Upload: Decodable {
+    struct Upload {
         /// "http" (`endpoint`) or "sentry" (`dsn`, `release`, `environment`).
         var kind: String
         var endpoint: String?
         var dsn: String?
         var folder: String
-        var headers: [String: String]
+        var headers: [String: String] = [:]
         var uploadedGuards: UInt32
         var release: String?
         var environment: String?
         var dist: String?
     }
 
-    var guards: UInt32
-    var mode: GuardMode
-    var modeOverrides: [ModeOverride]
-    var excludedClassNames: [String]
-    var protectedClassPrefixes: [String]
-    var unrecognizedSelectorFoundationClasses: [String]
-    var maxDistinctReports: Int
-    var detailedCapturesPerSecond: Int
-    var maxStackDepth: Int
-    var zombieMaxBytes: Int
-    var zombieMaxCount: Int
-    var zombieMaxObjectSize: Int
-    var zombieClassNames: [String]
-    var recordsZombieDeallocationStack: Bool
-    var kvoLeavesSystemClassesAlone: Bool
-    var mainThreadOnlyMethods: [String: [String]]
-    var redactsAppData: Bool
-    var logsReports: Bool
+    var guards: UInt32 = 0
+    var mode = GuardMode.release
+    var modeOverrides: [ModeOverride] = []
+    var excludedClassNames: [String] = []
+    var protectedClassPrefixes: [String] = []
+    var unrecognizedSelectorFoundationClasses: [String] = []
+    var maxDistinctReports = 0
+    var detailedCapturesPerSecond = 0
+    var maxStackDepth = 0
+    var zombieMaxBytes = 0
+    var zombieMaxCount = 0
+    var zombieMaxObjectSize = 0
+    var zombieClassNames: [String] = []
+    var recordsZombieDeallocationStack = false
+    var kvoLeavesSystemClassesAlone = false
+    var mainThreadOnlyMethods: [String: [String]] = [:]
+    var redactsAppData = false
+    var logsReports = false
     var reportStorePath: String?
-    var uploads: [Upload]
+    var uploads: [Upload] = []
 
     /// The Swift configuration, its sinks made (which throws for a bad endpoint, DSN, folder or store file).
     func configuration(reportSink: ReportSink?) throws -> Configuration {
@@ -171,20 +171,6 @@ enum BridgeUploads {
         for sink in sinks where !sink.waitUntilIdle(timeout: max(0, deadline.timeIntervalSinceNow)) { return false }
         return true
     }
-
-    /// One JSON object per sink: its folder and kind, and `UploadStatistics`.
-    static func statisticsJSON() -> String {
-        let objects: [[String: Any]] = sinks.map { sink in
-            let statistics = sink.statistics
-            return ["folder": sink.queue.folder.path, "sentry": sink is SentrySink,
-                    "deliveredReports": statistics.deliveredReports, "rejectedBatches": statistics.rejectedBatches,
-                    "droppedReports": statistics.droppedReports, "requests": statistics.requests,
-                    "queuedReports": statistics.queuedReports, "credentialRefusals": statistics.credentialRefusals,
-                    "rateLimitedReports": statistics.rateLimitedReports]
-        }
-        let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.sortedKeys])) ?? Data("[]".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
 }
 
 extension BridgeConfiguration.Upload {
@@ -205,23 +191,24 @@ extension BridgeConfiguration.Upload {
     }
 }
 
-@_spi(ObjCBridge) public typealias BridgeReportFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?) -> Void
-
-/// Starts CrashShield with the configuration `json` (BridgeConfiguration). `report`, when not NULL, is called with
-/// `context` and each report's JSON on CrashShield's delivery queue; `release(context)` runs once no report can
-/// reach it any more (the session and every pending delivery are gone).
+/// Starts CrashShield with `bridgeConfiguration` (a BridgeConfiguration from csbridge_configuration_create, borrowed). `report`, when not NULL, is called with
+/// `context` and each report (a `BridgeReport`, borrowed for the call) on CrashShield's delivery queue;
+/// `release(context)` runs once no report can reach it any more (the session and every pending delivery are gone).
 @_cdecl("csbridge_start")
-@_spi(ObjCBridge) public func csbridge_start(_ json: UnsafePointer<CChar>?, _ report: BridgeReportFunction?,
+@_spi(ObjCBridge) public func csbridge_start(_ bridgeConfiguration: UnsafeRawPointer?, _ report: BridgeReportFunction?,
                            _ context: UnsafeMutableRawPointer?, _ release: BridgeRelease?,
                            _ message: BridgeMessage?) -> Int32 {
     let owned = BridgeContext(context, release: release)
-    guard let json else { return fail(.invalidArgument, "no configuration", message) }
+    guard let decoded = BridgeConfiguration.borrow(bridgeConfiguration) else {
+        return fail(.invalidArgument, "no configuration", message)
+    }
     return bridged(message) {
-        let decoded = try JSONDecoder().decode(BridgeConfiguration.self, from: Data(String(cString: json).utf8))
         // Before any sink is made: a running session's upload sinks hold their folders.
         guard !CrashShield.isRunning else { throw CrashShieldError.alreadyRunning }
         BridgeUploads.handOver()
-        let sink = report.map { function in JSONReportSink { function(owned.pointer, $0) } }
+        let sink = report.map { function in
+            ReportHandlerSink { report in BridgeReport.lend(report) { function(owned.pointer, $0) } }
+        }
         let configuration = try decoded.configuration(reportSink: sink)
         try CrashShield.start(configuration)
         BridgeUploads.keep(configuration.sinks.compactMap { $0 as? UploadSink })
@@ -233,12 +220,6 @@ extension BridgeConfiguration.Upload {
 @_cdecl("csbridge_wait_for_uploads")
 @_spi(ObjCBridge) public func csbridge_wait_for_uploads(_ timeoutSeconds: Double) -> Bool {
     BridgeUploads.wait(timeout: timeoutSeconds)
-}
-
-/// The statistics of the last start's upload sinks as a JSON array (malloc'd, the caller frees it).
-@_cdecl("csbridge_copy_upload_statistics")
-@_spi(ObjCBridge) public func csbridge_copy_upload_statistics() -> UnsafeMutablePointer<CChar>? {
-    strdup(BridgeUploads.statisticsJSON())
 }
 
 @_cdecl("csbridge_stop")
@@ -257,13 +238,6 @@ extension BridgeConfiguration.Upload {
 
 @_cdecl("csbridge_flush")
 @_spi(ObjCBridge) public func csbridge_flush(_ timeoutSeconds: Double) -> Bool { CrashShield.flush(timeout: timeoutSeconds) }
-
-/// Every distinct report of this run as a JSON array (malloc'd, the caller frees it); NULL if it cannot be encoded.
-@_cdecl("csbridge_copy_reports")
-@_spi(ObjCBridge) public func csbridge_copy_reports() -> UnsafeMutablePointer<CChar>? {
-    guard let json = try? CrashReport.makeJSONEncoder().encode(CrashShield.reports) else { return nil }
-    return strdup(String(decoding: json, as: UTF8.self))
-}
 
 // MARK: Notifications (seeds 003 and 004)
 

@@ -330,3 +330,77 @@ extension Violation {
         #endif
     }
 }
+
+// MARK: Foundation families beyond the first eleven (issue 24)
+
+extension Violation {
+    /// `initWithBytes:length:encoding:` with NULL bytes and a length above 0. GNUstep (GSString.m) raises
+    /// `-initWithBytes:lenth:encoding given nul bytes` (its spelling), except GSMutableString's for a byte order mark
+    /// it reads first: NSUnicodeStringEncoding and a length of 2 or more, NSUTF8StringEncoding and 3 or more
+    /// (SIGSEGV). Apple: CFStringCreateWithBytes reads the NULL bytes (a crash; unverified on a device).
+    static func nullBytes(length: UInt, encoding: UInt, mutable: Bool) -> Violation {
+        let readsMark = mutable && ((encoding == 10 && length >= 2) || (encoding == 4 && length >= 3))
+        if FoundationRules.isApple || readsMark {
+            return Violation("SIGSEGV", hint: Hint.nilCString) { cls in
+                "-[\(cls) initWithBytes:length:encoding:] with NULL bytes and length \(length): the bytes are read"
+            }
+        }
+        return Violation(ExceptionName.invalidArgument, hint: Hint.nilCString) { _ in "-initWithBytes:lenth:encoding given nul bytes" }
+    }
+}
+
+extension Violation {
+    /// GNUstep only: a range NXConstantString's own walk rejects (GSString.m, old ABI): `in method, range { a, b }
+    /// extends beyond string`.
+    static func constantTextRange(_ range: CSRRange, method: String) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.text) { _ in
+            "in \(method), range { \(range.location), \(range.length) } extends beyond string"
+        }
+    }
+}
+
+extension Violation {
+    /// `initWithString:attributes:` (and `initWithAttributedString:`, which GNUstep funnels into it) with nil: GNUstep's
+    /// text names GSAttributedString for both classes. Apple: `NSConcreteAttributedString initWithString:: nil value`
+    /// (SAMTextView#30, raised under `initWithString:attributes:` too; unverified for this entry).
+    static let nilAttributedStringAttributesInit = nilInit({ _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
+                                                           method: "initWithString:attributes:", apple: { "\($0) initWithString:: nil value" })
+}
+
+extension Violation {
+    /// NSData's Base64 initializers given nil: GNUstep names the receiver's class (`[NSDataMalloc-
+    /// initWithBase64EncodedString:options:] called with nil string`). Apple's text unverified on a device.
+    static func nilBase64(data: Bool) -> Violation {
+        let method = data ? "initWithBase64EncodedData:options:" : "initWithBase64EncodedString:options:"
+        return Violation(ExceptionName.invalidArgument, hint: data ? "check the data for nil before decoding it" : Hint.nilString) { cls in
+            FoundationRules.isApple ? appleText(cls, method, data ? "nil data argument" : "nil string argument")
+                : "[\(cls)-\(method)] called with nil \(data ? "data" : "string")"
+        }
+    }
+
+    /// `-[NSNumber compare:nil]` (also behind `isEqualToNumber:`). Apple: `*** -[__NSCFNumber compare:]: nil argument`
+    /// (unverified on a device).
+    static let nilNumberCompare = Violation(ExceptionName.invalidArgument, hint: "check the number for nil before comparing (a JSON null or a failed lookup?)") { cls in
+        FoundationRules.isApple ? appleText(cls, "compare:", "nil argument") : "nil argument for compare:"
+    }
+}
+
+extension Violation {
+    /// `-[NSURL initFileURLWithPath:...]` with nil: GNUstep `[NSURL initFileURLWithPath:] nil string parameter`, Apple
+    /// `*** -[NSURL initFileURLWithPath:]: nil string parameter` (unverified on a device).
+    static func nilFileURLPath(method: String) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: "check the path for nil before making a file URL (a failed lookup?)") { cls in
+            FoundationRules.isApple ? appleText(cls, method, "nil string parameter") : "[\(cls) \(method)] nil string parameter"
+        }
+    }
+}
+
+extension Violation {
+    /// GNUstep only: `-[NSDate compare:nil]` (NSDate.m): NSGDate's `nil argument for compare:`, NSDate's generic
+    /// `other time nil`. Apple does not raise there (never asked for under Apple's rules).
+    static func nilDateCompare(generic: Bool) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: "check the date for nil before comparing (a failed parse?)") { _ in
+            generic ? "other time nil" : "nil argument for compare:"
+        }
+    }
+}

@@ -12,8 +12,8 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
 
     /// Identifies reports of the same bug at the same call site (guard, class, selector, caller); the dedup key.
     public var signature: String
-    /// The guard's category name ("container", "kvo", ...).
-    public var category: String
+    /// The guard that stopped it (one category), written as its name ("container", "kvo", ...).
+    public var category: GuardCategory
     /// The exception the original code would have raised (NSRangeException, ...) or the signal it would have died of.
     public var exceptionName: String
     /// What the original crash would have printed.
@@ -59,7 +59,7 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
     public var id: String { signature }
 
     public init(
-        signature: String, category: String, exceptionName: String, reason: String, className: String,
+        signature: String, category: GuardCategory, exceptionName: String, reason: String, className: String,
         selector: String, isClassMethod: Bool, hint: String, action: Action, details: [String: String] = [:],
         thread: ThreadInfo, callStack: [StackFrame] = [], callerFrameIndex: Int? = nil,
         firstSeen: Date, lastSeen: Date, occurrences: Int, context: ReportContext? = nil,
@@ -100,12 +100,6 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
 
     /// `groupingKey`, or `signature` for a report written before grouping keys existed.
     public var group: String { groupingKey ?? signature }
-
-    /// The JSON the JSON Lines store writes: sorted keys, ISO-8601 dates with milliseconds.
-    public static func makeJSONEncoder() -> JSONEncoder { JSONLinesReportStore.makeEncoder() }
-
-    /// Reads what `makeJSONEncoder()` writes (dates with or without milliseconds).
-    public static func makeJSONDecoder() -> JSONDecoder { JSONLinesReportStore.makeDecoder() }
 }
 
 /// The thread a crash was stopped on.

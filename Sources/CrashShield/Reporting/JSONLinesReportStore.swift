@@ -67,15 +67,15 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     /// The largest line one report may take (at most `maxBytes / 2`, so that it fits in a compacted file).
     public let maxReportBytes: Int
 
-    private let path: String
-    private let lockPath: String
-    private let logger: Logger
-    private let lock = Lock()
-    private var failures = 0
-    private var compactions = 0
-    private var failure: ReportStoreError?
+    let path: String
+    let lockPath: String
+    let logger: Logger
+    let lock = Lock()
+    var failures = 0
+    var compactions = 0
+    var failure: ReportStoreError?
     /// The last wait for the file lock timed out (another process holds it): try once, do not wait again.
-    private var lockStuck = false
+    var lockStuck = false
 
     /// The sibling file every process sharing `fileURL` locks (`.<name>.lock`).
     static func lockFileURL(for fileURL: URL) -> URL {
@@ -117,7 +117,7 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
         let path = fileURL.path
         let folder = fileURL.deletingLastPathComponent().path
         if path.hasSuffix("/") { throw ReportStoreError.isDirectory(path: path) }
-        if let refusal = Self.refusal(ofItemAt: path) { throw refusal }
+        if let refusal = ReportStoreFile.refusal(ofItemAt: path) { throw refusal }
         var folderIsDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder, isDirectory: &folderIsDirectory) {
             guard folderIsDirectory.boolValue else {
@@ -127,14 +127,14 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             } catch {
-                throw ReportStoreError.folderNotWritable(path: folder, reason: Self.reason(of: error))
+                throw ReportStoreError.folderNotWritable(path: folder, reason: ReportStoreFile.reason(of: error))
             }
         }
         guard access(folder, W_OK | X_OK) == 0 else {
-            throw ReportStoreError.folderNotWritable(path: folder, reason: Self.errnoText(errno))
+            throw ReportStoreError.folderNotWritable(path: folder, reason: ReportStoreFile.errnoText(errno))
         }
         if FileManager.default.fileExists(atPath: path), access(path, W_OK) != 0 {
-            throw ReportStoreError.fileNotWritable(path: path, reason: Self.errnoText(errno))
+            throw ReportStoreError.fileNotWritable(path: path, reason: ReportStoreFile.errnoText(errno))
         }
         self.fileURL = fileURL
         self.maxBytes = maxBytes
@@ -176,7 +176,7 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     /// One line, newline included. A report whose line would pass `maxReportBytes` keeps only its caller frame; if
     /// it still does not fit, it is refused.
     private func encodeLine(_ report: CrashReport) throws -> [UInt8] {
-        let encoder = Self.makeEncoder()
+        let encoder = ReportCodec.encoder()
         var line = Array(try encoder.encode(report))
         if line.count + 1 > maxReportBytes, report.callStack.count > 1 {
             var trimmed = report
@@ -202,31 +202,7 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             file = try openForAppend()
         }
         defer { close(file.fd) }
-        try Self.writeAll(file.fd, file.prefix + line, startingAt: file.size, path: path)
-    }
-
-    private struct AppendFile {
-        var fd: Int32
-        var size: Int
-        /// "\n" when the file ends in a torn line, so that the next line starts on a line of its own.
-        var prefix: [UInt8]
-    }
-
-    private func openForAppend() throws -> AppendFile {
-        let fd = try Self.openRegularFile(path, O_RDWR | O_APPEND | O_CREAT, operation: "open")
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let code = errno
-            close(fd)
-            throw ReportStoreError.ioFailed(path: path, operation: "inspect", reason: Self.errnoText(code))
-        }
-        let size = Int(info.st_size)
-        var prefix: [UInt8] = []
-        if size > 0 {
-            var last: UInt8 = 0
-            if pread(fd, &last, 1, off_t(size - 1)) == 1, last != 0x0A { prefix = [0x0A] }
-        }
-        return AppendFile(fd: fd, size: size, prefix: prefix)
+        try ReportStoreFile.writeAll(file.fd, file.prefix + line, startingAt: file.size, path: path)
     }
 
     /// Runs `body` holding an `flock` (`LOCK_EX` or `LOCK_SH`) on the sibling lock file, which serialises the
@@ -234,13 +210,13 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     /// Waits at most `lockTimeout` for another process to release it; after a timeout, tries only once until the
     /// lock is obtained again, so that a stopped process cannot make every report wait. The in-process lock is held.
     private func withFileLock<T>(_ operation: Int32, _ body: () throws -> T) throws -> T {
-        let fd = try Self.openRegularFile(lockPath, O_RDWR | O_CREAT, operation: "open the lock file")
+        let fd = try ReportStoreFile.openRegularFile(lockPath, O_RDWR | O_CREAT, operation: "open the lock file")
         defer { close(fd) }
         let deadline = Date().addingTimeInterval(lockStuck ? 0 : Self.lockTimeout)
         while flock(fd, operation | LOCK_NB) != 0 {
             let code = errno
             guard code == EWOULDBLOCK || code == EINTR else {
-                throw ReportStoreError.ioFailed(path: lockPath, operation: "lock", reason: Self.errnoText(code))
+                throw ReportStoreError.ioFailed(path: lockPath, operation: "lock", reason: ReportStoreFile.errnoText(code))
             }
             guard Date() < deadline else {
                 lockStuck = true
@@ -250,116 +226,6 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
         }
         lockStuck = false
         return try body()
-    }
-
-    // MARK: - Compaction
-
-    /// Rewrites the file with one line per signature and launch: newest first, every one that still fits in
-    /// `maxBytes / 2`.
-    /// On failure the original file is untouched. Both locks held.
-    private func compactLocked() throws {
-        guard let bytes = try Self.readAll(path) else { return }
-        let parsed = Self.parse(bytes)
-        if parsed.entries.isEmpty {
-            guard parsed.hasContent else { return }
-            // Nothing readable: keep the bytes for a person to look at rather than deleting them.
-            let aside = path + ".unreadable"
-            guard rename(path, aside) == 0 else {
-                throw ReportStoreError.ioFailed(path: path, operation: "move aside the unreadable file",
-                                                reason: Self.errnoText(errno))
-            }
-            logger.warning("the crash report file had no readable line; moved it aside", metadata: ["file": .string(aside)])
-            return
-        }
-        if parsed.skippedLines > 0 {
-            logger.warning("compaction dropped unreadable lines of the crash report file", metadata: [
-                "file": .string(path), "lines": .stringConvertible(parsed.skippedLines),
-            ])
-        }
-        // Latest line per signature and launch (it holds that launch's count), ranked by when the report was last
-        // seen (then by position in the file).
-        var latest: [String: Int] = [:]
-        for (index, entry) in parsed.entries.enumerated() { latest[ReportCounting.launchKey(entry.report, source: path)] = index }
-        let ranked = latest.values.sorted {
-            let a = parsed.entries[$0], b = parsed.entries[$1]
-            return a.report.lastSeen != b.report.lastSeen ? a.report.lastSeen > b.report.lastSeen : $0 > $1
-        }
-        var budget = maxBytes / 2
-        var kept: [Int] = []
-        for index in ranked {
-            // A report that does not fit is skipped: older, smaller ones may still fit.
-            let size = parsed.entries[index].line.count + 1
-            guard size <= budget else { continue }
-            budget -= size
-            kept.append(index)
-        }
-        // Keep first-appearance order so that load() lists reports as they first happened.
-        var firstIndex: [String: Int] = [:]
-        for (index, entry) in parsed.entries.enumerated() where firstIndex[entry.report.signature] == nil {
-            firstIndex[entry.report.signature] = index
-        }
-        kept.sort { firstIndex[parsed.entries[$0].report.signature]! < firstIndex[parsed.entries[$1].report.signature]! }
-        var output: [UInt8] = []
-        output.reserveCapacity(maxBytes / 2)
-        for index in kept {
-            output += parsed.entries[index].line
-            output.append(0x0A)
-        }
-        try replaceFile(with: output)
-        compactions += 1
-    }
-
-    /// Writes `bytes` to a new temporary file (0600) in the same folder, syncs it, and renames it over the file.
-    private func replaceFile(with bytes: [UInt8]) throws {
-        let temporary = temporaryPath()
-        let create = O_WRONLY | O_CREAT | O_EXCL
-        let fd: Int32
-        do {
-            fd = try Self.openRegularFile(temporary, create, operation: "create")
-        } catch {
-            // Left by a killed process whose id this one reuses (no live process writes it: the file lock is held).
-            guard unlink(temporary) == 0 else { throw error }
-            fd = try Self.openRegularFile(temporary, create, operation: "create")
-        }
-        do {
-            defer { close(fd) }
-            try Self.writeAll(fd, bytes, startingAt: 0, path: temporary)
-            guard fsync(fd) == 0 else {
-                throw ReportStoreError.ioFailed(path: temporary, operation: "sync", reason: Self.errnoText(errno))
-            }
-            guard rename(temporary, path) == 0 else {
-                throw ReportStoreError.ioFailed(path: temporary, operation: "rename", reason: Self.errnoText(errno))
-            }
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-        // Make the rename itself durable; failure here is harmless (the old or new file is intact).
-        let folder = open(fileURL.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
-        if folder >= 0 {
-            _ = fsync(folder)
-            close(folder)
-        }
-    }
-
-    private var temporaryPrefix: String { "." + fileURL.lastPathComponent + "." }
-
-    private func temporaryPath() -> String {
-        fileURL.deletingLastPathComponent().appendingPathComponent("\(temporaryPrefix)\(getpid()).compacting").path
-    }
-
-    /// Removes temporary files left by a process killed mid-compaction (older than a minute, so as not to race a
-    /// live process compacting the same file).
-    private func removeStaleTemporaryFiles(in folder: String) {
-        let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: folder) else { return }
-        for name in names where name.hasPrefix(temporaryPrefix) && name.hasSuffix(".compacting") {
-            let full = (folder as NSString).appendingPathComponent(name)
-            if let modified = (try? fm.attributesOfItem(atPath: full))?[.modificationDate] as? Date,
-               Date().timeIntervalSince(modified) > 60 {
-                try? fm.removeItem(atPath: full)
-            }
-        }
     }
 
     // MARK: - Loading and removing
@@ -372,8 +238,8 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     ///   left exactly as it is); `.symbolicLink` or `.notARegularFile` when something else took the file's path;
     ///   `.lockTimedOut` when another process held the file's lock too long; `.ioFailed` when it cannot be read.
     public func load() throws -> ReportStoreLoad {
-        let bytes = try lock.withLock { try withFileLock(LOCK_SH) { try Self.readAll(path) } } ?? []
-        let parsed = Self.parse(bytes)
+        let bytes = try lock.withLock { try withFileLock(LOCK_SH) { try ReportStoreFile.readAll(path) } } ?? []
+        let parsed = ReportStoreLines(parsing: bytes)
         if parsed.entries.isEmpty && parsed.hasContent && !parsed.onlyTornLine {
             let reason = parsed.firstError.map { "line 1: \($0)" } ?? "no line is valid JSON"
             throw ReportStoreError.unreadable(path: path, reason: reason)
@@ -393,218 +259,11 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     public func removeAll() throws {
         try lock.withLock {
             try withFileLock(LOCK_EX) {
-                if let refusal = Self.refusal(ofItemAt: path) { throw refusal }
+                if let refusal = ReportStoreFile.refusal(ofItemAt: path) { throw refusal }
                 if unlink(path) != 0 && errno != ENOENT {
-                    throw ReportStoreError.ioFailed(path: path, operation: "remove", reason: Self.errnoText(errno))
+                    throw ReportStoreError.ioFailed(path: path, operation: "remove", reason: ReportStoreFile.errnoText(errno))
                 }
             }
         }
-    }
-
-    // MARK: - Parsing
-
-    private struct Parsed {
-        struct Entry {
-            var report: CrashReport
-            var line: ArraySlice<UInt8>
-        }
-        var entries: [Entry] = []
-        var warnings: [String] = []
-        var skippedLines = 0
-        /// The file has something other than whitespace.
-        var hasContent = false
-        /// The only non-blank content is an unterminated last line that starts like one of ours: a first write torn
-        /// by a killed process, not a foreign or corrupt file.
-        var onlyTornLine = false
-        var firstError: String?
-    }
-
-    private static func parse(_ bytes: [UInt8]) -> Parsed {
-        var parsed = Parsed()
-        let decoder = makeDecoder()
-        let terminated = bytes.last == 0x0A
-        var lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false)
-        if terminated || bytes.isEmpty { lines.removeLast() }
-        var skippedComplete = 0
-        var tornStartsLikeJSON = false
-        for (index, line) in lines.enumerated() {
-            let number = index + 1
-            guard line.contains(where: { !isWhitespace($0) }) else { continue }
-            parsed.hasContent = true
-            do {
-                let report = try decoder.decode(CrashReport.self, from: Data(line))
-                parsed.entries.append(Parsed.Entry(report: report, line: line))
-            } catch {
-                parsed.skippedLines += 1
-                if parsed.firstError == nil { parsed.firstError = describe(error) }
-                if index == lines.count - 1 && !terminated {
-                    tornStartsLikeJSON = line.first(where: { !isWhitespace($0) }) == UInt8(ascii: "{")
-                    parsed.warnings.append(
-                        "line \(number) is incomplete (the process was probably stopped while writing it); skipped")
-                } else {
-                    skippedComplete += 1
-                    parsed.warnings.append("line \(number) is not a valid crash report (\(describe(error))); skipped")
-                }
-            }
-        }
-        parsed.onlyTornLine = parsed.entries.isEmpty && skippedComplete == 0 && tornStartsLikeJSON
-        return parsed
-    }
-
-    private static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D }
-
-    private static func describe(_ error: Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context): return context.debugDescription
-        case DecodingError.keyNotFound(let key, _): return "missing field '\(key.stringValue)'"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return "field '\(field)': \(context.debugDescription)"
-        default: return "\(error)"
-        }
-    }
-
-    // MARK: - Coding
-
-    /// ISO 8601 with milliseconds ("2026-11-22T16:05:20.123Z"). `ISO8601DateFormatter` rather than
-    /// `Date.ISO8601FormatStyle`, which needs iOS 15 / macOS 12; a formatter is made per coder, never shared.
-    private static func dateFormatter(fractionalSeconds: Bool) -> ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = fractionalSeconds ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
-        return formatter
-    }
-
-    static func makeEncoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let formatter = dateFormatter(fractionalSeconds: true)
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(formatter.string(from: date))
-        }
-        return encoder
-    }
-
-    static func makeDecoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        let withFraction = dateFormatter(fractionalSeconds: true), plain = dateFormatter(fractionalSeconds: false)
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            if let date = withFraction.date(from: text) ?? plain.date(from: text) { return date }
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ISO-8601 date")
-        }
-        return decoder
-    }
-
-    // MARK: - POSIX helpers
-
-    /// Why the item at `path` cannot be the store's file; nil when it is missing or a regular file. Never follows a
-    /// symbolic link.
-    private static func refusal(ofItemAt path: String) -> ReportStoreError? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        return refusal(path: path, mode: info.st_mode)
-    }
-
-    private static func refusal(path: String, mode: mode_t) -> ReportStoreError? {
-        switch mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFLNK: return .symbolicLink(path: path)
-        case S_IFDIR: return .isDirectory(path: path)
-        case S_IFCHR: return .notARegularFile(path: path, kind: "a character device")
-        case S_IFBLK: return .notARegularFile(path: path, kind: "a block device")
-        case S_IFIFO: return .notARegularFile(path: path, kind: "a FIFO")
-        case S_IFSOCK: return .notARegularFile(path: path, kind: "a socket")
-        default: return .notARegularFile(path: path, kind: "not a file")
-        }
-    }
-
-    /// Opens `path` (created 0600 with `O_CREAT`) without following a symbolic link, and refuses anything but a
-    /// regular file before a byte is read or written. `O_NONBLOCK` so that opening a FIFO cannot hang, `O_NOCTTY` so
-    /// that a terminal cannot become the controlling one; neither changes how a regular file behaves.
-    private static func openRegularFile(_ path: String, _ flags: Int32, operation: String) throws -> Int32 {
-        let fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            let code = errno
-            // ELOOP: a symbolic link; EISDIR: a directory.
-            if code != ENOENT, code != EEXIST, let refusal = refusal(ofItemAt: path) { throw refusal }
-            throw ReportStoreError.ioFailed(path: path, operation: operation, reason: errnoText(code))
-        }
-        var info = stat()
-        let problem: ReportStoreError?
-        if fstat(fd, &info) != 0 {
-            problem = .ioFailed(path: path, operation: "inspect", reason: errnoText(errno))
-        } else {
-            problem = refusal(path: path, mode: info.st_mode)
-        }
-        if let problem {
-            close(fd)
-            throw problem
-        }
-        return fd
-    }
-
-    /// The file's bytes; nil when it does not exist.
-    private static func readAll(_ path: String) throws -> [UInt8]? {
-        let fd: Int32
-        let missing = ReportStoreError.ioFailed(path: path, operation: "open", reason: errnoText(ENOENT))
-        do {
-            fd = try openRegularFile(path, O_RDONLY, operation: "open")
-        } catch let error as ReportStoreError where error == missing {
-            return nil
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ReportStoreError.ioFailed(path: path, operation: "read", reason: errnoText(errno))
-            }
-            if count == 0 { return bytes }
-            bytes += chunk[0..<count]
-        }
-    }
-
-    /// Writes all of `bytes` to `fd`, whose writes land at `offset` (its size, for a file opened O_APPEND under the
-    /// locks). First checks the process's file-size limit: a write past RLIMIT_FSIZE raises SIGXFSZ, whose default
-    /// action kills the process; this way nothing is written and the store stays as it was.
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], startingAt offset: Int, path: String) throws {
-        if let limit = fileSizeLimit(), offset + bytes.count > limit {
-            throw ReportStoreError.fileSizeLimit(path: path, bytes: offset + bytes.count, limit: limit)
-        }
-        var written = 0
-        while written < bytes.count {
-            let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw ReportStoreError.ioFailed(path: path, operation: "write", reason: errnoText(errno))
-            }
-            written += count
-        }
-    }
-
-    /// The soft RLIMIT_FSIZE in bytes; nil when unlimited (RLIM_INFINITY is UInt64.max on Linux, 2^63-1 on Apple).
-    private static func fileSizeLimit() -> Int? {
-        var limit = rlimit()
-#if os(Linux)
-        let status = getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
-#else
-        let status = getrlimit(RLIMIT_FSIZE, &limit)
-#endif
-        guard status == 0, limit.rlim_cur < rlim_t(Int.max) else { return nil }
-        return Int(limit.rlim_cur)
-    }
-
-    private static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }
-
-    private static func reason(of error: Error) -> String {
-        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError,
-           underlying.domain == NSPOSIXErrorDomain {
-            return errnoText(Int32(underlying.code))
-        }
-        return error.localizedDescription
     }
 }

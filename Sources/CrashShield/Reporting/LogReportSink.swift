@@ -51,7 +51,7 @@ public final class LogReportSink: ReportSink {
 
     static func metadata(for report: CrashReport) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
-            "category": .string(report.category),
+            "category": .string(report.category.name),
             "signature": .string(report.signature),
             "occurrences": .stringConvertible(report.occurrences),
             "thread": .string(threadText(report.thread)),

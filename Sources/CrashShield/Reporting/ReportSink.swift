@@ -6,6 +6,11 @@
 /// Objective-C exception, blocks, reports again or calls `CrashShield.stop()` cannot hurt the app: the error or
 /// exception is caught and logged once, and neither the app's threads nor the kill switch wait for a sink.
 /// `CrashShield.waitForSinks(timeout:)` waits until what was reported so far has been delivered.
+///
+/// A sink returns promptly (persist or enqueue; send later on its own queue), takes every well-formed report without
+/// throwing, never waits for the main thread, and keeps the latest count per signature. `ReportSinkContract`
+/// (CrashShieldTesting) checks all of it: run it in the sink's own tests (SinkContractTests runs it on this package's
+/// sinks).
 public protocol ReportSink: AnyObject, Sendable {
     /// Takes one report. Errors are caught and logged once per sink; the report is not offered again.
     func receive(_ report: CrashReport) throws

@@ -30,7 +30,7 @@ CS_OBJC_ONLY
 
 /// Identifies reports of the same bug at the same call site (guard, class, selector, caller).
 @property (nonatomic, readonly, copy) NSString *signature;
-/// The guard that stopped it; 0 for a guard this build does not know.
+/// The guard that stopped it (one CSGuard bit).
 @property (nonatomic, readonly) CSGuard guard;
 /// The guard's name ("container", "kvo", ...).
 @property (nonatomic, readonly, copy) NSString *guardName;
@@ -61,7 +61,8 @@ CS_OBJC_ONLY
 /// the HTTP sink uploads. Forward it to a crash service as it is.
 @property (nonatomic, readonly, copy) NSDictionary<NSString *, id> *dictionary;
 
-/// A report from its JSON object (`dictionary`); nil when `data` is not one.
+/// A report from its JSON object (`dictionary`, a line of the report store, one report of an HTTP body), read as
+/// Swift reads it; nil when `data` is not a complete report.
 + (nullable instancetype)reportWithJSONData:(NSData *)data;
 - (instancetype)init CS_UNAVAILABLE;
 

@@ -1,10 +1,14 @@
 // CSRCheckFirst.h: check-first trampolines for guarded methods whose precondition is cheap to check in C:
 // - the first argument is not nil: CSRHotArrayAddObject and CSRHotSetAddObject (`-addObject:`),
 //   CSRHotStringHasPrefix, CSRHotStringHasSuffix, CSRHotStringInitWithFormat (`-initWithFormat:locale:arguments:`),
-//   CSRHotStringInitWithUTF8String and CSRHotStringWithUTF8String (`+stringWithUTF8String:`);
+//   CSRHotStringInitWithUTF8String and CSRHotStringWithUTF8String (`+stringWithUTF8String:`),
+//   CSRHotStringInitWithCStringEncoding and CSRHotStringWithCStringEncoding (`+stringWithCString:encoding:`),
+//   CSRHotNumberCompare (NSNumber's `-compare:`), CSRHotDateCompare (NSDate's `-compare:`, GNUstep's rules);
+// - CSRHotStringInitWithBytes (`-initWithBytes:length:encoding:`): the bytes are not NULL, or the length is 0;
 // - CSRHotDictionarySetObjectForKey (`-setObject:forKey:`): neither object argument is nil;
 // - CSRHotMutableStringReplaceCharacters (`-replaceCharactersInRange:withString:`): the range lies within the
 //   receiver's `length` (asked with one message, as the Swift check does);
+// - CSRHotStringGetCharactersRange (`-getCharacters:range:`): the range lies within the receiver's `length`;
 // - CSRHotStringCompare (`-compare:options:range:`) and CSRHotStringRangeOfString
 //   (`-rangeOfString:options:range:locale:`, behind `rangeOfString:`, `hasPrefix:`, `hasSuffix:`): the string argument
 //   is not nil and the range lies within the receiver's `length`.

@@ -92,6 +92,12 @@ enum {
     CSRHotStringHasSuffix,
     CSRHotStringCompare,
     CSRHotStringRangeOfString,
+    CSRHotStringInitWithCStringEncoding,
+    CSRHotStringWithCStringEncoding,
+    CSRHotStringInitWithBytes,
+    CSRHotStringGetCharactersRange,
+    CSRHotNumberCompare,
+    CSRHotDateCompare,
     CSRHotTableCount
 };
 

@@ -115,10 +115,10 @@ public struct MatrixRunner: Sendable {
         let reports = protected.reports
         if reports.count != scenario.expectedReports {
             problems.append("protected: \(reports.count) reports, expected \(scenario.expectedReports): "
-                + reports.map { "\($0.category) \($0.method)" }.joined(separator: "; "))
+                + reports.map { "\($0.category.name) \($0.method)" }.joined(separator: "; "))
         }
         if let report = reports.first {
-            if report.category != scenario.category { problems.append("protected: category \(report.category), expected \(scenario.category)") }
+            if report.category.name != scenario.category { problems.append("protected: category \(report.category.name), expected \(scenario.category)") }
             if report.selector != scenario.selector { problems.append("protected: selector \(report.selector), expected \(scenario.selector)") }
             if report.exceptionName != scenario.exception { problems.append("protected: exception \(report.exceptionName), expected \(scenario.exception)") }
             if report.action != .recovered { problems.append("protected: action \(report.action.rawValue)") }

@@ -6,6 +6,7 @@
 #import "../CrashShieldScenarios/include/CrashShieldScenarios.h"   // css_runloop_thread_start/stop, css_runloop_run
 #include "../../../Sources/CrashShieldRuntime/include/CSRTypes.h"
 #include "../../../Sources/CrashShieldRuntime/CSRMemory.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -178,6 +179,112 @@ char *csos_start_bad_call_report(void) {
     CSOSStop();
     [out set:@"runningAfterStop" to:@(CSShield.isRunning)];
     [out set:@"callAfterStop" to:CSOSTryReadPastEnd()];
+    return [out copyText];
+}
+
+char *csos_report_fields(const char *json) {
+    CSOSOutput *out = CSR_AUTORELEASE([[CSOSOutput alloc] init]);
+    CSReport *report = [CSReport reportWithJSONData:[NSData dataWithBytes:json length:strlen(json)]];
+    [out set:@"decoded" to:@(report != nil)];
+    [out set:@"signature" to:report.signature];
+    [out set:@"guard" to:@(report.guard)];
+    [out set:@"guardName" to:report.guardName];
+    [out set:@"exceptionName" to:report.exceptionName];
+    [out set:@"reason" to:report.reason];
+    [out set:@"receiverClassName" to:report.receiverClassName];
+    [out set:@"selectorName" to:report.selectorName];
+    [out set:@"method" to:report.method];
+    [out set:@"hint" to:report.hint];
+    [out set:@"recovered" to:@(report.recovered)];
+    [out set:@"occurrences" to:@(report.occurrences)];
+    [out set:@"firstSeenMilliseconds" to:@((long long)llround([report.firstSeen timeIntervalSince1970] * 1000))];
+    [out set:@"lastSeenMilliseconds" to:@((long long)llround([report.lastSeen timeIntervalSince1970] * 1000))];
+    [out set:@"threadName" to:report.threadName];
+    [out set:@"onMainThread" to:@(report.onMainThread)];
+    NSMutableArray *details = [NSMutableArray array];
+    for (NSString *key in [[report.details allKeys] sortedArrayUsingSelector:@selector(compare:)]) {
+        [details addObject:[NSString stringWithFormat:@"%@:%@", key, [report.details objectForKey:key]]];
+    }
+    [out set:@"details" to:CSOSJoin(details)];
+    [out set:@"dictionaryKeys" to:CSOSJoin([[report.dictionary allKeys] sortedArrayUsingSelector:@selector(compare:)])];
+    [out set:@"dictionaryCallerFunction" to:[report.dictionary objectForKey:@"callerFunction"]];
+    NSData *partial = [@"{\"signature\":\"s\",\"firstSeen\":\"2026-01-01T00:00:00Z\",\"lastSeen\":\"2026-01-01T00:00:00Z\"}"
+        dataUsingEncoding:NSUTF8StringEncoding];
+    [out set:@"partialIsNil" to:@([CSReport reportWithJSONData:partial] == nil)];
+    [out set:@"garbageIsNil" to:@([CSReport reportWithJSONData:[NSData dataWithBytes:"[1," length:3]] == nil)];
+    return [out copyText];
+}
+
+char *csos_start_every_field(const char *folder) {
+    CSOSOutput *out = CSR_AUTORELEASE([[CSOSOutput alloc] init]);
+    NSString *base = [NSString stringWithUTF8String:folder];
+    CSConfiguration *configuration = [CSConfiguration productionConfiguration];
+    configuration.guards = CSGuardContainer | CSGuardKVC;
+    configuration.mode = CSModeDebug;
+    [configuration setMode:CSModeRelease forGuard:CSGuardKVC];
+    configuration.excludedClassNames = [NSSet setWithObject:@"NSLock"];
+    configuration.protectedClassPrefixes = @[@"MYApp"];
+    configuration.unrecognizedSelectorFoundationClasses = @[@"NSString"];
+    configuration.maxDistinctReports = 100;
+    configuration.detailedCapturesPerSecond = 5;
+    configuration.maxStackDepth = 16;
+    configuration.zombieMaxBytes = 1 << 20;
+    configuration.zombieMaxCount = 50;
+    configuration.zombieMaxObjectSize = 1024;
+    configuration.zombieClassNames = [NSSet setWithObject:@"NSLock"];
+    configuration.recordsZombieDeallocationStack = YES;
+    configuration.kvoLeavesSystemClassesAlone = NO;
+    configuration.mainThreadOnlyMethods = @{@"NSLock": @[@"lock", @"unlock"], @"NSCondition": @[]};
+    configuration.redactsAppData = YES;
+    configuration.logsReports = NO;
+    configuration.reportStoreURL = [NSURL fileURLWithPath:[base stringByAppendingPathComponent:@"reports.jsonl"]];
+    CSUploadSink *http = [CSUploadSink HTTPSinkWithEndpoint:[NSURL URLWithString:@"http://127.0.0.1:9/crashes"]
+                                                     folder:[NSURL fileURLWithPath:[base stringByAppendingPathComponent:@"http"]]
+                                                    headers:@{@"Authorization": @"Bearer csos", @"X-App": @"MY\u00c9"}];
+    http.uploadedGuards = CSGuardContainer;
+    CSUploadSink *sentry = [CSUploadSink sentrySinkWithDSN:@"http://csoskey@127.0.0.1:9/42"
+                                                    folder:[NSURL fileURLWithPath:[base stringByAppendingPathComponent:@"sentry"]]
+                                                   release:@"csos@1.0" environment:@"test"];
+    sentry.dist = @"77";
+    configuration.uploadSinks = @[http, sentry];
+    NSError *error = nil;
+    [out set:@"started" to:@([CSShield startWithConfiguration:configuration error:&error])];
+    [out set:@"error" error:error];
+    return [out copyText];
+}
+
+char *csos_configuration_defaults(void) {
+    CSOSOutput *out = CSR_AUTORELEASE([[CSOSOutput alloc] init]);
+    CSConfiguration *configuration = [CSConfiguration productionConfiguration];
+    [out set:@"guards" to:@(configuration.guards)];
+    [out set:@"mode" to:@(configuration.mode)];
+    [out set:@"debugMode" to:@([CSConfiguration debugConfiguration].mode)];
+    [out set:@"modeOverrides" to:@([configuration.modeOverrides count])];
+    [out set:@"excludedClassNames" to:@([configuration.excludedClassNames count])];
+    [out set:@"protectedClassPrefixes" to:@([configuration.protectedClassPrefixes count])];
+    [out set:@"unrecognizedSelectorFoundationClasses" to:CSOSJoin(configuration.unrecognizedSelectorFoundationClasses)];
+    [out set:@"maxDistinctReports" to:@(configuration.maxDistinctReports)];
+    [out set:@"detailedCapturesPerSecond" to:@(configuration.detailedCapturesPerSecond)];
+    [out set:@"maxStackDepth" to:@(configuration.maxStackDepth)];
+    [out set:@"zombieMaxBytes" to:@(configuration.zombieMaxBytes)];
+    [out set:@"zombieMaxCount" to:@(configuration.zombieMaxCount)];
+    [out set:@"zombieMaxObjectSize" to:@(configuration.zombieMaxObjectSize)];
+    [out set:@"zombieClassNames" to:@([configuration.zombieClassNames count])];
+    [out set:@"recordsZombieDeallocationStack" to:@(configuration.recordsZombieDeallocationStack)];
+    [out set:@"kvoLeavesSystemClassesAlone" to:@(configuration.kvoLeavesSystemClassesAlone)];
+    NSMutableArray *methods = [NSMutableArray array];
+    for (NSString *className in [[configuration.mainThreadOnlyMethods allKeys] sortedArrayUsingSelector:@selector(compare:)]) {
+        for (NSString *selector in [configuration.mainThreadOnlyMethods objectForKey:className]) {
+            [methods addObject:[NSString stringWithFormat:@"%@.%@", className, selector]];
+        }
+    }
+    [out set:@"mainThreadOnlyMethods" to:CSOSJoin(methods)];
+    [out set:@"redactsAppData" to:@(configuration.redactsAppData)];
+    [out set:@"logsReports" to:@(configuration.logsReports)];
+    [out set:@"uploadSinks" to:@([configuration.uploadSinks count])];
+    CSUploadSink *sink = [CSUploadSink HTTPSinkWithEndpoint:[NSURL URLWithString:@"https://example.com/r"]
+                                                     folder:[NSURL fileURLWithPath:@"/tmp/csos-defaults"] headers:nil];
+    [out set:@"uploadedGuards" to:@(sink.uploadedGuards)];
     return [out copyText];
 }
 

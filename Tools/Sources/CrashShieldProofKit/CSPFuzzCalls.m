@@ -258,6 +258,29 @@ CALL(stringc_initWithString) { out_object(out, CSP_AUTORELEASE([(NSString *)[(Cl
 CALL(stringc_initWithUTF8String) {
     out_object(out, CSP_AUTORELEASE([(NSString *)[(Class)r alloc] initWithUTF8String: a->cString]));
 }
+CALL(stringc_withCStringEncoding) { out_object(out, [(Class)r stringWithCString: a->cString encoding: NSISOLatin1StringEncoding]); }
+CALL(stringc_initWithCStringEncoding) {
+    out_object(out, CSP_AUTORELEASE([(NSString *)[(Class)r alloc] initWithCString: a->cString encoding: NSASCIIStringEncoding]));
+}
+/// NULL bytes with a length of 3 (GNUstep's GSMutableString reads them for a byte order mark in UTF-8 and UTF-16, a
+/// crash without CrashShield too: ASCII and Latin-1 only here, the crash matrix has the other).
+static void csp_init_with_bytes(id r, CSPArgs *a, CSPText *out, NSStringEncoding encoding) {
+    NSUInteger length = a->cString ? strlen(a->cString) : 3;
+    out_object(out, CSP_AUTORELEASE([(NSString *)[(Class)r alloc] initWithBytes: a->cString length: length encoding: encoding]));
+}
+CALL(stringc_initWithBytesASCII) { csp_init_with_bytes(r, a, out, NSASCIIStringEncoding); }
+CALL(stringc_initWithBytesLatin1) { csp_init_with_bytes(r, a, out, NSISOLatin1StringEncoding); }
+/// A new data object of the receiver's class from Base64 (a string or the string's UTF-8 data).
+CALL(data_initWithBase64String) {
+    out_object(out, CSP_AUTORELEASE([[[(id)r class] alloc] initWithBase64EncodedString: O0 options: 0]));
+}
+CALL(data_initWithBase64Data) {
+    NSData *data = [O0 respondsToSelector: @selector(dataUsingEncoding:)] ? [O0 dataUsingEncoding: NSUTF8StringEncoding] : O0;
+    out_object(out, CSP_AUTORELEASE([[[(id)r class] alloc] initWithBase64EncodedData: data options: 0]));
+}
+CALL(number_compare) { out_int(out, [(NSNumber *)r compare: O0]); }
+CALL(number_isEqualToNumber) { out_bool(out, [(NSNumber *)r isEqualToNumber: O0]); }
+CALL(date_compare) { out_int(out, [(NSDate *)r compare: O0]); }
 CALL(stringc_withFormat) { out_object(out, [(Class)r stringWithFormat: @"<%@>", O0]); }
 
 // MARK: NSAttributedString, NSMutableAttributedString
@@ -312,6 +335,9 @@ CALL(mattr_replaceWithAttributed) {
 }
 
 CALL(attrc_initWithString) { out_object(out, CSP_AUTORELEASE([(NSAttributedString *)[(Class)r alloc] initWithString: O0])); }
+CALL(attrc_initWithAttributedString) {
+    out_object(out, CSP_AUTORELEASE([(NSAttributedString *)[(Class)r alloc] initWithAttributedString: O0]));
+}
 CALL(attrc_initWithStringAttributes) {
     out_object(out, CSP_AUTORELEASE([(NSAttributedString *)[(Class)r alloc] initWithString: O0 attributes: O1]));
 }
@@ -431,7 +457,7 @@ static const CSPEntry csp_entries[] = {
     { "NSMutableArray insertObjects:atIndexes:", FMA, ARGS(CSPArgArray, CSPArgIndexSet), marray_insertObjectsAtIndexes, true },
     { "NSMutableArray removeObjectsAtIndexes:", FMA, ARGS(CSPArgIndexSet), marray_removeObjectsAtIndexes, true },
     { "NSMutableArray replaceObjectsInRange:withObjectsFromArray:", FMA, ARGS(CSPArgRange, CSPArgArray), marray_replaceObjectsInRange, true },
-    { "NSMutableArray replaceObjectsAtIndexes:withObjects:", FMA, ARGS(CSPArgIndexSet, CSPArgArray), marray_replaceObjectsAtIndexes, false },
+    { "NSMutableArray replaceObjectsAtIndexes:withObjects:", FMA, ARGS(CSPArgIndexSet, CSPArgArray), marray_replaceObjectsAtIndexes, true },
     { "NSMutableArray removeLastObject", FMA, NONE, marray_removeLastObject, true },
     { "NSMutableArray addObjectsFromArray:", FMA, ARGS(CSPArgArray), marray_addObjectsFromArray, false },
     { "NSMutableArray removeObject:", FMA, ARGS(CSPArgObject), marray_removeObject, false },
@@ -524,7 +550,7 @@ static const CSPEntry csp_entries[] = {
     { "NSString paragraphRangeForRange:", FT, ARGS(CSPArgRange), string_paragraphRangeForRange, true },
     { "NSString getLineStart:end:contentsEnd:forRange:", FT, ARGS(CSPArgRange), string_getLineStart, true },
     { "NSString getParagraphStart:end:contentsEnd:forRange:", FT, ARGS(CSPArgRange), string_getParagraphStart, true },
-    { "NSString getCharacters:range:", FT, ARGS(CSPArgRange), string_getCharactersRange, false },
+    { "NSString getCharacters:range:", FT, ARGS(CSPArgRange), string_getCharactersRange, true },
     { "NSString stringByAppendingString:", FT, ARGS(CSPArgString), string_byAppending, false },
     { "NSString isEqualToString:", FT, ARGS(CSPArgString), string_isEqualToString, false },
     { "NSString stringByReplacingOccurrencesOfString:withString:", FT, ARGS(CSPArgString, CSPArgString), string_byReplacingOccurrences, true },
@@ -546,7 +572,16 @@ static const CSPEntry csp_entries[] = {
     { "+stringWithUTF8String:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_withUTF8String, true },
     { "alloc, initWithString:", CSPFamilyStringClass, ARGS(CSPArgString), stringc_initWithString, true },
     { "alloc, initWithUTF8String:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithUTF8String, true },
+    { "+stringWithCString:encoding:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_withCStringEncoding, true },
+    { "alloc, initWithCString:encoding:", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithCStringEncoding, true },
+    { "alloc, initWithBytes:length:encoding: (ASCII)", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithBytesASCII, true },
+    { "alloc, initWithBytes:length:encoding: (Latin-1)", CSPFamilyStringClass, ARGS(CSPArgCString), stringc_initWithBytesLatin1, true },
     { "+stringWithFormat:", CSPFamilyStringClass, ARGS(CSPArgObject), stringc_withFormat, false },
+    { "alloc, initWithBase64EncodedString:options:", FDA, ARGS(CSPArgString), data_initWithBase64String, true },
+    { "alloc, initWithBase64EncodedData:options:", FDA, ARGS(CSPArgString), data_initWithBase64Data, true },
+    { "NSNumber compare:", CSPFamilyNumber, ARGS(CSPArgObject), number_compare, true },
+    { "NSNumber isEqualToNumber:", CSPFamilyNumber, ARGS(CSPArgObject), number_isEqualToNumber, true },
+    { "NSDate compare:", CSPFamilyDate, ARGS(CSPArgObject), date_compare, true },
     { "NSAttributedString attributedSubstringFromRange:", FR, ARGS(CSPArgRange), attr_substringFromRange, true },
     { "NSAttributedString attributesAtIndex:effectiveRange:", FR, ARGS(CSPArgIndex), attr_attributesAtIndex, true },
     { "NSAttributedString attribute:atIndex:effectiveRange:", FR, ARGS(CSPArgAttributeName, CSPArgIndex), attr_attributeAtIndex, true },
@@ -564,7 +599,8 @@ static const CSPEntry csp_entries[] = {
     { "NSMutableAttributedString setAttributedString:", FMR, ARGS(CSPArgString), mattr_setAttributed, false },
     { "NSMutableAttributedString replaceCharactersInRange:withAttributedString:", FMR, ARGS(CSPArgRange, CSPArgString), mattr_replaceWithAttributed, false },
     { "alloc, initWithString: (attributed)", CSPFamilyAttributedClass, ARGS(CSPArgString), attrc_initWithString, true },
-    { "alloc, initWithString:attributes:", CSPFamilyAttributedClass, ARGS(CSPArgString, CSPArgAttributes), attrc_initWithStringAttributes, false },
+    { "alloc, initWithString:attributes:", CSPFamilyAttributedClass, ARGS(CSPArgString, CSPArgAttributes), attrc_initWithStringAttributes, true },
+    { "alloc, initWithAttributedString:", CSPFamilyAttributedClass, ARGS(CSPArgObject), attrc_initWithAttributedString, true },
     { "NSData subdataWithRange:", FDA, ARGS(CSPArgRange), data_subdataWithRange, true },
     { "NSData getBytes:range:", FDA, ARGS(CSPArgRange), data_getBytesRange, true },
     { "NSData rangeOfData:options:range:", FDA, ARGS(CSPArgData, CSPArgRange), data_rangeOfData, true },

@@ -29,6 +29,8 @@ typedef enum CSPFamily {
     CSPFamilyAttributedClass = 1 << 20,
     CSPFamilyData = 1 << 21,
     CSPFamilyMutableData = 1 << 22,
+    CSPFamilyNumber = 1 << 23,
+    CSPFamilyDate = 1 << 24,
 } CSPFamily;
 
 typedef struct CSPReceiverKind {

@@ -196,6 +196,13 @@ static id data_no_copy(void) { return [NSData dataWithBytesNoCopy: (void *)"hell
 static id data_subdata(void) { return [[NSData dataWithBytes: "xxhelloxx" length: 9] subdataWithRange: NSMakeRange(2, 5)]; }
 static id data_copy(void) { return CSP_AUTORELEASE([[NSMutableData dataWithBytes: "hello" length: 5] copy]); }
 static id mdata_empty(void) { return [NSMutableData data]; }
+static id number_int(void) { return [NSNumber numberWithInt: 3]; }
+static id number_unsigned(void) { return [NSNumber numberWithUnsignedLongLong: ~0ULL]; }
+static id number_double(void) { return [NSNumber numberWithDouble: 2.5]; }
+static id number_zero_float(void) { return [NSNumber numberWithFloat: 0]; }
+static id number_bool(void) { return [NSNumber numberWithBool: YES]; }
+static id date_fixed(void) { return [NSDate dateWithTimeIntervalSince1970: 3]; }
+static id date_distant_past(void) { return [NSDate distantPast]; }
 static id mdata_bytes(void) { return [NSMutableData dataWithBytes: "hello" length: 5]; }
 static id mdata_capacity(void) {
     NSMutableData *data = [NSMutableData dataWithCapacity: 64];
@@ -401,6 +408,13 @@ static const CSPReceiverKind csp_receivers[] = {
     { "class.NSMutableString", CSPFamilyStringClass, class_mutable_string, true },
     { "class.NSAttributedString", CSPFamilyAttributedClass, class_attributed, true },
     { "class.NSMutableAttributedString", CSPFamilyAttributedClass, class_mutable_attributed, true },
+    { "number.int", CSPFamilyNumber, number_int, true },
+    { "number.unsignedLongLong", CSPFamilyNumber, number_unsigned, true },
+    { "number.double", CSPFamilyNumber, number_double, true },
+    { "number.zeroFloat", CSPFamilyNumber, number_zero_float, true },
+    { "number.bool", CSPFamilyNumber, number_bool, true },
+    { "date.fixed", CSPFamilyDate, date_fixed, true },
+    { "date.distantPast", CSPFamilyDate, date_distant_past, true },
 };
 
 const CSPReceiverKind *csp_receiver_kinds(uint32_t *count) {

@@ -307,7 +307,7 @@ public struct ReportFilter: Sendable, Equatable {
     }
 
     public func matches(_ report: CrashReport) -> Bool {
-        if !guards.isEmpty && !guards.contains(report.category) { return false }
+        if !guards.isEmpty && !guards.contains(report.category.name) { return false }
         if let since, report.lastSeen < since { return false }
         if let until, report.firstSeen > until { return false }
         if !releases.isEmpty {

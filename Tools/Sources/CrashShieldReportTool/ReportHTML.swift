@@ -87,8 +87,8 @@ public enum ReportHTML {
         var counts: [[String: Int]] = Array(repeating: [:], count: bucketCount)
         for report in reports {
             let index = Int((start(report.lastSeen) - firstBucket) / bucket)
-            counts[index][report.category, default: 0] += report.occurrences
-            totals[report.category, default: 0] += report.occurrences
+            counts[index][report.category.name, default: 0] += report.occurrences
+            totals[report.category.name, default: 0] += report.occurrences
         }
         let guards = totals.keys.sorted { (totals[$0]!, $1) > (totals[$1]!, $0) }
         let colour = Dictionary(uniqueKeysWithValues: guards.enumerated().map { ($1, palette[$0 % palette.count]) })
@@ -134,7 +134,7 @@ public enum ReportHTML {
         var html = "<section class=\"report\" id=\"report-\(escape(report.group))\">"
         html += "<h3>\(escape(report.method))</h3>"
         html += "<p class=\"reason\"><b>\(escape(report.exceptionName))</b>: \(escape(report.reason))</p>"
-        var fields = [("guard", report.category), ("occurrences", String(report.occurrences)),
+        var fields = [("guard", report.category.name), ("occurrences", String(report.occurrences)),
                       ("call site", ReportText.callSiteName(report, callerNames: callerNames)),
                       ("first seen", ReportText.date(report.firstSeen)), ("last seen", ReportText.date(report.lastSeen)),
                       ("signature", report.signature), ("group", report.group)]

@@ -34,7 +34,7 @@ public enum ReportText {
         public var reason: String
 
         public init(_ report: CrashReport, callerNames: [String: String] = [:]) {
-            `guard` = report.category
+            `guard` = report.category.name
             method = report.appFacingMethod
             callSite = ReportText.callSiteName(report, callerNames: callerNames)
             count = report.occurrences
@@ -92,7 +92,7 @@ public enum ReportText {
         }
         var rows = [["GUARD", "METHOD", "CALL SITE", "COUNT", "FIRST SEEN", "LAST SEEN", "GROUP"]]
         for report in reports {
-            rows.append([report.category, report.appFacingMethod, report.callerFunction ?? callSite(report),
+            rows.append([report.category.name, report.appFacingMethod, report.callerFunction ?? callSite(report),
                          String(report.occurrences), date(report.firstSeen), date(report.lastSeen), report.group])
         }
         var lines = reports.isEmpty ? [] : table(rows, rightAligned: [3])
@@ -120,7 +120,7 @@ public enum ReportText {
 
     /// One line per appended report line when following a file.
     static func followLine(_ report: CrashReport) -> String {
-        "\(date(report.lastSeen))  \(report.category)  \(report.method)  \(callSite(report))  "
+        "\(date(report.lastSeen))  \(report.category.name)  \(report.method)  \(callSite(report))  "
             + "count \(report.occurrences)  \(report.signature)"
     }
 
@@ -129,7 +129,7 @@ public enum ReportText {
     /// Every field of one report, its stack with the caller marked, and its images.
     public static func show(_ report: CrashReport) -> String {
         var fields: [(String, String)] = [
-            ("signature", report.signature), ("guard", report.category),
+            ("signature", report.signature), ("guard", report.category.name),
             ("exception", report.exceptionName), ("reason", report.reason), ("action", report.action.rawValue),
             ("hint", report.hint), ("occurrences", String(report.occurrences)),
             ("first seen", date(report.firstSeen)), ("last seen", date(report.lastSeen)),
@@ -191,7 +191,7 @@ public enum ReportText {
                           "os version", "device", "crashshield version", "launch id"]
             let rows = reports.map { report -> [String] in
                 let context = report.context
-                return [report.signature, report.category, report.method, report.exceptionName, report.reason,
+                return [report.signature, report.category.name, report.method, report.exceptionName, report.reason,
                         callSite(report), String(report.occurrences), date(report.firstSeen), date(report.lastSeen),
                         report.action.rawValue, report.thread.name, context?.appIdentifier ?? "",
                         context?.appVersion ?? "", context?.appBuild ?? "", context?.osName ?? "",

@@ -17,6 +17,8 @@ const CSSScenario *css_notification_scenarios(int *count);
 const CSSScenario *css_data_scenarios(int *count);
 /// Variadic calls (a nil format, a nil key in an objects-and-keys list) and NSUserDefaults (CSSVariadicScenarios.m).
 const CSSScenario *css_variadic_scenarios(int *count);
+/// Everyday Foundation calls beyond the first families (CSSFoundationScenarios.m, issue 24).
+const CSSScenario *css_foundation_scenarios(int *count);
 /// Calls only Apple's Foundation raises for (CSSAppleScenarios.m): in the catalog on Apple only.
 const CSSScenario *css_apple_only_scenarios(int *count);
 
@@ -38,6 +40,7 @@ const CSSProbe *css_ordered_set_probes(int *count);
 const CSSProbe *css_string_probes(int *count);
 const CSSProbe *css_data_probes(int *count);
 const CSSProbe *css_kvc_probes(int *count);
+const CSSProbe *css_foundation_probes(int *count);
 /// The marker a probe's call returns when it does not make the call.
 id css_probe_skipped(void);
 

@@ -169,6 +169,7 @@ static const CSSProbeFamily css_probe_families[] = {
     css_string_probes,
     css_data_probes,
     css_kvc_probes,
+    css_foundation_probes,
 };
 
 static const CSSProbe *css_probes(int *count) {

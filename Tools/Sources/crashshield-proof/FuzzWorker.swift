@@ -16,7 +16,7 @@ final class ReportCounter: ReportSink, @unchecked Sendable {
         defer { lock.unlock() }
         occurrences += report.occurrences - (delivered[report.signature] ?? 0)
         delivered[report.signature] = report.occurrences
-        described.append("\(report.category) \(report.method) \(report.exceptionName) (\(report.action.rawValue)): \(report.reason)")
+        described.append("\(report.category.name) \(report.method) \(report.exceptionName) (\(report.action.rawValue)): \(report.reason)")
         selectors.insert(report.selector)
     }
 

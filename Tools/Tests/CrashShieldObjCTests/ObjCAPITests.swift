@@ -67,6 +67,122 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["callAfterStop"], "NSRangeException", "stopped: the call raises as without CrashShield")
     }
 
+    /// Every CSReport field comes from the Swift report itself (no JSON parsing, date scanning or guard-name table in
+    /// the Objective-C layer): read from a report as Swift encodes it and compared with the Swift report's fields.
+    func testEveryReportFieldIsTheSwiftReportsOwn() throws {
+        let first = Date(timeIntervalSince1970: 1_764_064_800.123)
+        let report = CrashReport(
+            signature: "0f1e2d3c4b5a6978", category: .kvo, exceptionName: "NSRangeException",
+            reason: "Cannot remove observer \"o\" for \u{e9}t\u{e9} (key path 'a/b')", className: "MYModel",
+            selector: "removeObserver:forKeyPath:", isClassMethod: true, hint: "balance add and remove",
+            action: .failedLoudly, details: ["keyPath": "a/b", "observer": "MYView \u{2713}"],
+            thread: ThreadInfo(id: 9, name: "com.example.worker", isMain: true),
+            callStack: [StackFrame(address: 0x1_0000_1f3a, image: "/app/MyApp", imageBase: 0x1_0000_0000)],
+            callerFrameIndex: 0, firstSeen: first, lastSeen: first.addingTimeInterval(2.5), occurrences: 100,
+            callerFunction: "-[MYController reload]")
+        let json = String(decoding: try CrashReport.makeJSONEncoder().encode(report), as: UTF8.self)
+        let out = run { json.withCString { csos_report_fields($0) } }
+        XCTAssertEqual(out["decoded"], "1")
+        XCTAssertEqual(out["signature"], report.signature)
+        XCTAssertEqual(out["guard"], "\(GuardCategory.kvo.rawValue)")
+        XCTAssertEqual(out["guardName"], "kvo")
+        XCTAssertEqual(out["exceptionName"], report.exceptionName)
+        XCTAssertEqual(out["reason"], report.reason)
+        XCTAssertEqual(out["receiverClassName"], report.className)
+        XCTAssertEqual(out["selectorName"], report.selector)
+        XCTAssertEqual(out["method"], "+[MYModel removeObserver:forKeyPath:]")
+        XCTAssertEqual(out["hint"], report.hint)
+        XCTAssertEqual(out["recovered"], "0")
+        XCTAssertEqual(out["occurrences"], "100")
+        XCTAssertEqual(out["firstSeenMilliseconds"], "1764064800123", "milliseconds kept")
+        XCTAssertEqual(out["lastSeenMilliseconds"], "1764064802623")
+        XCTAssertEqual(out["threadName"], "com.example.worker")
+        XCTAssertEqual(out["onMainThread"], "1")
+        XCTAssertEqual(out["details"], "keyPath:a/b,observer:MYView \u{2713}")
+        XCTAssertEqual(out["dictionaryKeys"], "action,callStack,callerFrameIndex,callerFunction,category,className,details,"
+                       + "exceptionName,firstSeen,hint,isClassMethod,lastSeen,occurrences,reason,selector,signature,thread")
+        XCTAssertEqual(out["dictionaryCallerFunction"], "-[MYController reload]")
+        XCTAssertEqual(out["partialIsNil"], "1", "a JSON object that is not a complete report is none")
+        XCTAssertEqual(out["garbageIsNil"], "1")
+    }
+
+    /// CSConfiguration and CSUploadSink start from Swift's defaults (Configuration.production, UploadOptions()).
+    func testConfigurationDefaultsAreSwifts() {
+        let out = run { csos_configuration_defaults() }
+        let swift = Configuration.production
+        XCTAssertEqual(out["guards"], "\(swift.guards.rawValue)")
+        XCTAssertEqual(out["mode"], "0", "CSModeRelease, as Swift's .release")
+        XCTAssertEqual(swift.mode, .release)
+        XCTAssertEqual(out["debugMode"], "1")
+        XCTAssertEqual(out["modeOverrides"], "\(swift.modeOverrides.count)")
+        XCTAssertEqual(out["excludedClassNames"], "\(swift.excludedClassNames.count)")
+        XCTAssertEqual(out["protectedClassPrefixes"], "\(swift.protectedClassPrefixes.count)")
+        XCTAssertEqual(out["unrecognizedSelectorFoundationClasses"], swift.unrecognizedSelectorFoundationClasses.joined(separator: ","))
+        XCTAssertEqual(out["maxDistinctReports"], "\(swift.limits.maxDistinctReports)")
+        XCTAssertEqual(out["detailedCapturesPerSecond"], "\(swift.limits.detailedCapturesPerSecond)")
+        XCTAssertEqual(out["maxStackDepth"], "\(swift.limits.maxStackDepth)")
+        XCTAssertEqual(out["zombieMaxBytes"], "\(swift.zombies.maxBytes)")
+        XCTAssertEqual(out["zombieMaxCount"], "\(swift.zombies.maxCount)")
+        XCTAssertEqual(out["zombieMaxObjectSize"], "\(swift.zombies.maxObjectSize)")
+        XCTAssertEqual(out["zombieClassNames"], "\(swift.zombies.classNames.count)")
+        XCTAssertEqual(out["recordsZombieDeallocationStack"], swift.zombies.recordsDeallocationStack ? "1" : "0")
+        XCTAssertEqual(out["kvoLeavesSystemClassesAlone"], swift.kvoLeavesSystemClassesAlone ? "1" : "0")
+        let methods = swift.mainThreadOnlyMethods.keys.sorted().flatMap { name in
+            (swift.mainThreadOnlyMethods[name] ?? []).map { "\(name).\($0)" }
+        }
+        XCTAssertEqual(out["mainThreadOnlyMethods"], methods.joined(separator: ","))
+        XCTAssertEqual(out["redactsAppData"], swift.redact == nil ? "0" : "1")
+        XCTAssertEqual(out["logsReports"], "1", "Objective-C's own default: each report logged")
+        XCTAssertEqual(out["uploadSinks"], "0")
+        XCTAssertEqual(out["uploadedGuards"], "\(UploadOptions().uploadedGuards.rawValue)")
+    }
+
+    /// Every CSConfiguration field reaches Swift's Configuration (handed over field by field, no JSON).
+    func testEveryConfigurationFieldReachesSwift() throws {
+        let folder = try temporaryFolder()
+        var text = ""
+        withAutoreleasePool {
+            let result = csos_start_every_field(folder)!
+            text = String(cString: result)
+            free(result)
+        }
+        defer { CrashShield.stop() }
+        XCTAssertTrue(text.contains("started=1"), text)
+        let swift = try XCTUnwrap(Session.current.load(ordering: .acquiring)?.configuration)
+        XCTAssertEqual(swift.guards, [.container, .kvc])
+        XCTAssertEqual(swift.mode, .debug)
+        XCTAssertEqual(swift.modeOverrides, [.kvc: .release])
+        XCTAssertEqual(swift.excludedClassNames, ["NSLock"])
+        XCTAssertEqual(swift.protectedClassPrefixes, ["MYApp"])
+        XCTAssertEqual(swift.unrecognizedSelectorFoundationClasses, ["NSString"])
+        XCTAssertEqual(swift.limits, ReportLimits(maxDistinctReports: 100, detailedCapturesPerSecond: 5, maxStackDepth: 16))
+        XCTAssertEqual(swift.zombies, ZombieOptions(maxBytes: 1 << 20, maxCount: 50, maxObjectSize: 1024, classNames: ["NSLock"],
+                                                    recordsDeallocationStack: true))
+        XCTAssertFalse(swift.kvoLeavesSystemClassesAlone)
+        XCTAssertEqual(swift.mainThreadOnlyMethods, ["NSLock": ["lock", "unlock"], "NSCondition": []])
+        XCTAssertNotNil(swift.redact)
+        XCTAssertFalse(swift.sinks.contains { $0 is LogReportSink })
+        let store = try XCTUnwrap(swift.sinks.compactMap { $0 as? JSONLinesReportStore }.first)
+        XCTAssertEqual(store.fileURL.path, folder + "/reports.jsonl")
+        let http = try XCTUnwrap(swift.sinks.compactMap { $0 as? HTTPUploadSink }.first)
+        XCTAssertEqual(http.endpoint.absoluteString, "http://127.0.0.1:9/crashes")
+        XCTAssertEqual(http.options.headers, ["Authorization": "Bearer csos", "X-App": "MY\u{c9}"])
+        XCTAssertEqual(http.options.uploadedGuards, .container)
+        let sentry = try XCTUnwrap(swift.sinks.compactMap { $0 as? SentrySink }.first)
+        XCTAssertEqual(sentry.options.uploadedGuards, UploadOptions().uploadedGuards)
+        XCTAssertEqual(sentry.dsn.dsn, "http://csoskey@127.0.0.1:9/42")
+        let report = CrashReport(signature: "s", category: .container, exceptionName: "E", reason: "r", className: "C",
+                                 selector: "s", isClassMethod: false, hint: "", action: .recovered,
+                                 thread: ThreadInfo(id: 1, name: "", isMain: true), firstSeen: Date(), lastSeen: Date(),
+                                 occurrences: 1)
+        let envelope = String(decoding: try sentry.queue.body([report], "0123456789abcdef0123456789abcdef").body, as: UTF8.self)
+        let event = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try XCTUnwrap(envelope.split(separator: "\n").last).utf8))
+                                  as? [String: Any])
+        XCTAssertEqual(event["release"] as? String, "csos@1.0")
+        XCTAssertEqual(event["environment"] as? String, "test")
+        XCTAssertEqual(event["dist"] as? String, "77")
+    }
+
     func testKillSwitch() {
         let out = run { csos_kill_switch() }
         XCTAssertEqual(out["started"], "1")

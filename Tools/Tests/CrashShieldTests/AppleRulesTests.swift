@@ -65,7 +65,7 @@ final class AppleRulesTests: XCTestCase {
                 XCTAssertEqual(result, apple.expectedResult, "\(apple.name): what the caller got")
                 XCTAssertEqual(sink.reports.count, 1, "\(apple.name): \(sink.reports.map(\.method))")
                 guard let report = sink.reports.first else { return }
-                XCTAssertEqual(report.category, apple.category, apple.name)
+                XCTAssertEqual(report.category.name, apple.category, apple.name)
                 XCTAssertEqual(report.selector, apple.selector, apple.name)
                 XCTAssertEqual(report.exceptionName, apple.exception, apple.name)
                 XCTAssertEqual(report.reason, apple.expectedReason(className: report.className), apple.name)

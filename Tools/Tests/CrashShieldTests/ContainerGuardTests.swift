@@ -94,7 +94,7 @@ final class ContainerGuardTests: ShieldTestCase {
             }
             let report = try XCTUnwrap(sink.reports.first)
             XCTAssertEqual(sink.reports.count, 1)
-            XCTAssertEqual(report.category, "container")
+            XCTAssertEqual(report.category, .container)
             XCTAssertEqual(report.selector, "objectAtIndex:")
             XCTAssertEqual(report.exceptionName, "NSRangeException")
             XCTAssertEqual(report.action, .recovered)

@@ -67,7 +67,7 @@ final class KVCGuardTests: ShieldTestCase {
                 _ = scenario.perform()
                 CrashShield.flush()
                 XCTAssertEqual(sink.reports.map(\.method).count, 1, "\(name): \(sink.reports.map(\.method))")
-                XCTAssertEqual(sink.reports.first?.category, "kvc", name)
+                XCTAssertEqual(sink.reports.first?.category, .kvc, name)
                 XCTAssertEqual(sink.reports.first?.occurrences, 2, "\(name): two bad calls")
             }
         }

@@ -41,7 +41,7 @@ final class MessagingGuardTests: ShieldTestCase {
                 XCTAssertEqual(result, scenario.expectedResult, scenario.name)
                 XCTAssertEqual(sink.reports.count, 1, "\(scenario.name): \(sink.reports.map(\.method))")
                 let report = try XCTUnwrap(sink.reports.first)
-                XCTAssertEqual(report.category, scenario.category, scenario.name)
+                XCTAssertEqual(report.category.name, scenario.category, scenario.name)
                 XCTAssertEqual(report.selector, scenario.selector, scenario.name)
                 XCTAssertEqual(report.exceptionName, "NSInvalidArgumentException", scenario.name)
                 XCTAssertEqual(report.action, .recovered, scenario.name)
@@ -102,7 +102,7 @@ final class MessagingGuardTests: ShieldTestCase {
     func testNSNullIsOwnedByTheNSNullGuardAlone() throws {
         try withShield(Configuration(guards: .all)) { sink in
             XCTAssertEqual(try run("nsNull.objectForKey").result, "nil")
-            XCTAssertEqual(sink.reports.map(\.category), ["nsNull"])
+            XCTAssertEqual(sink.reports.map(\.category), [.nsNull])
         }
         // The unrecognized-selector guard never handles NSNull: with the NSNull guard off, NSNull fails as usual.
         try withShield(Configuration(guards: .unrecognizedSelector)) { sink in

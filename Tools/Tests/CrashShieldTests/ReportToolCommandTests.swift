@@ -26,7 +26,7 @@ extension ReportToolTests {
     func testFiltersSelectLaunchesBeforeCountingInEveryCommand() throws {
         let real = try writeRealReports(to: fileURL)
         let storm = try XCTUnwrap(real.first { $0.occurrences == 12 })
-        let string = try XCTUnwrap(real.first { $0.category == "string" })
+        let string = try XCTUnwrap(real.first { $0.category == .string })
         var other = storm
         XCTAssertNotNil(other.context)
         other.context?.launchID = "launch-two"

@@ -56,7 +56,7 @@ extension XCTestCase {
                 XCTAssertEqual(sink.reports.count, scenario.expectedReports,
                                "\(scenario.name): \(sink.reports.map(\.method))", file: file, line: line)
                 guard let report = sink.reports.first else { return }
-                XCTAssertEqual(report.category, scenario.category, scenario.name, file: file, line: line)
+                XCTAssertEqual(report.category.name, scenario.category, scenario.name, file: file, line: line)
                 XCTAssertEqual(report.selector, scenario.selector, scenario.name, file: file, line: line)
                 XCTAssertEqual(report.exceptionName, scenario.exception, scenario.name, file: file, line: line)
                 XCTAssertEqual(report.action, .recovered, scenario.name, file: file, line: line)

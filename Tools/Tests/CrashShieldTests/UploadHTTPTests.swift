@@ -147,16 +147,16 @@ final class UploadHTTPTests: UploadTestCase {
     func testMainThreadUIReportsStayLocalByDefault() throws {
         let server = try server()
         let byDefault = try sink(server.url)
-        byDefault.receive(makeReport(1, category: "mainThreadUI"))
-        byDefault.receive(makeReport(2, category: "container"))
+        byDefault.receive(makeReport(1, category: .mainThreadUI))
+        byDefault.receive(makeReport(2, category: .container))
         XCTAssertTrue(byDefault.waitUntilIdle(timeout: 10))
-        XCTAssertEqual(try deliveredReports(server).flatMap(\.reports).map(\.category), ["container"])
+        XCTAssertEqual(try deliveredReports(server).flatMap(\.reports).map(\.category), [.container])
         byDefault.close()
 
         let everything = try sink(server.url, options: fastOptions { $0.uploadedGuards = .all })
-        everything.receive(makeReport(3, category: "mainThreadUI"))
+        everything.receive(makeReport(3, category: .mainThreadUI))
         XCTAssertTrue(everything.waitUntilIdle(timeout: 10))
-        XCTAssertEqual(try deliveredReports(server).flatMap(\.reports).map(\.category), ["container", "mainThreadUI"])
+        XCTAssertEqual(try deliveredReports(server).flatMap(\.reports).map(\.category), [.container, .mainThreadUI])
     }
 
     func testMemoryAndDiskCapsHoldWhileTheServerIsDown() throws {

@@ -58,7 +58,7 @@ final class UploadSentryTests: UploadTestCase {
                                  size: 0x1000, buildID: "f1c3bcc0279865fe3058404b2831d9e64135386c")])
         let reports = [withContext, makeReport(2)]
         reports.forEach(sink.receive)
-        sink.receive(makeReport(3, category: "mainThreadUI"))   // stays local by default
+        sink.receive(makeReport(3, category: .mainThreadUI))   // stays local by default
         XCTAssertTrue(sink.waitUntilIdle(timeout: 15))
         XCTAssertEqual(server.requests.map(\.behaviour), ["close", "close", "ok", "ok"])
 

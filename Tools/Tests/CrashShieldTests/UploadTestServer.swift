@@ -120,7 +120,7 @@ class UploadTestCase: ShieldTestCase {
         return options
     }
 
-    func makeReport(_ n: Int, category: String = "container", occurrences: Int = 1, uuid: String? = nil) -> CrashReport {
+    func makeReport(_ n: Int, category: GuardCategory = .container, occurrences: Int = 1, uuid: String? = nil) -> CrashReport {
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         // Innermost first: CrashShield's replacement, the caller (app), more app code, a system library.
         let images = ["/app/CrashShield", "/app/MyApp", "/app/MyApp", "/usr/lib/libSystem.dylib"]
@@ -132,7 +132,7 @@ class UploadTestCase: ShieldTestCase {
                                     imageUUID: isApp ? uuid : nil))
         }
         return CrashReport(
-            signature: "\(category)|GSInlineArray|objectAtIndex:|caller-\(n)", category: category,
+            signature: "\(category.name)|GSInlineArray|objectAtIndex:|caller-\(n)", category: category,
             exceptionName: "NSRangeException", reason: "Index \(n) is out of range 2 (in 'objectAtIndex:')",
             className: "GSInlineArray", selector: "objectAtIndex:", isClassMethod: false,
             hint: "check the index against count", action: .recovered, details: ["index": "\(n)"],

@@ -156,7 +156,7 @@ final class VariadicGuardTests: ShieldTestCase {
                 CrashShield.flush()
                 XCTAssertEqual(sink.reports.count, 1, "\(scenario.name): \(sink.reports.map(\.method))")
                 guard let report = sink.reports.first else { return }
-                XCTAssertEqual(report.category, scenario.category, scenario.name)
+                XCTAssertEqual(report.category.name, scenario.category, scenario.name)
                 XCTAssertEqual(report.selector, scenario.selector, scenario.name)
                 XCTAssertEqual(report.exceptionName, scenario.exception, scenario.name)
                 XCTAssertEqual(report.reason, row.expectedReason(className: report.className), scenario.name)

@@ -24,6 +24,11 @@ final class ContainerGuard: CrashGuard {
         try DataHooks.install(in: context)
         try ObjectsAndKeysHooks.install(in: context)
         try UserDefaultsHooks.install(in: context)
+        try Base64Hooks.install(in: context)
+        try NumberHooks.install(in: context)
+        try ArrayIndexSetHooks.install(in: context)
+        try FileURLHooks.install(in: context)
+        try DateHooks.install(in: context)
     }
 
     /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.

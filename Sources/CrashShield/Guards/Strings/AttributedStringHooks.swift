@@ -15,6 +15,7 @@ enum AttributedStringHooks {
               let mutable = ClassFamily("NSMutableAttributedString") else { return }
         try context.install([attributedSubstringFromRange, attributesAtIndex, attributeAtIndex, attributesInRange,
                              attributeInRange, initWithString], onOwnersIn: attributed)
+        try AttributedInitHooks.install(in: context, attributed: attributed)
         // The text mutations that check in `replaceCharactersInRange:withString:` are NSMutableString's points.
         try context.install([MutableStringHooks.replaceCharactersInRange, MutableStringHooks.deleteCharactersInRangeBase,
                              replaceWithAttributedString, addAttribute, addAttributes, setAttributes, removeAttribute], onOwnersIn: mutable)

@@ -10,6 +10,7 @@ enum StringHooks {
         try context.install([substringFromIndex, substringToIndex, hasPrefix, hasSuffix], onOwnersIn: strings)
         try context.install(layers: [substringWithRangeBase, substringWithRange, substringWithRangeInner], onOwnersIn: strings)
         try HotReadHookPoint.install(layers: [characterAtIndexBase, characterAtIndex], in: context, onOwnersIn: strings)
+        try CharacterBufferHooks.install(in: context, strings: strings)
         // Class constructors: on NSString only (NSMutableString inherits them; both levels would nest).
         try context.install([stringWithString, stringWithUTF8String], on: [root])
         // Initializers run on what +alloc hands out: a placeholder, or (NSMutableString here) the concrete class.
@@ -21,6 +22,7 @@ enum StringHooks {
         }
         let unrelated = placeholders.filter { cls in !placeholders.contains { $0 != cls && (cls.isKind(of: $0) || $0.isKind(of: cls)) } }
         try context.install([initWithString, initWithUTF8String, initWithFormatLocaleArguments], on: unrelated)
+        try CStringConstructorHooks.install(in: context, placeholders: unrelated, root: root)
         if FoundationRules.isApple { try context.install(stringByAppendingString, onOwnersIn: strings) }
     }
 

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 
 /// Sends reports to an HTTP(S) endpoint as gzipped JSON batches: `POST endpoint` with body
-/// `{"schemaVersion": 1, "reports": [CrashReport, ...]}` (the JSON Lines store's encoding: sorted keys, ISO-8601 dates
-/// with milliseconds; README "The HTTP body"),
+/// `{"reports": [CrashReport, ...], "schemaVersion": 1}` (`ReportCodec`, the JSON Lines store's encoding: sorted keys,
+/// ISO-8601 dates with milliseconds; README "The HTTP body"),
 /// headers `Content-Type: application/json`, `Content-Encoding: gzip`, `Idempotency-Key: <32 hex digits>` (the same
 /// for every retry of a batch, across launches too: a server that remembers keys drops duplicates),
 /// `User-Agent: CrashShield/<version>` and `options.headers` (authentication).
@@ -35,7 +35,7 @@ public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
                 logger: Logger = Logger(label: "CrashShield.Upload")) throws {
         super.init(queue: try UploadQueue(endpoint: endpoint, folder: folder, options: options,
                                           batchSize: options.maxBatchSize, transport: URLSessionUploadTransport(), logger: logger) { reports, _ in
-            (try ReportJSON.encoder().encode(Batch(reports: reports)), ["Content-Type": "application/json"])
+            (try Self.body(reports), ["Content-Type": "application/json"])
         })
     }
 
@@ -43,9 +43,15 @@ public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
     /// goes away; new fields may appear in any version.
     public static let schemaVersion = 1
 
-    private struct Batch: Encodable {
-        var schemaVersion = HTTPUploadSink.schemaVersion
+    /// The body of one batch: `{"reports": [...], "schemaVersion": 1}`, every report in the one JSON form
+    /// (`CrashReport.makeJSONEncoder()`, `ReportCodec`).
+    static func body(_ reports: [CrashReport]) throws -> Data {
+        try CrashReport.makeJSONEncoder().encode(Body(reports: reports, schemaVersion: schemaVersion))
+    }
+
+    private struct Body: Encodable {
         var reports: [CrashReport]
+        var schemaVersion: Int
     }
 }
 
@@ -79,24 +85,4 @@ public class UploadSink: ReportSink, @unchecked Sendable {
 
     /// Stops sending now; unsent reports stay on disk for the next launch. The folder is free for another sink.
     public func close() { queue.close() }
-}
-
-/// The JSON form of reports in upload bodies: the JSON Lines store's (sorted keys, ISO-8601 dates with milliseconds).
-enum ReportJSON {
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(timestamp(date))
-        }
-        return encoder
-    }
-
-    /// `2024-05-01T12:00:00.123Z`.
-    static func timestamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
-    }
 }

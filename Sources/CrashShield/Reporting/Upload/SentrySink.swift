@@ -130,7 +130,7 @@ struct SentryEnvelope: Sendable {
 
     func encode(_ report: CrashReport, eventID: String) throws -> Data {
         let payload = try json(event(for: report, eventID: eventID))
-        let header = try json(["event_id": eventID, "dsn": dsn.dsn, "sent_at": ReportJSON.timestamp(Date()),
+        let header = try json(["event_id": eventID, "dsn": dsn.dsn, "sent_at": ReportCodec.timestamp(Date()),
                                "sdk": ["name": "crashshield", "version": CrashShield.version]])
         let itemHeader = try json(["type": "event", "length": payload.count, "content_type": "application/json"])
         return header + Data("\n".utf8) + itemHeader + Data("\n".utf8) + payload + Data("\n".utf8)
@@ -142,7 +142,7 @@ struct SentryEnvelope: Sendable {
     static func fingerprint(_ report: CrashReport) -> [String] {
         guard let key = report.groupingKey else { return [report.signature] }
         if report.callerFunction != nil { return ["crashshield", key] }
-        return ["{{ default }}", "crashshield", report.category, report.appFacingMethod]
+        return ["{{ default }}", "crashshield", report.category.name, report.appFacingMethod]
     }
 
     func event(for report: CrashReport, eventID: String) -> [String: Any] {
@@ -156,14 +156,14 @@ struct SentryEnvelope: Sendable {
         if !frames.list.isEmpty {
             exception["stacktrace"] = ["frames": frames.list, "instruction_addr_adjustment": "all"]
         }
-        var tags = ["guard": report.category, "class": report.className, "selector": report.selector,
+        var tags = ["guard": report.category.name, "class": report.className, "selector": report.selector,
                     "action": report.action.rawValue]
         if let caller = report.callerFrame {
             tags["caller"] = "\((caller.image as NSString).lastPathComponent)+0x\(String(caller.offsetInImage, radix: 16))"
         }
         var extra: [String: Any] = ["occurrences": report.occurrences, "method": report.method,
-                                    "first_seen": ReportJSON.timestamp(report.firstSeen),
-                                    "last_seen": ReportJSON.timestamp(report.lastSeen),
+                                    "first_seen": ReportCodec.timestamp(report.firstSeen),
+                                    "last_seen": ReportCodec.timestamp(report.lastSeen),
                                     "thread": report.thread.name]
         if !report.hint.isEmpty { extra["hint"] = report.hint }
         if !report.details.isEmpty { extra["details"] = report.details }

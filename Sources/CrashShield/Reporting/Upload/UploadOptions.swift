@@ -125,8 +125,5 @@ public struct UploadOptions: Sendable {
     }
 
     /// Whether a report of this category is uploaded.
-    func uploads(_ report: CrashReport) -> Bool {
-        guard let category = GuardCategory(name: report.category) else { return true }
-        return uploadedGuards.contains(category)
-    }
+    func uploads(_ report: CrashReport) -> Bool { uploadedGuards.contains(report.category) }
 }

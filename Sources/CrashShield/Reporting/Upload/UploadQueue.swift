@@ -103,7 +103,7 @@ final class UploadQueue: @unchecked Sendable {
     private let rules: UploadRules
     private let batchSize: Int
     private let transport: UploadTransport
-    private let body: RequestBody
+    let body: RequestBody
     private let logger: Logger
     private let retry: RetryPolicy
     private let unsentStore: JSONLinesReportStore

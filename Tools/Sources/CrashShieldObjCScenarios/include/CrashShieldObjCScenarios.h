@@ -10,6 +10,14 @@ extern "C" {
 
 /// Configure (container and KVC guards, a report block), start, one bad call, flush, the report list, stop.
 char *csos_start_bad_call_report(void);
+/// `+[CSReport reportWithJSONData:]` on `json` (a report as Swift encodes it): every field of the CSReport, and whether
+/// data that is no complete report gives nil.
+char *csos_report_fields(const char *json);
+/// Starts CrashShield with every CSConfiguration field set to a value other than its default (and an HTTP and a Sentry
+/// upload sink in `folder`), and leaves it running: the caller reads Swift's configuration, then stops it.
+char *csos_start_every_field(const char *folder);
+/// A new CSConfiguration's and CSUploadSink's defaults.
+char *csos_configuration_defaults(void);
 /// The kill switch: a guard switched off lets the call raise as without CrashShield, on again stops it.
 char *csos_kill_switch(void);
 /// The same bad call three times: the block gets the first occurrence, then the count on flush.

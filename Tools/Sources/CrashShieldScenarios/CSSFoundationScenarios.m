@@ -1,0 +1,385 @@
+// CSSFoundationScenarios.m: everyday Foundation calls beyond the first families (issue 24) that crash without
+// CrashShield: NSString's C-string and byte constructors given NULL, `getCharacters:range:` past the end. Each row
+// is what the running Foundation raises (GNUstep's source cited at the guard); the probes below try the valid and
+// invalid edges of each call against Foundation itself (the differential tests).
+#import <Foundation/Foundation.h>
+#include <stdint.h>
+#include "CSSFamilies.h"
+#include "CSSMemory.h"
+
+static const char *bracketed(NSString *string) { return string ? css_format("[%s]", [string UTF8String]) : "nil"; }
+static const char *nullCString(void) { return (const char *)(uintptr_t)css_opaque_index(0); }
+
+// MARK: C-string and byte constructors given NULL
+
+static const char *stringWithCStringEncodingNull(void) {
+    return bracketed([NSString stringWithCString: nullCString() encoding: NSISOLatin1StringEncoding]);
+}
+static const char *initWithCStringEncodingNull(void) {
+    return bracketed(CSS_AUTORELEASE([[NSString alloc] initWithCString: nullCString() encoding: NSASCIIStringEncoding]));
+}
+static const char *mutableInitWithCStringEncodingNull(void) {
+    return bracketed(CSS_AUTORELEASE([[NSMutableString alloc] initWithCString: nullCString() encoding: NSUTF8StringEncoding]));
+}
+static const char *initWithBytesNull(void) {
+    return bracketed(CSS_AUTORELEASE([[NSString alloc] initWithBytes: nullCString() length: css_opaque_index(3) encoding: NSUTF8StringEncoding]));
+}
+static const char *mutableInitWithBytesNull(void) {
+    return bracketed(CSS_AUTORELEASE([[NSMutableString alloc] initWithBytes: nullCString() length: css_opaque_index(4)
+                                                                  encoding: NSASCIIStringEncoding]));
+}
+/// GNUstep's GSMutableString looks for a byte order mark in the NULL bytes first (SIGSEGV).
+static const char *mutableInitWithBytesNullUnicode(void) {
+    return bracketed(CSS_AUTORELEASE([[NSMutableString alloc] initWithBytes: nullCString() length: css_opaque_index(4)
+                                                                  encoding: NSUnicodeStringEncoding]));
+}
+
+// MARK: getCharacters:range:
+
+/// The buffer after the call: 8 characters, '.' where nothing was written.
+static const char *buffered(NSString *string, NSRange range) {
+    unichar buffer[8] = { '.', '.', '.', '.', '.', '.', '.', '.' };
+    [string getCharacters: buffer range: range];
+    return [[NSString stringWithCharacters: buffer length: 8] UTF8String];
+}
+static const char *getCharactersPastEnd(void) {
+    return buffered(css_opaque([NSString stringWithUTF8String: "hello"]), NSMakeRange(3, css_opaque_index(3)));
+}
+static const char *constantGetCharactersNotFound(void) {
+    return buffered(css_opaque(@"hello"), NSMakeRange(css_opaque_index(NSNotFound), 0));
+}
+static const char *mutableGetCharactersWrappingRange(void) {
+    return buffered(css_opaque([NSMutableString stringWithString: @"hello"]), css_range(css_opaque_index(2), NSUIntegerMax));
+}
+
+// MARK: Attributed strings
+
+static NSDictionary *kv(void) { return [NSDictionary dictionaryWithObject: @"v" forKey: @"k"]; }
+/// The text and the attributes of each run: "[hello] {k=v}@0+5".
+static const char *runs(NSAttributedString *a) {
+    if (!a) return "nil";
+    NSMutableString *text = [NSMutableString stringWithFormat: @"[%@]", [a string]];
+    NSUInteger at = 0;
+    while (at < [a length]) {
+        NSRange run;
+        NSDictionary *attributes = [a attributesAtIndex: at effectiveRange: &run];
+        [text appendFormat: @" %s@%lu+%lu", css_dictionary_contents(attributes), (unsigned long)run.location, (unsigned long)run.length];
+        at = run.location + run.length;
+    }
+    return [text UTF8String];
+}
+static const char *attributedInitWithStringAttributesNil(void) {
+    return runs(CSS_AUTORELEASE([[NSAttributedString alloc] initWithString: css_opaque(nil) attributes: kv()]));
+}
+static const char *mutableAttributedInitWithAttributedStringNil(void) {
+    return runs(CSS_AUTORELEASE([[NSMutableAttributedString alloc] initWithAttributedString: css_opaque(nil)]));
+}
+static const char *insertAttributedStringPastEnd(void) {
+    NSMutableAttributedString *a = css_opaque(CSS_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"hello" attributes: kv()]));
+    NSAttributedString *x = CSS_AUTORELEASE([[NSAttributedString alloc] initWithString: @"x"]);
+    [a insertAttributedString: x atIndex: css_opaque_index(6)];
+    return runs(a);
+}
+
+// MARK: Base64 and numbers
+
+static const char *describedObject(id object) { return object ? css_describe(object) : "nil"; }
+static const char *dataInitWithBase64StringNil(void) {
+    return describedObject(CSS_AUTORELEASE([[NSData alloc] initWithBase64EncodedString: css_opaque(nil) options: 0]));
+}
+static const char *mutableDataInitWithBase64DataNil(void) {
+    return describedObject(CSS_AUTORELEASE([[NSMutableData alloc] initWithBase64EncodedData: css_opaque(nil)
+                                                                              options: NSDataBase64DecodingIgnoreUnknownCharacters]));
+}
+static const char *numberCompareNil(void) {
+    return css_format("%ld", (long)[css_opaque([NSNumber numberWithInt: 42]) compare: css_opaque(nil)]);
+}
+static const char *numberIsEqualToNumberNil(void) {
+    return [css_opaque([NSNumber numberWithUnsignedLongLong: 7]) isEqualToNumber: css_opaque(nil)] ? "YES" : "NO";
+}
+
+// MARK: NSMutableArray
+
+static NSMutableArray *abc(void) { return css_opaque([NSMutableArray arrayWithObjects: @"a", @"b", @"c", nil]); }
+static const char *contents(NSArray *array) { return [[array componentsJoinedByString: @","] UTF8String]; }
+/// GNUstep replaces index 1, then raises at 5: protected, nothing is replaced.
+static const char *replaceObjectsAtIndexesPastEnd(void) {
+    NSMutableArray *a = abc();
+    [a replaceObjectsAtIndexes: css_index_set_pair(1, css_opaque_index(5)) withObjects: [NSArray arrayWithObjects: @"x", @"y", nil]];
+    return contents(a);
+}
+
+// MARK: NSURL
+
+static const char *fileURLWithPathNil(void) { return describedObject([NSURL fileURLWithPath: css_opaque(nil)]); }
+static const char *initFileURLWithPathIsDirectoryNil(void) {
+    return describedObject(CSS_AUTORELEASE([[NSURL alloc] initFileURLWithPath: css_opaque(nil) isDirectory: YES]));
+}
+
+// MARK: NSDate (GNUstep raises; Apple does not)
+
+#if !defined(__APPLE__)
+static const char *dateCompareNil(void) {
+    return css_format("%ld", (long)[css_opaque([NSDate dateWithTimeIntervalSince1970: 0]) compare: css_opaque(nil)]);
+}
+static const char *distantPastCompareNil(void) { return css_format("%ld", (long)[css_opaque([NSDate distantPast]) compare: css_opaque(nil)]); }
+#endif
+
+static const CSSScenario css_foundation_table[] = {
+    { "string.stringWithCStringEncoding.null", "string", "stringWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, stringWithCStringEncodingNull },
+    { "string.initWithCStringEncoding.null", "string", "initWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, initWithCStringEncodingNull },
+    { "mutableString.initWithCStringEncoding.null", "string", "initWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, mutableInitWithCStringEncodingNull },
+#if defined(__APPLE__)
+    // CoreFoundation reads the NULL bytes (a crash, not an exception; unverified on a device).
+    { "string.initWithBytesLengthEncoding.null", "string", "initWithBytes:length:encoding:", "SIGSEGV", "[]", 1, initWithBytesNull },
+    { "mutableString.initWithBytesLengthEncoding.null", "string", "initWithBytes:length:encoding:", "SIGSEGV", "[]", 1, mutableInitWithBytesNull },
+#else
+    { "string.initWithBytesLengthEncoding.null", "string", "initWithBytes:length:encoding:", "NSInvalidArgumentException", "[]", 1, initWithBytesNull },
+    { "mutableString.initWithBytesLengthEncoding.null", "string", "initWithBytes:length:encoding:", "NSInvalidArgumentException", "[]", 1, mutableInitWithBytesNull },
+#endif
+    { "mutableString.initWithBytesLengthEncoding.nullUnicode", "string", "initWithBytes:length:encoding:", "SIGSEGV", "[]", 1, mutableInitWithBytesNullUnicode },
+    { "string.getCharactersRange.pastEnd", "string", "getCharacters:range:", "NSRangeException", "........", 1, getCharactersPastEnd },
+    { "constantString.getCharactersRange.notFound", "string", "getCharacters:range:", "NSRangeException", "........", 1, constantGetCharactersNotFound },
+    { "mutableString.getCharactersRange.wrappingRange", "string", "getCharacters:range:", "NSRangeException", "........", 1, mutableGetCharactersWrappingRange },
+    { "attributedString.initWithStringAttributes.nil", "string", "initWithString:attributes:", "NSInvalidArgumentException", "[]", 1, attributedInitWithStringAttributesNil },
+    { "mutableAttributedString.initWithAttributedString.nil", "string", "initWithString:attributes:", "NSInvalidArgumentException", "[]", 1, mutableAttributedInitWithAttributedStringNil },
+    // insertAttributedString:atIndex: funnels into replaceCharactersInRange:withAttributedString: (guarded there).
+    { "mutableAttributedString.insertAttributedString.pastEnd", "string", "replaceCharactersInRange:withAttributedString:", "NSRangeException", "[hello] {k=v}@0+5", 1, insertAttributedStringPastEnd },
+    { "data.initWithBase64EncodedString.nil", "container", "initWithBase64EncodedString:options:", "NSInvalidArgumentException", "nil", 1, dataInitWithBase64StringNil },
+    { "mutableData.initWithBase64EncodedData.nil", "container", "initWithBase64EncodedData:options:", "NSInvalidArgumentException", "nil", 1, mutableDataInitWithBase64DataNil },
+    { "number.compare.nil", "container", "compare:", "NSInvalidArgumentException", "1", 1, numberCompareNil },
+    // isEqualToNumber: funnels into compare: (guarded there).
+    { "number.isEqualToNumber.nil", "container", "compare:", "NSInvalidArgumentException", "NO", 1, numberIsEqualToNumberNil },
+    { "mutableArray.replaceObjectsAtIndexes.pastEnd", "container", "replaceObjectsAtIndexes:withObjects:", "NSRangeException", "a,b,c", 1, replaceObjectsAtIndexesPastEnd },
+    { "url.fileURLWithPath.nil", "container", "initFileURLWithPath:", "NSInvalidArgumentException", "nil", 1, fileURLWithPathNil },
+    { "url.initFileURLWithPathIsDirectory.nil", "container", "initFileURLWithPath:isDirectory:", "NSInvalidArgumentException", "nil", 1, initFileURLWithPathIsDirectoryNil },
+#if !defined(__APPLE__)
+    { "date.compare.nil", "container", "compare:", "NSInvalidArgumentException", "1", 1, dateCompareNil },
+    { "distantPast.compare.nil", "container", "compare:", "NSInvalidArgumentException", "1", 1, distantPastCompareNil },
+#endif
+};
+
+const CSSScenario *css_foundation_scenarios(int *count) {
+    *count = (int)(sizeof css_foundation_table / sizeof css_foundation_table[0]);
+    return css_foundation_table;
+}
+
+// MARK: Differential probes
+
+static id freshHello(void) { return [NSString stringWithUTF8String: "hello"]; }
+static id freshConstantHello(void) { return @"hello"; }
+static id freshMutableHello(void) { return [NSMutableString stringWithUTF8String: "hello"]; }
+static id freshWide(void) { return [NSString stringWithUTF8String: "h\xc3\xa9llo"]; }
+static id stringClass(void) { return [NSString class]; }
+static id mutableStringClass(void) { return [NSMutableString class]; }
+
+/// The whole buffer, so a write past the range would show.
+static id rGetCharacters(id s, NSRange r) {
+    unichar buffer[8] = { '.', '.', '.', '.', '.', '.', '.', '.' };
+    [s getCharacters: buffer range: r];
+    return [NSString stringWithCharacters: buffer length: 8];
+}
+#define CSS_FOUNDATION_EDGE_CALLS(call)                                                     \
+    static id call##Empty(id s, NSUInteger i) { return call(s, NSMakeRange(i, 0)); }        \
+    static id call##One(id s, NSUInteger i) { return call(s, NSMakeRange(i, 1)); }          \
+    static id call##To(id s, NSUInteger i) { return call(s, NSMakeRange(0, i)); }           \
+    CSS_OVERFLOW_PROBE_CALLS(call)
+#define CSS_FOUNDATION_EDGE_PROBES(name, size, receiver, call)                              \
+    { name "{i,0}", size, receiver, call##Empty },                                          \
+    { name "{i,1}", size, receiver, call##One },                                            \
+    { name "{0,i}", size, receiver, call##To },                                             \
+    CSS_OVERFLOW_PROBES(name, size, receiver, call)
+CSS_FOUNDATION_EDGE_CALLS(rGetCharacters)
+
+/// NULL bytes (odd i) or "hello\xe9..." (even i), i bytes long (at most 8 read: a longer i makes no call with bytes).
+static const char css_bytes[] = "hello\xc3\xa9!";
+static id constructed(id made) { return CSS_AUTORELEASE(made); }
+static id pInitWithBytes(id cls, NSUInteger i, NSStringEncoding encoding) {
+    const char *bytes = i % 2 ? NULL : css_bytes;
+    if (bytes && i > sizeof css_bytes - 1) return css_probe_skipped();
+    // GNUstep's GSMutableString reads NULL bytes for a byte order mark (UTF-8 from 3 bytes, UTF-16 from 2): SIGSEGV,
+    // the matrix's mutableString.initWithBytesLengthEncoding.nullUnicode.
+    if (!bytes && cls == [NSMutableString class] && ((encoding == NSUTF8StringEncoding && i >= 3)
+                                                    || (encoding == NSUnicodeStringEncoding && i >= 2))) {
+        return css_probe_skipped();
+    }
+#if defined(__APPLE__)
+    if (!bytes && i > 0) return css_probe_skipped();   // CoreFoundation reads them: a crash
+#endif
+    return constructed([[cls alloc] initWithBytes: bytes length: i encoding: encoding]);
+}
+static id pInitWithBytesASCII(id cls, NSUInteger i) { return pInitWithBytes(cls, i, NSASCIIStringEncoding); }
+static id pInitWithBytesUTF8(id cls, NSUInteger i) { return pInitWithBytes(cls, i, NSUTF8StringEncoding); }
+static id pInitWithBytesUnicode(id cls, NSUInteger i) { return pInitWithBytes(cls, i & ~(NSUInteger)1, NSUnicodeStringEncoding); }
+static id pInitWithBytesUnicodeNull(id cls, NSUInteger i) { return pInitWithBytes(cls, i | 1, NSUnicodeStringEncoding); }
+/// NULL for odd i, else "hello" (encodings by i: ASCII, UTF-8, Latin-1).
+static id pInitWithCString(id cls, NSUInteger i) {
+    static const NSStringEncoding encodings[] = { NSASCIIStringEncoding, NSUTF8StringEncoding, NSISOLatin1StringEncoding };
+    return constructed([[cls alloc] initWithCString: (i % 2 ? NULL : "hello") encoding: encodings[i % 3]]);
+}
+static id pStringWithCString(id cls, NSUInteger i) {
+    return [cls stringWithCString: (i % 2 ? NULL : "h\xe9llo") encoding: (i % 4 < 2 ? NSISOLatin1StringEncoding : NSUTF8StringEncoding)];
+}
+
+static id attributedClass(void) { return [NSAttributedString class]; }
+static id mutableAttributedClass(void) { return [NSMutableAttributedString class]; }
+/// "hello" with {k=v} on {1, 2}: three runs.
+static id freshRuns(void) {
+    NSMutableAttributedString *a = CSS_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"hello"]);
+    [a addAttributes: kv() range: NSMakeRange(1, 2)];
+    return a;
+}
+static NSAttributedString *xy(void) { return CSS_AUTORELEASE([[NSAttributedString alloc] initWithString: @"xy" attributes: kv()]); }
+static id described(NSAttributedString *a) { return a ? [NSString stringWithUTF8String: runs(a)] : nil; }
+/// nil for odd i, else "hello".
+static id pInitWithStringAttributes(id cls, NSUInteger i) {
+    return described(CSS_AUTORELEASE([[cls alloc] initWithString: (i % 2 ? nil : @"hello") attributes: (i % 4 < 2 ? kv() : nil)]));
+}
+static id pInitWithAttributedString(id cls, NSUInteger i) {
+    return described(CSS_AUTORELEASE([[cls alloc] initWithAttributedString: (i % 2 ? nil : xy())]));
+}
+static id pInitWithString(id cls, NSUInteger i) { return described(CSS_AUTORELEASE([[cls alloc] initWithString: (i % 2 ? nil : @"hello")])); }
+static id pAppendAttributed(id a, NSUInteger i) { [a appendAttributedString: (i % 2 ? nil : xy())]; return described(a); }
+static id pInsertAttributed(id a, NSUInteger i) { [a insertAttributedString: xy() atIndex: i]; return described(a); }
+static id pInsertAttributedNil(id a, NSUInteger i) { [a insertAttributedString: nil atIndex: i]; return described(a); }
+static id pSetAttributed(id a, NSUInteger i) { [a setAttributedString: (i % 2 ? nil : xy())]; return described(a); }
+
+static id dataClass(void) { return [NSData class]; }
+static id mutableDataClass(void) { return [NSMutableData class]; }
+/// nil (i % 4 == 1), "aGVsbG8=" (0), "aGV sbG8" (2: decodes only when unknown characters are ignored), "!" (3);
+/// options by i: none, or ignore unknown characters.
+static NSString *base64Text(NSUInteger i) {
+    static NSString *const texts[] = { @"aGVsbG8=", nil, @"aGV sbG8", @"!" };
+    return texts[i % 4];
+}
+static NSDataBase64DecodingOptions base64Options(NSUInteger i) { return (i / 4) % 2 ? NSDataBase64DecodingIgnoreUnknownCharacters : 0; }
+/// GNUstep raises NSMallocException ("Default zone has run out of memory") when every character is ignored
+/// ("!" with NSDataBase64DecodingIgnoreUnknownCharacters: it reallocates its buffer to 0 bytes): Foundation's own
+/// failure, not a nil argument, left to it and not probed.
+static bool base64DecodesToNothing(NSUInteger i) { return i % 4 == 3 && base64Options(i) != 0; }
+static id pBase64String(id cls, NSUInteger i) {
+    if (base64DecodesToNothing(i)) return css_probe_skipped();
+    return CSS_AUTORELEASE([[cls alloc] initWithBase64EncodedString: base64Text(i) options: base64Options(i)]);
+}
+static id pBase64Data(id cls, NSUInteger i) {
+    if (base64DecodesToNothing(i)) return css_probe_skipped();
+    NSData *data = [base64Text(i) dataUsingEncoding: NSUTF8StringEncoding];
+    return CSS_AUTORELEASE([[cls alloc] initWithBase64EncodedData: data options: base64Options(i)]);
+}
+static id freshInt(void) { return [NSNumber numberWithInt: 3]; }
+static id freshUnsigned(void) { return [NSNumber numberWithUnsignedLongLong: ~0ULL]; }
+static id freshDouble(void) { return [NSNumber numberWithDouble: 2.5]; }
+static id freshZeroFloat(void) { return [NSNumber numberWithFloat: 0]; }
+static id freshBool(void) { return [NSNumber numberWithBool: NO]; }
+/// nil for odd i, else i as a number (an int, or a double for i % 4 == 2).
+static NSNumber *other(NSUInteger i) {
+    if (i % 2) return nil;
+    return i % 4 == 2 ? [NSNumber numberWithDouble: (double)i + 0.5] : [NSNumber numberWithUnsignedLong: (unsigned long)i];
+}
+static id pCompare(id n, NSUInteger i) { return [NSNumber numberWithLong: (long)[n compare: other(i)]]; }
+static id pIsEqualToNumber(id n, NSUInteger i) { return [n isEqualToNumber: other(i)] ? @"YES" : @"NO"; }
+
+static id freshABC(void) { return [NSMutableArray arrayWithObjects: @"a", @"b", @"c", nil]; }
+static id freshEmpty(void) { return [NSMutableArray array]; }
+static NSArray *xy2(void) { return [NSArray arrayWithObjects: @"x", @"y", nil]; }
+static id pReplaceAtIndex(id a, NSUInteger i) { [a replaceObjectsAtIndexes: css_index_set(i) withObjects: xy2()]; return nil; }
+static id pReplaceAtPair(id a, NSUInteger i) {
+    NSIndexSet *set = css_index_set_pair(0, i);
+    if (!set) return css_probe_skipped();
+    [a replaceObjectsAtIndexes: set withObjects: [NSArray arrayWithObject: @"x"]];
+    return nil;
+}
+static id pReplaceAtPairTwo(id a, NSUInteger i) {
+    NSIndexSet *set = css_index_set_pair(1, i);
+    if (!set) return css_probe_skipped();
+    [a replaceObjectsAtIndexes: set withObjects: xy2()];
+    return nil;
+}
+static id pReplaceAtNilSet(id a, NSUInteger i) { [a replaceObjectsAtIndexes: nil withObjects: (i % 2 ? nil : xy2())]; return nil; }
+static id pReplaceWithNil(id a, NSUInteger i) { [a replaceObjectsAtIndexes: css_index_set(i) withObjects: nil]; return nil; }
+static id rRemoveObjectInRange(id a, NSRange r) { [a removeObject: @"b" inRange: r]; return nil; }
+static id rRemoveNilInRange(id a, NSRange r) { [a removeObject: nil inRange: r]; return nil; }
+CSS_FOUNDATION_EDGE_CALLS(rRemoveObjectInRange)
+CSS_FOUNDATION_EDGE_CALLS(rRemoveNilInRange)
+
+static id urlClass(void) { return [NSURL class]; }
+/// nil for odd i, else an absolute or a relative path.
+static NSString *urlPath(NSUInteger i) { return i % 2 ? nil : (i % 4 ? @"relative/file" : @"/tmp/crashshield-probe"); }
+static id pFileURL(id cls, NSUInteger i) { return [[cls fileURLWithPath: urlPath(i)] absoluteString]; }
+static id pFileURLIsDirectory(id cls, NSUInteger i) { return [[cls fileURLWithPath: urlPath(i) isDirectory: i % 3 == 0] absoluteString]; }
+static id pInitFileURL(id cls, NSUInteger i) { return [CSS_AUTORELEASE([[cls alloc] initFileURLWithPath: urlPath(i)]) absoluteString]; }
+static id pURLByAppendingNil(id cls, NSUInteger i) {
+    return [[[cls URLWithString: @"http://example.com/a"] URLByAppendingPathComponent: (i % 2 ? nil : @"b")] absoluteString];
+}
+
+static id freshDate(void) { return [NSDate dateWithTimeIntervalSince1970: 3]; }
+static id freshDistantFuture(void) { return [NSDate distantFuture]; }
+/// nil for odd i, else a date i seconds after 1970.
+static id pDateCompare(id d, NSUInteger i) {
+#if defined(__APPLE__)
+    if (i % 2) return css_probe_skipped();   // undefined on Apple (not a documented exception)
+#endif
+    return [NSNumber numberWithLong: (long)[d compare: (i % 2 ? nil : [NSDate dateWithTimeIntervalSince1970: (double)i])]];
+}
+static id pIsEqualToDate(id d, NSUInteger i) {
+    return [d isEqualToDate: (i % 2 ? nil : [NSDate dateWithTimeIntervalSince1970: (double)i])] ? @"YES" : @"NO";
+}
+
+static const CSSProbe css_foundation_probe_table[] = {
+    CSS_FOUNDATION_EDGE_PROBES("string.getCharacters:range:", 5, freshHello, rGetCharacters),
+    CSS_FOUNDATION_EDGE_PROBES("constantString.getCharacters:range:", 5, freshConstantHello, rGetCharacters),
+    CSS_FOUNDATION_EDGE_PROBES("mutableString.getCharacters:range:", 5, freshMutableHello, rGetCharacters),
+    CSS_FOUNDATION_EDGE_PROBES("wideString.getCharacters:range:", 5, freshWide, rGetCharacters),
+    { "stringClass.initWithBytes:length:encoding:ASCII", 8, stringClass, pInitWithBytesASCII },
+    { "stringClass.initWithBytes:length:encoding:UTF8", 8, stringClass, pInitWithBytesUTF8 },
+    { "stringClass.initWithBytes:length:encoding:Unicode", 8, stringClass, pInitWithBytesUnicode },
+    { "stringClass.initWithBytes:length:encoding:UnicodeNull", 8, stringClass, pInitWithBytesUnicodeNull },
+    { "mutableStringClass.initWithBytes:length:encoding:ASCII", 8, mutableStringClass, pInitWithBytesASCII },
+    { "mutableStringClass.initWithBytes:length:encoding:UTF8", 8, mutableStringClass, pInitWithBytesUTF8 },
+    { "mutableStringClass.initWithBytes:length:encoding:Unicode", 8, mutableStringClass, pInitWithBytesUnicode },
+    { "stringClass.initWithCString:encoding:", 5, stringClass, pInitWithCString },
+    { "mutableStringClass.initWithCString:encoding:", 5, mutableStringClass, pInitWithCString },
+    { "stringClass.stringWithCString:encoding:", 5, stringClass, pStringWithCString },
+    { "mutableStringClass.stringWithCString:encoding:", 5, mutableStringClass, pStringWithCString },
+    { "attributedClass.initWithString:attributes:", 5, attributedClass, pInitWithStringAttributes },
+    { "mutableAttributedClass.initWithString:attributes:", 5, mutableAttributedClass, pInitWithStringAttributes },
+    { "attributedClass.initWithAttributedString:", 5, attributedClass, pInitWithAttributedString },
+    { "mutableAttributedClass.initWithAttributedString:", 5, mutableAttributedClass, pInitWithAttributedString },
+    { "attributedClass.initWithString:", 5, attributedClass, pInitWithString },
+    { "mutableAttributedString.appendAttributedString:(x|nil)", 5, freshRuns, pAppendAttributed },
+    { "mutableAttributedString.insertAttributedString:atIndex:", 5, freshRuns, pInsertAttributed },
+    { "mutableAttributedString.insertAttributedString:nil atIndex:", 5, freshRuns, pInsertAttributedNil },
+    { "mutableAttributedString.setAttributedString:(x|nil)", 5, freshRuns, pSetAttributed },
+    { "dataClass.initWithBase64EncodedString:options:", 9, dataClass, pBase64String },
+    { "dataClass.initWithBase64EncodedData:options:", 9, dataClass, pBase64Data },
+    { "mutableDataClass.initWithBase64EncodedString:options:", 9, mutableDataClass, pBase64String },
+    { "mutableDataClass.initWithBase64EncodedData:options:", 9, mutableDataClass, pBase64Data },
+    { "intNumber.compare:(n|nil)", 5, freshInt, pCompare },
+    { "unsignedNumber.compare:(n|nil)", 5, freshUnsigned, pCompare },
+    { "doubleNumber.compare:(n|nil)", 5, freshDouble, pCompare },
+    { "boolNumber.compare:(n|nil)", 5, freshBool, pCompare },
+    { "intNumber.isEqualToNumber:(n|nil)", 5, freshInt, pIsEqualToNumber },
+    { "unsignedNumber.isEqualToNumber:(n|nil)", 5, freshUnsigned, pIsEqualToNumber },
+    { "doubleNumber.isEqualToNumber:(n|nil)", 5, freshDouble, pIsEqualToNumber },
+    { "zeroFloatNumber.isEqualToNumber:(n|nil)", 5, freshZeroFloat, pIsEqualToNumber },
+    { "mutableArray.replaceObjectsAtIndexes:{i} withObjects:(x,y)", 3, freshABC, pReplaceAtIndex },
+    { "mutableArray.replaceObjectsAtIndexes:{0,i} withObjects:(x)", 3, freshABC, pReplaceAtPair },
+    { "mutableArray.replaceObjectsAtIndexes:{1,i} withObjects:(x,y)", 3, freshABC, pReplaceAtPairTwo },
+    { "mutableArray.replaceObjectsAtIndexes:nil withObjects:(x,y|nil)", 3, freshABC, pReplaceAtNilSet },
+    { "emptyMutableArray.replaceObjectsAtIndexes:nil withObjects:(x,y|nil)", 0, freshEmpty, pReplaceAtNilSet },
+    { "mutableArray.replaceObjectsAtIndexes:{i} withObjects:nil", 3, freshABC, pReplaceWithNil },
+    CSS_FOUNDATION_EDGE_PROBES("mutableArray.removeObject:inRange:", 3, freshABC, rRemoveObjectInRange),
+    CSS_FOUNDATION_EDGE_PROBES("mutableArray.removeObject:nil inRange:", 3, freshABC, rRemoveNilInRange),
+    { "urlClass.fileURLWithPath:", 5, urlClass, pFileURL },
+    { "urlClass.fileURLWithPath:isDirectory:", 5, urlClass, pFileURLIsDirectory },
+    { "urlClass.initFileURLWithPath:", 5, urlClass, pInitFileURL },
+    { "urlClass.URLByAppendingPathComponent:(b|nil)", 5, urlClass, pURLByAppendingNil },
+    { "date.compare:(d|nil)", 5, freshDate, pDateCompare },
+    { "distantFuture.compare:(d|nil)", 5, freshDistantFuture, pDateCompare },
+    { "date.isEqualToDate:(d|nil)", 5, freshDate, pIsEqualToDate },
+};
+
+const CSSProbe *css_foundation_probes(int *count) {
+    *count = (int)(sizeof css_foundation_probe_table / sizeof css_foundation_probe_table[0]);
+    return css_foundation_probe_table;
+}
