@@ -12,9 +12,9 @@ typedef void (*CSRVoidWithObjectObject)(CSRObject, CSRSelector, CSRObject, CSROb
 /// Hidden, not static: the x86_64 trampolines name it in assembly.
 __attribute__((visibility("hidden"))) CSRIMP csr_check_first_replacements[CSRHotTableCount];
 
-void csr_check_first_set_replacement(int which, CSRIMP replacement) {
-    if (which >= 0 && which < CSRHotTableCount) {
-        __atomic_store_n(&csr_check_first_replacements[which], replacement, __ATOMIC_RELEASE);
+void csr_check_first_set_replacement(int tableIndex, CSRIMP replacement) {
+    if (tableIndex >= 0 && tableIndex < CSRHotTableCount) {
+        __atomic_store_n(&csr_check_first_replacements[tableIndex], replacement, __ATOMIC_RELEASE);
     }
 }
 
@@ -216,9 +216,9 @@ typedef CSRObject (*CSRObjectWithSelector)(CSRObject, CSRSelector, CSRSelector);
 /// Per table, Swift's handler of a nil answer.
 static CSRIMP csr_answer_first_fallbacks[CSRHotTableCount];
 
-void csr_answer_first_set_fallback(int which, CSRIMP fallback) {
-    if (which >= 0 && which < CSRHotTableCount) {
-        __atomic_store_n(&csr_answer_first_fallbacks[which], fallback, __ATOMIC_RELEASE);
+void csr_answer_first_set_fallback(int tableIndex, CSRIMP fallback) {
+    if (tableIndex >= 0 && tableIndex < CSRHotTableCount) {
+        __atomic_store_n(&csr_answer_first_fallbacks[tableIndex], fallback, __ATOMIC_RELEASE);
     }
 }
 
@@ -246,21 +246,21 @@ static const CSRIMP csr_answer_first_class_signature_pool[CSR_SLOT_POOL_SIZE] = 
     CSR_SLOTS(CSR_POOL_ENTRY, csr_answer_first_class_signature)
 };
 
-CSRIMP csr_answer_first_trampoline(int which, long slot) {
+CSRIMP csr_answer_first_trampoline(int tableIndex, long slot) {
     const CSRIMP *pool;
-    switch (which) {
+    switch (tableIndex) {
         case CSRHotObjectMethodSignature: pool = csr_answer_first_signature_pool; break;
         case CSRHotClassMethodSignature: pool = csr_answer_first_class_signature_pool; break;
         default: return NULL;
     }
-    if (slot < 0 || slot >= CSR_SLOT_POOL_SIZE || CSR_CHECK_FIRST_REPLACEMENT(which) == NULL
-        || __atomic_load_n(&csr_answer_first_fallbacks[which], __ATOMIC_ACQUIRE) == NULL) return NULL;
+    if (slot < 0 || slot >= CSR_SLOT_POOL_SIZE || CSR_CHECK_FIRST_REPLACEMENT(tableIndex) == NULL
+        || __atomic_load_n(&csr_answer_first_fallbacks[tableIndex], __ATOMIC_ACQUIRE) == NULL) return NULL;
     return pool[slot];
 }
 
-CSRIMP csr_check_first_trampoline(int which, long slot) {
+CSRIMP csr_check_first_trampoline(int tableIndex, long slot) {
     const CSRIMP *pool;
-    switch (which) {
+    switch (tableIndex) {
         case CSRHotArrayAddObject: pool = csr_nil_check_add_object_pool; break;
         case CSRHotSetAddObject: pool = csr_nil_check_set_add_object_pool; break;
         case CSRHotStringInitWithFormat: pool = csr_nil_check_init_with_format_pool; break;
@@ -280,7 +280,7 @@ CSRIMP csr_check_first_trampoline(int which, long slot) {
         case CSRHotStringRangeOfString: pool = csr_string_check_range_of_string_pool; break;
         default: return NULL;
     }
-    if (slot < 0 || slot >= CSR_SLOT_POOL_SIZE || CSR_CHECK_FIRST_REPLACEMENT(which) == NULL) return NULL;
+    if (slot < 0 || slot >= CSR_SLOT_POOL_SIZE || CSR_CHECK_FIRST_REPLACEMENT(tableIndex) == NULL) return NULL;
     return pool[slot];
 }
 

@@ -9,21 +9,20 @@
 
 _Static_assert(CSR_HOT_READ_POOL_SIZE == CSR_SLOT_POOL_SIZE, "the hot-read pools are CSRSlots.h's");
 
-static CSRHotReadHandlers csr_hot_read_handlers;
+static CSRHotReadResolver csr_hot_read_resolver;
 
 static void csr_trampolines_index(void);
 
-void csr_hot_reads_set_handlers(CSRHotReadHandlers handlers) {
+void csr_hot_reads_set_resolver(CSRHotReadResolver resolve) {
     static pthread_once_t indexed = PTHREAD_ONCE_INIT;
     pthread_once(&indexed, csr_trampolines_index);
-    __atomic_store_n(&csr_hot_read_handlers.resolve, handlers.resolve, __ATOMIC_RELEASE);
-    __atomic_store_n(&csr_hot_read_handlers.failed, handlers.failed, __ATOMIC_RELEASE);
+    __atomic_store_n(&csr_hot_read_resolver, resolve, __ATOMIC_RELEASE);
 }
 
 /// Generic trampoline's miss: Swift resolves through the superclasses (and records an alias slot).
 __attribute__((noinline, cold))
 static uintptr_t csr_hot_read_resolve(CSRHookTable *table, CSRObject receiver) {
-    uintptr_t (*resolve)(CSRHookTable *, CSRObject) = __atomic_load_n(&csr_hot_read_handlers.resolve, __ATOMIC_ACQUIRE);
+    CSRHotReadResolver resolve = __atomic_load_n(&csr_hot_read_resolver, __ATOMIC_ACQUIRE);
     return resolve ? resolve(table, receiver) : 0;
 }
 
@@ -43,9 +42,15 @@ static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoli
     int outer = csr_hot_read_outer_call(table);
     if (outer == -2) @throw exception;
     CSRHookTable *deciding = outer >= 0 ? &csr_hot_tables[outer] : table;
-    bool (*failed)(CSRHookTable *, CSRIMP, CSRObject, uintptr_t, CSRObject) =
-        __atomic_load_n(&csr_hot_read_handlers.failed, __ATOMIC_ACQUIRE);
-    if (failed && failed(deciding, trampoline, receiver, argument, (CSR_BRIDGE CSRObject)exception)) return;
+    CSRIncident incident = {
+        .source = CSRIncidentHotRead,
+        .table = deciding,
+        .implementation = trampoline,
+        .receiver = receiver,
+        .argument = argument,
+        .exception = (CSR_BRIDGE CSRObject)exception,
+    };
+    if (csr_incident_report(&incident)) return;
     @throw exception;
 }
 
@@ -103,7 +108,7 @@ CSR_HOT_READ_TABLE(csr_hot_object_at_indexed_subscript, CSRHotArrayObjectAtIndex
 
 // MARK: Markers (GNUstep on x86_64; see CSRHotReads.h)
 
-#if CSR_HOT_FRAMES_AVAILABLE
+#if CSR_HOT_MARKERS_AVAILABLE
 
 /// The tables with markers, in the order of their records.
 enum { CSRHotMarkerSubscript, CSRHotMarkerReplace, CSRHotMarkerTables };
@@ -113,16 +118,16 @@ enum { CSRHotMarkerSubscript, CSRHotMarkerReplace, CSRHotMarkerTables };
 __attribute__((tls_model("initial-exec"), visibility("hidden")))
 __thread CSRHotMarkerRecord csr_hot_marker_records[CSRHotMarkerTables];
 
-static int csr_hot_marker_index(int which) {
-    switch (which) {
+static int csr_hot_marker_index(int tableIndex) {
+    switch (tableIndex) {
         case CSRHotArrayObjectAtIndexedSubscript: return CSRHotMarkerSubscript;
         case CSRHotMutableStringReplaceCharacters: return CSRHotMarkerReplace;
         default: return -1;
     }
 }
 
-const CSRHotMarkerRecord *csr_hot_marker_record(int which) {
-    int index = csr_hot_marker_index(which);
+const CSRHotMarkerRecord *csr_hot_marker_record(int tableIndex) {
+    int index = csr_hot_marker_index(tableIndex);
     return index < 0 ? NULL : &csr_hot_marker_records[index];
 }
 
@@ -135,7 +140,7 @@ const CSRHotMarkerRecord *csr_hot_marker_record(int which) {
 // so each marker notes only what its raise needs (CSRHotRaise.m).
 
 /// `replaceCharactersInRange:withString:`: the receiver's class and the stack pointer. Its class is read without a
-/// nil check: the original this marker calls (`csr_hot_frame_eligible`) reads the receiver's instance variables
+/// nil check: the original this marker calls (`csr_hot_marker_eligible`) reads the receiver's instance variables
 /// first, so a direct call of the implementation with nil crashes there as it would in the original (a message to
 /// nil never reaches an implementation).
 #define CSR_HOT_STACK_MARKER(NAME, TABLE, RECORD, SLOT)                                                    \
@@ -164,58 +169,58 @@ const CSRHotMarkerRecord *csr_hot_marker_record(int which) {
                          :: "i"(CSR_SLOT_ORIGINAL_OFFSET(TABLE, SLOT)), "i"(CSR_HOT_MARKER_FIELD(RECORD, cls)),  \
                             "i"(CSR_HOT_MARKER_FIELD(RECORD, returnAddress)));                                  \
     }
-#define CSR_HOT_FRAME_TABLE(NAME, MARKER, TABLE, RECORD)                                                        \
+#define CSR_HOT_MARKER_TABLE(NAME, MARKER, TABLE, RECORD)                                                        \
     CSR_SLOTS(MARKER, NAME, TABLE, RECORD)                                                                      \
     static const CSRIMP NAME##_pool[CSR_HOT_READ_POOL_SIZE] = { CSR_SLOTS(CSR_POOL_ENTRY, NAME) };
 
-CSR_HOT_FRAME_TABLE(csr_hot_frame_replace_characters, CSR_HOT_STACK_MARKER, CSRHotMutableStringReplaceCharacters,
+CSR_HOT_MARKER_TABLE(csr_hot_marker_replace_characters, CSR_HOT_STACK_MARKER, CSRHotMutableStringReplaceCharacters,
                     CSRHotMarkerReplace)
-CSR_HOT_FRAME_TABLE(csr_hot_frame_object_at_indexed_subscript, CSR_HOT_SUBSCRIPT_MARKER,
+CSR_HOT_MARKER_TABLE(csr_hot_marker_object_at_indexed_subscript, CSR_HOT_SUBSCRIPT_MARKER,
                     CSRHotArrayObjectAtIndexedSubscript, CSRHotMarkerSubscript)
 
 
-static const CSRIMP *csr_hot_frame_pool(int which) {
-    switch (which) {
-        case CSRHotArrayObjectAtIndexedSubscript: return csr_hot_frame_object_at_indexed_subscript_pool;
-        case CSRHotMutableStringReplaceCharacters: return csr_hot_frame_replace_characters_pool;
+static const CSRIMP *csr_hot_marker_pool(int tableIndex) {
+    switch (tableIndex) {
+        case CSRHotArrayObjectAtIndexedSubscript: return csr_hot_marker_object_at_indexed_subscript_pool;
+        case CSRHotMutableStringReplaceCharacters: return csr_hot_marker_replace_characters_pool;
         default: return NULL;
     }
 }
 #endif
 
-#if !CSR_HOT_FRAMES_AVAILABLE
-const CSRHotMarkerRecord *csr_hot_marker_record(int which) {
-    (void)which;
+#if !CSR_HOT_MARKERS_AVAILABLE
+const CSRHotMarkerRecord *csr_hot_marker_record(int tableIndex) {
+    (void)tableIndex;
     return NULL;
 }
 #endif
 
-CSRIMP csr_hot_frame_trampoline(int which, long slot) {
-#if CSR_HOT_FRAMES_AVAILABLE
-    const CSRIMP *pool = csr_hot_frame_pool(which);
+CSRIMP csr_hot_marker(int tableIndex, long slot) {
+#if CSR_HOT_MARKERS_AVAILABLE
+    const CSRIMP *pool = csr_hot_marker_pool(tableIndex);
     if (pool == NULL || slot < 0 || slot >= CSR_HOT_READ_POOL_SIZE) return NULL;
-    uintptr_t original = __atomic_load_n(&csr_hot_tables[which].originals[slot], __ATOMIC_ACQUIRE);
-    return original != 0 && csr_hot_frame_eligible(which, (CSRIMP)original) ? pool[slot] : NULL;
+    uintptr_t original = __atomic_load_n(&csr_hot_tables[tableIndex].originals[slot], __ATOMIC_ACQUIRE);
+    return original != 0 && csr_hot_marker_eligible(tableIndex, (CSRIMP)original) ? pool[slot] : NULL;
 #else
-    (void)which; (void)slot;
+    (void)tableIndex; (void)slot;
     return NULL;
 #endif
 }
 
-bool csr_hot_frames_supported(int which) {
-#if CSR_HOT_FRAMES_AVAILABLE
-    return csr_hot_frame_pool(which) != NULL && csr_hot_raise_hook() != NULL;
+bool csr_hot_markers_supported(int tableIndex) {
+#if CSR_HOT_MARKERS_AVAILABLE
+    return csr_hot_marker_pool(tableIndex) != NULL && csr_hot_raise_hook() != NULL;
 #else
-    (void)which;
+    (void)tableIndex;
     return false;
 #endif
 }
 
-int csr_hot_frame_table(uintptr_t function, long *slot) {
-#if CSR_HOT_FRAMES_AVAILABLE
+int csr_hot_marker_table(uintptr_t function, long *slot) {
+#if CSR_HOT_MARKERS_AVAILABLE
     static const int tables[] = { CSRHotArrayObjectAtIndexedSubscript, CSRHotMutableStringReplaceCharacters };
     for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
-        const CSRIMP *pool = csr_hot_frame_pool(tables[t]);
+        const CSRIMP *pool = csr_hot_marker_pool(tables[t]);
         for (long index = 0; index < CSR_HOT_READ_POOL_SIZE; index++) {
             if (csr_strip_code_pointer((const void *)pool[index]) != csr_strip_code_pointer((const void *)function)) continue;
             *slot = index;
@@ -230,8 +235,8 @@ int csr_hot_frame_table(uintptr_t function, long *slot) {
 }
 
 /// The out-of-line path of a table's slot trampolines (for the nesting check).
-static CSRIMP csr_hot_read_inherited(int which) {
-    switch (which) {
+static CSRIMP csr_hot_read_inherited(int tableIndex) {
+    switch (tableIndex) {
         case CSRHotStringCharacterAtIndex: return (CSRIMP)csr_hot_character_at_index_inherited;
         case CSRHotStringCharacterAtIndexBase: return (CSRIMP)csr_hot_character_at_index_base_inherited;
         case CSRHotArrayObjectAtIndex: return (CSRIMP)csr_hot_object_at_index_inherited;
@@ -240,10 +245,10 @@ static CSRIMP csr_hot_read_inherited(int which) {
     }
 }
 
-CSRIMP csr_hot_read_trampoline(int which, long slot) {
+CSRIMP csr_hot_read_trampoline(int tableIndex, long slot) {
     const CSRIMP *pool;
     CSRIMP generic;
-    switch (which) {
+    switch (tableIndex) {
         case CSRHotStringCharacterAtIndex:
             pool = csr_hot_character_at_index_pool; generic = (CSRIMP)csr_hot_character_at_index; break;
         case CSRHotStringCharacterAtIndexBase:
@@ -269,16 +274,16 @@ static const int csr_hot_read_tables[] = {
 
 /// Tables whose selectors one implementation may answer by sending the other (GNUstep's NSArray answers `array[i]`
 /// with `objectAtIndex:`; the tracker's `characterAtIndex:` asks its string's): one family each.
-int csr_hot_read_family(int which) {
-    switch (which) {
+int csr_hot_read_family(int tableIndex) {
+    switch (tableIndex) {
         case CSRHotArrayObjectAtIndex: case CSRHotArrayObjectAtIndexedSubscript: return 1;
         case CSRHotStringCharacterAtIndex: case CSRHotStringCharacterAtIndexBase: return 2;
-        default: return 3 + which;  // a family of its own
+        default: return 3 + tableIndex;  // a family of its own
     }
 }
 #define CSR_HOT_READ_TABLES (sizeof csr_hot_read_tables / sizeof *csr_hot_read_tables)
 
-/// Every trampoline's start address, with its table and kind; built once by `csr_hot_reads_set_handlers`.
+/// Every trampoline's start address, with its table and kind; built once by `csr_hot_reads_set_resolver`.
 typedef struct CSRTrampolineEntry {
     uintptr_t start;
     int table;
@@ -299,10 +304,10 @@ static void csr_trampoline_add(CSRIMP function, int table, bool inherited) {
 
 static void csr_trampolines_index(void) {
     for (size_t t = 0; t < CSR_HOT_READ_TABLES; t++) {
-        int which = csr_hot_read_tables[t];
-        csr_trampoline_add(csr_hot_read_inherited(which), which, true);
+        int tableIndex = csr_hot_read_tables[t];
+        csr_trampoline_add(csr_hot_read_inherited(tableIndex), tableIndex, true);
         for (long slot = -1; slot < CSR_HOT_READ_POOL_SIZE; slot++) {
-            csr_trampoline_add(csr_hot_read_trampoline(which, slot), which, false);
+            csr_trampoline_add(csr_hot_read_trampoline(tableIndex, slot), tableIndex, false);
         }
     }
 }
@@ -340,12 +345,12 @@ typedef struct CSRFrameSearch {
     bool afterTrampoline;
 } CSRFrameSearch;
 
-/// Whether the previous frame, a trampoline, was entered from a marker of `which` by a jump: the calling thread's
+/// Whether the previous frame, a trampoline, was entered from a marker of `tableIndex` by a jump: the calling thread's
 /// record of the marker has that frame's return address (`ip`, the frame's instruction pointer in the walk).
 /// Only for naming the call in a report: a stale record that happens to match names `array[i]` for an
 /// `objectAtIndex:` made from the same instruction.
-static bool csr_hot_read_entered_from_marker(uintptr_t ip, int which) {
-    const CSRHotMarkerRecord *record = csr_hot_marker_record(which);
+static bool csr_hot_read_entered_from_marker(uintptr_t ip, int tableIndex) {
+    const CSRHotMarkerRecord *record = csr_hot_marker_record(tableIndex);
     return record != NULL && record->returnAddress == ip;
 }
 
@@ -361,10 +366,10 @@ static bool csr_hot_read_visit_frame(CSRFrameSearch *search, uintptr_t ip, uintp
         return false;
     }
     bool inherited = false;
-    int which = csr_hot_read_table_of(start, &inherited);
-    bool sameCall = which >= 0 && !inherited && which == search->inheritedTable;
-    search->inheritedTable = inherited ? which : -1;
-    search->afterTrampoline = which >= 0 && csr_hot_read_family(which) == search->family;
+    int tableIndex = csr_hot_read_table_of(start, &inherited);
+    bool sameCall = tableIndex >= 0 && !inherited && tableIndex == search->inheritedTable;
+    search->inheritedTable = inherited ? tableIndex : -1;
+    search->afterTrampoline = tableIndex >= 0 && csr_hot_read_family(tableIndex) == search->family;
     if (!search->afterTrampoline || sameCall) return true;
     // The first call is the trampoline asking; a second is an outer call of the same family.
     if (++search->calls < 2) return true;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <pthread.h>
 #include "CSRLifetime.h"
+#include "CSRIncident.h"
 #include "CSRCallStack.h"
 #include "CSRRuntime.h"
 #include "CSRException.h"
@@ -19,10 +20,7 @@
 
 // MARK: Zombies
 
-static CSRZombieHandler csr_zombie_handler;
-
-void csr_zombie_set_handler(CSRZombieHandler handler) {
-    __atomic_store_n(&csr_zombie_handler, handler, __ATOMIC_RELEASE);
+void csr_zombie_prepare(void) {
     // Give the zombie class its own dispatch table now (see csr_class_installDispatchTable).
     csr_class_installDispatchTable(csr_zombie_class(), NULL);
 }
@@ -31,14 +29,16 @@ void csr_zombie_set_handler(CSRZombieHandler handler) {
 /// callee that ignores arguments is correct under every calling convention. Answers nil / 0 (integer registers);
 /// a floating-point or struct answer is unspecified.
 static void *csr_zombie_message(void *self, SEL _cmd) {
-    CSRZombieHandler handler = __atomic_load_n(&csr_zombie_handler, __ATOMIC_ACQUIRE);
+    CSRIncident incident = {
+        .source = CSRIncidentZombie,
+        .implementation = (CSRIMP)&csr_zombie_message,
+        .receiver = self,
+        .selector = (CSRSelector)(void *)_cmd,
+    };
+    if (csr_incident_report(&incident)) return NULL;
+    // Not recovered and not raised by the incident path: no handler is registered.
     char reason[512];
-    reason[0] = 0;
-    if (handler != NULL && handler(self, (CSRSelector)(void *)_cmd, reason, sizeof reason)) return NULL;
-    if (reason[0] == 0) {
-        snprintf(reason, sizeof reason, "*** -[? %s]: message sent to deallocated instance %p",
-                 sel_getName(_cmd), self);
-    }
+    snprintf(reason, sizeof reason, "*** -[? %s]: message sent to deallocated instance %p", sel_getName(_cmd), self);
     csr_raise("NSInternalInconsistencyException", reason);
 }
 

@@ -9,31 +9,35 @@
 #include "CSRRuntime.h"
 #include "CSRMemory.h"
 
-static CSRVariadicHandlers csr_variadic_handlers;
+static CSRVariadicResolver csr_variadic_resolver;
 static CSRHookTable *csr_variadic_tables[CSRVariadicCount];
 
-void csr_variadic_set_handlers(CSRVariadicHandlers handlers) {
-    __atomic_store_n(&csr_variadic_handlers.resolve, handlers.resolve, __ATOMIC_RELEASE);
-    __atomic_store_n(&csr_variadic_handlers.failed, handlers.failed, __ATOMIC_RELEASE);
+void csr_variadic_set_resolver(CSRVariadicResolver resolve) {
+    __atomic_store_n(&csr_variadic_resolver, resolve, __ATOMIC_RELEASE);
 }
 
 /// The original implementation for `receiver`'s class; 0 if that class never reached the hook.
-static uintptr_t csr_variadic_original(int which, CSRObject receiver) {
-    CSRHookTable *table = __atomic_load_n(&csr_variadic_tables[which], __ATOMIC_ACQUIRE);
+static uintptr_t csr_variadic_original(int trampolineIndex, CSRObject receiver) {
+    CSRHookTable *table = __atomic_load_n(&csr_variadic_tables[trampolineIndex], __ATOMIC_ACQUIRE);
     if (table == NULL) return 0;
     uintptr_t original = csr_hook_table_find(table, (uintptr_t)csr_object_getClass(receiver));
     if (original != 0) return original;
-    uintptr_t (*resolve)(CSRHookTable *, CSRObject) = __atomic_load_n(&csr_variadic_handlers.resolve, __ATOMIC_ACQUIRE);
+    CSRVariadicResolver resolve = __atomic_load_n(&csr_variadic_resolver, __ATOMIC_ACQUIRE);
     return resolve ? resolve(table, receiver) : 0;
 }
 
-/// Swift's decision for an invalid call: true to recover. (It may raise Foundation's exception instead, in debug
-/// mode: this frame and the trampoline's unwind normally.)
+/// The incident path's verdict for an invalid call: true to recover. (It may raise Foundation's exception instead, in
+/// debug mode: this frame and the trampoline's unwind normally.)
 __attribute__((noinline, cold))
-static bool csr_variadic_failed(int which, CSRObject receiver, CSRSelector cmd, unsigned long count) {
-    bool (*failed)(CSRHookTable *, CSRObject, CSRSelector, unsigned long) =
-        __atomic_load_n(&csr_variadic_handlers.failed, __ATOMIC_ACQUIRE);
-    return failed && failed(__atomic_load_n(&csr_variadic_tables[which], __ATOMIC_ACQUIRE), receiver, cmd, count);
+static bool csr_variadic_failed(int trampolineIndex, CSRObject receiver, CSRSelector cmd, unsigned long count) {
+    CSRIncident incident = {
+        .source = CSRIncidentVariadic,
+        .table = __atomic_load_n(&csr_variadic_tables[trampolineIndex], __ATOMIC_ACQUIRE),
+        .receiver = receiver,
+        .selector = cmd,
+        .argument = count,
+    };
+    return csr_incident_report(&incident);
 }
 
 /// The selector `name`, registered on first use into `*slot`.
@@ -168,15 +172,15 @@ typedef CSRObject (*CSRPairsBuilder)(CSRObject receiver, const CSRObjectList *li
 /// The objects-and-keys trampolines' body: reads the list; an odd count (the nil is a key) goes to Swift. Builds
 /// with `build`, or, when Swift lets the call through, runs the original with the list cut after its first object:
 /// a list that ends at a key, for which it raises the same exception.
-static CSRObject csr_objects_and_keys(int which, CSRObject self, CSRSelector cmd, CSRObject first, va_list arguments,
+static CSRObject csr_objects_and_keys(int trampolineIndex, CSRObject self, CSRSelector cmd, CSRObject first, va_list arguments,
                                       CSRPairsBuilder build) {
-    CSRObjectWithObjects original = (CSRObjectWithObjects)csr_variadic_original(which, self);
+    CSRObjectWithObjects original = (CSRObjectWithObjects)csr_variadic_original(trampolineIndex, self);
     if (original == NULL) return NULL;
     CSRObjectList list;
     csr_object_list_read(&list, first, arguments);
     CSRObject result = NULL;
     @try {
-        bool valid = list.count % 2 == 0 || csr_variadic_failed(which, self, cmd, list.count);
+        bool valid = list.count % 2 == 0 || csr_variadic_failed(trampolineIndex, self, cmd, list.count);
         result = valid ? build(self, &list, list.count / 2) : original(self, cmd, first, NULL);
     } @finally {
         csr_object_list_free(&list);
@@ -211,8 +215,8 @@ CSR_TRAMPOLINE static CSRObject csr_init_with_objects_and_keys(CSRObject self, C
 
 // MARK: Binding
 
-CSRIMP csr_variadic_trampoline(int which) {
-    switch (which) {
+CSRIMP csr_variadic_trampoline(int trampolineIndex) {
+    switch (trampolineIndex) {
         case CSRVariadicStringWithFormat: return (CSRIMP)csr_string_with_format;
         case CSRVariadicAppendFormat: return (CSRIMP)csr_append_format;
         case CSRVariadicDictionaryWithObjectsAndKeys: return (CSRIMP)csr_dictionary_with_objects_and_keys;
@@ -221,9 +225,9 @@ CSRIMP csr_variadic_trampoline(int which) {
     }
 }
 
-bool csr_variadic_bind(int which, CSRHookTable *table) {
-    if (which < 0 || which >= CSRVariadicCount || table == NULL) return false;
+bool csr_variadic_bind(int trampolineIndex, CSRHookTable *table) {
+    if (trampolineIndex < 0 || trampolineIndex >= CSRVariadicCount || table == NULL) return false;
     CSRHookTable *unbound = NULL;
-    return __atomic_compare_exchange_n(&csr_variadic_tables[which], &unbound, table, false, __ATOMIC_ACQ_REL,
+    return __atomic_compare_exchange_n(&csr_variadic_tables[trampolineIndex], &unbound, table, false, __ATOMIC_ACQ_REL,
                                        __ATOMIC_ACQUIRE);
 }

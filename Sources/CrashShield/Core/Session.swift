@@ -28,6 +28,20 @@ final class Session: AtomicReference, @unchecked Sendable {
     }
     private let appImages = Locked([String: Bool]())
 
+    /// "Is this class the app's?", the one answer every guard asks: whether the nearest class in `cls`'s superclass
+    /// chain that has an image (a class made at run time, e.g. by KVO, has none) lives in one of the app's own images
+    /// (`isAppImage`); nil when no class in the chain has an image. Cached per class for the session's life (a new
+    /// configuration is a new session).
+    func isAppClass(_ cls: ObjCClass) -> Bool? {
+        let key = UInt(bitPattern: cls.pointer)
+        if let known = appClasses.withLock({ $0[key] }) { return known }
+        let isApp = cls.nearestImagePath.map(isAppImage)   // outside the lock: it asks the runtime and the app's closure
+        appClasses.withLock { if $0.count < Self.maxAppClasses { $0[key] = isApp } }
+        return isApp
+    }
+    private let appClasses = Locked([UInt: Bool?]())
+    private static let maxAppClasses = 65_536
+
     func isEnabled(_ category: GuardCategory) -> Bool {
         enabled.load(ordering: .acquiring) & category.rawValue != 0
     }

@@ -1,21 +1,6 @@
 import Atomics
 import CrashShieldRuntime.Internal
 
-/// Why the running Foundation would raise for a call: the exception, its reason (built only when reported, from the
-/// receiver's class name) and what the developer should check. Built by the constructors in `FoundationFailures`,
-/// the one place that words them.
-struct Violation {
-    let exception: String
-    let hint: String
-    let reason: (String) -> String
-
-    init(_ exception: String, hint: String, reason: @escaping (String) -> String) {
-        self.exception = exception
-        self.hint = hint
-        self.reason = reason
-    }
-}
-
 /// A method guarded by a precondition, declared in one place: its selector, its guard category and a replacement of
 /// one shape (compute the `Violation?`, then `guarded` or `mutation`):
 ///
@@ -74,9 +59,9 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     }
 
     /// A check-first method with layers (the layers above it have no trampolines).
-    convenience init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst which: Int32,
+    convenience init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst tableIndex: Int32,
                      markerHint: String? = nil, layers: [Signature]) {
-        self.init(selector, category, kind: kind, checkFirst: which, markerHint: markerHint, outer: Array(layers.dropFirst()),
+        self.init(selector, category, kind: kind, checkFirst: tableIndex, markerHint: markerHint, outer: Array(layers.dropFirst()),
                   replacement: layers[0])
     }
 
@@ -96,23 +81,23 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
         height <= outerReplacements.count ? layer(height) : nil
     }
 
-    /// A method whose precondition a C trampoline of hot table `which` checks (CSRCheckFirst.h names each table's
+    /// A method whose precondition a C trampoline of hot table `tableIndex` checks (CSRCheckFirst.h names each table's
     /// check), with `replacement` checking exactly that: each installed class gets the trampoline, which jumps to the
     /// original when the check passes and hands every other call to `replacement`.
     ///
     /// `markerHint`: the table also has markers (CSRHotReads.h) for originals that raise the precondition's failure
     /// before changing anything; a class whose original is one gets the marker while `allowMarkers(in:)` allows it,
     /// and its failure, recovered at the raise, is reported with this hint.
-    init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst which: Int32,
+    init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst tableIndex: Int32,
          markerHint: String? = nil, outer: [Signature] = [], replacement: Signature) {
         self.category = category
-        checkFirst = which
-        markers = markerHint.map { _ in MarkerSwitch(which) }
+        checkFirst = tableIndex
+        markers = markerHint.map { _ in MarkerSwitch(tableIndex) }
         hint = markerHint ?? ""
         outerReplacements = outer
         outerLayers = outer.map { _ in ManagedAtomicLazyReference() }
-        super.init(selector, kind: kind, hotTable: csr_hot_table(which), replacement: replacement)
-        csr_check_first_set_replacement(which, self.replacement)
+        super.init(selector, kind: kind, hotTable: csr_hot_table(tableIndex), replacement: replacement)
+        csr_check_first_set_replacement(tableIndex, self.replacement)
     }
 
     /// Lets the installs that follow use markers (`Configuration.hotReadRecovery`); no effect without them.
@@ -128,8 +113,8 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     }
 
     /// The one shape of a guarded call. No violation: `call` runs the original. A violation: the failure path decides
-    /// (`GuardFailure.stopOrRaise`); recover -> `recovery`, given the original (some recoveries call it with a legal
-    /// argument); otherwise `call` (guard off, class excluded; in debug mode it raised already).
+    /// (`IncidentPath.handle`); recover -> `recovery`, given the original (some recoveries call it with a legal
+    /// argument); otherwise `call` (guard off, class excluded; in debug mode the incident path raised already).
     /// `unhooked`: the answer for a receiver whose class never reached this hook (cannot happen through dispatch).
     @inline(__always)
     func guarded<Result>(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation?, unhooked: Result,
@@ -176,7 +161,8 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
 
     @inline(never)
     private func stops(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation) -> Bool {
-        GuardFailure.stopOrRaise(category, receiver, cmd, self, violation)
+        IncidentPath.handle(Incident(category, receiver: receiver, selector: cmd, violation, point: self,
+                                     unrecovered: .raiseWhenLoud)) == .recover
     }
 }
 

@@ -7,17 +7,17 @@ import CrashShieldRuntime.Internal
 /// which must answer exactly as the trampoline and the fallback together do.
 final class AnswerFirstHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendable {
     /// The hot table whose trampolines and originals the point uses.
-    private let which: Int32
+    private let tableIndex: Int32
 
-    init(_ selector: ObjCSelector, kind: MethodKind = .instance, hotTable which: Int32, replacement: Signature,
+    init(_ selector: ObjCSelector, kind: MethodKind = .instance, hotTable tableIndex: Int32, replacement: Signature,
          fallback: Signature) {
-        self.which = which
-        super.init(selector, kind: kind, hotTable: csr_hot_table(which), replacement: replacement)
-        csr_check_first_set_replacement(which, self.replacement)
-        csr_answer_first_set_fallback(which, unsafeBitCast(fallback, to: CSRIMP.self))
+        self.tableIndex = tableIndex
+        super.init(selector, kind: kind, hotTable: csr_hot_table(tableIndex), replacement: replacement)
+        csr_check_first_set_replacement(tableIndex, self.replacement)
+        csr_answer_first_set_fallback(tableIndex, unsafeBitCast(fallback, to: CSRIMP.self))
     }
 
     override func replacement(forSlot slot: Int) -> CSRIMP {
-        csr_answer_first_trampoline(which, slot) ?? replacement
+        csr_answer_first_trampoline(tableIndex, slot) ?? replacement
     }
 }

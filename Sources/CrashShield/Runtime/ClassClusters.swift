@@ -30,7 +30,7 @@ struct ClassFamily: Sendable, CustomStringConvertible {
     /// for an owner no other one lies below (the most-derived owners), h + 1 for an owner whose highest owner below
     /// it has height h. Apple's NSArray implements `subarrayWithRange:` itself, concrete classes inherit it and one
     /// overrides it: NSArray's has height 1, the override's 0. Along any line of inheritance heights differ, so one
-    /// hook point per height never nests (`GuardContext.install(_:onOwnersIn:)`). Implementations inherited from
+    /// hook point per height never nests (`HookPoint.layer(atHeight:)`). Implementations inherited from
     /// above the roots (NSObject) are shared with unrelated classes and left alone.
     func owners(of selector: ObjCSelector) -> [(cls: ObjCClass, height: Int)] {
         var owners: [ObjCClass] = []

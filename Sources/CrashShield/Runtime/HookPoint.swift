@@ -37,7 +37,7 @@ class AnyHookPoint: @unchecked Sendable {
     func replacement(forSlot slot: Int) -> CSRIMP { replacement }
 
     /// The hook point to install on an owner of the method that has owners `height` levels below it in a class
-    /// family (`GuardContext.install(_:onOwnersIn:)`): the point itself for 0, a layer of its own (same behaviour,
+    /// family (the installer walks `ClassFamily.owners(of:)`): the point itself for 0, a layer of its own (same behaviour,
     /// own replacement and table of originals) above, or nil when the point has no layer that high.
     func layer(atHeight height: Int) -> AnyHookPoint? { height == 0 ? self : nil }
 

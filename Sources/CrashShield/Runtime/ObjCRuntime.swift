@@ -25,6 +25,15 @@ struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable {
     var instanceSize: Int { csr_class_getInstanceSize(pointer) }
     /// Path of the binary that defines the class.
     var imagePath: String? { csr_class_imagePath(pointer).map { String(cString: $0) } }
+    /// Image of the class, or of its nearest superclass with one (a class made at run time, e.g. by KVO, has none).
+    var nearestImagePath: String? {
+        var current: ObjCClass? = self
+        while let cls = current {
+            if let path = cls.imagePath { return path }
+            current = cls.superclass
+        }
+        return nil
+    }
     var description: String { isMetaclass ? "+\(name)" : name }
 
     func isKind(of ancestor: ObjCClass) -> Bool { csr_class_isKindOf(pointer, ancestor.pointer) }

@@ -30,16 +30,14 @@
 #endif
 #endif
 
-static CSRHotRaiseHandlers csr_hot_raise_handlers;
+static CSRHotRaiseOriginal csr_hot_raise_original;
 #if CSR_HOT_RAISE_AVAILABLE
-/// Set once a marker may be installed (`csr_hot_frame_eligible` said yes): the raise hook walks from then on.
-static bool csr_hot_frames_used;
+/// Set once a marker may be installed (`csr_hot_marker_eligible` said yes): the raise hook walks from then on.
+static bool csr_hot_markers_used;
 #endif
 
-void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers) {
-    __atomic_store_n(&csr_hot_raise_handlers.original, handlers.original, __ATOMIC_RELEASE);
-    __atomic_store_n(&csr_hot_raise_handlers.failed, handlers.failed, __ATOMIC_RELEASE);
-    __atomic_store_n(&csr_hot_raise_handlers.marked, handlers.marked, __ATOMIC_RELEASE);
+void csr_hot_raise_set_original(CSRHotRaiseOriginal original) {
+    __atomic_store_n(&csr_hot_raise_original, original, __ATOMIC_RELEASE);
 }
 
 // MARK: Protected implementations (appended under a lock, read without one)
@@ -62,13 +60,13 @@ static const CSRHotRaiseEntry *csr_hot_raise_find(uintptr_t start) {
     return NULL;
 }
 
-bool csr_hot_raise_protect(int which, CSRIMP implementation) {
+bool csr_hot_raise_protect(int tableIndex, CSRIMP implementation) {
     if (implementation == NULL) return false;
     pthread_mutex_lock(&csr_hot_raise_lock);
     uintptr_t start = csr_strip_code_pointer((const void *)implementation);   // compared with the unwinder's start_ip
     bool done = csr_hot_raise_find(start) != NULL;
     if (!done && csr_hot_raise_count < CSR_HOT_RAISE_CAPACITY) {
-        csr_hot_raise_entries[csr_hot_raise_count] = (CSRHotRaiseEntry){ start, which };
+        csr_hot_raise_entries[csr_hot_raise_count] = (CSRHotRaiseEntry){ start, tableIndex };
         __atomic_store_n(&csr_hot_raise_count, csr_hot_raise_count + 1, __ATOMIC_RELEASE);
         done = true;
     }
@@ -94,32 +92,32 @@ static Class csr_gs_array;
 ///   subclasses (inline, buffer and substring forms) keep them. The other owners (NSString's abstract one,
 ///   GSImmutableString's and the attributed-string tracker's, which ask another string, GSUTextString's, the
 ///   placeholder's) keep the `@try` trampoline.
-/// The ones markers may call (`csr_hot_frame_eligible`):
+/// The ones markers may call (`csr_hot_marker_eligible`):
 /// - NSArray's `objectAtIndexedSubscript:` (NSArray.m): it jumps into the receiver's `objectAtIndex:`. For GSArray and
 ///   its subclasses that raises through `-_raiseRangeExceptionWithIndex:from:`; an `objectAtIndex:` with a trampoline
 ///   catches itself (its handler stops the walk); any other (an app's subclass) is walked through when its frames
-///   have nothing to run (`csr_hot_frame_recover_subscript`).
+///   have nothing to run (`csr_hot_marker_recover_subscript`).
 /// - GSMutableString's `replaceCharactersInRange:withString:` (GSString.m): its first statement is `GS_RANGE_CHECK`,
 ///   which sends `+raise:format:` with NSRangeException before anything is changed; nothing else in its own frame
 ///   raises NSRangeException (its inline helpers assert, or raise other names; the argument's methods raise in frames
 ///   of their own). So an NSRangeException raised from its frame is the range check's, and the receiver is untouched.
 ///   The other owners (NSMutableString's abstract one, the attributed strings') keep the check-first trampoline.
-static uintptr_t csr_hot_frame_characters[4], csr_hot_frame_subscript, csr_hot_frame_replace;
-/// The classes that own `csr_hot_frame_characters`, in the same order.
-static uintptr_t csr_hot_frame_character_owners[4];
+static uintptr_t csr_hot_marker_characters[4], csr_hot_marker_subscript, csr_hot_marker_replace;
+/// The classes that own `csr_hot_marker_characters`, in the same order.
+static uintptr_t csr_hot_marker_character_owners[4];
 
-static void csr_hot_frame_find_originals(void) {
+static void csr_hot_marker_find_originals(void) {
     static const char *const owners[] = { "GSCString", "GSUnicodeString", "GSMutableString", "NSConstantString" };
     for (size_t index = 0; index < sizeof owners / sizeof *owners; index++) {
         Class owner = objc_getClass(owners[index]);
-        csr_hot_frame_character_owners[index] = (uintptr_t)(CSR_BRIDGE void *)owner;
-        csr_hot_frame_characters[index] = owner == Nil ? 0
+        csr_hot_marker_character_owners[index] = (uintptr_t)(CSR_BRIDGE void *)owner;
+        csr_hot_marker_characters[index] = owner == Nil ? 0
             : csr_strip_code_pointer((const void *)class_getMethodImplementation(owner, @selector(characterAtIndex:)));
     }
-    csr_hot_frame_subscript = csr_strip_code_pointer(
+    csr_hot_marker_subscript = csr_strip_code_pointer(
         (const void *)class_getMethodImplementation([NSArray class], @selector(objectAtIndexedSubscript:)));
     Class mutable = objc_getClass("GSMutableString");
-    csr_hot_frame_replace = mutable == Nil ? 0
+    csr_hot_marker_replace = mutable == Nil ? 0
         : csr_strip_code_pointer((const void *)class_getMethodImplementation(mutable, @selector(replaceCharactersInRange:withString:)));
 }
 
@@ -225,7 +223,7 @@ static void csr_hot_raise_find_helpers(void) {
     if (array == Nil) return;
     csr_hot_raise_helpers[2] = csr_strip_code_pointer(
         (const void *)class_getMethodImplementation(array, @selector(_raiseRangeExceptionWithIndex:from:)));
-    csr_hot_frame_find_originals();
+    csr_hot_marker_find_originals();
     csr_hot_raise_find_personalities();
     csr_gs_array = array;
 }
@@ -262,17 +260,17 @@ static bool csr_hot_raise_frame_is_judged(uintptr_t address) {
 
 #if CSR_HOT_RAISE_AVAILABLE
 /// The class that owns `start` when it is one of GSString.m's own `characterAtIndex:` implementations, else 0.
-static uintptr_t csr_hot_frame_character_owner(uintptr_t start) {
-    for (size_t index = 0; index < sizeof csr_hot_frame_characters / sizeof *csr_hot_frame_characters; index++) {
-        if (start != 0 && csr_hot_frame_characters[index] == start) return csr_hot_frame_character_owners[index];
+static uintptr_t csr_hot_marker_character_owner(uintptr_t start) {
+    for (size_t index = 0; index < sizeof csr_hot_marker_characters / sizeof *csr_hot_marker_characters; index++) {
+        if (start != 0 && csr_hot_marker_characters[index] == start) return csr_hot_marker_character_owners[index];
     }
     return 0;
 }
 #endif
 
-bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
+bool csr_hot_raise_eligible(int tableIndex, CSRIMP implementation) {
 #if !CSR_HOT_RAISE_AVAILABLE
-    (void)which; (void)implementation;
+    (void)tableIndex; (void)implementation;
     return false;
 #else
     // GSArray's `-objectAtIndex:` (GSArray.m: `index >= _count` sends `-_raiseRangeExceptionWithIndex:from:`, whose
@@ -286,12 +284,12 @@ bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
     //   other owners keep their trampolines.
     csr_hot_raise_prepare();
     if (csr_gs_array == Nil || implementation == NULL) return false;
-    if (which == CSRHotStringCharacterAtIndex || which == CSRHotStringCharacterAtIndexBase) {
-        // GSString.m's own `characterAtIndex:` (`csr_hot_frame_characters`): each raises for a bad index only, so
+    if (tableIndex == CSRHotStringCharacterAtIndex || tableIndex == CSRHotStringCharacterAtIndexBase) {
+        // GSString.m's own `characterAtIndex:` (`csr_hot_marker_characters`): each raises for a bad index only, so
         // that is what a raise from its frame is; the exception names neither the receiver nor the index, and the
         // report names the class that owns the implementation.
-        if (csr_hot_frame_character_owner(csr_strip_code_pointer((const void *)implementation)) == 0) return false;
-    } else if (which != CSRHotArrayObjectAtIndex
+        if (csr_hot_marker_character_owner(csr_strip_code_pointer((const void *)implementation)) == 0) return false;
+    } else if (tableIndex != CSRHotArrayObjectAtIndex
                || (IMP)implementation != class_getMethodImplementation(csr_gs_array, @selector(objectAtIndex:))) {
         return false;
     }
@@ -303,25 +301,25 @@ bool csr_hot_raise_eligible(int which, CSRIMP implementation) {
 }
 
 
-bool csr_hot_frame_eligible(int which, CSRIMP original) {
-#if !CSR_HOT_RAISE_AVAILABLE || !CSR_HOT_FRAMES_AVAILABLE
-    (void)which; (void)original;
+bool csr_hot_marker_eligible(int tableIndex, CSRIMP original) {
+#if !CSR_HOT_RAISE_AVAILABLE || !CSR_HOT_MARKERS_AVAILABLE
+    (void)tableIndex; (void)original;
     return false;
 #else
     csr_hot_raise_prepare();
     if (original == NULL || csr_gs_array == Nil) return false;
     bool known = false;
-    if (which == CSRHotArrayObjectAtIndexedSubscript) {
-        known = csr_strip_code_pointer((const void *)original) == csr_hot_frame_subscript;
-    } else if (which == CSRHotMutableStringReplaceCharacters) {
-        known = csr_hot_frame_replace != 0 && csr_strip_code_pointer((const void *)original) == csr_hot_frame_replace;
+    if (tableIndex == CSRHotArrayObjectAtIndexedSubscript) {
+        known = csr_strip_code_pointer((const void *)original) == csr_hot_marker_subscript;
+    } else if (tableIndex == CSRHotMutableStringReplaceCharacters) {
+        known = csr_hot_marker_replace != 0 && csr_strip_code_pointer((const void *)original) == csr_hot_marker_replace;
     }
     if (!known) return false;
     for (int index = 0; index < CSRHotRaiseHelperCount; index++) {
         if (!csr_hot_raise_frame_is_plain(csr_hot_raise_helpers[index])) return false;
     }
     if (!csr_hot_raise_frame_is_judged(csr_strip_code_pointer((const void *)original))) return false;
-    __atomic_store_n(&csr_hot_frames_used, true, __ATOMIC_RELEASE);
+    __atomic_store_n(&csr_hot_markers_used, true, __ATOMIC_RELEASE);
     return true;
 #endif
 }
@@ -353,11 +351,11 @@ static bool csr_exception_is_named(CSRObject object, NSString *name) {
 #define CSR_HOT_RAISE_MAX_FRAMES 8
 /// Frames looked at above the original for a trampoline of the same family (an outer call the app made), and frames
 /// of an app's own `objectAtIndex:` looked at for the one `array[i]`'s marker jumped into.
-#define CSR_HOT_FRAME_OUTER_FRAMES 4
+#define CSR_HOT_MARKER_OUTER_FRAMES 4
 
 /// Whether a `@try` trampoline of `family` is among the few frames from the cursor's on: that outer call decides.
 static bool csr_hot_raise_outer_trampoline(unw_cursor_t cursor, int family) {
-    for (int depth = 0; depth < CSR_HOT_FRAME_OUTER_FRAMES; depth++) {
+    for (int depth = 0; depth < CSR_HOT_MARKER_OUTER_FRAMES; depth++) {
         unw_proc_info_t info;
         if (csr_unw.procInfo(&cursor, &info) != 0) return false;
         int table = csr_hot_read_trampoline_table((uintptr_t)info.start_ip);
@@ -367,14 +365,14 @@ static bool csr_hot_raise_outer_trampoline(unw_cursor_t cursor, int family) {
     return false;
 }
 
-/// Whether the calling thread's record of a marker of `which` was made entering the frame whose caller the cursor is
+/// Whether the calling thread's record of a marker of `tableIndex` was made entering the frame whose caller the cursor is
 /// at: the replace marker notes the stack pointer at entry (that frame's CFA less the return address),
 /// the subscript's marker the return address (the cursor's instruction pointer).
-static const CSRHotMarkerRecord *csr_hot_frame_entered(unw_cursor_t *caller, int which) {
-    const CSRHotMarkerRecord *record = csr_hot_marker_record(which);
+static const CSRHotMarkerRecord *csr_hot_marker_entered(unw_cursor_t *caller, int tableIndex) {
+    const CSRHotMarkerRecord *record = csr_hot_marker_record(tableIndex);
     unw_word_t value = 0;
     if (record == NULL) return NULL;
-    if (which == CSRHotArrayObjectAtIndexedSubscript) {
+    if (tableIndex == CSRHotArrayObjectAtIndexedSubscript) {
         return csr_unw.getReg(caller, UNW_REG_IP, &value) == 0 && record->returnAddress == value ? record : NULL;
     }
     return csr_unw.getReg(caller, UNW_REG_SP, &value) == 0 && record->stack + sizeof(uintptr_t) == value ? record : NULL;
@@ -384,15 +382,22 @@ static const CSRHotMarkerRecord *csr_hot_frame_entered(unw_cursor_t *caller, int
 /// Swift and, on "recover", resumes its caller (the cursor) with 0. `cls`: the class the report names (the record's,
 /// or the implementation's owner); `receiver`: the receiver the exception names (alive: it holds it), or NULL. Does
 /// not return when Swift chose to recover.
-static void csr_hot_frame_recover(unw_cursor_t *cursor, int which, uintptr_t implementation, uintptr_t cls,
+static void csr_hot_marker_recover(unw_cursor_t *cursor, int tableIndex, uintptr_t implementation, uintptr_t cls,
                                   CSRObject receiver, uintptr_t argument, CSRObject exception,
                                   unw_word_t returnAddress, unw_word_t callerAddress) {
-    bool (*marked)(int, CSRIMP, CSRClass, CSRObject, uintptr_t, CSRObject, uintptr_t, uintptr_t) =
-        __atomic_load_n(&csr_hot_raise_handlers.marked, __ATOMIC_ACQUIRE);
-    if (marked == NULL) return;
-    if (csr_hot_raise_outer_trampoline(*cursor, csr_hot_read_family(which))) return;
-    if (!marked(which, (CSRIMP)implementation, (CSRClass)cls, receiver, argument, exception,
-                (uintptr_t)returnAddress, (uintptr_t)callerAddress)) return;
+    if (csr_hot_raise_outer_trampoline(*cursor, csr_hot_read_family(tableIndex))) return;
+    CSRIncident incident = {
+        .source = CSRIncidentMarker,
+        .hotTable = tableIndex,
+        .implementation = (CSRIMP)implementation,
+        .cls = (CSRClass)cls,
+        .receiver = receiver,
+        .argument = argument,
+        .exception = exception,
+        .returnAddress = (uintptr_t)returnAddress,
+        .callerAddress = (uintptr_t)callerAddress,
+    };
+    if (!csr_incident_report(&incident)) return;
     if (csr_unw.setReg(cursor, CSR_UNW_RETURN_REGISTER, 0) != 0) return;
     csr_unw.resume(cursor);  // returns only when it failed
 }
@@ -404,20 +409,20 @@ static void csr_hot_frame_recover(unw_cursor_t *cursor, int which, uintptr_t imp
 /// on every path here; any other hot read's frame on the way ends the search (it decides, or already did). The
 /// frame must run the `objectAtIndex:` of the class the marker saw, and the exception must be the one that method
 /// documents (NSRangeException): with no live receiver to ask, that is what makes it the call's own failure.
-static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_t info, unw_word_t returnAddress,
+static void csr_hot_marker_recover_subscript(unw_cursor_t *cursor, unw_proc_info_t info, unw_word_t returnAddress,
                                             CSRObject exception) {
-    for (int depth = 0; depth < CSR_HOT_FRAME_OUTER_FRAMES; depth++) {
+    for (int depth = 0; depth < CSR_HOT_MARKER_OUTER_FRAMES; depth++) {
         if (csr_hot_read_trampoline_table((uintptr_t)info.start_ip) >= 0) return;
         if (!csr_hot_raise_frame_skippable(&info, returnAddress) || csr_hot_raise_find((uintptr_t)info.start_ip) != NULL)
             return;
-        const CSRHotMarkerRecord *record = csr_hot_frame_entered(cursor, CSRHotArrayObjectAtIndexedSubscript);
+        const CSRHotMarkerRecord *record = csr_hot_marker_entered(cursor, CSRHotArrayObjectAtIndexedSubscript);
         if (record != NULL) {
             Class cls = (CSR_BRIDGE Class)(void *)record->cls;
             if (cls == Nil || csr_strip_code_pointer((const void *)class_getMethodImplementation(cls, @selector(objectAtIndex:))) != info.start_ip
                 || !csr_exception_is_named(exception, NSRangeException)) return;
             unw_word_t callerAddress = 0;
             if (csr_unw.getReg(cursor, UNW_REG_IP, &callerAddress) != 0) return;
-            csr_hot_frame_recover(cursor, CSRHotArrayObjectAtIndexedSubscript, (uintptr_t)info.start_ip, record->cls,
+            csr_hot_marker_recover(cursor, CSRHotArrayObjectAtIndexedSubscript, (uintptr_t)info.start_ip, record->cls,
                                   NULL, 0, exception, returnAddress, callerAddress);
             return;
         }
@@ -432,10 +437,7 @@ static void csr_hot_frame_recover_subscript(unw_cursor_t *cursor, unw_proc_info_
 /// as usual.
 __attribute__((noinline))
 static void csr_hot_raise_recover(CSRObject exception) {
-    bool (*failed)(int, CSRIMP, CSRObject, uintptr_t, CSRObject, uintptr_t, uintptr_t) =
-        __atomic_load_n(&csr_hot_raise_handlers.failed, __ATOMIC_ACQUIRE);
-    if (failed == NULL) return;
-    bool markers = __atomic_load_n(&csr_hot_frames_used, __ATOMIC_ACQUIRE);
+    bool markers = __atomic_load_n(&csr_hot_markers_used, __ATOMIC_ACQUIRE);
     if (__atomic_load_n(&csr_hot_raise_count, __ATOMIC_ACQUIRE) == 0 && !markers) return;
     unw_context_t context;
     unw_cursor_t cursor;
@@ -468,37 +470,46 @@ static void csr_hot_raise_recover(CSRObject exception) {
     // nor the index, so the report names the class that owns the original.
     if (protected != NULL
         && (protected->table == CSRHotStringCharacterAtIndex || protected->table == CSRHotStringCharacterAtIndexBase)) {
-        uintptr_t owner = csr_hot_frame_character_owner(raising);
+        uintptr_t owner = csr_hot_marker_character_owner(raising);
         if (owner == 0) return;
-        csr_hot_frame_recover(&cursor, protected->table, raising, owner, NULL, 0, exception, returnAddress,
+        csr_hot_marker_recover(&cursor, protected->table, raising, owner, NULL, 0, exception, returnAddress,
                               callerAddress);
         return;
     }
     // `replaceCharactersInRange:withString:` entered from its marker, stopped by its range check (the only
     // NSRangeException its own frame raises): nothing was changed, and the record names the class.
-    if (markers && csr_hot_frame_replace != 0 && raising == csr_hot_frame_replace) {
-        const CSRHotMarkerRecord *record = csr_hot_frame_entered(&cursor, CSRHotMutableStringReplaceCharacters);
+    if (markers && csr_hot_marker_replace != 0 && raising == csr_hot_marker_replace) {
+        const CSRHotMarkerRecord *record = csr_hot_marker_entered(&cursor, CSRHotMutableStringReplaceCharacters);
         if (record == NULL || !csr_exception_is_named(exception, NSRangeException)) return;
-        csr_hot_frame_recover(&cursor, CSRHotMutableStringReplaceCharacters, raising, record->cls, NULL, 0, exception,
+        csr_hot_marker_recover(&cursor, CSRHotMutableStringReplaceCharacters, raising, record->cls, NULL, 0, exception,
                               returnAddress, callerAddress);
         return;
     }
     if (protected == NULL) {
-        if (markers) csr_hot_frame_recover_subscript(&cursor, info, returnAddress, exception);
+        if (markers) csr_hot_marker_recover_subscript(&cursor, info, returnAddress, exception);
         return;
     }
     CSRObject receiver = NULL;
     uintptr_t argument = 0;
     if (!csr_hot_raise_subject(exception, &receiver, &argument)) return;
     // `array[i]`: its marker and NSArray's original jumped into this `objectAtIndex:` for the same receiver and index.
-    const CSRHotMarkerRecord *record = markers ? csr_hot_frame_entered(&cursor, CSRHotArrayObjectAtIndexedSubscript) : NULL;
+    const CSRHotMarkerRecord *record = markers ? csr_hot_marker_entered(&cursor, CSRHotArrayObjectAtIndexedSubscript) : NULL;
     if (record != NULL && record->cls == (uintptr_t)object_getClass((CSR_BRIDGE id)receiver)) {
-        csr_hot_frame_recover(&cursor, CSRHotArrayObjectAtIndexedSubscript, raising, record->cls, receiver, argument,
+        csr_hot_marker_recover(&cursor, CSRHotArrayObjectAtIndexedSubscript, raising, record->cls, receiver, argument,
                               exception, returnAddress, callerAddress);
         return;
     }
-    if (!failed(protected->table, (CSRIMP)protected->start, receiver, argument, exception, returnAddress,
-                callerAddress)) return;
+    CSRIncident incident = {
+        .source = CSRIncidentRaise,
+        .hotTable = protected->table,
+        .implementation = (CSRIMP)protected->start,
+        .receiver = receiver,
+        .argument = argument,
+        .exception = exception,
+        .returnAddress = (uintptr_t)returnAddress,
+        .callerAddress = (uintptr_t)callerAddress,
+    };
+    if (!csr_incident_report(&incident)) return;
     if (csr_unw.setReg(&cursor, CSR_UNW_RETURN_REGISTER, 0) != 0) return;
     csr_unw.resume(&cursor);  // returns only when it failed
 }
@@ -506,7 +517,7 @@ static void csr_hot_raise_recover(CSRObject exception) {
 /// Replaces `-[NSException raise]`.
 static void csr_hot_raise_replacement(id exception, SEL cmd) {
     csr_hot_raise_recover((CSR_BRIDGE CSRObject)exception);
-    CSRIMP (*original)(CSRObject) = __atomic_load_n(&csr_hot_raise_handlers.original, __ATOMIC_ACQUIRE);
+    CSRHotRaiseOriginal original = __atomic_load_n(&csr_hot_raise_original, __ATOMIC_ACQUIRE);
     CSRIMP implementation = original ? original((CSR_BRIDGE CSRObject)exception) : NULL;
     if (implementation != NULL) {
         ((void (*)(id, SEL))implementation)(exception, cmd);

@@ -27,13 +27,13 @@
 extern "C" {
 #endif
 
-/// The Swift replacement the trampolines of hot table `which` (one of those above) hand every other call to.
+/// The Swift replacement the trampolines of hot table `tableIndex` (one of those above) hand every other call to.
 /// Set once, before any trampoline is installed.
-void csr_check_first_set_replacement(int which, CSRIMP replacement);
+void csr_check_first_set_replacement(int tableIndex, CSRIMP replacement);
 
-/// The trampoline for slot `slot` of hot table `which`, or NULL (no trampolines for that table, no replacement set,
+/// The trampoline for slot `slot` of hot table `tableIndex`, or NULL (no trampolines for that table, no replacement set,
 /// or a slot past the pool: install the Swift replacement itself).
-CSRIMP csr_check_first_trampoline(int which, long slot);
+CSRIMP csr_check_first_trampoline(int tableIndex, long slot);
 
 // Answer-first trampolines, for a hooked method whose replacement only matters when the original has no answer
 // (`methodSignatureForSelector:` answering nil, in hot tables CSRHotObjectMethodSignature and
@@ -42,12 +42,12 @@ CSRIMP csr_check_first_trampoline(int which, long slot);
 // replacement (`csr_check_first_set_replacement`). About 10 instructions around the original, against about 50 for
 // the Swift replacement's lookup and frame.
 
-/// Swift's handler of a nil answer for hot table `which`. Set once, before any trampoline is installed.
-void csr_answer_first_set_fallback(int which, CSRIMP fallback);
+/// Swift's handler of a nil answer for hot table `tableIndex`. Set once, before any trampoline is installed.
+void csr_answer_first_set_fallback(int tableIndex, CSRIMP fallback);
 
-/// The trampoline for slot `slot` of hot table `which`, or NULL (no such table, no replacement or fallback set, a
+/// The trampoline for slot `slot` of hot table `tableIndex`, or NULL (no such table, no replacement or fallback set, a
 /// slot past the pool).
-CSRIMP csr_answer_first_trampoline(int which, long slot);
+CSRIMP csr_answer_first_trampoline(int tableIndex, long slot);
 
 /// Whether the function starting at `start` is a check-first or answer-first trampoline. Its frame sits between a replacement and
 /// the app's call where the compiler did not make the hand-over a tail call (an unoptimized build of the C forms):

@@ -103,7 +103,7 @@ enum {
 
 extern CSRHookTable csr_hot_tables[CSRHotTableCount];
 
-static inline CSRHookTable *csr_hot_table(int which) { return &csr_hot_tables[which]; }
+static inline CSRHookTable *csr_hot_table(int tableIndex) { return &csr_hot_tables[tableIndex]; }
 
 /// Selectors the hot replacements send, registered by `csr_hot_selectors_prepare` before any hook is installed.
 typedef struct CSRHotSelectors {

@@ -10,11 +10,13 @@
 // Each hot table (CSRHookTable.h) has a pool of trampolines, one per slot: the trampoline installed on the class of
 // slot k calls `originals[k]` with no lookup at all (every receiver that reaches it, subclasses included, has that
 // class's original as its own). Past the pool, a generic trampoline looks the receiver's class up. Swift registers
-// its two cold paths with `csr_hot_reads_set_handlers` before installing any trampoline.
+// the generic trampoline's resolver with `csr_hot_reads_set_resolver` before installing any trampoline; a caught
+// exception is a `CSRIncidentHotRead` (CSRIncident.h).
 #ifndef CSR_HOT_READS_H
 #define CSR_HOT_READS_H
 
 #include "CSRHookTable.h"
+#include "CSRIncident.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,22 +25,16 @@ extern "C" {
 /// Trampolines with a fixed slot, per hot table.
 #define CSR_HOT_READ_POOL_SIZE 32
 
-typedef struct CSRHotReadHandlers {
-    /// Generic trampoline, cold path: the original for a receiver whose class has no exact slot (a subclass
-    /// inheriting the hook); 0 if the class never reached the hook.
-    uintptr_t (*resolve)(CSRHookTable *table, CSRObject receiver);
-    /// The original raised `exception` (any object thrown) for `argument` (the index): true to recover with a zero
-    /// value, false to let the exception continue to the caller. `trampoline`: the replacement that caught it.
-    bool (*failed)(CSRHookTable *table, CSRIMP trampoline, CSRObject receiver, uintptr_t argument,
-                   CSRObject exception);
-} CSRHotReadHandlers;
+/// Generic trampoline, cold path: the original for a receiver whose class has no exact slot (a subclass inheriting
+/// the hook); 0 if the class never reached the hook.
+typedef uintptr_t (*CSRHotReadResolver)(CSRHookTable *table, CSRObject receiver);
 
-void csr_hot_reads_set_handlers(CSRHotReadHandlers handlers);
+void csr_hot_reads_set_resolver(CSRHotReadResolver resolve);
 
-/// The trampoline to install for slot `slot` of hot table `which` (CSRHotStringCharacterAtIndex,
+/// The trampoline to install for slot `slot` of hot table `tableIndex` (CSRHotStringCharacterAtIndex,
 /// CSRHotStringCharacterAtIndexBase, CSRHotArrayObjectAtIndex or CSRHotArrayObjectAtIndexedSubscript): the slot's own while the pool lasts, the generic
 /// one otherwise (also for `slot` < 0). NULL for a table without trampolines.
-CSRIMP csr_hot_read_trampoline(int which, long slot);
+CSRIMP csr_hot_read_trampoline(int tableIndex, long slot);
 
 
 // MARK: Recovery at the raise (CSRHotRaise.m)
@@ -46,40 +42,36 @@ CSRIMP csr_hot_read_trampoline(int which, long slot);
 // The other way to protect a hot read: leave the method unhooked (a valid call pays nothing) and recover when its
 // failure is raised. The raise hook (GNUstep: `-[NSException raise]`, see CSRHotRaise.m) walks the stack with
 // libunwind; when the frames between it and a protected implementation are only Foundation's exception code, it hands
-// the failure to Swift, and on "recover" resumes at that implementation's caller with a zero return value. Only for
+// the failure to Swift (a `CSRIncidentRaise`, or a `CSRIncidentMarker` for a marker's call: CSRIncident.h), and on
+// "recover" resumes at that implementation's caller with a zero return value. Only for
 // implementations whose exception names its receiver and argument, or that raise for that failure only
 // (`csr_hot_raise_eligible`).
 
-typedef struct CSRHotRaiseHandlers {
-    /// The original of `raise` for `exception` (the raise hook's own original, from its hook table).
-    CSRIMP (*original)(CSRObject exception);
-    /// `implementation`, protected for hot table `which`, raised `exception`, which names `receiver` and `argument`.
-    /// `returnAddress`: where its frame was (in it), `callerAddress`: its caller's return address. true to recover:
-    /// the caller gets 0.
-    bool (*failed)(int which, CSRIMP implementation, CSRObject receiver, uintptr_t argument, CSRObject exception,
-                   uintptr_t returnAddress, uintptr_t callerAddress);
-    /// The call a marker of hot table `which` recorded (CSRHotReads.h, markers), on a receiver of class `cls`, with
-    /// `argument`, raised `exception` in `implementation`; or an unhooked implementation that raises for its failure
-    /// only and whose exception names no receiver (GSString.m's `characterAtIndex:`) raised, and `cls` owns it. `receiver`: the receiver when the exception names it (then
-    /// it is alive, and the precondition can be asked), NULL otherwise (the running Foundation's implementation
-    /// raises only for this failure). `returnAddress`: in `implementation`'s frame, or the frame the marker jumped
-    /// into; `callerAddress`: the app's call. true to recover: the call returns 0.
-    bool (*marked)(int which, CSRIMP implementation, CSRClass cls, CSRObject receiver, uintptr_t argument,
-                   CSRObject exception, uintptr_t returnAddress, uintptr_t callerAddress);
-} CSRHotRaiseHandlers;
+/// The original of `raise` for `exception` (the raise hook's own original, from its hook table).
+typedef CSRIMP (*CSRHotRaiseOriginal)(CSRObject exception);
 
-void csr_hot_raise_set_handlers(CSRHotRaiseHandlers handlers);
+/// Registers the raise hook's lookup of its original. The failures it finds are incidents (CSRIncident.h):
+/// `CSRIncidentRaise`: `implementation`, protected for hot table `hotTable`, raised `exception`, which names `receiver`
+/// and `argument`; `returnAddress`: where its frame was (in it), `callerAddress`: its caller's return address.
+/// `CSRIncidentMarker`: the call a marker of hot table `hotTable` recorded (markers, below), on a receiver of class
+/// `cls`, with `argument`, raised `exception` in `implementation`; or an unhooked implementation that raises for its
+/// failure only and whose exception names no receiver (GSString.m's `characterAtIndex:`) raised, and `cls` owns it.
+/// `receiver`: the receiver when the exception names it (then it is alive, and the precondition can be asked), NULL
+/// otherwise (the running Foundation's implementation raises only for this failure). `returnAddress`: in
+/// `implementation`'s frame, or the frame the marker jumped into; `callerAddress`: the app's call. Recovering: the
+/// call returns 0.
+void csr_hot_raise_set_original(CSRHotRaiseOriginal original);
 
-/// Whether `implementation` (the original of hot table `which`, unhooked) can be recovered at the raise, by what the
+/// Whether `implementation` (the original of hot table `tableIndex`, unhooked) can be recovered at the raise, by what the
 /// running Foundation is known to do: its unwind entry has no cleanup or handler (skipping its frame runs nothing),
 /// it raises through exception code that has none either, and the exception names the receiver and the index
 /// (GSArray's `objectAtIndex:`) or the implementation raises for a bad index only (GSString.m's own
 /// `characterAtIndex:`, whose report names the class that owns it).
-bool csr_hot_raise_eligible(int which, CSRIMP implementation);
+bool csr_hot_raise_eligible(int tableIndex, CSRIMP implementation);
 
 /// Protects an eligible `implementation` (idempotent; for the life of the process, consulted only while the raise
 /// hook is installed). false when the registry is full.
-bool csr_hot_raise_protect(int which, CSRIMP implementation);
+bool csr_hot_raise_protect(int tableIndex, CSRIMP implementation);
 
 /// The raise hook, to install on the class `csr_hot_raise_hook_class()` for the selector `raise` (NULL for both where
 /// the platform has no raise hook).
@@ -96,14 +88,14 @@ CSRClass csr_hot_raise_hook_class(void);
 // the walk finds the original's frame; the record is this call's when its stack pointer or return address is that
 // frame's, and on "recover" the app's call returns 0. The record is never dereferenced (a class pointer and
 // addresses only): a record left by an earlier call can at worst name the wrong class or call in a report. Only for
-// originals whose failure is raised through call sites without cleanups (`csr_hot_frame_eligible`; at the raise each
+// originals whose failure is raised through call sites without cleanups (`csr_hot_marker_eligible`; at the raise each
 // skipped frame's call is checked against its function's LSDA): skipping those is what the unwinder does to them
 // anyway, so the result is the trampoline's. GNUstep on x86_64 only.
 
 #if !defined(__APPLE__) && defined(__x86_64__)
-#define CSR_HOT_FRAMES_AVAILABLE 1
+#define CSR_HOT_MARKERS_AVAILABLE 1
 #else
-#define CSR_HOT_FRAMES_AVAILABLE 0
+#define CSR_HOT_MARKERS_AVAILABLE 0
 #endif
 
 /// What a marker notes of its call, per thread and per hot table with markers (each marker only what its raise
@@ -118,24 +110,24 @@ typedef struct CSRHotMarkerRecord {
     uintptr_t returnAddress;
 } CSRHotMarkerRecord;
 
-/// The calling thread's record of the last call through a marker of hot table `which`; NULL for a table without
+/// The calling thread's record of the last call through a marker of hot table `tableIndex`; NULL for a table without
 /// markers.
-const CSRHotMarkerRecord *csr_hot_marker_record(int which);
+const CSRHotMarkerRecord *csr_hot_marker_record(int tableIndex);
 
-/// The marker for slot `slot` of hot table `which`, or NULL: no markers on this platform or for this table, a slot
-/// past the pool, or a slot whose original (registered first) is 0 or not `csr_hot_frame_eligible`.
-CSRIMP csr_hot_frame_trampoline(int which, long slot);
+/// The marker for slot `slot` of hot table `tableIndex`, or NULL: no markers on this platform or for this table, a slot
+/// past the pool, or a slot whose original (registered first) is 0 or not `csr_hot_marker_eligible`.
+CSRIMP csr_hot_marker(int tableIndex, long slot);
 
-/// Whether hot table `which` has markers on this platform.
-bool csr_hot_frames_supported(int which);
+/// Whether hot table `tableIndex` has markers on this platform.
+bool csr_hot_markers_supported(int tableIndex);
 
 /// The hot table of the marker that starts at `function` (its slot in `*slot`), or -1.
-int csr_hot_frame_table(uintptr_t function, long *slot);
+int csr_hot_marker_table(uintptr_t function, long *slot);
 
-/// Whether a marker of table `which` may call `original`: the running Foundation raises its failures through call
+/// Whether a marker of table `tableIndex` may call `original`: the running Foundation raises its failures through call
 /// sites without cleanups only (GNUstep 1.28's implementations read for this, CSRHotRaise.m), and the raise hook can
 /// walk and judge its frame (no LSDA, or one of GCC's personality).
-bool csr_hot_frame_eligible(int which, CSRIMP original);
+bool csr_hot_marker_eligible(int tableIndex, CSRIMP original);
 
 /// Whether the raise hook may skip the frame whose call returns to `returnAddress` (a frame between a raise and the
 /// call recovered): nothing runs there when an exception passes (no cleanup or handler covers that call). For tests
@@ -143,7 +135,7 @@ bool csr_hot_frame_eligible(int which, CSRIMP original);
 bool csr_hot_raise_call_is_skippable(uintptr_t returnAddress);
 
 /// Tables whose selectors one implementation may answer by sending the other (`array[i]` and `objectAtIndex:`).
-int csr_hot_read_family(int which);
+int csr_hot_read_family(int tableIndex);
 
 /// The hot table whose trampoline starts at `function`, or -1.
 int csr_hot_read_trampoline_table(uintptr_t function);

@@ -12,14 +12,14 @@ extern "C" {
 
 // MARK: Zombies
 
-/// Called for every message a zombie receives. Returns true to answer it with nil/0; false to fail loudly: then
-/// `reason` (filled by the handler) is raised as an NSInternalInconsistencyException.
-typedef bool (*CSRZombieHandler)(CSRObject zombie, CSRSelector selector, char *reason, size_t reasonSize);
-
-/// Installs the handler (NULL: every zombie message fails loudly).
-void csr_zombie_set_handler(CSRZombieHandler handler);
+/// Every message a zombie receives is a `CSRIncidentZombie` (CSRIncident.h): answered with nil/0 when the incident
+/// path recovers it, which otherwise raises (failing loudly); with no handler registered, an
+/// NSInternalInconsistencyException is raised here.
+///
+/// Gives the zombie class its own dispatch table; call before the first zombie is made.
+void csr_zombie_prepare(void);
 /// The root class every zombie gets: it has no methods, so every message (retain, release, description, ...)
-/// resolves to one implementation that calls the handler.
+/// resolves to one implementation that reports the incident.
 CSRClass csr_zombie_class(void);
 /// Start of that implementation (to find the caller's frame in a call stack).
 const void *csr_zombie_message_address(void);

@@ -21,6 +21,7 @@
 #define CSR_VARIADIC_H
 
 #include "CSRHookTable.h"
+#include "CSRIncident.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,22 +39,20 @@ enum {
     CSRVariadicCount
 };
 
-typedef struct CSRVariadicHandlers {
-    /// The original for a receiver whose class has no slot of its own in `table` (a subclass inheriting a hooked
-    /// method, or a hook that added an override); 0 if the class never reached the hook.
-    uintptr_t (*resolve)(CSRHookTable *table, CSRObject receiver);
-    /// The call is invalid: true to recover, false to call the original unchanged (it raises). `count`: for an
-    /// objects-and-keys list, how many objects precede the nil (odd: the nil is a key); 0 for a format.
-    bool (*failed)(CSRHookTable *table, CSRObject receiver, CSRSelector cmd, unsigned long count);
-} CSRVariadicHandlers;
+/// The original for a receiver whose class has no slot of its own in `table` (a subclass inheriting a hooked method,
+/// or a hook that added an override); 0 if the class never reached the hook.
+typedef uintptr_t (*CSRVariadicResolver)(CSRHookTable *table, CSRObject receiver);
 
-void csr_variadic_set_handlers(CSRVariadicHandlers handlers);
+/// Registers the resolver. An invalid call is a `CSRIncidentVariadic` (CSRIncident.h): recovered, or the original is
+/// called unchanged (it raises). `argument`: for an objects-and-keys list, how many objects precede the nil (odd: the
+/// nil is a key); 0 for a format.
+void csr_variadic_set_resolver(CSRVariadicResolver resolve);
 
-/// The trampoline `which` (CSRVariadicStringWithFormat, ...); NULL for an unknown one.
-CSRIMP csr_variadic_trampoline(int which);
-/// Binds trampoline `which` to the table of its hook point: one hook point per trampoline, for the process's life,
-/// bound before the trampoline is installed. False if `which` is unknown or already bound.
-bool csr_variadic_bind(int which, CSRHookTable *table);
+/// The trampoline `trampolineIndex` (CSRVariadicStringWithFormat, ...); NULL for an unknown one.
+CSRIMP csr_variadic_trampoline(int trampolineIndex);
+/// Binds trampoline `trampolineIndex` to the table of its hook point: one hook point per trampoline, for the process's life,
+/// bound before the trampoline is installed. False if `trampolineIndex` is unknown or already bound.
+bool csr_variadic_bind(int trampolineIndex, CSRHookTable *table);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include "CSRCallStack.h"
 #include "CSRObjects.h"
 #include "CSRHookTable.h"
+#include "CSRIncident.h"
 #include "CSRHotReads.h"
 #include "CSRCheckFirst.h"
 #include "CSRVariadic.h"

@@ -18,7 +18,7 @@ final class HotRaiseTests: ShieldTestCase {
     /// The hot table whose marker `className`'s `selector` is now, or -1.
     private func markerTable(_ className: String, _ selector: CSRSelector) -> Int32 {
         var slot = 0
-        return csr_hot_frame_table(implementation(className, selector), &slot)
+        return csr_hot_marker_table(implementation(className, selector), &slot)
     }
 
     private func configuration(_ recovery: HotReadRecovery, mode: GuardMode = .release) -> Configuration {

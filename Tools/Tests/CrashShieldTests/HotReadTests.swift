@@ -123,14 +123,14 @@ final class HotReadTests: ShieldTestCase {
     /// reaches the guard: recovered, reported, the receiver unchanged. With `.trampolines`: by default GSMutableString's
     /// `replaceCharactersInRange:withString:` gets a marker on GNUstep x86_64 (HotRaiseTests).
     func testCheckFirstTrampolinesLetValidCallsThroughAndHandTheRestToTheGuard() throws {
-        func isCheckFirst(_ className: String, _ selectorName: String, _ which: Int32) -> Bool {
-            isCheckFirstOn(ObjCClass(named: className)!, selectorName, which)
+        func isCheckFirst(_ className: String, _ selectorName: String, _ tableIndex: Int32) -> Bool {
+            isCheckFirstOn(ObjCClass(named: className)!, selectorName, tableIndex)
         }
-        func isCheckFirstOn(_ cls: ObjCClass, _ selectorName: String, _ which: Int32) -> Bool {
+        func isCheckFirstOn(_ cls: ObjCClass, _ selectorName: String, _ tableIndex: Int32) -> Bool {
             let imp = csr_class_methodImplementation(cls.pointer, csr_sel_register(selectorName))
             let word = UInt(bitPattern: imp.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
             return (0..<poolSize).contains { slot in
-                UInt(bitPattern: csr_check_first_trampoline(which, slot).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == word
+                UInt(bitPattern: csr_check_first_trampoline(tableIndex, slot).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == word
             }
         }
         let points: [(String, String, Int32)] = [
@@ -148,7 +148,7 @@ final class HotReadTests: ShieldTestCase {
         var configuration = Configuration(guards: [.container, .string])
         configuration.hotReadRecovery = .trampolines
         try withShield(configuration) { sink in
-            for (cls, selector, which) in points { XCTAssertTrue(isCheckFirst(cls, selector, which), "\(cls) \(selector)") }
+            for (cls, selector, tableIndex) in points { XCTAssertTrue(isCheckFirst(cls, selector, tableIndex), "\(cls) \(selector)") }
             XCTAssertEqual(css_test_add_nil_direct(3), 0, "addObject:nil recovered each time")
             XCTAssertTrue(isCheckFirstOn(ObjCClass(named: "NSString")!.metaclass, "stringWithUTF8String:",
                                          Int32(CSRHotStringWithUTF8String)), "+[NSString stringWithUTF8String:]")
@@ -169,7 +169,7 @@ final class HotReadTests: ShieldTestCase {
                            + Array(repeating: "replaceCharactersInRange:withString:", count: 2)
                            + Array(repeating: "setObject:forKey:", count: 2) + ["stringWithUTF8String:"]).sorted())
         }
-        for (cls, selector, which) in points { XCTAssertFalse(isCheckFirst(cls, selector, which), "stop() reverts \(cls)") }
+        for (cls, selector, tableIndex) in points { XCTAssertFalse(isCheckFirst(cls, selector, tableIndex), "stop() reverts \(cls)") }
         XCTAssertEqual(css_test_add_nil_direct(1), 1, "stopped: Foundation raises again")
     }
 }

@@ -255,8 +255,8 @@ final class MessagingGuardTests: ShieldTestCase {
         func isAnswerFirst(_ cls: UnsafeMutableRawPointer?) -> Bool {
             let imp = csr_class_methodImplementation(cls, selector)
             let start = UInt(bitPattern: imp.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
-            return (Int32(CSRHotObjectMethodSignature)...Int32(CSRHotClassMethodSignature)).contains { which in
-                (0..<32).contains { UInt(bitPattern: csr_answer_first_trampoline(which, $0).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == start }
+            return (Int32(CSRHotObjectMethodSignature)...Int32(CSRHotClassMethodSignature)).contains { tableIndex in
+                (0..<32).contains { UInt(bitPattern: csr_answer_first_trampoline(tableIndex, $0).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == start }
             }
         }
         func signatures() -> [String] {

@@ -75,10 +75,11 @@ final class KVCGuard: CrashGuard {
     /// The failure path of the fallbacks. true: skip the original (return nil, or leave the property as it is);
     /// false: run it (it raises: debug mode, guard off, or a failure inside a collection's call, which ends there).
     private static func stops(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint, _ exception: String,
-                              key: CSRObject?, hint: String, reason: () -> String) -> Bool {
-        let decision = GuardFailure.decide(.kvc, receiver, cmd, point, exception, hint: hint, details: details(key),
-                                           callSite: .firstAppFrame, reason: { _ in reason() })
-        return decision == .recover && !KVCScope.endsCallInProgress()
+                              key: CSRObject?, hint: String, reason: @escaping () -> String) -> Bool {
+        let violation = Violation(exception, hint: hint) { _ in reason() }
+        let verdict = IncidentPath.handle(Incident(.kvc, receiver: receiver, selector: cmd, violation, details: details(key),
+                                                   point: point, callSite: .firstAppFrame))
+        return verdict == .recover && !KVCScope.endsCallInProgress()
     }
 
     private static func undefinedKeyHint(_ key: CSRObject?) -> String { key == nil ? M.nilKeyHint : M.undefinedKeyHint }
@@ -135,10 +136,11 @@ final class KVCGuard: CrashGuard {
     static let setValueForNilKey: HookPoint<VoidWithObjectObject> = HookPoint("setValue:forKey:") { receiver, cmd, value, key in
         guard let original = setValueForNilKey.original(for: receiver) else { return }
         if key != nil { return original(receiver, cmd, value, key) }
-        if GuardFailure.stop(.kvc, receiver, cmd, setValueForNilKey, M.invalidArgument, hint: M.nilKeyHint,
-                             details: details(key), callSite: .firstAppFrame, reason: { cls in
+        let violation = Violation(M.invalidArgument, hint: M.nilKeyHint) { cls in
             "*** -[\(cls) setValue:forKey:]: attempt to set a value for a nil key"
-        }) { return }
+        }
+        if IncidentPath.handle(Incident(.kvc, receiver: receiver, selector: cmd, violation, details: details(key),
+                                        point: setValueForNilKey, callSite: .firstAppFrame)) == .recover { return }
         original(receiver, cmd, value, key)
     }
     #endif

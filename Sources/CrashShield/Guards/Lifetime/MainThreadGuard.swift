@@ -54,7 +54,7 @@ final class MainThreadGuard: CrashGuard {
 
     static let noneReplacement: NoneIMP = { receiver, cmd in
         guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) == .callOriginal {
+        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) != .recover {
             return unsafeBitCast(imp, to: NoneIMP.self)(receiver, cmd)
         }
         csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeNone, nil)
@@ -62,7 +62,7 @@ final class MainThreadGuard: CrashGuard {
 
     static let objectReplacement: ObjectIMP = { receiver, cmd, argument in
         guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) == .callOriginal {
+        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) != .recover {
             return unsafeBitCast(imp, to: ObjectIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -71,7 +71,7 @@ final class MainThreadGuard: CrashGuard {
 
     static let wordReplacement: WordIMP = { receiver, cmd, argument in
         guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) == .callOriginal {
+        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) != .recover {
             return unsafeBitCast(imp, to: WordIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -80,7 +80,7 @@ final class MainThreadGuard: CrashGuard {
 
     static let doubleReplacement: DoubleIMP = { receiver, cmd, argument in
         guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) == .callOriginal {
+        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) != .recover {
             return unsafeBitCast(imp, to: DoubleIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -89,30 +89,27 @@ final class MainThreadGuard: CrashGuard {
 
     static let rectReplacement: RectIMP = { receiver, cmd, argument in
         guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) == .callOriginal {
+        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) != .recover {
             return unsafeBitCast(imp, to: RectIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
         withUnsafePointer(to: &copy) { csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeRect, $0) }
     }
 
-    enum Decision { case callOriginal, runOnMain }
-
-    /// Cold path: a main-thread-only call on another thread. Reports it; in debug mode raises.
+    /// Cold path: a main-thread-only call on another thread, handed to the incident path (which raises in debug mode);
+    /// `.recover`: the call runs on the main thread.
     @inline(never)
-    static func offMain(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint) -> Decision {
+    static func offMain(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint) -> Verdict {
         let thread = CallStack.currentThread()
         let threadText = "thread \(thread.id)" + (thread.name.isEmpty ? "" : " '\(thread.name)'")
         let selectorName = cmd.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let method = "-[\(GuardFailure.className(receiver)) \(selectorName)]"
-        switch GuardFailure.decide(.mainThreadUI, receiver, cmd, point, exceptionName, hint: hint,
-                                   details: ["method": method, "thread": threadText], reason: { _ in uikitReason }) {
-        case .recover: return .runOnMain
-        case .passThrough: return .callOriginal
-        case .failLoudly:
-            csr_raise(exceptionName, "\(method) must be called on the main thread only; called on \(threadText). "
-                      + uikitReason)
-        }
+        let loudReason = "\(method) must be called on the main thread only; called on \(threadText). " + uikitReason
+        return IncidentPath.handle(Incident(.mainThreadUI, receiver: receiver, selector: cmd,
+                                            Violation(exceptionName, hint: hint) { _ in uikitReason },
+                                            details: ["method": method, "thread": threadText],
+                                            raised: (exceptionName, { _ in loudReason }), point: point,
+                                            unrecovered: .raiseWhenLoud))
     }
 }
 

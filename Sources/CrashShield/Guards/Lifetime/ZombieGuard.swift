@@ -53,9 +53,11 @@ final class ZombieGuard: CrashGuard {
     func install(in context: GuardContext) throws {
         let configuration = context.configuration
         guard let root = ObjCClass(named: "NSObject") else { return }
-        ZombieClassFilter.shared.configure(configuration)
+        // The session being started (published before its guards install): "is this class the app's?" is its answer.
+        ZombieClassFilter.shared.configure(configuration, session: Session.current.load(ordering: .acquiring))
         ZombiePool.shared.configure(configuration.zombies)
-        csr_zombie_set_handler(Self.messageHandler)
+        _ = IncidentChannel.registered
+        csr_zombie_prepare()
         Self.rootClassWord.store(UInt(bitPattern: root.pointer), ordering: .relaxed)
         try context.install(Self.deallocPoint, on: [root])
         Self.active.store(1, ordering: .releasing)
@@ -71,44 +73,31 @@ final class ZombieGuard: CrashGuard {
     static let hint = "an object was used after its last release: find the missing retain (a weak/assign reference, "
         + "an unbalanced release, a delegate or block that outlived its owner)"
 
-    /// Called by the zombie class for every message a zombie receives.
-    static let messageHandler: CSRZombieHandler = { zombie, selector, reasonBuffer, reasonSize in
-        ZombieGuard.zombieReceived(zombie, selector, reasonBuffer, reasonSize)
-    }
-
+    /// The incident of a message a zombie received (CSRIncident.h, `CSRIncidentZombie`): reported as the SIGSEGV it
+    /// would be; failing loudly raises an NSInternalInconsistencyException; not recovered otherwise (stopping, the
+    /// class excluded since), it answers nil, never worse than the crash it replaces (`Incident.Unrecovered`).
     @inline(never)
-    static func zombieReceived(_ zombie: CSRObject?, _ selector: CSRSelector?,
-                               _ reasonBuffer: UnsafeMutablePointer<CChar>?, _ reasonSize: Int) -> Bool {
+    static func incident(_ zombie: CSRObject?, _ selector: CSRSelector?) -> Incident {
         let address = UInt(bitPattern: zombie)
         let record = ZombiePool.shared.record(at: address)
         let className = record.map { String(cString: csr_class_getName($0.cls)) } ?? "?"
         let selectorName = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let hex = "0x" + String(address, radix: 16)
         let reason = "*** -[\(className) \(selectorName)]: message sent to deallocated instance \(hex)"
-        if let reasonBuffer, reasonSize > 0 {
-            let bytes = Array(reason.utf8.prefix(reasonSize - 1))
-            for (index, byte) in bytes.enumerated() { reasonBuffer[index] = CChar(bitPattern: byte) }
-            reasonBuffer[bytes.count] = 0
-        }
         var details = ["address": hex]
         if let record, !record.stack.isEmpty {
             // From the frame that called the dealloc replacement (a -dealloc or -release) outwards.
             let start = CallStack.callerIndex(in: record.stack, implementation: deallocPoint.replacementAddress) ?? 0
             let frames = record.stack[start...].map(CallStack.frame(for:))
-            let configuration = Session.current.load(ordering: .acquiring)?.configuration
-            let appFrame = frames.first { frame in configuration?.isAppImage(frame.image) ?? true }
+            let session = Session.current.load(ordering: .acquiring)
+            let appFrame = frames.first { frame in session?.isAppImage(frame.image) ?? true }
             if let appFrame { details["deallocatedAt"] = describe(appFrame) }
             details["deallocationStack"] = frames.map(describe).joined(separator: "\n")
         }
-        if Interception.report(.zombie, className: className, selector: selectorName, exception: "SIGSEGV",
-                               reason: { reason }, hint: hint, details: details,
-                               implementation: csr_zombie_message_address()) {
-            return true
-        }
-        // Not recovered: fail loudly only in debug mode with the guard on; otherwise (stopping, the class excluded
-        // since) answer nil, never worse than the crash it replaces.
-        guard let session = Session.current.load(ordering: .acquiring), session.isEnabled(.zombie) else { return true }
-        return session.configuration.mode(for: .zombie) != .debug
+        return Incident(.zombie, subject: Incident.Subject(className: className), selector: selectorName,
+                        Violation("SIGSEGV", hint: hint) { _ in reason }, details: details,
+                        raised: (ExceptionName.internalInconsistency, { _ in reason }),
+                        implementation: csr_zombie_message_address(), unrecovered: .raiseInDebug)
     }
 
     private static func describe(_ frame: StackFrame) -> String {
@@ -136,20 +125,21 @@ final class ZombieClassFilter: @unchecked Sendable {
         var prefixes: [String] = []
         var excluded: [ObjCClass] = []
         var maxObjectSize = 0
-        var isAppImage: @Sendable (String) -> Bool = { _ in false }
+        /// The session's `isAppClass` (held weakly: a stopped session's answers are not kept alive here).
+        weak var session: Session?
     }
 
     private init() {
         for index in 0..<Self.capacity { (entries + index).initialize(to: .create(0)) }
     }
 
-    func configure(_ configuration: Configuration) {
+    func configure(_ configuration: Configuration, session: Session?) {
         lock.withLock {
             let options = configuration.zombies
             rules = Rules(classNames: options.classNames, prefixes: configuration.protectedClassPrefixes,
                           excluded: configuration.excludedClassNames.compactMap { ObjCClass(named: $0) },
                           maxObjectSize: options.maxCount == 0 ? -1 : min(options.maxObjectSize, options.maxBytes),
-                          isAppImage: configuration.isAppImage)
+                          session: session)
             _ = generation.loadThenWrappingIncrement(ordering: .acquiringAndReleasing)
         }
     }
@@ -203,15 +193,13 @@ final class ZombieClassFilter: @unchecked Sendable {
         let objcClass = ObjCClass(cls)
         if objcClass.name.hasPrefix("CSR") { return false }   // CrashShield's own runtime classes
         if rules.excluded.contains(where: { objcClass.isKind(of: $0) }) { return false }
-        let explicit = !rules.classNames.isEmpty || !rules.prefixes.isEmpty
+        guard !rules.classNames.isEmpty || !rules.prefixes.isEmpty else {
+            return rules.session?.isAppClass(objcClass) == true
+        }
         var current: CSRClass? = cls
         while let candidate = current {
-            if explicit {
-                let name = String(cString: csr_class_getName(candidate))
-                if rules.classNames.contains(name) || rules.prefixes.contains(where: { name.hasPrefix($0) }) { return true }
-            } else if let path = csr_class_imagePath(candidate), rules.isAppImage(String(cString: path)) {
-                return true
-            }
+            let name = String(cString: csr_class_getName(candidate))
+            if rules.classNames.contains(name) || rules.prefixes.contains(where: { name.hasPrefix($0) }) { return true }
             current = csr_class_getSuperclass(candidate)
         }
         return false

@@ -134,12 +134,12 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         if configuration.protectedClassPrefixes.contains(where: { name.hasPrefix($0) }) { return true }
         // An instance of exactly NSObject: a placeholder the app made (a delegate sent an optional method it does not
         // implement) is protected as the app's own classes are. A message Foundation's own code sends one still fails
-        // as before (`Failure.recoversFoundationCallers`), wherever the object came from.
+        // as before (`Incident.recoversFoundationCallers`), wherever the object came from.
         if !isa.isMetaclass, let root = ObjCClass(named: "NSObject"), objectClass == root { return true }
         // Any other root class, and NSObject's class methods, are the runtime's, whatever image they live in: only
         // the lists above protect them.
-        guard objectClass.superclass != nil, let image = Forwarding.imagePath(of: objectClass) else { return false }
-        return configuration.isAppImage(image)
+        guard objectClass.superclass != nil else { return false }
+        return session.isAppClass(objectClass) == true
     }
 }
 
@@ -188,12 +188,13 @@ enum Forwarding {
             csr_unrecognized_reason(receiver, sent, untypedFailure, &buffer, buffer.count)
             return String(cString: buffer)
         }
-        if GuardFailure.stop(category, receiver, sent, point, exception, hint: hint, details: details(invocation),
-                             callSite: .pastForwarding, reason: { _ in reason() }) {
+        // Not recovered, the message raises what the runtime raises (the incident path raises it).
+        let violation = Violation(exception, hint: hint) { _ in reason() }
+        if IncidentPath.handle(Incident(category, receiver: receiver, selector: sent, violation,
+                                        details: details(invocation), point: point, callSite: .pastForwarding,
+                                        unrecovered: .raise)) == .recover {
             csr_invocation_setZeroReturn(invocation)
-            return
         }
-        csr_raise(exception, reason())
     }
 
     private static func details(_ invocation: CSRObject?) -> [String: String] {
@@ -234,9 +235,4 @@ enum Forwarding {
         return false
     }
 
-    /// Image of the class, or of its nearest superclass with one (a class made at run time, e.g. by KVO, has none).
-    static func imagePath(of cls: ObjCClass) -> String? {
-        for ancestor in cls.lineage { if let path = ancestor.imagePath { return path } }
-        return nil
-    }
 }

@@ -120,8 +120,9 @@ final class KVOGuard: CrashGuard {
             }
             // Failing loudly raises Foundation's exception here: GNUstep's own path for an empty key path goes
             // through -substringFromIndex:, which the string guard would stop (and report) a second time.
-            if GuardFailure.stopOrRaise(.kvo, receiver, cmd, addObserver,
-                                        Violation(exception, hint: "pass an observer and a non-empty key path") { _ in reason }) { return }
+            if IncidentPath.handle(Incident(.kvo, receiver: receiver, selector: cmd,
+                                            Violation(exception, hint: "pass an observer and a non-empty key path") { _ in reason },
+                                            point: addObserver, unrecovered: .raiseWhenLoud)) == .recover { return }
             return original(receiver, cmd, observer, keyPath, options, context)
         }
         if leavesAlone(receiver, observer) { return toFoundation() }
@@ -198,13 +199,11 @@ final class KVOGuard: CrashGuard {
         }
         if point === removeObserverContext && addedContextRemoval {
             // Not a hook (GNUstep has no original): report directly.
-            let failure = Interception.Failure(.kvo, receiver: receiver, selector: cmd, exception: ExceptionName.range,
-                                               hint: hint, implementation: point.replacementAddress)
-            return Interception.decide(failure, reason: { reason(GuardFailure.className(receiver)) }) == .recover
-                ? .handled : .failLoudly
+            return IncidentPath.handle(Incident(.kvo, receiver: receiver, selector: cmd, Violation(ExceptionName.range, hint: hint, reason: reason),
+                                                implementation: point.replacementAddress)) == .recover ? .handled : .failLoudly
         }
-        return GuardFailure.stop(.kvo, receiver, cmd, point, ExceptionName.range, hint: hint, reason: reason)
-            ? .handled : .failLoudly
+        return IncidentPath.handle(Incident(.kvo, receiver: receiver, selector: cmd, Violation(ExceptionName.range, hint: hint, reason: reason),
+                                            point: point)) == .recover ? .handled : .failLoudly
     }
 
     // MARK: Incidents that are not a call
@@ -212,29 +211,26 @@ final class KVOGuard: CrashGuard {
     /// An observer that does not implement `observeValueForKeyPath:ofObject:change:context:` got a change. true: skip.
     static func unhandledChange(observer: CSRObject, keyPath: CSRObject) -> Bool {
         let cls = GuardFailure.className(observer)
-        return Interception.report(.kvo, className: cls, selector: observeSelector, exception: unhandledException,
-                                   reason: { unhandledReason(cls, keyPath: string(keyPath) ?? "") },
-                                   hint: "implement observeValueForKeyPath:ofObject:change:context: in the observer",
-                                   implementation: nil)
+        return IncidentPath.handle(Incident(.kvo, subject: Incident.Subject(className: cls), selector: observeSelector,
+                                            Violation(unhandledException, hint: "implement observeValueForKeyPath:ofObject:change:context: in the observer") { _ in unhandledReason(cls, keyPath: string(keyPath) ?? "") },
+                                            implementation: nil)) == .recover
     }
 
     /// An observer's `-dealloc` returned while it was still registered: its registrations were removed before anything
     /// was sent to it. Nothing failed (without CrashShield the next change of those key paths would have been sent to
     /// the freed observer): reported as recovered, in every mode.
     static func observerDied(className: String, keyPaths: [String]) {
-        _ = Interception.report(.kvo, className: className, selector: observeSelector, exception: deadObserverException,
-                                reason: { "An instance of \(className) was deallocated while still observing the key paths \(keyPaths.joined(separator: ", ")); CrashShield removed its registrations, so no change is sent to it (without CrashShield the next change would be sent to the freed object)" },
-                                hint: "remove the observer (removeObserver:forKeyPath:) before it is deallocated, e.g. in its -dealloc",
-                                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
+        _ = IncidentPath.handle(Incident(.kvo, subject: Incident.Subject(className: className), selector: observeSelector,
+                                         Violation(deadObserverException, hint: "remove the observer (removeObserver:forKeyPath:) before it is deallocated, e.g. in its -dealloc") { _ in "An instance of \(className) was deallocated while still observing the key paths \(keyPaths.joined(separator: ", ")); CrashShield removed its registrations, so no change is sent to it (without CrashShield the next change would be sent to the freed object)" },
+                                         implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
     }
 
     /// An observed object's `-dealloc` returned with observers still registered, where Foundation raises for that
     /// (`csr_kvo_foundation_raises_for_dead_observed_objects`): they were removed. Nothing failed.
     static func observedDied(_ address: UInt, className: String, keyPaths: [String]) {
-        _ = Interception.report(.kvo, className: className, selector: "dealloc", exception: ExceptionName.internalInconsistency,
-                                reason: { "An instance \(GuardFailure.address(UnsafeRawPointer(bitPattern: address))) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); CrashShield removed them" },
-                                hint: "remove every observer before the observed object goes away",
-                                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
+        _ = IncidentPath.handle(Incident(.kvo, subject: Incident.Subject(className: className), selector: "dealloc",
+                                         Violation(ExceptionName.internalInconsistency, hint: "remove every observer before the observed object goes away") { _ in "An instance \(GuardFailure.address(UnsafeRawPointer(bitPattern: address))) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); CrashShield removed them" },
+                                         implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
     }
 
     // MARK: Helpers

@@ -69,8 +69,9 @@ final class NotificationGuard: CrashGuard {
             return original(receiver, cmd, observer, selector, name, object)
         }
         if let problem = addProblem(center: receiver, cmd: cmd, observer: observer, selector: selector) {
-            if GuardFailure.stop(.notification, receiver, cmd, addObserver, problem.exception, hint: problem.hint,
-                                 reason: { _ in problem.reason }) { return }
+            let violation = Violation(problem.exception, hint: problem.hint) { _ in problem.reason }
+            if IncidentPath.handle(Incident(.notification, receiver: receiver, selector: cmd, violation,
+                                            point: addObserver)) == .recover { return }
             return original(receiver, cmd, observer, selector, name, object)
         }
         original(receiver, cmd, observer, selector, name, object)
@@ -129,10 +130,12 @@ final class NotificationGuard: CrashGuard {
 
     /// An observer's `-dealloc` returned while it was still registered: it was removed before it was freed.
     static func observerDied(className: String, selector: String, names: [String]) {
-        _ = Interception.report(.notification, className: className, selector: selector, exception: deadObserverException,
-                                reason: { "An instance of \(className) was deallocated while still registered for the notifications \(names.joined(separator: ", ")) (selector \(selector)); it was removed from the notification center" },
-                                hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc",
-                                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
+        let violation = Violation(deadObserverException, hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc") { _ in
+            "An instance of \(className) was deallocated while still registered for the notifications \(names.joined(separator: ", ")) (selector \(selector)); it was removed from the notification center"
+        }
+        _ = IncidentPath.handle(Incident(.notification, subject: Incident.Subject(className: className), selector: selector,
+                                         violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
+                                         alreadyHandled: true))
     }
 
     /// What the post would have crashed with. Only where the center messages dead observers (GNUstep); Apple's never

@@ -41,7 +41,6 @@ final class TimerGuard: CrashGuard {
         // timers are a CoreFoundation-backed subclass whose initializer never reaches NSTimer's; ClassSamples).
         guard let family = ClassFamily("NSTimer") else { return }
         Self.forwarders.clear()
-        Self.appClasses.clear()
         TimerProxyRegistry.installHandler()
         try context.install(Self.initPoint, onOwnersIn: family)
     }
@@ -51,7 +50,6 @@ final class TimerGuard: CrashGuard {
         // holds its target as the timer would and releases it with the timer; without the -dealloc hooks an
         // over-release is no longer seen (as without CrashShield).
         Self.forwarders.clear()
-        Self.appClasses.clear()
     }
 
     typealias InitIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, Double, CSRObject?, CSRSelector?, CSRObject?, UInt8) -> CSRObject?
@@ -67,18 +65,20 @@ final class TimerGuard: CrashGuard {
         if !csr_object_responds(target, selector) {
             let targetClass = GuardFailure.className(target)
             let name = String(cString: csr_sel_getName(selector))
-            let recover = initPoint.isActive(for: receiver) && Interception.report(
-                .timer, className: targetClass, selector: name, exception: ExceptionName.invalidArgument,
-                reason: { "-[\(targetClass) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(target))" },
-                hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector",
+            let violation = Violation(ExceptionName.invalidArgument,
+                                      hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector") { _ in
+                "-[\(targetClass) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(target))"
+            }
+            let recover = initPoint.isActive(for: receiver) && IncidentPath.handle(Incident(
+                .timer, subject: Incident.Subject(className: targetClass), selector: name, violation,
                 details: ["timerSelector": "initWithFireDate:interval:target:selector:userInfo:repeats:"],
-                implementation: initPoint.replacementAddress)
+                implementation: initPoint.replacementAddress)) == .recover
             let timer = original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
             // Stopped: a real, invalidated timer (it never fires; scheduling it is harmless; target and userInfo released).
             if recover, let timer { csr_timer_invalidate(timer) }
             return timer
         }
-        guard appClasses.decide(targetClass, { isAppClass(targetClass) }),
+        guard Session.current.load(ordering: .acquiring)?.isAppClass(targetClass) == true,
               let proxy = csr_timer_proxy_new(target, selector) else {
             return original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
         }
@@ -89,25 +89,21 @@ final class TimerGuard: CrashGuard {
         return original(receiver, cmd, date, interval, proxy, csr_timer_proxy_selector(), userInfo, repeats)
     }
 
-    /// Per class: takes part in forwarding (left to Foundation); defined in the app's own binaries (watched).
+    /// Per class: takes part in forwarding (left to Foundation). Whether a class is the app's (its targets are
+    /// watched) is the session's answer (`Session.isAppClass`).
     private static let forwarders = ClassDecisions()
-    private static let appClasses = ClassDecisions()
-
-    private static func isAppClass(_ cls: ObjCClass) -> Bool {
-        guard let session = Session.current.load(ordering: .acquiring),
-              let image = Forwarding.imagePath(of: cls) else { return false }
-        return session.isAppImage(image)
-    }
 
     /// A target was deallocated while timers held it (it was over-released): their proxies dropped it before it was
     /// freed, so nothing is sent to it; each timer invalidates itself at its next fire. Nothing failed: reported as
     /// recovered, in every mode.
     static func targetFreed(className: String, selectors: [String]) {
         let selector = selectors.first ?? "?"
-        _ = Interception.report(.timer, className: className, selector: selector, exception: freedTargetException,
-                                reason: { "An instance of \(className) was deallocated while \(selectors.count == 1 ? "a timer" : "\(selectors.count) timers") (selector \(selectors.joined(separator: ", "))) still retained it: it was released once more than it was retained. Without CrashShield the timer's next fire would message the freed object; the timer is invalidated instead." },
-                                hint: "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)",
-                                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true)
+        let violation = Violation(freedTargetException, hint: "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)") { _ in
+            "An instance of \(className) was deallocated while \(selectors.count == 1 ? "a timer" : "\(selectors.count) timers") (selector \(selectors.joined(separator: ", "))) still retained it: it was released once more than it was retained. Without CrashShield the timer's next fire would message the freed object; the timer is invalidated instead."
+        }
+        _ = IncidentPath.handle(Incident(.timer, subject: Incident.Subject(className: className), selector: selector,
+                                         violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
+                                         alreadyHandled: true))
     }
 
     /// What the timer's next fire would have crashed with (a message to freed memory), named as the zombie guard does.

@@ -10,31 +10,32 @@ import CrashShieldRuntime.Internal
 final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendable, CaughtFailurePolicy {
     let category: GuardCategory
     let hint: String
-    let which: Int32
+    let tableIndex: Int32
     let precondition: (CSRObject?, UInt) -> Bool
     private let markers: MarkerSwitch
 
     /// - Parameters:
-    ///   - which: the hot table (`CSRHotStringCharacterAtIndex`, ...) whose trampolines replace the method.
+    ///   - tableIndex: the hot table (`CSRHotStringCharacterAtIndex`, ...) whose trampolines replace the method.
     ///   - precondition: whether the call was valid for this receiver and argument (asked only after a raise).
-    init(_ selector: ObjCSelector, hotTable which: Int32, category: GuardCategory, hint: String,
+    init(_ selector: ObjCSelector, hotTable tableIndex: Int32, category: GuardCategory, hint: String,
          precondition: @escaping (CSRObject?, UInt) -> Bool) {
         self.category = category
         self.hint = hint
-        self.which = which
+        self.tableIndex = tableIndex
         self.precondition = precondition
-        markers = MarkerSwitch(which)
-        _ = HotReadHandlers.registered
+        markers = MarkerSwitch(tableIndex)
+        _ = HotReadResolver.registered
+        _ = IncidentChannel.registered
         // The trampolines find their point through the table: one point per table, for the life of the process.
-        Swift.precondition(csr_hot_table(which).pointee.owner == nil, "hot table \(which) already has a hook point")
-        guard let generic = csr_hot_read_trampoline(which, -1) else { fatalError("no trampolines for hot table \(which)") }
-        super.init(selector, hotTable: csr_hot_table(which), replacement: unsafeBitCast(generic, to: Signature.self))
+        Swift.precondition(csr_hot_table(tableIndex).pointee.owner == nil, "hot table \(tableIndex) already has a hook point")
+        guard let generic = csr_hot_read_trampoline(tableIndex, -1) else { fatalError("no trampolines for hot table \(tableIndex)") }
+        super.init(selector, hotTable: csr_hot_table(tableIndex), replacement: unsafeBitCast(generic, to: Signature.self))
     }
 
     /// The slot's marker where its original allows one and `.atRaise` is configured (CSRHotReads.h, markers),
     /// otherwise the slot's own trampoline: either reads that slot's original without any lookup.
     override func replacement(forSlot slot: Int) -> CSRIMP {
-        markers.marker(forSlot: slot) ?? csr_hot_read_trampoline(which, slot) ?? replacement
+        markers.marker(forSlot: slot) ?? csr_hot_read_trampoline(tableIndex, slot) ?? replacement
     }
 
     /// Installs the point on the classes that own the method in `family`. With `.atRaise` recovery, an owner whose
@@ -61,7 +62,7 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
     /// With `.atRaise`, whether `target`'s original is protected at the raise instead of hooked.
     private func recoveredAtRaise(on target: ObjCClass, in context: GuardContext) throws -> Bool {
         guard context.configuration.hotReadRecovery == .atRaise else { return false }
-        return try RaiseRecovery.protect(self, on: target, in: context, which: which)
+        return try RaiseRecovery.protect(self, on: target, in: context, tableIndex: tableIndex)
     }
 }
 
@@ -69,22 +70,22 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
 /// point's install functions, which run under CrashShield's lock, and read by the engine under its own.
 final class MarkerSwitch: @unchecked Sendable {
     /// The point's hot table.
-    let which: Int32
+    let tableIndex: Int32
     private let allowed = Locked(false)
 
-    init(_ which: Int32) { self.which = which }
+    init(_ tableIndex: Int32) { self.tableIndex = tableIndex }
 
     /// Allows markers for the installs that follow where `.atRaise` is configured and the platform has markers for
     /// the table, installing the raise hook first (a marker recovers nothing without it).
     func allow(in context: GuardContext) throws {
-        let allowed = context.configuration.hotReadRecovery == .atRaise && csr_hot_frames_supported(which)
+        let allowed = context.configuration.hotReadRecovery == .atRaise && csr_hot_markers_supported(tableIndex)
         if allowed { try RaiseRecovery.require(for: context.category) }
         self.allowed.withLock { $0 = allowed }
     }
 
-    /// The slot's marker, when markers are allowed and the slot's original takes one (`csr_hot_frame_trampoline`).
+    /// The slot's marker, when markers are allowed and the slot's original takes one (`csr_hot_marker`).
     func marker(forSlot slot: Int) -> CSRIMP? {
-        allowed.withLock { $0 } ? csr_hot_frame_trampoline(which, slot) : nil
+        allowed.withLock { $0 } ? csr_hot_marker(tableIndex, slot) : nil
     }
 }
 
@@ -99,26 +100,23 @@ protocol CaughtFailurePolicy: MarkedFailurePolicy {
     var precondition: (CSRObject?, UInt) -> Bool { get }
 }
 
-/// The two cold paths of the trampolines, registered with the runtime layer once.
-enum HotReadHandlers {
-    static let registered: Void = csr_hot_reads_set_handlers(CSRHotReadHandlers(resolve: { table, receiver in
+/// The generic trampolines' cold path (their failures are incidents: `IncidentChannel`), registered once.
+enum HotReadResolver {
+    static let registered: Void = csr_hot_reads_set_resolver { table, receiver in
         guard let table, let point = AnyHookPoint.owner(of: table) else { return 0 }
         return point.originals.originalThroughSuperclasses(UInt(bitPattern: csr_object_getClass(receiver)))
-    }, failed: { table, trampoline, receiver, argument, exception in
-        guard let table, let point = AnyHookPoint.owner(of: table) as? CaughtFailurePolicy else { return false }
-        return HotReadHandlers.failed(point, trampoline, receiver, UInt(argument), exception)
-    }))
+    }
 
-    /// The original raised `exception` for `argument`: report it and recover when the precondition really failed
-    /// (an exception for a valid argument is none of the guard's business and propagates).
-    static func failed(_ point: CaughtFailurePolicy, _ trampoline: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
-                       _ exception: CSRObject?) -> Bool {
+    /// A trampoline caught `exception`, raised by the original for `argument`: the incident, when the precondition
+    /// really failed (an exception for a valid argument is none of the guard's business and propagates).
+    static func incident(_ point: CaughtFailurePolicy, _ trampoline: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
+                         _ exception: CSRObject?) -> Incident? {
         guard let (name, reason) = precondition(of: point, failedFor: receiver, argument, raising: exception) else {
-            return false
+            return nil
         }
-        return GuardFailure.stop(point.category, receiver, point.selector.pointer, point, name, hint: point.hint,
-                                 implementation: trampoline.map { unsafeBitCast($0, to: UnsafeRawPointer.self) },
-                                 reason: { _ in reason })
+        return Incident(point.category, receiver: receiver, selector: point.selector.pointer,
+                        Violation(name, hint: point.hint) { _ in reason }, point: point,
+                        implementation: trampoline.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
     }
 
     /// The exception's name and reason when it is an NSException raised because `point`'s precondition failed for
@@ -146,7 +144,8 @@ enum HotReadHandlers {
 enum RaiseRecovery {
     /// The raise hook (`-[NSException raise]` on GNUstep).
     static let raiseHook: AnyHookPoint? = csr_hot_raise_hook().map {
-        _ = handlersRegistered
+        _ = originalRegistered
+        _ = IncidentChannel.registered
         return AnyHookPoint(selector: "raise", kind: .instance, replacement: $0, handlesReentry: false, table: nil)
     }
 
@@ -180,66 +179,56 @@ enum RaiseRecovery {
     /// Protects `point`'s original on `target` at the raise, if the running Foundation allows it; false: install the
     /// trampoline instead.
     static func protect(_ point: AnyHookPoint & CaughtFailurePolicy, on target: ObjCClass, in context: GuardContext,
-                        which: Int32) throws -> Bool {
+                        tableIndex: Int32) throws -> Bool {
         guard raiseHook != nil,
               let original = csr_class_methodImplementation(target.pointer, point.selector.pointer) else { return false }
-        guard csr_hot_raise_eligible(which, original), csr_hot_raise_protect(which, original) else { return false }
+        guard csr_hot_raise_eligible(tableIndex, original), csr_hot_raise_protect(tableIndex, original) else { return false }
         try require(for: context.category)
         return true
     }
 
-    private static let handlersRegistered: Void = csr_hot_raise_set_handlers(CSRHotRaiseHandlers(original: { exception in
+    private static let originalRegistered: Void = csr_hot_raise_set_original { exception in
         guard let raiseHook else { return nil }
         let imp = raiseHook.originals.originalThroughSuperclasses(UInt(bitPattern: csr_object_getClass(exception)))
         return UnsafeRawPointer(bitPattern: imp).map { unsafeBitCast($0, to: CSRIMP.self) }
-    }, failed: { which, implementation, receiver, argument, exception, returnAddress, callerAddress in
-        RaiseRecovery.failed(which, implementation, receiver, UInt(argument), exception,
-                             frames: CallStack.KnownFrames(own: UInt(returnAddress), caller: UInt(callerAddress)))
-    }, marked: { which, implementation, cls, receiver, argument, exception, returnAddress, callerAddress in
-        RaiseRecovery.marked(which, implementation, cls, receiver, UInt(argument), exception,
-                             frames: CallStack.KnownFrames(own: UInt(returnAddress), caller: UInt(callerAddress)))
-    }))
+    }
 
-    /// A protected original raised: the same decision as a trampoline's, with the receiver and index the exception
+    /// A protected original raised: the same incident as a trampoline's, with the receiver and index the exception
     /// names. The raising frame must be the receiver's own implementation (its class runs it), and the precondition
     /// must really have failed.
-    static func failed(_ which: Int32, _ implementation: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
-                       _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
-        guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? CaughtFailurePolicy, let implementation,
+    static func incident(raisedBy implementation: CSRIMP?, table: Int32, _ receiver: CSRObject?, _ argument: UInt,
+                         _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Incident? {
+        guard let point = AnyHookPoint.owner(of: csr_hot_table(table)) as? CaughtFailurePolicy, let implementation,
               let runs = csr_class_methodImplementation(csr_object_getClass(receiver), point.selector.pointer),
-              address(runs) == address(implementation) else { return false }
-        return decide(point, implementation, receiver, argument, exception, frames: frames)
+              address(runs) == address(implementation) else { return nil }
+        return incident(point, implementation, receiver, argument, exception, frames: frames)
     }
 
     /// A call through a marker raised in `implementation`: the class and the argument are the ones the marker
     /// recorded for it (for an unhooked character original, the class that owns it). With the `receiver` (named by the
     /// exception, so alive) the precondition is asked; without, the runtime layer found the exception raised by an
     /// implementation that raises for this failure only (CSRHotRaise.m).
-    static func marked(_ which: Int32, _ implementation: CSRIMP?, _ cls: CSRClass?, _ receiver: CSRObject?,
-                       _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
-        guard let point = AnyHookPoint.owner(of: csr_hot_table(which)) as? MarkedFailurePolicy else { return false }
+    static func incident(markedBy implementation: CSRIMP?, table: Int32, _ cls: CSRClass?, _ receiver: CSRObject?,
+                         _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Incident? {
+        guard let point = AnyHookPoint.owner(of: csr_hot_table(table)) as? MarkedFailurePolicy else { return nil }
         if receiver != nil {
-            guard let point = point as? CaughtFailurePolicy else { return false }
-            return decide(point, implementation, receiver, argument, exception, frames: frames)
+            guard let point = point as? CaughtFailurePolicy else { return nil }
+            return incident(point, implementation, receiver, argument, exception, frames: frames)
         }
-        guard let cls, let (name, reason) = HotReadHandlers.describe(exception) else { return false }
-        var failure = Interception.Failure(point.category, receiver: nil, selector: point.selector.pointer,
-                                           exception: name, hint: point.hint, implementation: implementation.map(address))
-        failure.cls = ObjCClass(cls)
-        failure.className = failure.cls?.name ?? "nil"
-        failure.knownFrames = frames
-        return Interception.decide(failure, reason: { reason }) == .recover
+        guard let cls, let (name, reason) = HotReadResolver.describe(exception) else { return nil }
+        return Incident(point.category, subject: Incident.Subject(cls: ObjCClass(cls)), selector: String(cString: csr_sel_getName(point.selector.pointer)),
+                        Violation(name, hint: point.hint) { _ in reason }, implementation: implementation.map(address),
+                        knownFrames: frames)
     }
 
-    /// The decision for a failure found at the raise, when the precondition really failed; false otherwise.
-    private static func decide(_ point: CaughtFailurePolicy, _ implementation: CSRIMP?, _ receiver: CSRObject?,
-                               _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Bool {
-        guard let (name, reason) = HotReadHandlers.precondition(of: point, failedFor: receiver, argument,
-                                                                raising: exception) else { return false }
-        var failure = Interception.Failure(point.category, receiver: receiver, selector: point.selector.pointer,
-                                           exception: name, hint: point.hint, implementation: implementation.map(address))
-        failure.knownFrames = frames
-        return Interception.decide(failure, reason: { reason }) == .recover
+    /// The incident of a failure found at the raise, when the precondition really failed; nil otherwise.
+    private static func incident(_ point: CaughtFailurePolicy, _ implementation: CSRIMP?, _ receiver: CSRObject?,
+                                 _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Incident? {
+        guard let (name, reason) = HotReadResolver.precondition(of: point, failedFor: receiver, argument,
+                                                                raising: exception) else { return nil }
+        return Incident(point.category, receiver: receiver, selector: point.selector.pointer,
+                        Violation(name, hint: point.hint) { _ in reason }, implementation: implementation.map(address),
+                        knownFrames: frames)
     }
 
     private static func address(_ function: CSRIMP) -> UnsafeRawPointer { unsafeBitCast(function, to: UnsafeRawPointer.self) }
@@ -252,7 +241,7 @@ extension CallStack {
         var caller: UInt
     }
 
-    /// The decision's location of a direct caller the hook already found, as `locateCaller` builds it from the frame
+    /// The verdict's location of a direct caller the hook already found, as `locateCaller` builds it from the frame
     /// pointers; nil when the caller is Foundation's own code (the full walk looks past Foundation's conveniences).
     static func directCaller(_ frames: KnownFrames) -> Location? {
         guard let image = Images.path(of: frames.caller), !foundationImages.contains(image) else { return nil }

@@ -1,0 +1,315 @@
+import Foundation
+import CrashShieldRuntime.Internal
+
+/// Why the running Foundation would fail a call: the exception (or the signal it dies of), its reason (built only when
+/// reported or raised, from the subject's class name) and what the developer should check. Built by the constructors
+/// in `FoundationFailures`, the one place that words Foundation's failures. Three words, no more: a guarded method's
+/// replacement keeps room for one on its stack (what the incident adds is the incident's, built off the valid path).
+struct Violation {
+    let exception: String
+    let hint: String
+    let reason: (String) -> String
+
+    init(_ exception: String, hint: String, reason: @escaping (String) -> String) {
+        self.exception = exception
+        self.hint = hint
+        self.reason = reason
+    }
+}
+
+/// What the incident path does with a stopped call.
+enum Verdict {
+    /// Release mode (or a system caller): return a safe value or skip the mutation; reported.
+    case recover
+    /// Debug mode, the app's own call: fail as Foundation would; reported first.
+    case failLoudly
+    /// Not CrashShield's business (guard off, class excluded, hook reverted in place): behave exactly as the original;
+    /// not reported.
+    case passThrough
+}
+
+/// One stopped call, whatever stopped it (a Swift replacement, a C trampoline, the raise hook, a variadic trampoline,
+/// a message to a zombie, a dead observer or timer target): the guard, the subject, the selector, the violation and
+/// the call site. Judged and carried out by `IncidentPath.handle`, the one door to the reports.
+struct Incident {
+    /// What the call was made on.
+    struct Subject {
+        /// The class reported (for a class method, the class itself), nil for a nil receiver or a class that is gone.
+        var cls: ObjCClass?
+        /// Reported class name (also when there is no class object).
+        var className: String
+        var isClassMethod: Bool
+
+        /// A receiver (an object or a class object).
+        init(receiver: CSRObject?) {
+            let receiverClass = ObjCClass(of: receiver)
+            isClassMethod = receiverClass?.isMetaclass ?? false
+            cls = isClassMethod ? receiver.map(ObjCClass.init) : receiverClass
+            className = cls?.name ?? "nil"
+        }
+
+        /// A class (a receiver's, as a marker recorded it).
+        init(cls: ObjCClass?) {
+            self.cls = cls
+            className = cls?.name ?? "nil"
+            isClassMethod = false
+        }
+
+        /// A class by name (an incident that is not a call on a live receiver: an observer that died...).
+        init(className: String, isClassMethod: Bool = false) {
+            cls = ObjCClass(named: className)
+            self.className = className
+            self.isClassMethod = isClassMethod
+        }
+    }
+
+    /// Where the call was made: the replacement that stopped it, and where its caller is relative to it.
+    struct Site {
+        /// The replacement that stopped the call, to find the caller's frame.
+        var implementation: UnsafeRawPointer?
+        var callSite: CallSite = .directCaller
+        /// The replacement's frame and its caller, when the hook already walked to them (recovery at the raise): the
+        /// verdict then needs no walk of its own.
+        var knownFrames: CallStack.KnownFrames?
+    }
+
+    /// How a call that is not recovered goes on.
+    enum Unrecovered {
+        /// The caller runs the original, or lets the original's exception go on: Foundation fails as without
+        /// CrashShield.
+        case original
+        /// Failing loudly raises Foundation's exception in the incident path (the original is never reached: guards
+        /// on the methods it calls cannot stop the same failure again); passing through runs the original. A failure
+        /// by signal ("SIGSEGV") cannot be raised: the original fails as it would.
+        case raiseWhenLoud
+        /// There is no original to run (a message nothing answers): passing through and failing loudly both raise
+        /// what the runtime raises.
+        case raise
+        /// There is no original, and without CrashShield nothing would be raised but a crash (a message to a freed
+        /// object): passing through answers nil unless the guard is on in debug mode; failing loudly raises.
+        case raiseInDebug
+    }
+
+    var category: GuardCategory
+    var subject: Subject
+    var selector: String
+    var violation: Violation
+    /// The violation's details for the report (the key, the thread, the deallocation stack...).
+    var details: [String: String]
+    /// What failing loudly raises when it is not a copy of the violation's exception and reason: a message to a freed
+    /// object is reported as the SIGSEGV it would be and raised as an NSInternalInconsistencyException; an off-main
+    /// call raises a longer reason than it reports.
+    var raised: (exception: String, reason: (String) -> String)?
+    var site: Site
+    var unrecovered: Unrecovered
+    /// Whether a call made by Foundation's own code is recovered too. Not for messages nothing answers
+    /// (`.pastForwarding`): Foundation sending `-length` to an NSNumber it was handed, or `-copyWithZone:` to a key
+    /// that is no NSCopying, would go on with the made-up answer (an empty string, a nil key stored) and change the
+    /// app's object; passed through, Foundation raises as it would without CrashShield.
+    var recoversFoundationCallers: Bool
+    /// CrashShield dealt with it before anything failed (an observer deallocated while registered was removed):
+    /// nothing fails, in any mode; the report says `.recovered`.
+    var alreadyHandled = false
+    /// The hook that stopped the call is still in its chain (a hook reverted in place passes calls through).
+    var hookIsActive = true
+
+    /// A call on a receiver, stopped by `point` (its replacement, or `implementation` when another stopped it: a
+    /// trampoline of one slot; nil `point`: not a hook, or a hook that always stands).
+    init(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?, _ violation: Violation,
+         details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
+         point: AnyHookPoint? = nil, implementation: UnsafeRawPointer? = nil, callSite: CallSite = .directCaller,
+         knownFrames: CallStack.KnownFrames? = nil, unrecovered: Unrecovered = .original) {
+        self.category = category
+        subject = Subject(receiver: receiver)
+        self.selector = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
+        self.violation = violation
+        self.details = details
+        self.raised = raised
+        site = Site(implementation: implementation ?? point?.replacementAddress, callSite: callSite,
+                    knownFrames: knownFrames)
+        self.unrecovered = unrecovered
+        recoversFoundationCallers = callSite != .pastForwarding
+        hookIsActive = point?.isActive(for: receiver) ?? true
+    }
+
+    /// An incident that is not a method call on a live receiver (an observer that died, a timer whose target is gone,
+    /// a marker's call): named by its subject.
+    init(_ category: GuardCategory, subject: Subject, selector: String, _ violation: Violation,
+         details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
+         implementation: UnsafeRawPointer?, knownFrames: CallStack.KnownFrames? = nil, alreadyHandled: Bool = false,
+         unrecovered: Unrecovered = .original) {
+        self.category = category
+        self.subject = subject
+        self.selector = selector
+        self.violation = violation
+        self.details = details
+        self.raised = raised
+        site = Site(implementation: implementation, knownFrames: knownFrames)
+        self.unrecovered = unrecovered
+        self.alreadyHandled = alreadyHandled
+        recoversFoundationCallers = true
+    }
+}
+
+/// The failure path, from every hook to the sinks. One direction: the hook describes what it stopped (`Incident`);
+/// `judge` asks the session (guard on? class excluded? mode?) and the call stack (is the call site the app's own
+/// code?) for the `Verdict`; `handle` carries it out: it records the report (`ReportPipeline.record`, which only
+/// records, counts and delivers) and raises where failing loudly raises. Nothing else in CrashShield records a report
+/// or raises for a guard (scripts/check-incident-path.sh).
+enum IncidentPath {
+    /// A verdict and the call site it was reached at (nil for a pass-through, which looks at no stack).
+    struct Judgement {
+        var verdict: Verdict
+        var location: CallStack.Location?
+    }
+
+    /// Judges `incident`, records it (unless it passes through) and carries the verdict out: raises Foundation's
+    /// exception where the incident fails loudly by raising, and otherwise returns the verdict for the hook to act on
+    /// (`.recover`: a safe value or a skipped mutation; anything else: go on as without CrashShield). In debug mode a
+    /// loud failure waits (briefly) until its report was delivered, so the developer sees it before the crash.
+    @inline(never)
+    static func handle(_ incident: Incident) -> Verdict {
+        let session = Session.current.load(ordering: .acquiring)
+        let judgement = judge(incident, in: session)
+        if let session, let location = judgement.location {
+            record(incident, at: location, loud: judgement.verdict == .failLoudly, in: session)
+        }
+        var verdict = judgement.verdict
+        if verdict == .passThrough, incident.unrecovered == .raiseInDebug {
+            // No original to pass to: never worse than the crash it replaces (nil), unless the guard asks to fail.
+            let failing = session.map { $0.isEnabled(incident.category)
+                && $0.configuration.mode(for: incident.category) == .debug } ?? false
+            verdict = failing ? .failLoudly : .recover
+        }
+        switch (verdict, incident.unrecovered) {
+        case (.recover, _), (.passThrough, .original), (.passThrough, .raiseWhenLoud), (.failLoudly, .original):
+            return verdict
+        case (.failLoudly, .raiseWhenLoud) where incident.raised == nil && incident.violation.exception.hasPrefix("SIG"):
+            return verdict
+        case (.failLoudly, _), (.passThrough, _):
+            let raised = incident.raised ?? (incident.violation.exception, incident.violation.reason)
+            csr_raise(raised.exception, raised.reason(incident.subject.className))
+        }
+    }
+
+    /// The verdict: pass through when the guard is off, the class excluded or the hook reverted in place (or the call
+    /// is Foundation's own where the incident does not recover those); fail loudly in debug mode for a call from the
+    /// app's own code; recover otherwise.
+    static func judge(_ incident: Incident, in session: Session?) -> Judgement {
+        guard incident.hookIsActive, let session, session.isEnabled(incident.category) else {
+            return Judgement(verdict: .passThrough)
+        }
+        if let cls = incident.subject.cls, session.isExcluded(cls) { return Judgement(verdict: .passThrough) }
+        let configuration = session.configuration
+        // The verdict needs the call site only (a cheap walk when it can); the whole stack is walked for a detailed
+        // report only if the verdict's walk did not already.
+        let site = incident.site
+        let location = site.knownFrames.flatMap(CallStack.directCaller)
+            ?? CallStack.locateCaller(of: site.implementation, callSite: site.callSite,
+                                      maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
+        let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
+        if !incident.recoversFoundationCallers, let image = location.callerImage,
+           CallStack.foundationImages.contains(image) {
+            return Judgement(verdict: .passThrough)
+        }
+        let loud = configuration.mode(for: incident.category) == .debug && fromAppCode && !incident.alreadyHandled
+        return Judgement(verdict: loud ? .failLoudly : .recover, location: location)
+    }
+
+    /// The one call of `ReportPipeline.record`: rate limited per call site; the detailed report (full stack, reason,
+    /// redaction) is built only under the rate limit.
+    private static func record(_ incident: Incident, at location: CallStack.Location, loud: Bool, in session: Session) {
+        let configuration = session.configuration
+        let site = ReportPipeline.SiteKey(category: incident.category.rawValue,
+                                          cls: UInt(bitPattern: incident.subject.cls?.pointer),
+                                          selector: incident.selector, caller: location.callerAddress)
+        session.pipeline.record(site: site) {
+            let full = location.isComplete ? location
+                : CallStack.locate(callerOf: incident.site.implementation, callSite: incident.site.callSite,
+                                   maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
+            return makeReport(incident, location: full, action: loud ? .failedLoudly : .recovered,
+                              reason: incident.violation.reason(incident.subject.className),
+                              redact: configuration.redact)
+        }
+        if loud { ReportDelivery.shared.waitUntilDelivered(timeout: 1) }
+    }
+
+    /// The report of one detailed occurrence: symbolicated stack, signature (guard, method, call site), redaction.
+    private static func makeReport(_ incident: Incident, location: CallStack.Location, action: CrashReport.Action,
+                                   reason: String, redact: (@Sendable (CrashReport) -> CrashReport)?) -> CrashReport {
+        let subject = incident.subject
+        let frames = location.addresses.map(CallStack.frame(for:))
+        let caller = location.callerIndex.map { frames[$0] }
+        let callSiteText = caller.map { "\(($0.image as NSString).lastPathComponent)+\($0.offsetInImage)" } ?? "?"
+        let declaring = declaringClassName(subject, incident.selector)
+        let callerFunction = caller.flatMap { CallerNames.function(at: UInt($0.address)) }
+        let appFacing = "\(subject.isClassMethod ? "+" : "-")[\(declaring) \(incident.selector)]"
+        let callerName = callerFunction ?? caller.map { ($0.image as NSString).lastPathComponent } ?? "?"
+        let now = Date()
+        let report = CrashReport(
+            signature: Signature.make(incident.category.name, subject.className, incident.selector,
+                                      subject.isClassMethod ? "+" : "-", callSiteText),
+            category: incident.category, exceptionName: incident.violation.exception, reason: reason,
+            className: subject.className, selector: incident.selector, isClassMethod: subject.isClassMethod,
+            hint: incident.violation.hint, action: action, details: incident.details,
+            thread: CallStack.currentThread(), callStack: frames, callerFrameIndex: location.callerIndex,
+            firstSeen: now, lastSeen: now, occurrences: 1, context: .current(callStack: frames, at: now),
+            declaringClassName: declaring, callerFunction: callerFunction,
+            groupingKey: Signature.make("group", incident.category.name, appFacing, callerName))
+        guard let redact else { return report }
+        return Redaction.apply(redact, to: report)
+    }
+}
+
+extension IncidentPath {
+    /// The class nearest the root that implements `selector` itself (on the class side for a class method): the
+    /// class the app calls, as Foundation declares it, whatever concrete class received the call. The subject's class
+    /// when none does, or when there is no class.
+    static func declaringClassName(_ subject: Incident.Subject, _ selectorName: String) -> String {
+        guard let cls = subject.cls else { return subject.className }
+        let selector = ObjCSelector(selectorName)
+        let lineage = subject.isClassMethod ? cls.metaclass.lineage : cls.lineage
+        guard let declaring = lineage.last(where: { $0.owns(selector) }) else { return subject.className }
+        return declaring.name
+    }
+}
+
+/// Names of call-site functions, as the device knows them (`CrashReport.callerFunction`), once per function.
+enum CallerNames {
+    private static let names = Locked([UInt: String?]())
+    private static let maxEntries = 4096
+
+    /// The name of the function that contains the return address `address`: an Objective-C method of its image (the
+    /// runtime's method lists), or the exported symbol that starts exactly there; nil when neither names it.
+    static func function(at address: UInt) -> String? {
+        guard address > 0 else { return nil }
+        let start = Images.function(containing: address - 1)
+        guard start != 0 else { return nil }
+        if let known = names.withLock({ $0[start] }) { return known }
+        var info = CSRImageInfo()
+        var name: String?
+        if csr_image_info(UnsafeRawPointer(bitPattern: address), &info), let image = info.imagePath {
+            var buffer = [CChar](repeating: 0, count: 512)
+            if csr_method_name_for_function(start, image, &buffer, buffer.count) {
+                name = String(cString: buffer)
+            } else if info.symbolAddress == start, let symbol = info.symbolName {
+                name = String(cString: symbol)
+            }
+        }
+        names.withLock { if $0.count < maxEntries { $0[start] = name } }
+        return name
+    }
+}
+
+/// Stable, short report signatures (FNV-1a, 64 bit).
+enum Signature {
+    static func make(_ parts: String...) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in parts.joined(separator: "|").utf8 {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
