@@ -404,3 +404,15 @@ extension Violation {
         }
     }
 }
+
+extension Violation {
+    /// `-[NSUserDefaults setObject:forKey:]` with a value that is not a property list: GNUstep `attempt to set non
+    /// property list object (%@) for key (%@)` (NSUserDefaults.m); Apple `Attempt to insert non-property list object
+    /// %@ for key %@` (no `*** `, no method: steamclock/bluejay#44, yakovmanshin/YMFF#147).
+    static func nonPropertyListDefault(value: String, key: String) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: "store only property lists (no NSNull, no custom objects; archive them to NSData)") { _ in
+            FoundationRules.isApple ? "Attempt to insert non-property list object \(value) for key \(key)"
+                : "attempt to set non property list object (\(value)) for key (\(key))"
+        }
+    }
+}
