@@ -416,3 +416,28 @@ extension Violation {
         }
     }
 }
+
+extension Violation {
+    /// NSJSONSerialization, Apple's rules only (GNUstep answers nil and an NSError). Apple's texts from public crash
+    /// logs: `data parameter is nil` (marcuswestin/WebViewJavascriptBridge#236), `*** +[NSJSONSerialization
+    /// dataWithJSONObject:options:error:]: Invalid top-level type in JSON write` (kasketis/netfox#33), `Invalid type in
+    /// JSON write (Demo.SearchItemResult)` (johnlui/Pitaya#7); the number and key texts are unverified.
+    static let nilJSONData = Violation(ExceptionName.invalidArgument, hint: "check the data for nil before parsing it (a failed request?)") { _ in
+        "data parameter is nil"
+    }
+    static let invalidJSONTopLevel = Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in
+        "*** +[NSJSONSerialization dataWithJSONObject:options:error:]: Invalid top-level type in JSON write"
+    }
+    static func invalidJSONType(_ className: String) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in "Invalid type in JSON write (\(className))" }
+    }
+    /// `NaN` or `infinite`.
+    static func invalidJSONNumber(_ kind: String) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in "Invalid number value (\(kind)) in JSON write" }
+    }
+    static let invalidJSONKey = Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in "Invalid (non-string) key in JSON dictionary" }
+}
+
+extension Hint {
+    static let json = "check the object with +[NSJSONSerialization isValidJSONObject:] before writing it"
+}

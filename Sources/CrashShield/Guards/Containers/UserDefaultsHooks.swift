@@ -84,17 +84,26 @@ enum PropertyListCheck {
         let c = classes
         if isKind(object, c.string) || isKind(object, c.data) || isKind(object, c.date) || isKind(object, c.number) { return true }
         if isKind(object, c.array) {
-            return all(Messaging.sendObject(object, objectEnumerator.pointer)) { isPlist($0, stringKeys: stringKeys) }
+            return forEach(in: object, keys: false) { element, _ in isPlist(element, stringKeys: stringKeys) }
         }
         if isKind(object, c.dictionary) {
-            let lookup = objectForKey.pointer
-            let valueFor = Messaging.implementation(object, lookup, as: ObjectWithObjectIMP.self)
-            return all(Messaging.sendObject(object, keyEnumerator.pointer)) { key in
-                (stringKeys ? isKind(key, c.string) : isPlist(key, stringKeys: stringKeys))
-                    && isPlist(valueFor(object, lookup, key), stringKeys: stringKeys)
+            return forEach(in: object, keys: true) { key, value in
+                (stringKeys ? isKind(key, c.string) : isPlist(key, stringKeys: stringKeys)) && isPlist(value, stringKeys: stringKeys)
             }
         }
         return false
+    }
+
+    /// Each element of an array (`objectEnumerator`), or each key and its value of a dictionary (`keyEnumerator`,
+    /// `objectForKey:`), while `body` answers true; false when it answered false.
+    @discardableResult
+    static func forEach(in collection: CSRObject?, keys: Bool, _ body: (CSRObject?, CSRObject?) -> Bool) -> Bool {
+        guard keys else {
+            return all(Messaging.sendObject(collection, objectEnumerator.pointer)) { body($0, nil) }
+        }
+        let lookup = objectForKey.pointer
+        let valueFor = Messaging.implementation(collection, lookup, as: ObjectWithObjectIMP.self)
+        return all(Messaging.sendObject(collection, keyEnumerator.pointer)) { key in body(key, valueFor(collection, lookup, key)) }
     }
 
     /// Whether `test` holds for every object `enumerator` gives (`nextObject` until nil), stopping at the first failure.
