@@ -81,6 +81,12 @@ static const char *jsonWriteNumberKey(void) {
 }
 static const char *jsonWriteTopLevelString(void) { return jsonWrite(@"fragment"); }
 static const char *jsonWriteNil(void) { return jsonWrite(nil); }
+/// Infinity deep in an array, and no error pointer (the caller asked for no NSError).
+static const char *jsonWriteInfinityWithoutError(void) {
+    NSArray *object = [NSArray arrayWithObject: [NSArray arrayWithObjects: @"x", [NSNull null], [NSNumber numberWithDouble: 1.0 / 0.0], nil]];
+    NSData *data = [NSJSONSerialization dataWithJSONObject: css_opaque(object) options: 0 error: NULL];
+    return data ? css_describe(data) : "nil";
+}
 
 static const CSSScenario css_apple_table[] = {
     { "mutableDictionary.removeObjectForKey.nilKey", "container", "removeObjectForKey:", "NSInvalidArgumentException", "{k=v}", 1, removeObjectForNilKey },
@@ -96,6 +102,7 @@ static const CSSScenario css_apple_table[] = {
     { "json.dataWithJSONObject.numberKey", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonWriteNumberKey },
     { "json.dataWithJSONObject.topLevelString", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonWriteTopLevelString },
     { "json.dataWithJSONObject.nil", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonWriteNil },
+    { "json.dataWithJSONObject.infinityWithoutError", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil", 1, jsonWriteInfinityWithoutError },
 };
 
 /// Apple's reason for each row above, in order (sources: Docs/AppleRuntime.md §13). `appendString:` raises through
@@ -114,6 +121,7 @@ static const char *const css_apple_reasons[] = {
     "Invalid (non-string) key in JSON dictionary",
     "*** +[NSJSONSerialization dataWithJSONObject:options:error:]: Invalid top-level type in JSON write",
     "*** +[NSJSONSerialization dataWithJSONObject:options:error:]: Invalid top-level type in JSON write",
+    "Invalid number value (infinite) in JSON write",
 };
 _Static_assert(sizeof css_apple_table / sizeof css_apple_table[0] == sizeof css_apple_reasons / sizeof css_apple_reasons[0],
                "one reason per Apple-only scenario");
