@@ -65,7 +65,7 @@ CSRIMP csr_pass_through(CSRClass cls, CSRSelector selector) {
 bool csr_is_pass_through(CSRIMP implementation) {
     long count = __atomic_load_n(&csr_pass_count, __ATOMIC_ACQUIRE);
     for (long index = 0; index < count; index++) if (csr_pass_pool[index] == implementation) return true;
-    return false;
+    return csr_is_pass_through_any(implementation);
 }
 
 /// Words a type takes when passed in integer registers; 0 when it is not passed that way (a floating-point value,

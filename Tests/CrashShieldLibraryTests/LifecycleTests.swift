@@ -52,8 +52,9 @@ final class LifecycleTests: ShieldTestCase {
     }
 
     func testCategoriesAndPresets() {
-        XCTAssertEqual(GuardCategory.all.members.count, 10)
+        XCTAssertEqual(GuardCategory.all.members.count, 11)
         XCTAssertFalse(GuardCategory.productionSafe.contains(.zombie), "zombies are opt-in")
+        XCTAssertFalse(GuardCategory.productionSafe.contains(.uikit), "the UIKit guard is opt-in")
         XCTAssertEqual(GuardCategory(name: "kvo"), .kvo)
         XCTAssertNil(GuardCategory(name: "nope"))
         XCTAssertTrue(CrashShield.availableGuards.contains(.container))

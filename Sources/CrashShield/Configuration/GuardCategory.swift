@@ -23,19 +23,23 @@ public struct GuardCategory: OptionSet, Hashable, Sendable, CustomStringConverti
     public static let zombie = GuardCategory(rawValue: 1 << 8)
     /// UI methods called off the main thread.
     public static let mainThreadUI = GuardCategory(rawValue: 1 << 9)
+    /// Opt-in: UIKit and Core Animation calls that raise (a CALayer given NaN geometry, a view controller pushed twice).
+    /// In no preset but `.all`: it hooks UIKit's own classes, which the tests here can only imitate.
+    public static let uikit = GuardCategory(rawValue: 1 << 10)
 
     /// Every single category, in a stable order.
     public static let allCategories: [GuardCategory] = [
         .container, .string, .unrecognizedSelector, .nsNull, .kvc, .kvo, .notification, .timer, .zombie, .mainThreadUI,
+        .uikit,
     ]
     /// Every category.
     public static let all = GuardCategory(allCategories)
-    /// Everything but zombies, which keep freed memory and must be switched on deliberately.
-    public static let productionSafe = all.subtracting(.zombie)
+    /// Everything but zombies, which keep freed memory and must be switched on deliberately, and the opt-in UIKit guard.
+    public static let productionSafe = all.subtracting([.zombie, .uikit])
 
     private static let names: [UInt32: String] = [
         1 << 0: "container", 1 << 1: "string", 1 << 2: "unrecognizedSelector", 1 << 3: "nsNull", 1 << 4: "kvc",
-        1 << 5: "kvo", 1 << 6: "notification", 1 << 7: "timer", 1 << 8: "zombie", 1 << 9: "mainThreadUI",
+        1 << 5: "kvo", 1 << 6: "notification", 1 << 7: "timer", 1 << 8: "zombie", 1 << 9: "mainThreadUI", 1 << 10: "uikit",
     ]
 
     /// The single categories in this set.

@@ -102,6 +102,7 @@ enum GuardRegistry {
         MainThreadGuard.self,
         NotificationGuard.self,
         TimerGuard.self,
+        UIKitGuard.self,
     ]
 
     /// Tests only: guard types that stand in for the shipped ones of their categories.

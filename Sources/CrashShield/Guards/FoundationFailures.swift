@@ -441,3 +441,53 @@ extension Violation {
 extension Hint {
     static let json = "check the object with +[NSJSONSerialization isValidJSONObject:] before writing it"
 }
+
+// MARK: UIKit and Core Animation (the opt-in UIKit guard)
+
+/// What Core Animation and UIKit raise for the calls the UIKit guard stops, in their own words (public crash logs:
+/// Docs/AppleRuntime.md §16).
+extension Violation {
+    static let layerGeometryException = "CALayerInvalidGeometry"
+
+    /// `-[CALayer setPosition:]` (and `setFrame:`, which sets the position it computes) with a NaN coordinate:
+    /// "CALayer position contains NaN: [nan 43.5]".
+    static func layerPosition(_ x: Double, _ y: Double) -> Violation {
+        Violation(layerGeometryException, hint: "check the geometry for NaN (a division by zero?) before setting it") { _ in
+            "CALayer position contains NaN: [\(geometryNumber(x)) \(geometryNumber(y))]"
+        }
+    }
+
+    /// `-[CALayer setBounds:]` with a NaN component: "CALayer bounds contains NaN: [0 nan; 320 291]" (iOS 14 and
+    /// later append ". Layer: " and the layer's description, which the report leaves out).
+    static func layerBounds(_ x: Double, _ y: Double, _ width: Double, _ height: Double) -> Violation {
+        Violation(layerGeometryException, hint: "check the geometry for NaN (a division by zero?) before setting it") { _ in
+            "CALayer bounds contains NaN: [\(geometryNumber(x)) \(geometryNumber(y)); \(geometryNumber(width)) \(geometryNumber(height))]"
+        }
+    }
+
+    /// `-[UINavigationController pushViewController:animated:]` with a controller already on the stack (iOS 13 and
+    /// later: the navigation controller, the controller and the app's bundle identifier).
+    static func pushedTwice(navigation: String, controller: String, bundle: String?) -> Violation {
+        Violation(ExceptionName.invalidArgument,
+                  hint: "check navigationController.viewControllers before pushing (a double tap pushing twice?)") { _ in
+            "<\(navigation)> is pushing the same view controller instance (<\(controller)>) more than once which is not "
+                + "supported and is most likely an error in the application" + (bundle.map { " : \($0)" } ?? "")
+        }
+    }
+
+    /// An action-sheet alert presented as a popover (a regular-width environment: an iPad) without a location:
+    /// NSGenericException from `-[UIPopoverPresentationController presentationTransitionWillBegin]`.
+    static func actionSheetWithoutSource(alert: String, presenter: String) -> Violation {
+        Violation("NSGenericException", hint: "set popoverPresentationController.sourceView and sourceRect (or barButtonItem) before presenting an action sheet") { _ in
+            "Your application has presented a UIAlertController (<\(alert)>) of style UIAlertControllerStyleActionSheet from "
+                + "\(presenter.split(separator: ":").first.map(String.init) ?? presenter) (<\(presenter)>). The modalPresentationStyle of a UIAlertController "
+                + "with this style is UIModalPresentationPopover. You must provide location information for this popover "
+                + "through the alert controller's popoverPresentationController. You must provide either a sourceView and "
+                + "sourceRect or a barButtonItem.  If this information is not known when you present the alert "
+                + "controller, you may provide it in the UIPopoverPresentationControllerDelegate method "
+                + "-prepareForPopoverPresentation."
+        }
+    }
+
+    private static func geometryNumber(_ value: Double) -> String { UIKitGuard.number(value) }
+}

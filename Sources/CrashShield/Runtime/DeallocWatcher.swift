@@ -1,4 +1,3 @@
-import Atomics
 import CrashShieldRuntime.Internal
 
 /// Keeps state about objects it does not own, and must drop it when one of them is deallocated (a `SideStorage`).
@@ -24,19 +23,34 @@ extension DeallocObserver {
 /// reaches that hook through inheritance or `[super dealloc]`). Subclasses created later (KVO's isa-swizzled classes,
 /// app subclasses) inherit the hook the same way. Classes whose objects are never watched are never touched.
 ///
-/// The replacement runs the cleanups of the dying object first, then the original `-dealloc`, and never touches the
-/// object afterwards. When one hooked class is a subclass of another (the subclass was hooked first), one dealloc chain
-/// reaches the replacement twice (`[super dealloc]`); a per-thread frame recognises the second entry and continues with
-/// the original of the next hooked class up, instead of calling the subclass's original again.
+/// Each hooked class gets a C trampoline of its own (CSRDeallocHook.h), which knows that class's original. While no
+/// object is watched (after `stop()`, or before anything was watched) the trampoline is the whole hook: one call that
+/// jumps to the class's original `-dealloc`. Otherwise it hands the call to the replacement below, which runs the
+/// cleanups of the dying object first, then the class's original `-dealloc`, and never touches the object afterwards.
+/// When one hooked class is a subclass of another (the subclass was hooked first), one dealloc chain reaches the hook
+/// twice (`[super dealloc]`): the second trampoline continues with its own class's original, and finds nothing left
+/// to clean up. The hooks are never taken out: an object may still be watched after `stop()` (the notification-block
+/// API, a timer's proxy), and a `-dealloc` may be in flight on another thread.
 final class DeallocWatcher: @unchecked Sendable {
     static let shared = DeallocWatcher(engine: .shared)
 
     typealias DeallocIMP = @convention(c) (CSRObject?, CSRSelector?) -> Void
 
-    /// The `-dealloc` replacement, installed on every hooked class.
-    static let deallocPoint: HookPoint<DeallocIMP> = HookPoint("dealloc", handlesReentry: true) { receiver, cmd in
+    /// The `-dealloc` hook point. Each class gets its slot's trampoline (`replacement(forSlot:)`); the replacement
+    /// below is what a trampoline tail-calls while objects are watched (its caller is the object's release).
+    static let deallocPoint: DeallocHookPoint = DeallocHookPoint("dealloc", handlesReentry: true,
+                                                                 hotTable: csr_dealloc_hook_table()) { receiver, cmd in
+        let slot = csr_dealloc_entered_slot()   // first: noted by the trampoline that called us
         guard let receiver else { return }
-        DeallocWatcher.shared.objectDeallocating(receiver, cmd)
+        DeallocWatcher.shared.objectDeallocating(receiver, cmd, slot: slot)
+    }
+
+    /// The `-dealloc` hook point: a trampoline per class (CSRDeallocHook.h), never the replacement itself.
+    final class DeallocHookPoint: HookPoint<DeallocIMP>, @unchecked Sendable {
+        override func replacement(forSlot slot: Int) -> CSRIMP {
+            // The table has CSR_HOOK_TABLE_CAPACITY slots and the pool as many trampolines (static assert).
+            csr_dealloc_trampoline(slot)!
+        }
     }
 
     struct Registration {
@@ -48,8 +62,8 @@ final class DeallocWatcher: @unchecked Sendable {
     private let lock = Lock()
     /// Watched object address -> the observers that hold something for it.
     private var watched: [UInt: [Registration]] = [:]
-    /// `watched.count`, read without the lock: a dealloc skips the lock entirely while nothing is watched.
-    private let watchedCount = ManagedAtomic<Int>(0)
+    // `watched.count` is kept in C (`csr_dealloc_watched_objects`), read without the lock by every trampoline: a
+    // dealloc is one call while nothing is watched.
     /// Classes the watcher installed the hook on.
     private var hooked: Set<UInt> = []
     /// Classes whose dealloc is known to reach the hook (hooked, or a subclass of a hooked class).
@@ -57,7 +71,10 @@ final class DeallocWatcher: @unchecked Sendable {
     /// Serialises installations (held without `lock`; the engine has its own lock).
     private let installLock = Lock()
 
-    init(engine: HookEngine) { self.engine = engine }
+    init(engine: HookEngine) {
+        self.engine = engine
+        csr_dealloc_set_replacement(Self.deallocPoint.replacement)   // before any trampoline is installed
+    }
 
     // MARK: Observers
 
@@ -117,7 +134,7 @@ final class DeallocWatcher: @unchecked Sendable {
                 watched[address] = registrations
             } else {
                 watched[address] = [Registration(observer: observer, id: id)]
-                watchedCount.wrappingIncrement(ordering: .releasing)
+                csr_dealloc_watched_add(1)
             }
         }
     }
@@ -130,7 +147,7 @@ final class DeallocWatcher: @unchecked Sendable {
             registrations.removeAll { $0.id == id }
             if registrations.isEmpty {
                 watched[address] = nil
-                watchedCount.wrappingDecrement(ordering: .releasing)
+                csr_dealloc_watched_add(-1)
             } else {
                 watched[address] = registrations
             }
@@ -138,33 +155,29 @@ final class DeallocWatcher: @unchecked Sendable {
     }
 
     /// How many objects are watched (by any observer).
-    var watchedObjectCount: Int { watchedCount.load(ordering: .acquiring) }
+    var watchedObjectCount: Int { csr_dealloc_watched_objects() }
 
     /// Whether the watcher hooked `-dealloc` on `cls` itself.
     func isHooked(_ cls: CSRClass) -> Bool { lock.withLock { hooked.contains(UInt(bitPattern: cls)) } }
 
     // MARK: Dealloc
 
-    /// The body of the `-dealloc` replacement.
+    /// The body of the `-dealloc` replacement, entered from the trampoline of `slot` (the hooked class whose
+    /// `-dealloc` this is: the receiver's class or, through `[super dealloc]`, a hooked ancestor of it).
     @inline(__always)
-    private func objectDeallocating(_ receiver: CSRObject, _ cmd: CSRSelector?) {
-        let frame = csr_thread_deallocFrame()!
-        let saved = frame.pointee
-        if saved.object == receiver {
-            // `[super dealloc]` of a hooked subclass reached the hook again: cleanups ran already; call the original
-            // of the next hooked class above the one this chain is in.
-            continueChain(receiver, cmd, from: saved, frame: frame)
-            return
-        }
-        guard let original = Self.deallocPoint.original(for: receiver) else { return }  // unreachable: leak, not crash
+    private func objectDeallocating(_ receiver: CSRObject, _ cmd: CSRSelector?, slot: Int) {
         let notified = runCleanups(receiver)
-        if notified != nil, postponeIfHeld(receiver, cmd, notified: notified) { return }
-        // hookedClass 0: "the hooked class nearest the receiver's class", worked out only if the chain re-enters.
-        frame.pointee = CSRDeallocFrame(object: receiver, hookedClass: nil)
+        if notified != nil, postponeIfHeld(receiver, cmd, slot: slot, notified: notified) { return }
+        guard let original = Self.original(slot: slot) else { return }  // unreachable: leak, not crash
         original(receiver, cmd)
-        // The object is gone: only restore this thread's words, never look at it again.
-        frame.pointee = saved
+        // The object is gone: never look at it again.
         notifyDidDeallocate(notified, address: UInt(bitPattern: receiver))
+    }
+
+    /// The original `-dealloc` of the class hooked in `slot` (resolved now for an added override).
+    private static func original(slot: Int) -> DeallocIMP? {
+        let word = csr_hook_table_resolve(deallocPoint.originals.storage, slot)
+        return word == 0 ? nil : unsafeBitCast(word, to: DeallocIMP.self)
     }
 
     /// Tells the observers `runCleanups` returned that the object's whole `-dealloc` chain has run.
@@ -176,7 +189,7 @@ final class DeallocWatcher: @unchecked Sendable {
 
     /// Postponed deallocations: object address -> holds outstanding, whether the dying thread finished the cleanups
     /// (then the last `releaseDeallocation` runs the original `-dealloc`) and the selector it was called with.
-    private struct Postponed { var holds = 0; var cleanupsDone = false; var cmd: UInt = 0; var notified: [Registration]? }
+    private struct Postponed { var holds = 0; var cleanupsDone = false; var cmd: UInt = 0; var slot = 0; var notified: [Registration]? }
     private var postponed: [UInt: Postponed] = [:]
 
     /// Called by an observer inside its `objectWillDeallocate(object)` (on the dying thread): the memory of `object`
@@ -193,54 +206,33 @@ final class DeallocWatcher: @unchecked Sendable {
     /// dying thread is done with its cleanups. Never call it with a lock held: it calls out.
     func releaseDeallocation(of object: CSRObject) {
         let address = UInt(bitPattern: object)
-        let finish: (cmd: UInt, notified: [Registration]?)? = lock.withLock {
+        let finish: (cmd: UInt, slot: Int, notified: [Registration]?)? = lock.withLock {
             guard var entry = postponed[address] else { return nil }
             entry.holds -= 1
             guard entry.holds <= 0 else { postponed[address] = entry; return nil }
             postponed[address] = nil
-            return entry.cleanupsDone ? (entry.cmd, entry.notified) : nil
+            return entry.cleanupsDone ? (entry.cmd, entry.slot, entry.notified) : nil
         }
         guard let finish else { return }
         runLateCleanups(object)
-        let frame = csr_thread_deallocFrame()!
-        let saved = frame.pointee
-        guard let original = Self.deallocPoint.original(for: object) else { return }
-        frame.pointee = CSRDeallocFrame(object: object, hookedClass: nil)
+        guard let original = Self.original(slot: finish.slot) else { return }
         original(object, UnsafeRawPointer(bitPattern: finish.cmd))
-        frame.pointee = saved
         notifyDidDeallocate(finish.notified, address: address)
     }
 
     /// At the end of the cleanups: true when an observer holds the deallocation (the original runs at its release).
     @inline(never)
-    private func postponeIfHeld(_ receiver: CSRObject, _ cmd: CSRSelector?, notified: [Registration]?) -> Bool {
+    private func postponeIfHeld(_ receiver: CSRObject, _ cmd: CSRSelector?, slot: Int, notified: [Registration]?) -> Bool {
         let address = UInt(bitPattern: receiver)
         return lock.withLock {
             guard var entry = postponed[address] else { return false }
             entry.cleanupsDone = true
             entry.cmd = UInt(bitPattern: cmd)
+            entry.slot = slot
             entry.notified = notified
             postponed[address] = entry
             return true
         }
-    }
-
-    @inline(never)
-    private func continueChain(_ receiver: CSRObject, _ cmd: CSRSelector?, from saved: CSRDeallocFrame,
-                               frame: UnsafeMutablePointer<CSRDeallocFrame>) {
-        let table = Self.deallocPoint.originals
-        var last = saved.hookedClass
-        if last == nil {
-            last = table.nearestHook(from: UInt(bitPattern: csr_object_getClass(receiver)))
-                .flatMap { UnsafeMutableRawPointer(bitPattern: $0.cls) }
-        }
-        guard let last, let above = csr_class_getSuperclass(last),
-              let next = table.nearestHook(from: UInt(bitPattern: above)), next.original != 0 else {
-            return  // no hooked class above: cannot happen for a real super chain; leak rather than recurse
-        }
-        frame.pointee = CSRDeallocFrame(object: receiver, hookedClass: UnsafeMutableRawPointer(bitPattern: next.cls))
-        unsafeBitCast(next.original, to: DeallocIMP.self)(receiver, cmd)
-        frame.pointee = saved
     }
 
     /// Runs and forgets the cleanups registered for `receiver`; nothing when there are none (a second call for the
@@ -249,11 +241,11 @@ final class DeallocWatcher: @unchecked Sendable {
     @inline(__always)
     @discardableResult
     func runCleanups(_ receiver: CSRObject) -> [Registration]? {
-        guard watchedCount.load(ordering: .acquiring) > 0 else { return nil }
+        guard csr_dealloc_watched_objects() > 0 else { return nil }
         let address = UInt(bitPattern: receiver)
         let registrations: [Registration]? = lock.withLock {
             guard let found = watched.removeValue(forKey: address) else { return nil }
-            watchedCount.wrappingDecrement(ordering: .releasing)
+            csr_dealloc_watched_add(-1)
             return found
         }
         guard let registrations else { return nil }
@@ -273,7 +265,7 @@ final class DeallocWatcher: @unchecked Sendable {
         for _ in 0..<8 {   // bounded: an object storing into itself from its own cleanup forever would loop
             let late: [Registration]? = lock.withLock {
                 guard let found = watched.removeValue(forKey: address) else { return nil }
-                watchedCount.wrappingDecrement(ordering: .releasing)
+                csr_dealloc_watched_add(-1)
                 return found
             }
             guard let late else { return }

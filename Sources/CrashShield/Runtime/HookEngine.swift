@@ -212,14 +212,17 @@ final class HookEngine: @unchecked Sendable {
         }
     }
 
-    /// The pass-through for a stopped added override (CSRPassThrough.h), when the method's arguments all travel in
-    /// word registers; nil otherwise (the replacement stays, passing calls on after its lookup). Not for variadic
-    /// methods, whose `...` the type encoding does not show.
+    /// The pass-through for a stopped added override (CSRPassThrough.h): a C function when the method's arguments all
+    /// travel in word registers, else the assembly one that saves every argument register (floating-point and struct
+    /// arguments, large structs returned, variadic methods, whose `...` the type encoding does not show); nil only
+    /// where neither exists (an architecture other than x86_64 and arm64) or a pool is full: the replacement stays.
     private static func passThrough(for hook: Hook) -> CSRIMP? {
-        guard !(hook.point is VariadicHookPoint),
-              let types = csr_class_methodTypes(hook.targetClass.pointer, hook.selector.pointer),
-              csr_types_pass_in_words(types) else { return nil }
-        return csr_pass_through(hook.targetClass.pointer, hook.selector.pointer)
+        let cls = hook.targetClass.pointer, sel = hook.selector.pointer
+        if !(hook.point is VariadicHookPoint), let types = csr_class_methodTypes(cls, sel), csr_types_pass_in_words(types),
+           let words = csr_pass_through(cls, sel) {
+            return words
+        }
+        return csr_pass_through_any(cls, sel)
     }
 
     /// Runs `body` with the dispatch-table updates of its installs and reverts batched (`csr_runtime_begin_batch`):

@@ -34,10 +34,12 @@ typedef NS_OPTIONS(uint32_t, CSGuard) {
     CSGuardZombie = 1u << 8,
     /// UI methods called off the main thread.
     CSGuardMainThreadUI = 1u << 9,
+    /// Opt-in: UIKit and Core Animation calls that raise (a CALayer given NaN geometry, a view controller pushed twice).
+    CSGuardUIKit = 1u << 10,
     /// Every guard.
-    CSGuardAll = (1u << 10) - 1,
-    /// Every guard but zombies: the default.
-    CSGuardProductionSafe = CSGuardAll & ~CSGuardZombie,
+    CSGuardAll = (1u << 11) - 1,
+    /// Every guard but zombies and the UIKit guard: the default.
+    CSGuardProductionSafe = CSGuardAll & ~CSGuardZombie & ~CSGuardUIKit,
 } CS_OBJC_ONLY;
 
 /// What a guard does when it stops a crash.

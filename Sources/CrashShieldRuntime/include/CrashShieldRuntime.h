@@ -13,6 +13,8 @@
 #include "CSRObservation.h"
 #include "CSRForwarding.h"
 #include "CSRPassThrough.h"
+#include "CSRDeallocHook.h"
+#include "CSRUIKit.h"
 #include "CSRLifetime.h"
 #include "CSRNotification.h"
 #include "CSRGzip.h"

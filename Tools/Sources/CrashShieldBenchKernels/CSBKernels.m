@@ -128,6 +128,33 @@ static double systemObjectAllocRelease(unsigned long iterations) {
     return (csb_now() - start) / (double)iterations;
 }
 
+/// An app class whose -dealloc the dealloc watcher hooks: one of its objects observes a notification once (the first
+/// call, the warm-up), which with the notification guard on hooks the class; then objects nobody watches come and go.
+@interface CSBWatchedObject : NSObject
+- (void)ping:(NSNotification *)notification;
+@end
+@implementation CSBWatchedObject
+- (void)ping:(NSNotification *)notification { (void)notification; }
+@end
+
+static double watchedClassAllocRelease(unsigned long iterations) {
+    static int observedOnce;
+    if (!observedOnce) {
+        observedOnce = 1;
+        CSBWatchedObject *observer = [[CSBWatchedObject alloc] init];
+        NSNotificationCenter *center = [NSNotificationCenter defaultCenter];
+        [center addObserver:observer selector:@selector(ping:) name:@"CSBWatchedPing" object:nil];
+        [center removeObserver:observer];
+        CSB_RELEASE(observer);
+    }
+    double start = csb_now();
+    for (unsigned long i = 0; i < iterations; i++) {
+        CSBWatchedObject *object = [[CSBWatchedObject alloc] init];
+        CSB_RELEASE(csb_opaque(object));
+    }
+    return (csb_now() - start) / (double)iterations;
+}
+
 static double setNeedsLayoutOnMain(unsigned long iterations) {
     CSBView *view = csb_opaque([[CSBView alloc] init]);
     double start = csb_now();
@@ -149,6 +176,7 @@ static const CSBBenchmark csb_table[] = {
     { "alloc+release app+st", appObjectAllocRelease, "zombie/stack" },
     { "alloc+release NSObj", systemObjectAllocRelease, "zombie" },
     { "setNeedsLayout main", setNeedsLayoutOnMain, "mainThreadUI" },
+    { "dealloc watched class", watchedClassAllocRelease, "notification" },
 };
 
 const CSBBenchmark *csb_benchmarks(int *count) {

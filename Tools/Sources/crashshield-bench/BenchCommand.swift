@@ -24,7 +24,7 @@ struct BenchCommand: ParsableCommand {
     var toolchain = "unknown Swift"
     @Option(help: "Run only this kernel (a hot-call name or \"app workload\"), for callgrind; prints its ns/call.")
     var kernel: String?
-    @Option(help: "With --kernel: unguarded, guarded (the kernel's own guard), or stopped (started and stopped first).") var mode = "unguarded"
+    @Option(help: "With --kernel: unguarded, guarded (the kernel's own guard), or stopped (started and stopped first), or used-stopped (stopped after a guarded warm-up).") var mode = "unguarded"
     @Option(help: "Only start() and stop() this many times with the production-safe guards (for perf record).")
     var startProfile: Int?
     @Option(help: "With --start-profile: app classes registered at run time first.") var profileExtraClasses: Int32 = 0
@@ -64,7 +64,11 @@ struct BenchCommand: ParsableCommand {
         case "stopped":
             try CrashShield.start(Kernels.configuration(for: entry.guardName))
             CrashShield.stop()
-        default: throw ValidationError("--mode is unguarded, guarded or stopped")
+        case "used-stopped":   // the kernel's warm-up runs guarded (what it hooks stays hooked), then stop()
+            try CrashShield.start(Kernels.configuration(for: entry.guardName))
+            _ = entry.kernel(max(iterations / 4, 1))
+            CrashShield.stop()
+        default: throw ValidationError("--mode is unguarded, guarded, stopped or used-stopped")
         }
         _ = entry.kernel(max(iterations / 4, 1))
         let ns = csb_run_measured(entry.kernel, iterations)

@@ -392,6 +392,8 @@ void css_kvo_probe_note(const char *event);
 /// Copies the event log ("enter 1\nreturn 1\n...") into `buffer`.
 void css_kvo_probe_events(char *buffer, unsigned long size);
 
+#include "CSSShapes.h"
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,119 @@
+import CrashShieldRuntime.Internal
+import Foundation
+
+/// Opt-in (`GuardCategory.uikit`): UIKit and Core Animation calls that raise, among the most frequent crashes of iOS
+/// apps. The call is skipped and reported (the receiver is left as it was); debug mode raises what UIKit raises.
+/// - `-[CALayer setPosition:]`, `setBounds:`, `setFrame:` with a NaN component (usually through `-[UIView setFrame:]`
+///   or `center`): Core Animation raises `CALayerInvalidGeometry` ("CALayer position contains NaN: [nan 43.5]").
+///   `setFrame:` sets the position it computes from the frame and the anchor point: a NaN anywhere in the frame, or
+///   a position that comes out NaN (an infinite origin and size), is stopped there.
+/// - `-[UINavigationController pushViewController:animated:]` with a controller that is already on the navigation
+///   stack (`viewControllers`, identity): UIKit raises NSInvalidArgumentException.
+///
+/// Hooked by their public class names (`CALayer`, `UINavigationController`: documented SDK classes that implement
+/// these methods themselves), only where the class exists; a subclass that overrides one of them without calling
+/// super is not guarded. Proven here with fixture classes shaped like them (`UIKitGuardTests`), on a simulator by the
+/// Apple workflow (`UIKitGuardSimulatorTests`).
+final class UIKitGuard: CrashGuard {
+    static let category = GuardCategory.uikit
+
+    /// The classes hooked. Tests put fixture classes shaped like them in their place (GNUstep has no UIKit).
+    struct ClassNames: Sendable, Equatable {
+        var layer = "CALayer"
+        var navigationController = "UINavigationController"
+        var viewController = "UIViewController"
+        var alertController = "UIAlertController"
+    }
+    /// The alert controller class of the running session (nil where there is none).
+    private static let alertClass = Locked<ObjCClass?>(nil)
+    static let classNames = Locked(ClassNames())
+
+    init() {}
+
+    func install(in context: GuardContext) throws {
+        let names = Self.classNames.current
+        if let layer = ObjCClass(named: names.layer) {
+            try context.install([Self.setPosition, Self.setBounds, Self.setFrame], on: [layer])
+        }
+        if let navigation = ObjCClass(named: names.navigationController) {
+            try context.install(Self.pushViewController, on: [navigation])
+        }
+        let alert = ObjCClass(named: names.alertController)
+        Self.alertClass.withLock { $0 = alert }
+        if alert != nil, let controller = ObjCClass(named: names.viewController) {
+            try context.install(Self.presentViewController, on: [controller])
+        }
+    }
+
+    typealias PointIMP = @convention(c) (CSRObject?, CSRSelector?, CSRPoint) -> Void
+    typealias RectIMP = @convention(c) (CSRObject?, CSRSelector?, CSRRect) -> Void
+    /// BOOL is a byte on every platform the package builds for (bool on arm64, signed char on x86_64 Apple, unsigned
+    /// char on GNUstep): passed on untouched.
+    typealias PushIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt8) -> Void
+    typealias PresentIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt8, CSRObject?) -> Void
+
+    // MARK: Core Animation geometry
+
+    static let setPosition: GuardedMethod<PointIMP> = GuardedMethod("setPosition:", .uikit) { r, cmd, point in
+        setPosition.mutation(r, cmd, valid: !point.x.isNaN && !point.y.isNaN, else: .layerPosition(point.x, point.y)) {
+            $0(r, cmd, point)
+        }
+    }
+
+    static let setBounds: GuardedMethod<RectIMP> = GuardedMethod("setBounds:", .uikit) { r, cmd, rect in
+        setBounds.mutation(r, cmd, valid: !hasNaN(rect), else: .layerBounds(rect.x, rect.y, rect.width, rect.height)) {
+            $0(r, cmd, rect)
+        }
+    }
+
+    static let setFrame: GuardedMethod<RectIMP> = GuardedMethod("setFrame:", .uikit) { r, cmd, frame in
+        let anchor = hasNaN(frame) || !frame.x.isFinite || !frame.y.isFinite ? csr_layer_anchor_point(r) : CSRPoint(x: 0.5, y: 0.5)
+        let position = CSRPoint(x: frame.x + frame.width * anchor.x, y: frame.y + frame.height * anchor.y)
+        setFrame.mutation(r, cmd, valid: !hasNaN(frame) && !position.x.isNaN && !position.y.isNaN,
+                          else: .layerPosition(position.x, position.y)) { $0(r, cmd, frame) }
+    }
+
+    private static func hasNaN(_ rect: CSRRect) -> Bool {
+        rect.x.isNaN || rect.y.isNaN || rect.width.isNaN || rect.height.isNaN
+    }
+
+    /// A coordinate as Core Animation prints it (`%g`: "nan", "320", "75.75"), with the platform's C library.
+    static func number(_ value: Double) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        csr_format_g(value, &buffer, UInt(buffer.count))
+        return String(cString: buffer)
+    }
+
+    // MARK: Navigation
+
+    static let pushViewController: GuardedMethod<PushIMP> = GuardedMethod("pushViewController:animated:", .uikit) { r, cmd, controller, animated in
+        pushViewController.mutation(r, cmd, valid: !csr_navigation_stack_contains(r, controller),
+                                    else: .pushedTwice(navigation: describe(r), controller: describe(controller),
+                                                       bundle: Bundle.main.bundleIdentifier)) {
+            $0(r, cmd, controller, animated)
+        }
+    }
+
+    // MARK: Action sheets on iPad
+
+    /// `-[UIViewController presentViewController:animated:completion:]` of an action-sheet alert without a popover
+    /// location, from a controller in a regular-width environment (an iPad): UIKit presents it as a popover and raises
+    /// NSGenericException when the transition begins. The alert gets the presenting controller's view as its source
+    /// (the centre of its bounds), then is presented; reported. Anything else is presented untouched.
+    static let presentViewController: GuardedMethod<PresentIMP> = GuardedMethod("presentViewController:animated:completion:", .uikit) {
+        r, cmd, presented, animated, completion in
+        let alert = alertClass.current
+        let lacksSource = alert.map { csr_alert_sheet_lacks_popover_source(r, presented, $0.pointer) } ?? false
+        presentViewController.guarded(r, cmd, valid: !lacksSource,
+                                      else: .actionSheetWithoutSource(alert: describe(presented), presenter: describe(r)),
+                                      unhooked: (), recovery: { original in
+            _ = csr_alert_sheet_use_presenter_view(r, presented)
+            original(r, cmd, presented, animated, completion)
+        }) { $0(r, cmd, presented, animated, completion) }
+    }
+
+    /// "Class: 0x..." as `-[NSObject description]` starts (Swift classes print their module-qualified name there).
+    private static func describe(_ object: CSRObject?) -> String {
+        "\(GuardFailure.className(object)): \(GuardFailure.address(UnsafeRawPointer(object)))"
+    }
+}

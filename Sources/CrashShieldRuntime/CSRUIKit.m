@@ -1,0 +1,89 @@
+// CSRUIKit.m: see CSRUIKit.h. Only public methods, sent after respondsToSelector:; no UIKit import (GNUstep has none).
+#import <Foundation/Foundation.h>
+#include <stdio.h>
+#include "CSRUIKit.h"
+
+/// The public methods asked, as CALayer and UINavigationController declare them (CGPoint has CSRPoint's layout).
+@protocol CSRLayerGeometry
+- (CSRPoint)anchorPoint;
+@end
+@protocol CSRNavigationStack
+- (NSArray *)viewControllers;
+@end
+
+@protocol CSRAlertSheet
+- (NSInteger)preferredStyle;
+- (id)popoverPresentationController;
+@end
+@protocol CSRPopoverSource
+- (id)sourceView;
+- (void)setSourceView:(id)view;
+- (id)barButtonItem;
+- (id)sourceItem;
+- (void)setSourceRect:(CSRRect)rect;
+@end
+@protocol CSRPresenter
+- (id)traitCollection;
+- (id)view;
+@end
+@protocol CSRTraits
+- (NSInteger)horizontalSizeClass;
+@end
+@protocol CSRViewBounds
+- (CSRRect)bounds;
+@end
+
+/// The popover of an action-sheet alert, or nil (not that class, not an action sheet, no popover).
+static id csr_alert_sheet_popover(id alert, Class alertClass) {
+    if (alert == nil || alertClass == Nil || ![alert isKindOfClass:alertClass]) return nil;
+    if (![alert respondsToSelector:@selector(preferredStyle)] || [(id<CSRAlertSheet>)alert preferredStyle] != 0) return nil;
+    if (![alert respondsToSelector:@selector(popoverPresentationController)]) return nil;
+    return [(id<CSRAlertSheet>)alert popoverPresentationController];
+}
+
+bool csr_alert_sheet_lacks_popover_source(CSRObject presenter, CSRObject presented, CSRClass alertClass) {
+    id popover = csr_alert_sheet_popover((CSR_BRIDGE id)presented, (CSR_BRIDGE Class)alertClass);
+    if (popover == nil) return false;
+    if ([popover respondsToSelector:@selector(sourceView)] && [(id<CSRPopoverSource>)popover sourceView] != nil) return false;
+    if ([popover respondsToSelector:@selector(barButtonItem)] && [(id<CSRPopoverSource>)popover barButtonItem] != nil) return false;
+    if ([popover respondsToSelector:@selector(sourceItem)] && [(id<CSRPopoverSource>)popover sourceItem] != nil) return false;
+    id controller = (CSR_BRIDGE id)presenter;
+    if (controller == nil || ![controller respondsToSelector:@selector(traitCollection)]) return false;
+    id traits = [(id<CSRPresenter>)controller traitCollection];
+    if (traits == nil || ![traits respondsToSelector:@selector(horizontalSizeClass)]) return false;
+    return [(id<CSRTraits>)traits horizontalSizeClass] == 2;   // UIUserInterfaceSizeClassRegular
+}
+
+bool csr_alert_sheet_use_presenter_view(CSRObject presenter, CSRObject presented) {
+    id popover = [(id<CSRAlertSheet>)(CSR_BRIDGE id)presented popoverPresentationController];
+    id controller = (CSR_BRIDGE id)presenter;
+    if (popover == nil || controller == nil || ![controller respondsToSelector:@selector(view)]) return false;
+    id view = [(id<CSRPresenter>)controller view];
+    if (view == nil || ![popover respondsToSelector:@selector(setSourceView:)]) return false;
+    [(id<CSRPopoverSource>)popover setSourceView:view];
+    if ([view respondsToSelector:@selector(bounds)] && [popover respondsToSelector:@selector(setSourceRect:)]) {
+        CSRRect bounds = [(id<CSRViewBounds>)view bounds];
+        CSRRect centre = { bounds.x + bounds.width / 2, bounds.y + bounds.height / 2, 0, 0 };
+        [(id<CSRPopoverSource>)popover setSourceRect:centre];
+    }
+    return true;
+}
+
+CSRPoint csr_layer_anchor_point(CSRObject layer) {
+    CSRPoint standard = { 0.5, 0.5 };
+    id object = (CSR_BRIDGE id)layer;
+    if (object == nil || ![object respondsToSelector:@selector(anchorPoint)]) return standard;
+    return [(id<CSRLayerGeometry>)object anchorPoint];
+}
+
+bool csr_navigation_stack_contains(CSRObject navigationController, CSRObject controller) {
+    id navigation = (CSR_BRIDGE id)navigationController;
+    if (navigation == nil || controller == NULL || ![navigation respondsToSelector:@selector(viewControllers)]) return false;
+    NSArray *stack = [(id<CSRNavigationStack>)navigation viewControllers];
+    if (![stack isKindOfClass:[NSArray class]]) return false;
+    return [stack indexOfObjectIdenticalTo:(CSR_BRIDGE id)controller] != NSNotFound;
+}
+
+void csr_format_g(double value, char *buffer, unsigned long size) {
+    if (buffer != NULL && size > 0) snprintf(buffer, size, "%g", value);
+}

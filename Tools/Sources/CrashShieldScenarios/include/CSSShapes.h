@@ -1,0 +1,69 @@
+// CSSShapes.h: methods of every argument shape, for the pass-throughs that stopped overrides become
+// (CSRPassThrough.h). CSSShapeBase implements them; CSSShapeView (and classes made from it at run time) only inherits
+// them, so a hook there is an added override. Each function sends the real message.
+#ifndef CSS_SHAPES_H
+#define CSS_SHAPES_H
+
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+
+/// A rect as four doubles (NSRect / CGRect: 32 bytes, on the stack on x86_64, in d0-d3 on arm64).
+typedef struct CSSShapeRect { double x, y, width, height; } CSSShapeRect;
+
+/// `-scaled:(double)` -> double: 1.5 x factor.
+double css_shape_scaled(void *object, double factor);
+/// `-areaOf:(NSRect)` -> double: width x height + x + y.
+double css_shape_area(void *object, CSSShapeRect rect);
+/// `-rectScaledBy:(double)` -> NSRect (returned in memory): {1, 2, 3, 4} x factor.
+CSSShapeRect css_shape_rect_scaled(void *object, double factor);
+/// `-mixed:(long) number:(double) rect:(NSRect) single:(float)` -> double: the sum of every field.
+double css_shape_mixed(void *object, long a, double b, CSSShapeRect rect, float c);
+/// `-sumOf:(long)count, ...` (variadic longs) -> long: the sum of the three.
+long css_shape_sum(void *object, long a, long b, long c);
+/// `-setAlpha:(double)` and `-setNeedsDisplayInRect:(NSRect)` (UIView's shapes): the last value each got.
+void css_shape_set_alpha(void *object, double alpha);
+double css_shape_alpha(void *object);
+void css_shape_set_needs_display(void *object, CSSShapeRect rect);
+CSSShapeRect css_shape_last_rect(void *object);
+
+#ifdef __cplusplus
+}
+#endif
+
+
+
+// Fixture classes shaped like CALayer and UINavigationController (GNUstep has neither), for the opt-in UIKit guard:
+// CSSLayer keeps a position, bounds and anchor point and raises what Core Animation raises for NaN geometry;
+// CSSNavigationController keeps a stack and raises what UIKit raises for a controller pushed twice.
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void *css_layer_new(void);
+void css_layer_set_position(void *layer, double x, double y);
+void css_layer_set_bounds(void *layer, CSSShapeRect bounds);
+void css_layer_set_frame(void *layer, CSSShapeRect frame);
+void css_layer_set_anchor(void *layer, double x, double y);
+/// Position x, y, then bounds x, y, width, height, into `out` (6 doubles).
+void css_layer_geometry(void *layer, double *out);
+void *css_navigation_new(void);
+void *css_view_controller_new(void);
+void css_navigation_push(void *navigation, void *controller, bool animated);
+long css_navigation_count(void *navigation);
+/// Like a UIViewController in a regular-width (iPad) or compact environment, and a UIAlertController (style 0: action
+/// sheet; 1: alert) with or without a popover presentation controller.
+void *css_presenter_new(bool regularWidth);
+void *css_alert_new(long style, bool withPopover);
+void css_presenter_present(void *presenter, void *alert);
+long css_presenter_presentations(void *presenter);
+/// Whether the alert's popover got a source view; its source rect into `rect` (4 doubles).
+bool css_alert_source(void *alert, double *rect);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
