@@ -29,6 +29,12 @@ CSRObject csr_string_create(const char *utf8) {
     return CSR_PASS_AUTORELEASED_NEW(string);
 }
 
+CSRObject csr_cocoa_error_create(long code, const char *debugDescription) {
+    NSString *text = [NSString stringWithUTF8String: debugDescription ? debugDescription : ""];
+    NSDictionary *info = [NSDictionary dictionaryWithObject: text ? text : @"" forKey: @"NSDebugDescription"];
+    return CSR_PASS_AUTORELEASED([NSError errorWithDomain: NSCocoaErrorDomain code: code userInfo: info]);
+}
+
 void csr_with_autorelease_pool(void (*body)(void *context), void *context) {
     @autoreleasepool { body(context); }
 }

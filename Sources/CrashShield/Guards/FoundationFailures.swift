@@ -405,6 +405,43 @@ extension Violation {
     }
 }
 
+extension Violation {
+    /// `-[NSUserDefaults setObject:forKey:]` with a value that is not a property list: GNUstep `attempt to set non
+    /// property list object (%@) for key (%@)` (NSUserDefaults.m); Apple `Attempt to insert non-property list object
+    /// %@ for key %@` (no `*** `, no method: steamclock/bluejay#44, yakovmanshin/YMFF#147).
+    static func nonPropertyListDefault(value: String, key: String) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: "store only property lists (no NSNull, no custom objects; archive them to NSData)") { _ in
+            FoundationRules.isApple ? "Attempt to insert non-property list object \(value) for key \(key)"
+                : "attempt to set non property list object (\(value)) for key (\(key))"
+        }
+    }
+}
+
+extension Violation {
+    /// NSJSONSerialization, Apple's rules only (GNUstep answers nil and an NSError). Apple's texts from public crash
+    /// logs: `data parameter is nil` (marcuswestin/WebViewJavascriptBridge#236), `*** +[NSJSONSerialization
+    /// dataWithJSONObject:options:error:]: Invalid top-level type in JSON write` (kasketis/netfox#33), `Invalid type in
+    /// JSON write (Demo.SearchItemResult)` (johnlui/Pitaya#7); the number and key texts are unverified.
+    static let nilJSONData = Violation(ExceptionName.invalidArgument, hint: "check the data for nil before parsing it (a failed request?)") { _ in
+        "data parameter is nil"
+    }
+    static let invalidJSONTopLevel = Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in
+        "*** +[NSJSONSerialization dataWithJSONObject:options:error:]: Invalid top-level type in JSON write"
+    }
+    static func invalidJSONType(_ className: String) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in "Invalid type in JSON write (\(className))" }
+    }
+    /// `NaN` or `infinite`.
+    static func invalidJSONNumber(_ kind: String) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in "Invalid number value (\(kind)) in JSON write" }
+    }
+    static let invalidJSONKey = Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in "Invalid (non-string) key in JSON dictionary" }
+}
+
+extension Hint {
+    static let json = "check the object with +[NSJSONSerialization isValidJSONObject:] before writing it"
+}
+
 // MARK: UIKit and Core Animation (the opt-in UIKit guard)
 
 /// What Core Animation and UIKit raise for the calls the UIKit guard stops, in their own words (public crash logs:

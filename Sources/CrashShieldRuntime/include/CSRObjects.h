@@ -15,6 +15,11 @@ bool csr_string_copyUTF8(CSRObject string, char *buffer, size_t size);
 /// A new NSString from UTF-8 (NULL: the empty string). +0, autoreleased: alive until the current autorelease pool
 /// drains (call it inside one; under ARC too, see CSRMemory.h).
 CSRObject csr_string_create(const char *utf8);
+
+/// A new NSError in NSCocoaErrorDomain with `code` and `debugDescription` (NSDebugDescription in its userInfo, as
+/// Foundation's own JSON errors carry), autoreleased (+0, in the current pool): what a method with an error
+/// parameter hands its caller.
+CSRObject csr_cocoa_error_create(long code, const char *debugDescription);
 /// Runs `body(context)` inside a fresh autorelease pool.
 void csr_with_autorelease_pool(void (*body)(void *context), void *context);
 

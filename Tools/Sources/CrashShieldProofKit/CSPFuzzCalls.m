@@ -281,6 +281,27 @@ CALL(data_initWithBase64Data) {
 CALL(number_compare) { out_int(out, [(NSNumber *)r compare: O0]); }
 CALL(number_isEqualToNumber) { out_bool(out, [(NSNumber *)r isEqualToNumber: O0]); }
 CALL(date_compare) { out_int(out, [(NSDate *)r compare: O0]); }
+/// The value stored under a key that held "kept": what the key holds after (the key removed again), so a skipped
+/// write shows as "kept".
+CALL(defaults_setObjectForKey) {
+    NSUserDefaults *defaults = r;
+    [defaults setObject: @"kept" forKey: @"CSPFuzzDefaultsKey"];
+    [defaults setObject: O0 forKey: @"CSPFuzzDefaultsKey"];
+    out_object(out, [defaults objectForKey: @"CSPFuzzDefaultsKey"]);
+    [defaults removeObjectForKey: @"CSPFuzzDefaultsKey"];
+}
+/// A value wrapped in an array and a dictionary: the check walks into containers.
+CALL(defaults_setNestedObjectForKey) {
+    NSUserDefaults *defaults = r;
+    id nested = O0 ? [NSArray arrayWithObjects: @"x", [NSDictionary dictionaryWithObject: O0 forKey: @"k"], nil] : nil;
+    [defaults setObject: @"kept" forKey: @"CSPFuzzDefaultsKey"];
+    [defaults setObject: nested forKey: @"CSPFuzzDefaultsKey"];
+    out_object(out, [defaults objectForKey: @"CSPFuzzDefaultsKey"]);
+    [defaults removeObjectForKey: @"CSPFuzzDefaultsKey"];
+}
+CALL(urlc_fileURLWithPath) { out_object(out, [[(Class)r fileURLWithPath: O0] absoluteString]); }
+CALL(urlc_fileURLWithPathIsDirectory) { out_object(out, [[(Class)r fileURLWithPath: O0 isDirectory: YES] absoluteString]); }
+CALL(urlc_initFileURLWithPath) { out_object(out, [CSP_AUTORELEASE([[(Class)r alloc] initFileURLWithPath: O0]) absoluteString]); }
 CALL(stringc_withFormat) { out_object(out, [(Class)r stringWithFormat: @"<%@>", O0]); }
 
 // MARK: NSAttributedString, NSMutableAttributedString
@@ -582,6 +603,12 @@ static const CSPEntry csp_entries[] = {
     { "NSNumber compare:", CSPFamilyNumber, ARGS(CSPArgObject), number_compare, true },
     { "NSNumber isEqualToNumber:", CSPFamilyNumber, ARGS(CSPArgObject), number_isEqualToNumber, true },
     { "NSDate compare:", CSPFamilyDate, ARGS(CSPArgObject), date_compare, true },
+    { "NSUserDefaults setObject:forKey:", CSPFamilyUserDefaults, ARGS(CSPArgObject), defaults_setObjectForKey, true },
+    { "NSUserDefaults setObject:forKey: (dictionaries)", CSPFamilyUserDefaults, ARGS(CSPArgDictionary), defaults_setObjectForKey, true },
+    { "NSUserDefaults setObject:forKey: (nested)", CSPFamilyUserDefaults, ARGS(CSPArgObject), defaults_setNestedObjectForKey, true },
+    { "NSURL fileURLWithPath:", CSPFamilyURLClass, ARGS(CSPArgString), urlc_fileURLWithPath, true },
+    { "NSURL fileURLWithPath:isDirectory:", CSPFamilyURLClass, ARGS(CSPArgString), urlc_fileURLWithPathIsDirectory, true },
+    { "alloc, initFileURLWithPath:", CSPFamilyURLClass, ARGS(CSPArgString), urlc_initFileURLWithPath, true },
     { "NSAttributedString attributedSubstringFromRange:", FR, ARGS(CSPArgRange), attr_substringFromRange, true },
     { "NSAttributedString attributesAtIndex:effectiveRange:", FR, ARGS(CSPArgIndex), attr_attributesAtIndex, true },
     { "NSAttributedString attribute:atIndex:effectiveRange:", FR, ARGS(CSPArgAttributeName, CSPArgIndex), attr_attributeAtIndex, true },

@@ -31,6 +31,8 @@ typedef enum CSPFamily {
     CSPFamilyMutableData = 1 << 22,
     CSPFamilyNumber = 1 << 23,
     CSPFamilyDate = 1 << 24,
+    CSPFamilyUserDefaults = 1 << 25,
+    CSPFamilyURLClass = 1 << 26,
 } CSPFamily;
 
 typedef struct CSPReceiverKind {

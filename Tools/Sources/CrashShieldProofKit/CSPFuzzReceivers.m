@@ -203,6 +203,8 @@ static id number_zero_float(void) { return [NSNumber numberWithFloat: 0]; }
 static id number_bool(void) { return [NSNumber numberWithBool: YES]; }
 static id date_fixed(void) { return [NSDate dateWithTimeIntervalSince1970: 3]; }
 static id date_distant_past(void) { return [NSDate distantPast]; }
+static id defaults_standard(void) { return [NSUserDefaults standardUserDefaults]; }
+static id url_class(void) { return [NSURL class]; }
 static id mdata_bytes(void) { return [NSMutableData dataWithBytes: "hello" length: 5]; }
 static id mdata_capacity(void) {
     NSMutableData *data = [NSMutableData dataWithCapacity: 64];
@@ -415,6 +417,8 @@ static const CSPReceiverKind csp_receivers[] = {
     { "number.bool", CSPFamilyNumber, number_bool, true },
     { "date.fixed", CSPFamilyDate, date_fixed, true },
     { "date.distantPast", CSPFamilyDate, date_distant_past, true },
+    { "userDefaults.standard", CSPFamilyUserDefaults, defaults_standard, true },
+    { "urlClass", CSPFamilyURLClass, url_class, true },
 };
 
 const CSPReceiverKind *csp_receiver_kinds(uint32_t *count) {

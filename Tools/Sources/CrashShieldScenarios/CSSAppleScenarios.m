@@ -55,6 +55,39 @@ static const char *cacheSetNilObjectWithCost(void) {
     return css_format("k=%s", css_describe([cache objectForKey: @"k"]));
 }
 
+/// What a JSON call gave: its result (nil) and the error it set.
+static const char *jsonOutcome(id result, NSError *error) {
+    return css_format("%s error=%s %ld", result ? css_describe(result) : "nil",
+                      error ? [[error domain] UTF8String] : "none", error ? (long)[error code] : 0L);
+}
+static const char *jsonObjectWithNilData(void) {
+    NSError *error = nil;
+    id result = [NSJSONSerialization JSONObjectWithData: css_opaque(nil) options: 0 error: &error];
+    return jsonOutcome(result, error);
+}
+static const char *jsonWrite(id object) {
+    NSError *error = nil;
+    NSData *data = [NSJSONSerialization dataWithJSONObject: css_opaque(object) options: 0 error: &error];
+    return jsonOutcome(data, error);
+}
+static const char *jsonWriteURL(void) {
+    return jsonWrite([NSArray arrayWithObjects: @"a", [NSDictionary dictionaryWithObject: [NSURL URLWithString: @"https://example.com"] forKey: @"u"], nil]);
+}
+static const char *jsonWriteNaN(void) {
+    return jsonWrite([NSDictionary dictionaryWithObject: [NSNumber numberWithDouble: 0.0 / 0.0] forKey: @"n"]);
+}
+static const char *jsonWriteNumberKey(void) {
+    return jsonWrite([NSDictionary dictionaryWithObject: @"one" forKey: [NSNumber numberWithInt: 1]]);
+}
+static const char *jsonWriteTopLevelString(void) { return jsonWrite(@"fragment"); }
+static const char *jsonWriteNil(void) { return jsonWrite(nil); }
+/// Infinity deep in an array, and no error pointer (the caller asked for no NSError).
+static const char *jsonWriteInfinityWithoutError(void) {
+    NSArray *object = [NSArray arrayWithObject: [NSArray arrayWithObjects: @"x", [NSNull null], [NSNumber numberWithDouble: 1.0 / 0.0], nil]];
+    NSData *data = [NSJSONSerialization dataWithJSONObject: css_opaque(object) options: 0 error: NULL];
+    return data ? css_describe(data) : "nil";
+}
+
 static const CSSScenario css_apple_table[] = {
     { "mutableDictionary.removeObjectForKey.nilKey", "container", "removeObjectForKey:", "NSInvalidArgumentException", "{k=v}", 1, removeObjectForNilKey },
     { "mutableDictionary.subscriptSet.nilKeyNilObject", "container", "setObject:forKeyedSubscript:", "NSInvalidArgumentException", "{k=v}", 1, subscriptRemoveNilKey },
@@ -63,6 +96,13 @@ static const CSSScenario css_apple_table[] = {
     { "string.stringByAppendingString.nil", "string", "stringByAppendingString:", "NSInvalidArgumentException", "[ab] receiver=[ab]", 1, stringByAppendingNil },
     { "cache.setObjectForKey.nilObject", "container", "setObject:forKey:", "NSInvalidArgumentException", "k=v", 1, cacheSetNilObject },
     { "cache.setObjectForKeyCost.nilObject", "container", "setObject:forKey:cost:", "NSInvalidArgumentException", "k=nil", 1, cacheSetNilObjectWithCost },
+    { "json.JSONObjectWithData.nil", "container", "JSONObjectWithData:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonObjectWithNilData },
+    { "json.dataWithJSONObject.nestedURL", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonWriteURL },
+    { "json.dataWithJSONObject.NaN", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonWriteNaN },
+    { "json.dataWithJSONObject.numberKey", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonWriteNumberKey },
+    { "json.dataWithJSONObject.topLevelString", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonWriteTopLevelString },
+    { "json.dataWithJSONObject.nil", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonWriteNil },
+    { "json.dataWithJSONObject.infinityWithoutError", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil", 1, jsonWriteInfinityWithoutError },
 };
 
 /// Apple's reason for each row above, in order (sources: Docs/AppleRuntime.md §13). `appendString:` raises through
@@ -75,6 +115,13 @@ static const char *const css_apple_reasons[] = {
     "*** -[NSTaggedPointerString stringByAppendingString:]: nil argument",
     "-[NSCache setObject:forKey:cost:]: attempt to insert nil value (key: k)",
     "-[NSCache setObject:forKey:cost:]: attempt to insert nil value (key: k)",
+    "data parameter is nil",
+    "Invalid type in JSON write (NSURL)",
+    "Invalid number value (NaN) in JSON write",
+    "Invalid (non-string) key in JSON dictionary",
+    "*** +[NSJSONSerialization dataWithJSONObject:options:error:]: Invalid top-level type in JSON write",
+    "*** +[NSJSONSerialization dataWithJSONObject:options:error:]: Invalid top-level type in JSON write",
+    "Invalid number value (infinite) in JSON write",
 };
 _Static_assert(sizeof css_apple_table / sizeof css_apple_table[0] == sizeof css_apple_reasons / sizeof css_apple_reasons[0],
                "one reason per Apple-only scenario");
@@ -112,6 +159,24 @@ const char *css_valid_apple_only_calls(void) {
     [cache setObject: @"v" forKey: @"k"];
     [cache setObject: @"w" forKey: @"k2" cost: 3];
     [log appendFormat: @"cache=%@,%@\n", [cache objectForKey: @"k"], [cache objectForKey: @"k2"]];
+    // JSON Apple accepts: nested containers of every valid type, a fragment where fragments are allowed, and the
+    // failures it reports as errors (undecodable data), written and read back.
+    NSDictionary *nested = [NSDictionary dictionaryWithObjectsAndKeys:
+        [NSArray arrayWithObjects: @"s", [NSNumber numberWithInt: 1], [NSNumber numberWithDouble: 2.5], [NSNull null],
+                                   [NSDictionary dictionary], [NSArray array], [NSNumber numberWithBool: YES], nil], @"a",
+        [NSMutableDictionary dictionaryWithObject: [NSMutableArray arrayWithObject: @"m"] forKey: @"k"], @"b", nil];
+    NSError *error = nil;
+    NSData *written = [NSJSONSerialization dataWithJSONObject: nested options: 0 error: &error];
+    id read = written ? [NSJSONSerialization JSONObjectWithData: written options: 0 error: &error] : nil;
+    [log appendFormat: @"json.roundTrip=%s equal=%d error=%ld\n", written ? "data" : "nil", [read isEqual: nested], (long)[error code]];
+    NSData *fragment = [NSJSONSerialization dataWithJSONObject: @"f" options: 4 /* NSJSONWritingFragmentsAllowed */ error: NULL];
+    [log appendFormat: @"json.fragment=%s\n", fragment ? "data" : "nil"];
+    NSData *fragmentNumber = [NSJSONSerialization dataWithJSONObject: [NSNumber numberWithInt: 3] options: 4 error: NULL];
+    [log appendFormat: @"json.fragmentNumber=%s\n", fragmentNumber ? "data" : "nil"];
+    error = nil;
+    id garbage = [NSJSONSerialization JSONObjectWithData: [@"{nope" dataUsingEncoding: NSUTF8StringEncoding] options: 0 error: &error];
+    [log appendFormat: @"json.garbage=%s error=%s\n", garbage ? "object" : "nil", error ? [[error domain] UTF8String] : "none"];
+    [log appendFormat: @"json.valid=%d,%d\n", [NSJSONSerialization isValidJSONObject: nested], [NSJSONSerialization isValidJSONObject: @"f"]];
     return [log UTF8String];
 }
 

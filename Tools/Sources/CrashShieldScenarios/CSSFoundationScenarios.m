@@ -125,6 +125,28 @@ static const char *dateCompareNil(void) {
 static const char *distantPastCompareNil(void) { return css_format("%ld", (long)[css_opaque([NSDate distantPast]) compare: css_opaque(nil)]); }
 #endif
 
+// MARK: NSUserDefaults values that are not property lists
+
+static NSString *const css_plist_key = @"CrashShieldPlistKey";
+/// Stores "kept" under the key, then `value`; describes what the key holds after (the key removed again).
+static const char *defaultsAfterSetting(id value) {
+    NSUserDefaults *d = css_opaque([NSUserDefaults standardUserDefaults]);
+    [d setObject: @"kept" forKey: css_plist_key];
+    [d setObject: css_opaque(value) forKey: css_plist_key];
+    const char *stored = css_format("stored=%s", css_describe([d objectForKey: css_plist_key]));
+    [d removeObjectForKey: css_plist_key];
+    return stored;
+}
+static NSURL *exampleURL(void) { return [NSURL URLWithString: @"https://example.com/a"]; }
+static const char *defaultsSetNullInDictionary(void) {
+    return defaultsAfterSetting([NSDictionary dictionaryWithObject: [NSNull null] forKey: @"a"]);
+}
+static const char *defaultsSetNestedNull(void) {
+    NSDictionary *inner = [NSDictionary dictionaryWithObject: [NSArray arrayWithObjects: @"x", [NSNull null], nil] forKey: @"b"];
+    return defaultsAfterSetting([NSArray arrayWithObjects: [NSNumber numberWithInt: 1], inner, nil]);
+}
+static const char *defaultsSetURL(void) { return defaultsAfterSetting(exampleURL()); }
+
 static const CSSScenario css_foundation_table[] = {
     { "string.stringWithCStringEncoding.null", "string", "stringWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, stringWithCStringEncodingNull },
     { "string.initWithCStringEncoding.null", "string", "initWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, initWithCStringEncodingNull },
@@ -153,6 +175,9 @@ static const CSSScenario css_foundation_table[] = {
     { "mutableArray.replaceObjectsAtIndexes.pastEnd", "container", "replaceObjectsAtIndexes:withObjects:", "NSRangeException", "a,b,c", 1, replaceObjectsAtIndexesPastEnd },
     { "url.fileURLWithPath.nil", "container", "initFileURLWithPath:", "NSInvalidArgumentException", "nil", 1, fileURLWithPathNil },
     { "url.initFileURLWithPathIsDirectory.nil", "container", "initFileURLWithPath:isDirectory:", "NSInvalidArgumentException", "nil", 1, initFileURLWithPathIsDirectoryNil },
+    { "userDefaults.setObjectForKey.nullInDictionary", "container", "setObject:forKey:", "NSInvalidArgumentException", "stored=kept", 1, defaultsSetNullInDictionary },
+    { "userDefaults.setObjectForKey.nestedNull", "container", "setObject:forKey:", "NSInvalidArgumentException", "stored=kept", 1, defaultsSetNestedNull },
+    { "userDefaults.setObjectForKey.url", "container", "setObject:forKey:", "NSInvalidArgumentException", "stored=kept", 1, defaultsSetURL },
 #if !defined(__APPLE__)
     { "date.compare.nil", "container", "compare:", "NSInvalidArgumentException", "1", 1, dateCompareNil },
     { "distantPast.compare.nil", "container", "compare:", "NSInvalidArgumentException", "1", 1, distantPastCompareNil },
@@ -325,6 +350,37 @@ static id pIsEqualToDate(id d, NSUInteger i) {
     return [d isEqualToDate: (i % 2 ? nil : [NSDate dateWithTimeIntervalSince1970: (double)i])] ? @"YES" : @"NO";
 }
 
+static id standardDefaults(void) { return [NSUserDefaults standardUserDefaults]; }
+/// `value` stored under a key holding "kept": what the key holds after (the key removed again).
+static id defaultsSet(id d, id value) {
+    [d setObject: @"kept" forKey: css_plist_key];
+    [d setObject: value forKey: css_plist_key];
+    NSString *stored = [NSString stringWithUTF8String: css_describe([d objectForKey: css_plist_key])];
+    [d removeObjectForKey: css_plist_key];
+    return stored;
+}
+static NSDate *epoch(void) { return [NSDate dateWithTimeIntervalSince1970: 0]; }
+static NSData *someData(void) { return [@"data" dataUsingEncoding: NSUTF8StringEncoding]; }
+static NSDictionary *one(id key, id value) { return [NSDictionary dictionaryWithObject: value forKey: key]; }
+#define CSS_DEFAULTS_PROBE(name, expression) static id pDefaults##name(id d, NSUInteger i) { (void)i; return defaultsSet(d, (expression)); }
+CSS_DEFAULTS_PROBE(String, @"s")
+CSS_DEFAULTS_PROBE(Number, [NSNumber numberWithDouble: 3.5])
+CSS_DEFAULTS_PROBE(Bool, [NSNumber numberWithBool: YES])
+CSS_DEFAULTS_PROBE(Data, someData())
+CSS_DEFAULTS_PROBE(Date, epoch())
+CSS_DEFAULTS_PROBE(EmptyArray, [NSArray array])
+CSS_DEFAULTS_PROBE(EmptyDictionary, [NSMutableDictionary dictionary])
+CSS_DEFAULTS_PROBE(Nested, one(@"a", ([NSArray arrayWithObjects: [NSNumber numberWithInt: 1], @"x", someData(), epoch(),
+                                      one(@"b", [NSMutableArray arrayWithObject: one(@"c", @"d")]), nil])))
+CSS_DEFAULTS_PROBE(NumberKey, one([NSNumber numberWithInt: 1], @"one"))
+CSS_DEFAULTS_PROBE(DateKey, one(epoch(), @"v"))
+CSS_DEFAULTS_PROBE(Null, [NSNull null])
+CSS_DEFAULTS_PROBE(NullInDictionary, one(@"a", [NSNull null]))
+CSS_DEFAULTS_PROBE(NullKey, one([NSNull null], @"v"))
+CSS_DEFAULTS_PROBE(URL, exampleURL())
+CSS_DEFAULTS_PROBE(URLDeep, one(@"a", [NSArray arrayWithObjects: @"x", one(@"b", [NSArray arrayWithObject: exampleURL()]), nil]))
+CSS_DEFAULTS_PROBE(Set, [NSSet setWithObject: @"s"])
+
 static const CSSProbe css_foundation_probe_table[] = {
     CSS_FOUNDATION_EDGE_PROBES("string.getCharacters:range:", 5, freshHello, rGetCharacters),
     CSS_FOUNDATION_EDGE_PROBES("constantString.getCharacters:range:", 5, freshConstantHello, rGetCharacters),
@@ -377,9 +433,35 @@ static const CSSProbe css_foundation_probe_table[] = {
     { "date.compare:(d|nil)", 5, freshDate, pDateCompare },
     { "distantFuture.compare:(d|nil)", 5, freshDistantFuture, pDateCompare },
     { "date.isEqualToDate:(d|nil)", 5, freshDate, pIsEqualToDate },
+    { "userDefaults.setObject:String forKey:", -1, standardDefaults, pDefaultsString },
+    { "userDefaults.setObject:Number forKey:", -1, standardDefaults, pDefaultsNumber },
+    { "userDefaults.setObject:Bool forKey:", -1, standardDefaults, pDefaultsBool },
+    { "userDefaults.setObject:Data forKey:", -1, standardDefaults, pDefaultsData },
+    { "userDefaults.setObject:Date forKey:", -1, standardDefaults, pDefaultsDate },
+    { "userDefaults.setObject:EmptyArray forKey:", -1, standardDefaults, pDefaultsEmptyArray },
+    { "userDefaults.setObject:EmptyDictionary forKey:", -1, standardDefaults, pDefaultsEmptyDictionary },
+    { "userDefaults.setObject:Nested forKey:", -1, standardDefaults, pDefaultsNested },
+    { "userDefaults.setObject:NumberKey forKey:", -1, standardDefaults, pDefaultsNumberKey },
+    { "userDefaults.setObject:DateKey forKey:", -1, standardDefaults, pDefaultsDateKey },
+    { "userDefaults.setObject:Null forKey:", -1, standardDefaults, pDefaultsNull },
+    { "userDefaults.setObject:NullInDictionary forKey:", -1, standardDefaults, pDefaultsNullInDictionary },
+    { "userDefaults.setObject:NullKey forKey:", -1, standardDefaults, pDefaultsNullKey },
+    { "userDefaults.setObject:URL forKey:", -1, standardDefaults, pDefaultsURL },
+    { "userDefaults.setObject:URLDeep forKey:", -1, standardDefaults, pDefaultsURLDeep },
+    { "userDefaults.setObject:Set forKey:", -1, standardDefaults, pDefaultsSet },
 };
 
 const CSSProbe *css_foundation_probes(int *count) {
     *count = (int)(sizeof css_foundation_probe_table / sizeof css_foundation_probe_table[0]);
     return css_foundation_probe_table;
+}
+
+const char *css_defaults_set_null_under_empty_key(void) {
+    NSUserDefaults *d = css_opaque([NSUserDefaults standardUserDefaults]);
+    @try {
+        [d setObject: [NSNull null] forKey: css_opaque(@"")];
+    } @catch (NSException *exception) {
+        return css_format("%s: %s", [[exception name] UTF8String], [[exception reason] UTF8String]);
+    }
+    return "none";
 }

@@ -41,7 +41,8 @@ final class AppleRulesTests: XCTestCase {
     /// `setObject:forKey:` under both rules).
     static let appleOnlySelectors: Set<String> = ["removeObjectForKey:", "removeObject:", "appendString:",
                                                   "stringByAppendingString:", "NSCache setObject:forKey:cost:",
-                                                  "NSCache setObject:forKey:"]
+                                                  "NSCache setObject:forKey:", "JSONObjectWithData:options:error:",
+                                                  "dataWithJSONObject:options:error:"]
 
     override func tearDown() {
         FoundationRules.current = FoundationRules.platform
@@ -51,7 +52,8 @@ final class AppleRulesTests: XCTestCase {
     func testTheCatalogHasEveryAppleOnlyCall() {
         XCTAssertEqual(Set(AppleCase.all.map(\.selector)),
                        ["removeObjectForKey:", "removeObject:", "appendString:", "stringByAppendingString:",
-                        "setObject:forKey:cost:", "setObject:forKey:", "setObject:forKeyedSubscript:"])
+                        "setObject:forKey:cost:", "setObject:forKey:", "setObject:forKeyedSubscript:",
+                        "JSONObjectWithData:options:error:", "dataWithJSONObject:options:error:"])
     }
 
     /// Release mode: the call is stopped, the caller gets the receiver untouched, one report names Apple's exception

@@ -243,4 +243,85 @@ final class FoundationFamilyTests: ShieldTestCase {
         }
         #endif
     }
+
+    // MARK: NSUserDefaults values that are not property lists
+
+    /// Property lists (scalars, nested and mutable containers, and the number- and date-keyed dictionaries GNUstep
+    /// accepts) stored as without CrashShield; NSNull, URLs and sets, at the top or deep inside, stopped with GNUstep's
+    /// exact reason and the key left holding what it held.
+    func testUserDefaultsValuesBehaveAsFoundation() throws {
+        let compared = try assertProbesBehaveAsFoundation(Probe.all("userDefaults."), selector: "setObject:forKey:")
+        XCTAssertEqual(compared, 16)
+    }
+
+    func testNonPropertyListDefaultsReasonsAreGNUstepsAndTheDefaultsAreUnchanged() throws {
+        #if !canImport(Darwin)
+        let invalid = "NSInvalidArgumentException"
+        try assertReports(["userDefaults.setObjectForKey.nullInDictionary":
+                               (invalid, "attempt to set non property list object ({a = \"<null>\"; }) for key (CrashShieldPlistKey)"),
+                           "userDefaults.setObjectForKey.url":
+                               (invalid, "attempt to set non property list object (https://example.com/a) for key (CrashShieldPlistKey)")],
+                          selector: "setObject:forKey:")
+        #endif
+    }
+
+    /// GNUstep checks the key first: an empty key with a value that is no property list raises GNUstep's bad-key
+    /// reason, which CrashShield leaves to it (no report, the same exception).
+    func testABadKeyBeforeABadValueIsLeftToGNUstep() throws {
+        #if !canImport(Darwin)
+        func setNullUnderEmptyKey() -> String {
+            var raised = ""
+            withAutoreleasePool { raised = String(cString: css_defaults_set_null_under_empty_key()) }
+            return raised
+        }
+        let foundation = setNullUnderEmptyKey()
+        XCTAssertEqual(foundation, "NSInvalidArgumentException: attempt to set object with bad key ()")
+        try withShield(Configuration(guards: .all)) { sink in
+            let guarded = setNullUnderEmptyKey()
+            CrashShield.flush()
+            XCTAssertEqual(guarded, foundation)
+            XCTAssertEqual(sink.reports.count, 0)
+        }
+        #endif
+    }
+
+    /// Apple's rules, emulated: only string keys (a number- or date-keyed dictionary is stopped), Apple's reason; the
+    /// valid values still stored.
+    func testNonPropertyListDefaultsUnderAppleRules() throws {
+        #if !canImport(Darwin)
+        try underAppleRules {
+            // A date key's description depends on the time zone: its reason is checked around it.
+            let expected = [
+                "NumberKey": "Attempt to insert non-property list object {1 = one; } for key CrashShieldPlistKey",
+                "DateKey": "Attempt to insert non-property list object {\"* = v; } for key CrashShieldPlistKey",
+                "NullInDictionary": "Attempt to insert non-property list object {a = \"<null>\"; } for key CrashShieldPlistKey",
+            ]
+            for (name, reason) in expected.sorted(by: { $0.key < $1.key }) {
+                let probe = try XCTUnwrap(Probe.all("userDefaults.setObject:\(name) forKey:").first, name)
+                try withShield(Configuration(guards: .all)) { sink in
+                    let outcome = try XCTUnwrap(probe.run(0))
+                    XCTAssertNil(outcome.raised, name)
+                    XCTAssertEqual(outcome.result, "kept", "\(name): the defaults unchanged")
+                    CrashShield.flush()
+                    XCTAssertEqual(sink.reports.count, 1, name)
+                    let parts = reason.components(separatedBy: "*")
+                    let reported = sink.reports.first?.reason ?? ""
+                    XCTAssertTrue(reported.hasPrefix(parts[0]) && reported.hasSuffix(parts.last!), "\(name): \(reported)")
+                    if parts.count == 1 { XCTAssertEqual(reported, reason, name) }
+                    XCTAssertEqual(sink.reports.first?.exceptionName, "NSInvalidArgumentException", name)
+                }
+            }
+            try withShield(Configuration(guards: .all)) { sink in
+                for name in ["String", "Nested", "EmptyDictionary", "Date", "Data"] {
+                    let probe = try XCTUnwrap(Probe.all("userDefaults.setObject:\(name) forKey:").first, name)
+                    let outcome = try XCTUnwrap(probe.run(0))
+                    XCTAssertNil(outcome.raised, name)
+                    XCTAssertNotEqual(outcome.result, "kept", "\(name): stored")
+                }
+                CrashShield.flush()
+                XCTAssertEqual(sink.reports.count, 0)
+            }
+        }
+        #endif
+    }
 }

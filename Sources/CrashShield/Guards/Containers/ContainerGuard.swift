@@ -29,6 +29,7 @@ final class ContainerGuard: CrashGuard {
         try ArrayIndexSetHooks.install(in: context)
         try FileURLHooks.install(in: context)
         try DateHooks.install(in: context)
+        try JSONHooks.install(in: context)
     }
 
     /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.

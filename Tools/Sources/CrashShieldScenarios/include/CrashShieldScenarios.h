@@ -57,6 +57,9 @@ const char *css_variadic_apple_rules_reason(int scenario);
 /// Valid calls of the variadic methods (many formats and arguments, objects-and-keys lists up to 70 pairs) and of
 /// NSUserDefaults' setters, as one text (identical with and without CrashShield, under either rules). In a pool.
 const char *css_valid_variadic_calls(void);
+/// `[[NSUserDefaults standardUserDefaults] setObject: NSNull forKey: @""]`: what it raised ("name: reason"), or
+/// "none". GNUstep checks the key before the value. Call inside a pool.
+const char *css_defaults_set_null_under_empty_key(void);
 
 /// Valid calls (the differential test): a text describing every result, identical with and without CrashShield.
 const char *css_valid_container_calls(void);
