@@ -8,7 +8,7 @@
 #   2. only IncidentPath.swift raises for a guard: no other Swift file of the library calls `csr_raise(` or
 #      `NSException.raise`;
 #   3. the C layer raises for no guard: `csr_raise(` appears only in CSRException.m (its definition) and in
-#      CSRLifetime.m's zombie message when no incident handler is registered (nothing Swift could judge);
+#      CSRZombie.m's zombie message when no incident handler is registered (nothing Swift could judge);
 #   4. the hook engine (Sources/CrashShield/Runtime/) names no guard type and no part of the failure path: guards
 #      name the engine, not the reverse.
 #   scripts/check-incident-path.sh [PACKAGE_ROOT]     (default: this package)
@@ -31,11 +31,11 @@ hits=$(code 'csr_raise\(|NSException\.raise|\.raise\(' $swift_files)
 [ -z "$hits" ] || fail "only $path raises for a guard:"$'\n'"$hits"
 
 c_files=$(find Sources/CrashShieldRuntime Sources/CrashShieldObjC \( -name '*.m' -o -name '*.c' \) \
-          ! -name CSRException.m ! -name CSRLifetime.m | sort)
+          ! -name CSRException.m ! -name CSRZombie.m | sort)
 hits=$(code 'csr_raise\(' $c_files)
 [ -z "$hits" ] || fail "the C layer raises for no guard (hand a CSRIncident to csr_incident_report):"$'\n'"$hits"
-raises=$(code 'csr_raise\(' Sources/CrashShieldRuntime/CSRLifetime.m | wc -l)
-[ "$raises" -le 1 ] || fail "CSRLifetime.m raises only for a zombie message without an incident handler"
+raises=$(code 'csr_raise\(' Sources/CrashShieldRuntime/CSRZombie.m | wc -l)
+[ "$raises" -le 1 ] || fail "CSRZombie.m raises only for a zombie message without an incident handler"
 
 hits=$(code '\b(GuardFailure|Violation|GuardContext|Interception|Incident|IncidentPath|Verdict|GuardCategory|CrashGuard|Session)\b' \
        $(find Sources/CrashShield/Runtime -name '*.swift' | sort))

@@ -202,7 +202,7 @@ bool csr_class_addMethod(CSRClass cls, CSRSelector selector, CSRIMP implementati
 }
 
 #if !defined(__APPLE__)
-// 0 unknown, 1 main, 2 other; read inline by the main-thread trampolines (CSRLifetime.m). Initial-exec: one load
+// 0 unknown, 1 main, 2 other; read inline by the main-thread trampolines (CSRMainThread.m). Initial-exec: one load
 // from the thread pointer instead of a call to __tls_get_addr (the variable lives in the static TLS block; a
 // library dlopen'ed later still gets it from glibc's reserve for such variables).
 __attribute__((tls_model("initial-exec"))) _Thread_local int csr_thread_main_state;
@@ -232,9 +232,4 @@ void csr_thread_name(char *buffer, size_t size) {
     if (size == 0) return;
     buffer[0] = 0;
     pthread_getname_np(pthread_self(), buffer, size);
-}
-
-CSRDeallocFrame *csr_thread_deallocFrame(void) {
-    static _Thread_local CSRDeallocFrame frame;   // plain pointers: fine under ARC and MRC
-    return &frame;
 }

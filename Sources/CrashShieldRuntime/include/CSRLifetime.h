@@ -1,5 +1,6 @@
 // CSRLifetime.h: what the lifetime guards need from Objective-C: a zombie class that catches every message, turning
-// an object into a zombie and freeing it for real, and running a call on the main thread later.
+// an object into a zombie and freeing it for real (CSRZombie.m), and running a call on the main thread later
+// (CSRMainThread.m).
 #ifndef CSR_LIFETIME_H
 #define CSR_LIFETIME_H
 
@@ -81,7 +82,7 @@ void csr_main_set_fallbacks(CSRIMP none, CSRIMP object, CSRIMP word, CSRIMP numb
 /// main thread it jumps straight to that original; otherwise, or when the hook only added an override (original
 /// 0), it jumps to the shape's fallback, so the fallback's caller is the app's frame. The same trampoline for the
 /// same table, slot and shape; NULL when every trampoline of the shape is taken (install the fallback then). The rect
-/// shape's trampolines call instead of jumping (CSRLifetime.m says why) and so keep a frame.
+/// shape's trampolines call instead of jumping (CSRMainThread.m says why) and so keep a frame.
 CSRIMP csr_main_trampoline(CSRCallShape shape, const CSRHookTable *table, long slot);
 /// Whether the function starting at `start` is a main-thread trampoline that keeps a frame: a hand-over, not a call
 /// site.

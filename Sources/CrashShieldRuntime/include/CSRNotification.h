@@ -1,6 +1,6 @@
 // CSRNotification.h: notification and timer plumbing that only Objective-C can do: the message sends of
-// NSNotificationCenter and NSTimer, the trampoline observer behind closure-based observation, and the timer proxy
-// that stands between a timer and its target.
+// NSNotificationCenter and the trampoline observer behind closure-based observation (CSRNotification.m), and
+// NSTimer's and the timer proxy that stands between a timer and its target (CSRTimer.m).
 #ifndef CSR_NOTIFICATION_H
 #define CSR_NOTIFICATION_H
 

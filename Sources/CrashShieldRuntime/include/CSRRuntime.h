@@ -113,15 +113,6 @@ uint64_t csr_thread_id(void);
 /// Copies the current thread's name (may be empty) into `buffer`.
 void csr_thread_name(char *buffer, size_t size);
 
-/// Per-thread scratch of the dealloc watcher: the object whose `-dealloc` chain this thread is running, and the
-/// hooked class whose original implementation it called last (so a `[super dealloc]` that reaches the hook again
-/// continues above that class). Plain words, never retained. Never NULL; zeroed for a new thread.
-typedef struct CSRDeallocFrame {
-    CSRObject object;
-    CSRClass hookedClass;
-} CSRDeallocFrame;
-CSRDeallocFrame *csr_thread_deallocFrame(void);
-
 #ifdef __cplusplus
 }
 #endif
