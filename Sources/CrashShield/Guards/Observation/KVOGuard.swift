@@ -49,7 +49,6 @@ final class KVOGuard: CrashGuard {
 
     func install(in context: GuardContext) throws {
         guard let object = ObjCClass(named: "NSObject") else { return }
-        Self.systemClasses.clear()
         Self.registry.open()
         csr_kvo_set_handler { proxy, keyPath, object, change, context in
             guard let proxy, let keyPath, let object, let change else { return }
@@ -279,22 +278,11 @@ final class KVOGuard: CrashGuard {
         return isSystemObject(object, session) || isSystemObject(observer, session)
     }
 
-    private static let systemClasses = ClassDecisions()
-
-    /// Whether `object`'s class is a system class: the nearest class in its superclass chain that has an image (KVO's
-    /// subclasses made at run time have none) is outside the app's own binaries.
+    /// Whether `object`'s class is a system class: the session's answer (`Session.isAppClass`: the nearest class in
+    /// its superclass chain that has an image, since KVO's subclasses made at run time have none) is "not the app's".
     private static func isSystemObject(_ object: CSRObject, _ session: Session) -> Bool {
         guard let cls = ObjCClass(of: object) else { return false }
-        return systemClasses.decide(cls) {
-            var current: ObjCClass? = cls
-            while let candidate = current {
-                if let path = csr_class_imagePath(candidate.pointer) {
-                    return !session.configuration.isAppImage(String(cString: path))
-                }
-                current = candidate.superclass
-            }
-            return false
-        }
+        return session.isAppClass(cls) == false
     }
 
     /// The UTF-8 contents of an NSString (nil for nil or a non-string).
