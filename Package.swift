@@ -34,17 +34,20 @@ func gccObjCIncludeFolder() -> String {
     }
     return "/usr/lib/gcc/x86_64-linux-gnu/12/include"
 }
-objcFlags = [.unsafeFlags([
-    "-fobjc-runtime=gcc", "-fno-blocks", "-fexceptions", "-fobjc-exceptions",
-    "-DGNUSTEP", "-DGNUSTEP_BASE_LIBRARY=1", "-DGNU_RUNTIME=1", "-D_NATIVE_OBJC_EXCEPTIONS",
-    "-fconstant-string-class=NSConstantString", "-fno-strict-aliasing",
-    "-I/usr/include/GNUstep", "-I\(gccObjCIncludeFolder())",
-    "-Wno-deprecated-objc-isa-usage", "-Wno-objc-root-class",
-])]
+objcFlags = [
+    .unsafeFlags([
+        "-fobjc-runtime=gcc", "-fno-blocks", "-fexceptions", "-fobjc-exceptions",
+        "-DGNUSTEP", "-DGNUSTEP_BASE_LIBRARY=1", "-DGNU_RUNTIME=1", "-D_NATIVE_OBJC_EXCEPTIONS",
+        "-fconstant-string-class=NSConstantString", "-fno-strict-aliasing",
+        "-I/usr/include/GNUstep", "-I\(gccObjCIncludeFolder())",
+        "-Wno-deprecated-objc-isa-usage", "-Wno-objc-root-class",
+    ])
+]
 objcLinks = [.linkedLibrary("gnustep-base"), .linkedLibrary("objc"), .unsafeFlags(["-Xlinker", "--export-dynamic"])]
 // The last of -fno-blocks/-fblocks wins. With blocks, GNUstep's headers include libobjc2's objc/blocks_runtime.h:
 // Sources/CrashShieldObjC/GNUstepBlocks holds one that includes libBlocksRuntime's Block.h.
-objcBlockFlags = objcFlags + [.unsafeFlags(["-fblocks", "-I\(Context.packageDirectory)/Sources/CrashShieldObjC/GNUstepBlocks"])]
+objcBlockFlags =
+    objcFlags + [.unsafeFlags(["-fblocks", "-I\(Context.packageDirectory)/Sources/CrashShieldObjC/GNUstepBlocks"])]
 objcBlockLinks = objcLinks + [.linkedLibrary("BlocksRuntime")]
 #else
 objcFlags = []
@@ -79,18 +82,22 @@ let package = Package(
         // The thin Objective-C/C layer: runtime primitives, @try, forwarding. Every runtime difference lives here.
         .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcLinks),
         // Public API, hook engine, guards, report pipeline.
-        .target(name: "CrashShield", dependencies: [
-            "CrashShieldRuntime",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Atomics", package: "swift-atomics"),
-        ]),
+        .target(
+            name: "CrashShield",
+            dependencies: [
+                "CrashShieldRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ]),
         // Report uploads (HTTPUploadSink, SentrySink): their own product, so an app that sends no reports links neither
         // them nor zlib. CrashShieldGzip is gzip for upload bodies through zlib's C API (libz ships with Apple's SDKs
         // and with Linux as zlib1g): the only target that links it.
         .target(name: "CrashShieldGzip", linkerSettings: [.linkedLibrary("z")]),
-        .target(name: "CrashShieldUpload", dependencies: [
-            "CrashShield", "CrashShieldGzip", .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "CrashShieldUpload",
+            dependencies: [
+                "CrashShield", "CrashShieldGzip", .product(name: "Logging", package: "swift-log"),
+            ]),
         // The notification APIs an app opts into (CrashShield.observe, NotificationPoster): a product of their own.
         // The notification guard stays in CrashShield.
         .target(name: "CrashShieldNotifications", dependencies: ["CrashShield", "CrashShieldRuntime"]),
@@ -98,17 +105,20 @@ let package = Package(
         // (Core/ObjCBridge.swift). Its own product, so Swift apps link none of its classes and categories.
         // It depends on CrashShieldUpload (CSConfiguration.uploadSinks and CSShield's upload statistics are part of
         // its classes: an Objective-C app links zlib) and CrashShieldNotifications (its notification categories).
-        .target(name: "CrashShieldObjC", dependencies: ["CrashShield", "CrashShieldUpload", "CrashShieldNotifications"],
-                cSettings: objcBlockFlags, linkerSettings: objcBlockLinks),
+        .target(
+            name: "CrashShieldObjC", dependencies: ["CrashShield", "CrashShieldUpload", "CrashShieldNotifications"],
+            cSettings: objcBlockFlags, linkerSettings: objcBlockLinks),
         // In-memory report sink for apps' own tests.
         .target(name: "CrashShieldTesting", dependencies: ["CrashShield"]),
         // The library's own tests: what needs no scenario catalog, crash matrix or tool (`swift test` here). The
         // rest, real crashing app code against every guard, is Tools/Tests (`swift test --package-path Tools`).
-        .testTarget(name: "CrashShieldLibraryTests", dependencies: [
-            "CrashShield", "CrashShieldTesting", "CrashShieldRuntime",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "InMemoryLogging", package: "swift-log"),
-        ]),
+        .testTarget(
+            name: "CrashShieldLibraryTests",
+            dependencies: [
+                "CrashShield", "CrashShieldTesting", "CrashShieldRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]),
     ]
 )
 

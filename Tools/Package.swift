@@ -35,17 +35,20 @@ func gccObjCIncludeFolder() -> String {
     }
     return "/usr/lib/gcc/x86_64-linux-gnu/12/include"
 }
-objcFlags = [.unsafeFlags([
-    "-fobjc-runtime=gcc", "-fno-blocks", "-fexceptions", "-fobjc-exceptions",
-    "-DGNUSTEP", "-DGNUSTEP_BASE_LIBRARY=1", "-DGNU_RUNTIME=1", "-D_NATIVE_OBJC_EXCEPTIONS",
-    "-fconstant-string-class=NSConstantString", "-fno-strict-aliasing",
-    "-I/usr/include/GNUstep", "-I\(gccObjCIncludeFolder())",
-    "-Wno-deprecated-objc-isa-usage", "-Wno-objc-root-class",
-])]
+objcFlags = [
+    .unsafeFlags([
+        "-fobjc-runtime=gcc", "-fno-blocks", "-fexceptions", "-fobjc-exceptions",
+        "-DGNUSTEP", "-DGNUSTEP_BASE_LIBRARY=1", "-DGNU_RUNTIME=1", "-D_NATIVE_OBJC_EXCEPTIONS",
+        "-fconstant-string-class=NSConstantString", "-fno-strict-aliasing",
+        "-I/usr/include/GNUstep", "-I\(gccObjCIncludeFolder())",
+        "-Wno-deprecated-objc-isa-usage", "-Wno-objc-root-class",
+    ])
+]
 objcLinks = [.linkedLibrary("gnustep-base"), .linkedLibrary("objc"), .unsafeFlags(["-Xlinker", "--export-dynamic"])]
 // The last of -fno-blocks/-fblocks wins. With blocks, GNUstep's headers include libobjc2's objc/blocks_runtime.h:
 // ../Sources/CrashShieldObjC/GNUstepBlocks holds one that includes libBlocksRuntime's Block.h.
-objcBlockFlags = objcFlags + [.unsafeFlags(["-fblocks", "-I\(Context.packageDirectory)/../Sources/CrashShieldObjC/GNUstepBlocks"])]
+objcBlockFlags =
+    objcFlags + [.unsafeFlags(["-fblocks", "-I\(Context.packageDirectory)/../Sources/CrashShieldObjC/GNUstepBlocks"])]
 objcBlockLinks = objcLinks + [.linkedLibrary("BlocksRuntime")]
 #else
 objcFlags = []
@@ -72,53 +75,71 @@ let package = Package(
         // The scenario catalog: real crashing Objective-C app code, one family per file.
         .target(name: "CrashShieldScenarios", cSettings: objcFlags, linkerSettings: objcLinks),
         // Runs every scenario in a child process, unprotected and protected.
-        .target(name: "CrashShieldMatrix", dependencies: [
-            .product(name: "CrashShield", package: "CrashShield"),
-            .product(name: "CrashShieldTesting", package: "CrashShield"),
-            "CrashShieldScenarios",
-        ]),
-        .executableTarget(name: "crashshield-matrix", dependencies: [
-            "CrashShieldMatrix", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .target(
+            name: "CrashShieldMatrix",
+            dependencies: [
+                .product(name: "CrashShield", package: "CrashShield"),
+                .product(name: "CrashShieldTesting", package: "CrashShield"),
+                "CrashShieldScenarios",
+            ]),
+        .executableTarget(
+            name: "crashshield-matrix",
+            dependencies: [
+                "CrashShieldMatrix", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // Benchmark kernels in Objective-C (the calls an app makes) and the Swift driver.
         .target(name: "CrashShieldBenchKernels", cSettings: objcFlags, linkerSettings: objcLinks),
-        .executableTarget(name: "crashshield-bench", dependencies: [
-            .product(name: "CrashShield", package: "CrashShield"), "CrashShieldBenchKernels",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "crashshield-bench",
+            dependencies: [
+                .product(name: "CrashShield", package: "CrashShield"), "CrashShieldBenchKernels",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // The report files' reader, summary, export and symbolication; crashshield-report is its command line.
-        .target(name: "CrashShieldReportTool", dependencies: [
-            .product(name: "CrashShield", package: "CrashShield"),
-            .product(name: "CrashShieldUpload", package: "CrashShield"),   // gzip, for gzipped upload bodies
-        ]),
-        .executableTarget(name: "crashshield-report", dependencies: [
-            "CrashShieldReportTool", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .target(
+            name: "CrashShieldReportTool",
+            dependencies: [
+                .product(name: "CrashShield", package: "CrashShield"),
+                .product(name: "CrashShieldUpload", package: "CrashShield"),  // gzip, for gzipped upload bodies
+            ]),
+        .executableTarget(
+            name: "crashshield-report",
+            dependencies: [
+                "CrashShieldReportTool", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // The proof tools: the fuzzer's call table, stress operations and churn cycles in Objective-C, and their
         // Swift driver (scripts/fuzz.sh, stress.sh, sanitize.sh).
         .target(name: "CrashShieldProofKit", cSettings: objcFlags, linkerSettings: objcLinks),
-        .executableTarget(name: "crashshield-proof", dependencies: [
-            .product(name: "CrashShield", package: "CrashShield"),
-            .product(name: "CrashShieldTesting", package: "CrashShield"), "CrashShieldProofKit",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "crashshield-proof",
+            dependencies: [
+                .product(name: "CrashShield", package: "CrashShield"),
+                .product(name: "CrashShieldTesting", package: "CrashShield"), "CrashShieldProofKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // The Objective-C API's tests: Objective-C app code using it (CrashShieldObjCScenarios), driven by XCTest.
-        .target(name: "CrashShieldObjCScenarios", dependencies: [
-            .product(name: "CrashShieldObjC", package: "CrashShield"), "CrashShieldScenarios",
-        ], cSettings: objcBlockFlags, linkerSettings: objcBlockLinks),
-        .testTarget(name: "CrashShieldObjCTests", dependencies: [
-            .product(name: "CrashShield", package: "CrashShield"),
-            .product(name: "CrashShieldUpload", package: "CrashShield"), "CrashShieldObjCScenarios",
-        ]),
+        .target(
+            name: "CrashShieldObjCScenarios",
+            dependencies: [
+                .product(name: "CrashShieldObjC", package: "CrashShield"), "CrashShieldScenarios",
+            ], cSettings: objcBlockFlags, linkerSettings: objcBlockLinks),
+        .testTarget(
+            name: "CrashShieldObjCTests",
+            dependencies: [
+                .product(name: "CrashShield", package: "CrashShield"),
+                .product(name: "CrashShieldUpload", package: "CrashShield"), "CrashShieldObjCScenarios",
+            ]),
         // Every guard against real crashing app code, the matrix, the proof kit and the report tool.
-        .testTarget(name: "CrashShieldTests", dependencies: [
-            .product(name: "CrashShield", package: "CrashShield"),
-            .product(name: "CrashShieldTesting", package: "CrashShield"),
-            .product(name: "CrashShieldUpload", package: "CrashShield"),
-            .product(name: "CrashShieldNotifications", package: "CrashShield"),
-            "CrashShieldMatrix", "CrashShieldScenarios", "CrashShieldReportTool", "CrashShieldProofKit",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "InMemoryLogging", package: "swift-log"),
-        ]),
+        .testTarget(
+            name: "CrashShieldTests",
+            dependencies: [
+                .product(name: "CrashShield", package: "CrashShield"),
+                .product(name: "CrashShieldTesting", package: "CrashShield"),
+                .product(name: "CrashShieldUpload", package: "CrashShield"),
+                .product(name: "CrashShieldNotifications", package: "CrashShield"),
+                "CrashShieldMatrix", "CrashShieldScenarios", "CrashShieldReportTool", "CrashShieldProofKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]),
     ]
 )

@@ -16,11 +16,12 @@ let package = Package(
     dependencies: [
         // An app writes .package(url: "https://github.com/<org>/CrashShield", from: "0.1.0"). Here: this checkout.
         // `name:` keeps `package: "CrashShield"` valid whatever the checkout's folder is called.
-        .package(name: "CrashShield", path: "../.."),
+        .package(name: "CrashShield", path: "../..")
     ],
     targets: [
         // An app has no public headers, but SwiftPM wants a folder for them: the target's own.
-        .target(name: "ObjCApp", dependencies: [.product(name: "CrashShieldObjC", package: "CrashShield")],
-                publicHeadersPath: "."),
+        .target(
+            name: "ObjCApp", dependencies: [.product(name: "CrashShieldObjC", package: "CrashShield")],
+            publicHeadersPath: ".")
     ]
 )

@@ -16,9 +16,9 @@ let package = Package(
     dependencies: [
         // An app writes .package(url: "https://github.com/<org>/CrashShield", from: "0.1.0"). Here: this checkout.
         // `name:` keeps `package: "CrashShield"` valid whatever the checkout's folder is called.
-        .package(name: "CrashShield", path: "../.."),
+        .package(name: "CrashShield", path: "../..")
     ],
     targets: [
-        .target(name: "UIKitApp", dependencies: [.product(name: "CrashShield", package: "CrashShield")]),
+        .target(name: "UIKitApp", dependencies: [.product(name: "CrashShield", package: "CrashShield")])
     ]
 )

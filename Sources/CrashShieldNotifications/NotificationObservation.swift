@@ -20,8 +20,10 @@ public struct ObservedNotification {
         Unmanaged<NSNotification>.fromOpaque(notificationPointer).takeUnretainedValue() as Notification
     }
 
-    init(name: String, object: UnsafeMutableRawPointer?, userInfo: UnsafeMutableRawPointer?,
-         notification: UnsafeMutableRawPointer) {
+    init(
+        name: String, object: UnsafeMutableRawPointer?, userInfo: UnsafeMutableRawPointer?,
+        notification: UnsafeMutableRawPointer
+    ) {
         self.name = name
         objectPointer = object
         notificationPointer = notification
@@ -86,29 +88,37 @@ public enum NotificationPoster {
     #if canImport(Darwin)
     /// Posts `name` with `object` and `userInfo` through `center` (default: the default center).
     /// With `.main` or `.thread`, `waitUntilDone` blocks until every handler returned.
-    public static func post(name: String, object: AnyObject? = nil, userInfo: [AnyHashable: Any]? = nil,
-                            on thread: NotificationThread = .current, waitUntilDone: Bool = false,
-                            center: NotificationCenter? = nil) {
+    public static func post(
+        name: String, object: AnyObject? = nil, userInfo: [AnyHashable: Any]? = nil,
+        on thread: NotificationThread = .current, waitUntilDone: Bool = false,
+        center: NotificationCenter? = nil
+    ) {
         let info = userInfo.map { $0 as NSDictionary }
-        post(name: name, objectPointer: object.map { Unmanaged.passUnretained($0).toOpaque() },
-             userInfoPointer: info.map { Unmanaged.passUnretained($0).toOpaque() }, on: thread,
-             waitUntilDone: waitUntilDone, centerPointer: center.map { Unmanaged.passUnretained($0).toOpaque() })
+        post(
+            name: name, objectPointer: object.map { Unmanaged.passUnretained($0).toOpaque() },
+            userInfoPointer: info.map { Unmanaged.passUnretained($0).toOpaque() }, on: thread,
+            waitUntilDone: waitUntilDone, centerPointer: center.map { Unmanaged.passUnretained($0).toOpaque() })
         withExtendedLifetime((object, info, center)) {}
     }
     #else
     /// Posts `name` with `object` and `userInfo` (an NSDictionary) through `center` (default: the default center).
     /// With `.main` or `.thread`, `waitUntilDone` blocks until every handler returned. (Objective-C objects are raw
     /// pointers on Linux: Swift has no Objective-C interop there.)
-    public static func post(name: String, object: UnsafeMutableRawPointer? = nil,
-                            userInfo: UnsafeMutableRawPointer? = nil, on thread: NotificationThread = .current,
-                            waitUntilDone: Bool = false, center: UnsafeMutableRawPointer? = nil) {
-        post(name: name, objectPointer: object, userInfoPointer: userInfo, on: thread, waitUntilDone: waitUntilDone,
-             centerPointer: center)
+    public static func post(
+        name: String, object: UnsafeMutableRawPointer? = nil,
+        userInfo: UnsafeMutableRawPointer? = nil, on thread: NotificationThread = .current,
+        waitUntilDone: Bool = false, center: UnsafeMutableRawPointer? = nil
+    ) {
+        post(
+            name: name, objectPointer: object, userInfoPointer: userInfo, on: thread, waitUntilDone: waitUntilDone,
+            centerPointer: center)
     }
     #endif
 
-    static func post(name: String, objectPointer object: CSRObject?, userInfoPointer userInfo: CSRObject?,
-                     on thread: NotificationThread, waitUntilDone: Bool, centerPointer center: CSRObject?) {
+    static func post(
+        name: String, objectPointer object: CSRObject?, userInfoPointer userInfo: CSRObject?,
+        on thread: NotificationThread, waitUntilDone: Bool, centerPointer center: CSRObject?
+    ) {
         withAutoreleasePool {
             let nsThread: CSRObject?
             switch thread {
@@ -120,17 +130,21 @@ public enum NotificationPoster {
             case .thread(let given): nsThread = given
             #endif
             }
-            post(nameObject: csr_string_create(name), object: object, userInfo: userInfo, thread: nsThread,
-                 waitUntilDone: waitUntilDone, center: center)
+            post(
+                nameObject: csr_string_create(name), object: object, userInfo: userInfo, thread: nsThread,
+                waitUntilDone: waitUntilDone, center: center)
         }
     }
 
     /// The engine behind both APIs (Swift above, Objective-C's `-[NSNotificationCenter cs_post...]`): `nameObject`
     /// is an NSString; a nil `thread` posts now on the calling thread.
-    static func post(nameObject: CSRObject?, object: CSRObject?, userInfo: CSRObject?, thread: CSRObject?,
-                     waitUntilDone: Bool, center: CSRObject?) {
-        csr_notification_post(center ?? csr_notification_default_center(), nameObject, object, userInfo, thread,
-                              waitUntilDone)
+    static func post(
+        nameObject: CSRObject?, object: CSRObject?, userInfo: CSRObject?, thread: CSRObject?,
+        waitUntilDone: Bool, center: CSRObject?
+    ) {
+        csr_notification_post(
+            center ?? csr_notification_default_center(), nameObject, object, userInfo, thread,
+            waitUntilDone)
     }
 }
 
@@ -154,40 +168,50 @@ extension CrashShield {
     /// Throws when `owner`'s class cannot be watched for deallocation.
     #if canImport(Darwin)
     @discardableResult
-    public static func observe(_ name: String, object: AnyObject? = nil,
-                               owner: NotificationOwner, priority: NotificationPriority = .default,
-                               center: NotificationCenter? = nil,
-                               _ handler: @escaping (ObservedNotification) -> Void) throws -> NotificationObservation {
+    public static func observe(
+        _ name: String, object: AnyObject? = nil,
+        owner: NotificationOwner, priority: NotificationPriority = .default,
+        center: NotificationCenter? = nil,
+        _ handler: @escaping (ObservedNotification) -> Void
+    ) throws -> NotificationObservation {
         // The observation keeps only the addresses, as NotificationCenter does: `object` only filters.
         try withExtendedLifetime((object, center)) {
-            try observe(name, objectPointer: object.map { Unmanaged.passUnretained($0).toOpaque() }, owner: owner,
-                        priority: priority, centerPointer: center.map { Unmanaged.passUnretained($0).toOpaque() },
-                        handler)
+            try observe(
+                name, objectPointer: object.map { Unmanaged.passUnretained($0).toOpaque() }, owner: owner,
+                priority: priority, centerPointer: center.map { Unmanaged.passUnretained($0).toOpaque() },
+                handler)
         }
     }
     #else
     /// (Objective-C objects are raw pointers on Linux: Swift has no Objective-C interop there.)
     @discardableResult
-    public static func observe(_ name: String, object: UnsafeMutableRawPointer? = nil,
-                               owner: NotificationOwner, priority: NotificationPriority = .default,
-                               center: UnsafeMutableRawPointer? = nil,
-                               _ handler: @escaping (ObservedNotification) -> Void) throws -> NotificationObservation {
+    public static func observe(
+        _ name: String, object: UnsafeMutableRawPointer? = nil,
+        owner: NotificationOwner, priority: NotificationPriority = .default,
+        center: UnsafeMutableRawPointer? = nil,
+        _ handler: @escaping (ObservedNotification) -> Void
+    ) throws -> NotificationObservation {
         try observe(name, objectPointer: object, owner: owner, priority: priority, centerPointer: center, handler)
     }
     #endif
 
-    static func observe(_ name: String, objectPointer object: CSRObject?, owner: NotificationOwner,
-                        priority: NotificationPriority, centerPointer center: CSRObject?,
-                        _ handler: @escaping (ObservedNotification) -> Void) throws -> NotificationObservation {
-        try ClosureObservations.shared.add(name: name, object: object, owner: try ownerPointer(owner),
-                                           priority: priority, center: center ?? csr_notification_default_center(),
-                                           handler: handler)
+    static func observe(
+        _ name: String, objectPointer object: CSRObject?, owner: NotificationOwner,
+        priority: NotificationPriority, centerPointer center: CSRObject?,
+        _ handler: @escaping (ObservedNotification) -> Void
+    ) throws -> NotificationObservation {
+        try ClosureObservations.shared.add(
+            name: name, object: object, owner: try ownerPointer(owner),
+            priority: priority, center: center ?? csr_notification_default_center(),
+            handler: handler)
     }
 
     /// Cancels `owner`'s closures: those observing `name` (every name when nil) with `priority` (every priority when
     /// nil). Removal by level: `removeObservations(owner: self, priority: .low)`.
-    public static func removeObservations(owner: NotificationOwner, name: String? = nil,
-                                          priority: NotificationPriority? = nil) {
+    public static func removeObservations(
+        owner: NotificationOwner, name: String? = nil,
+        priority: NotificationPriority? = nil
+    ) {
         guard let pointer = try? ownerPointer(owner) else { return }
         ClosureObservations.shared.remove(owner: pointer, name: name, priority: priority)
     }
@@ -197,7 +221,8 @@ extension CrashShield {
         // A pure Swift object is an Objective-C object too on Apple platforms, but its deinit never sends -dealloc.
         guard owner is NSObject || owner is NSProxy else {
             throw CrashShieldError.invalidConfiguration(
-                "observe(owner:): '\(type(of: owner))' is not an Objective-C object (NSObject subclass); its deallocation cannot be watched")
+                "observe(owner:): '\(type(of: owner))' is not an Objective-C object (NSObject subclass); its deallocation cannot be watched"
+            )
         }
         return Unmanaged.passUnretained(owner).toOpaque()
         #else
@@ -247,8 +272,10 @@ final class ClosureObservations: DeallocObserver, @unchecked Sendable {
 
     var groupCount: Int { lock.withLock { groups.count } }
 
-    func add(name: String, object: CSRObject?, owner: CSRObject, priority: NotificationPriority, center: CSRObject,
-             handler: @escaping (ObservedNotification) -> Void) throws -> NotificationObservation {
+    func add(
+        name: String, object: CSRObject?, owner: CSRObject, priority: NotificationPriority, center: CSRObject,
+        handler: @escaping (ObservedNotification) -> Void
+    ) throws -> NotificationObservation {
         try watcher.cover(objectOf: owner)
         let key = Key(center: UInt(bitPattern: center), name: name, object: UInt(bitPattern: object))
         var spare: CSRObject? = lock.withLock { groups[key] == nil } ? csr_notification_trampoline_new() : nil
@@ -275,8 +302,9 @@ final class ClosureObservations: DeallocObserver, @unchecked Sendable {
         }
         if let register {
             withAutoreleasePool {
-                csr_notification_add(center, register, csr_notification_trampoline_selector(), csr_string_create(name),
-                                     object)
+                csr_notification_add(
+                    center, register, csr_notification_trampoline_selector(), csr_string_create(name),
+                    object)
             }
         }
         return NotificationObservation(id: id)
@@ -315,7 +343,8 @@ final class ClosureObservations: DeallocObserver, @unchecked Sendable {
             guard let owned = owners[ownerAddress] else { return [] }
             var ids = Set<Int>()
             for (key, group) in groups where name == nil || key.name == name {
-                for entry in group.entries where owned.contains(entry.id) && (priority == nil || entry.priority == priority) {
+                for entry in group.entries
+                where owned.contains(entry.id) && (priority == nil || entry.priority == priority) {
                     ids.insert(entry.id)
                 }
             }
@@ -329,14 +358,16 @@ final class ClosureObservations: DeallocObserver, @unchecked Sendable {
             guard let key = keyOfTrampoline[UInt(bitPattern: trampoline)], let group = groups[key] else { return [] }
             // Stable: equal priorities keep the order they were added in.
             return group.entries.enumerated().sorted {
-                $0.element.priority != $1.element.priority ? $0.element.priority > $1.element.priority : $0.offset < $1.offset
+                $0.element.priority != $1.element.priority
+                    ? $0.element.priority > $1.element.priority : $0.offset < $1.offset
             }.map(\.element)
         }
         guard !entries.isEmpty else { return }
-        let observed = ObservedNotification(name: string(csr_notification_name(notification)) ?? "",
-                                            object: csr_notification_object(notification),
-                                            userInfo: csr_notification_userInfo(notification),
-                                            notification: notification)
+        let observed = ObservedNotification(
+            name: string(csr_notification_name(notification)) ?? "",
+            object: csr_notification_object(notification),
+            userInfo: csr_notification_userInfo(notification),
+            notification: notification)
         for entry in entries {
             // Skip a closure cancelled (or whose owner died) while earlier ones ran.
             let live = lock.withLock { owners[entry.owner]?.contains(entry.id) ?? false }

@@ -64,24 +64,33 @@ public struct ReportSinkContract: Sendable {
         var violations: [Violation] = []
         let allowed = timeLimit * Double(expected.count + 1)
         if !harness.flush(timeout: allowed) {
-            violations.append(Violation(rule: "flushCompletes", detail: "the deliveries did not finish within \(allowed) s"))
+            violations.append(
+                Violation(rule: "flushCompletes", detail: "the deliveries did not finish within \(allowed) s"))
             // Let a sink that blocks for a while finish, so that it does not hold the next test's deliveries.
             _ = harness.flush(timeout: 30)
         }
         let calls = probe.calls
         for call in calls {
             if call.onMainThread || !call.onDeliveryThread {
-                violations.append(Violation(rule: "offTheAppsThreads",
-                                            detail: "receive ran on \(call.onMainThread ? "the main thread" : "a thread not CrashShield's")"))
+                violations.append(
+                    Violation(
+                        rule: "offTheAppsThreads",
+                        detail: "receive ran on \(call.onMainThread ? "the main thread" : "a thread not CrashShield's")"
+                    ))
             }
             if call.seconds > timeLimit {
-                violations.append(Violation(rule: "returnsPromptly", detail: String(
-                    format: "receive took %.2f s for %@ (%d occurrences); the limit is %.2f s",
-                    call.seconds, call.signature, call.occurrences, timeLimit)))
+                violations.append(
+                    Violation(
+                        rule: "returnsPromptly",
+                        detail: String(
+                            format: "receive took %.2f s for %@ (%d occurrences); the limit is %.2f s",
+                            call.seconds, call.signature, call.occurrences, timeLimit)))
             }
             if let error = call.error {
-                violations.append(Violation(rule: "takesEveryReport",
-                                            detail: "receive threw \(error) for \(call.signature) (\(call.occurrences) occurrences)"))
+                violations.append(
+                    Violation(
+                        rule: "takesEveryReport",
+                        detail: "receive threw \(error) for \(call.signature) (\(call.occurrences) occurrences)"))
             }
         }
         let delivered = calls.map { "\($0.signature)@\($0.occurrences)" }
@@ -95,8 +104,10 @@ public struct ReportSinkContract: Sendable {
         return violations
     }
 
-    private func keptCounts(_ readBack: () throws -> [CrashReport], expected: [(signature: String, occurrences: Int)],
-                            reports: [CrashReport]) -> [Violation] {
+    private func keptCounts(
+        _ readBack: () throws -> [CrashReport], expected: [(signature: String, occurrences: Int)],
+        reports: [CrashReport]
+    ) -> [Violation] {
         let kept: [CrashReport]
         do { kept = try readBack() } catch {
             return [Violation(rule: "keepsTheLatestCount", detail: "readBack threw \(error)")]
@@ -107,13 +118,20 @@ public struct ReportSinkContract: Sendable {
         for report in reports {
             let copies = kept.filter { $0.signature == report.signature }
             if copies.count != 1 {
-                violations.append(Violation(rule: "keepsTheLatestCount",
-                                            detail: "\(copies.count) reports kept for \(report.signature), expected 1"))
+                violations.append(
+                    Violation(
+                        rule: "keepsTheLatestCount",
+                        detail: "\(copies.count) reports kept for \(report.signature), expected 1"))
             } else if copies[0].occurrences != latest[report.signature] {
-                violations.append(Violation(rule: "keepsTheLatestCount", detail:
-                    "\(report.signature) kept with \(copies[0].occurrences) occurrences, the latest delivered was \(latest[report.signature] ?? 0)"))
+                violations.append(
+                    Violation(
+                        rule: "keepsTheLatestCount",
+                        detail:
+                            "\(report.signature) kept with \(copies[0].occurrences) occurrences, the latest delivered was \(latest[report.signature] ?? 0)"
+                    ))
             } else if copies[0].category != report.category || copies[0].reason != report.reason {
-                violations.append(Violation(rule: "keepsTheLatestCount", detail: "\(report.signature) kept with other fields"))
+                violations.append(
+                    Violation(rule: "keepsTheLatestCount", detail: "\(report.signature) kept with other fields"))
             }
         }
         return violations
@@ -131,13 +149,16 @@ public struct ReportSinkContract: Sendable {
             reason: "Index 5 is out of range 2 (in 'objectAtIndex:')", className: "__NSArrayI",
             selector: "objectAtIndex:", isClassMethod: false, hint: "check the index against count", action: .recovered,
             details: ["index": "5"], thread: thread,
-            callStack: [StackFrame(address: 0x1_0000_2000, image: "/usr/lib/libobjc.A.dylib", imageBase: 0x1_0000_0000),
-                        StackFrame(address: 0x2_0000_1f3a, image: image, imageBase: 0x2_0000_0000, symbol: "$s5MyApp4loadyyF")],
+            callStack: [
+                StackFrame(address: 0x1_0000_2000, image: "/usr/lib/libobjc.A.dylib", imageBase: 0x1_0000_0000),
+                StackFrame(address: 0x2_0000_1f3a, image: image, imageBase: 0x2_0000_0000, symbol: "$s5MyApp4loadyyF"),
+            ],
             callerFrameIndex: 1, firstSeen: base, lastSeen: base, occurrences: 1,
-            context: ReportContext(appIdentifier: "com.example.MyApp", appVersion: "1.2", appBuild: "42", osName: "iOS",
-                                   osVersion: "17.4.1", device: "iPhone15,2", launchID: "contract-launch",
-                                   secondsSinceLaunch: 3,
-                                   images: [BinaryImage(name: "MyApp", path: image, loadAddress: 0x2_0000_0000)]),
+            context: ReportContext(
+                appIdentifier: "com.example.MyApp", appVersion: "1.2", appBuild: "42", osName: "iOS",
+                osVersion: "17.4.1", device: "iPhone15,2", launchID: "contract-launch",
+                secondsSinceLaunch: 3,
+                images: [BinaryImage(name: "MyApp", path: image, loadAddress: 0x2_0000_0000)]),
             declaringClassName: "NSArray", callerFunction: "-[MYList reload]", groupingKey: "0123456789abcdef")
         let minimal = CrashReport(
             signature: "contract-minimal", category: .kvo, exceptionName: "", reason: "", className: "", selector: "",
@@ -186,9 +207,10 @@ public struct ReportSinkContract: Sendable {
             let start = Date()
             var thrown: Error?
             do { try sink.receive(report) } catch { thrown = error }
-            let call = Call(signature: report.signature, occurrences: report.occurrences, onMainThread: Thread.isMainThread,
-                            onDeliveryThread: ReportSinkHarness.isDeliveryThread, seconds: Date().timeIntervalSince(start),
-                            error: thrown.map { "\($0)" })
+            let call = Call(
+                signature: report.signature, occurrences: report.occurrences, onMainThread: Thread.isMainThread,
+                onDeliveryThread: ReportSinkHarness.isDeliveryThread, seconds: Date().timeIntervalSince(start),
+                error: thrown.map { "\($0)" })
             lock.lock()
             recorded.append(call)
             lock.unlock()

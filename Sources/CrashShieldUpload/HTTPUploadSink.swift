@@ -32,12 +32,17 @@ public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
     /// - Throws: `UploadError` for a non-http(s) endpoint or an unusable or shared folder,
     ///   `CrashShieldError.invalidConfiguration` for options out of range (`UploadOptions.validate()`),
     ///   `ReportStoreError` for its files.
-    public init(endpoint: URL, folder: URL, options: UploadOptions = UploadOptions(),
-                logger: Logger = Logger(label: "CrashShield.Upload")) throws {
-        super.init(queue: try UploadQueue(endpoint: endpoint, folder: folder, options: options,
-                                          batchSize: options.maxBatchSize, transport: URLSessionUploadTransport(), logger: logger) { reports, _ in
-            (try Self.body(reports), ["Content-Type": "application/json"])
-        })
+    public init(
+        endpoint: URL, folder: URL, options: UploadOptions = UploadOptions(),
+        logger: Logger = Logger(label: "CrashShield.Upload")
+    ) throws {
+        super.init(
+            queue: try UploadQueue(
+                endpoint: endpoint, folder: folder, options: options,
+                batchSize: options.maxBatchSize, transport: URLSessionUploadTransport(), logger: logger
+            ) { reports, _ in
+                (try Self.body(reports), ["Content-Type": "application/json"])
+            })
     }
 
     /// The version of the body's schema (README "The HTTP body"). It changes only when a field changes meaning or

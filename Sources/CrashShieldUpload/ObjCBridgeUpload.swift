@@ -20,8 +20,10 @@ final class BridgeUpload: BridgeSinkMaker {
     let environment: String?
     let dist: String?
 
-    init(endpoint: String?, dsn: String?, folder: String, uploadedGuards: UInt32, release: String?,
-         environment: String?, dist: String?) {
+    init(
+        endpoint: String?, dsn: String?, folder: String, uploadedGuards: UInt32, release: String?,
+        environment: String?, dist: String?
+    ) {
         self.endpoint = endpoint
         self.dsn = dsn
         self.folder = folder
@@ -39,8 +41,9 @@ final class BridgeUpload: BridgeSinkMaker {
             guard let url = URL(string: text) else { throw UploadError.invalidEndpoint(text) }
             return try HTTPUploadSink(endpoint: url, folder: folderURL, options: options)
         }
-        return try SentrySink(dsn: dsn, folder: folderURL, options: options, environment: environment,
-                              release: release, dist: dist)
+        return try SentrySink(
+            dsn: dsn, folder: folderURL, options: options, environment: environment,
+            release: release, dist: dist)
     }
 }
 
@@ -49,20 +52,25 @@ private func string(_ text: UnsafePointer<CChar>?) -> String? { text.map { Strin
 /// Adds an upload sink: HTTP when `dsn` is NULL (to `endpoint`), else Sentry (`release`, `environment`, `dist` may
 /// be NULL). Later csbridge_configuration_add_upload_header calls add to this sink.
 @_cdecl("csbridge_configuration_add_upload")
-@_spi(ObjCBridge) public func csbridge_configuration_add_upload(_ configuration: UnsafeMutableRawPointer?,
-                                              _ endpoint: UnsafePointer<CChar>?, _ dsn: UnsafePointer<CChar>?,
-                                              _ folder: UnsafePointer<CChar>?, _ uploadedGuards: UInt32,
-                                              _ release: UnsafePointer<CChar>?, _ environment: UnsafePointer<CChar>?,
-                                              _ dist: UnsafePointer<CChar>?) {
+@_spi(ObjCBridge) public func csbridge_configuration_add_upload(
+    _ configuration: UnsafeMutableRawPointer?,
+    _ endpoint: UnsafePointer<CChar>?, _ dsn: UnsafePointer<CChar>?,
+    _ folder: UnsafePointer<CChar>?, _ uploadedGuards: UInt32,
+    _ release: UnsafePointer<CChar>?, _ environment: UnsafePointer<CChar>?,
+    _ dist: UnsafePointer<CChar>?
+) {
     BridgeConfiguration.borrow(configuration)?.sinkMakers.append(
-        BridgeUpload(endpoint: string(endpoint), dsn: string(dsn), folder: string(folder) ?? "",
-                     uploadedGuards: uploadedGuards, release: string(release), environment: string(environment),
-                     dist: string(dist)))
+        BridgeUpload(
+            endpoint: string(endpoint), dsn: string(dsn), folder: string(folder) ?? "",
+            uploadedGuards: uploadedGuards, release: string(release), environment: string(environment),
+            dist: string(dist)))
 }
 
 @_cdecl("csbridge_configuration_add_upload_header")
-@_spi(ObjCBridge) public func csbridge_configuration_add_upload_header(_ configuration: UnsafeMutableRawPointer?,
-                                                     _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?) {
+@_spi(ObjCBridge) public func csbridge_configuration_add_upload_header(
+    _ configuration: UnsafeMutableRawPointer?,
+    _ name: UnsafePointer<CChar>?, _ value: UnsafePointer<CChar>?
+) {
     guard let name = string(name), let value = string(value) else { return }
     (BridgeConfiguration.borrow(configuration)?.sinkMakers.last as? BridgeUpload)?.headers[name] = value
 }
@@ -82,15 +90,19 @@ final class BridgeUploadStatistics {
     }
 
     static func borrow(_ pointer: UnsafeRawPointer?) -> UploadStatistics {
-        pointer.map { Unmanaged<BridgeUploadStatistics>.fromOpaque($0).takeUnretainedValue().statistics } ?? UploadStatistics()
+        pointer.map { Unmanaged<BridgeUploadStatistics>.fromOpaque($0).takeUnretainedValue().statistics }
+            ?? UploadStatistics()
     }
 }
 
-@_spi(ObjCBridge) public typealias BridgeStatisticsFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?) -> Void
+@_spi(ObjCBridge) public typealias BridgeStatisticsFunction =
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?) -> Void
 
 /// Calls `function(context, statistics)` for each upload sink of the last start, in `uploadSinks` order.
 @_cdecl("csbridge_upload_statistics")
-@_spi(ObjCBridge) public func csbridge_upload_statistics(_ function: BridgeStatisticsFunction?, _ context: UnsafeMutableRawPointer?) {
+@_spi(ObjCBridge) public func csbridge_upload_statistics(
+    _ function: BridgeStatisticsFunction?, _ context: UnsafeMutableRawPointer?
+) {
     guard let function else { return }
     for case let sink as UploadSink in BridgeUploads.sinks {
         let lent = BridgeUploadStatistics(sink)
@@ -99,7 +111,9 @@ final class BridgeUploadStatistics {
 }
 
 @_cdecl("csbridge_upload_statistics_copy_folder")
-@_spi(ObjCBridge) public func csbridge_upload_statistics_copy_folder(_ lent: UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>? {
+@_spi(ObjCBridge) public func csbridge_upload_statistics_copy_folder(
+    _ lent: UnsafeRawPointer?
+) -> UnsafeMutablePointer<CChar>? {
     lent.map { strdup(Unmanaged<BridgeUploadStatistics>.fromOpaque($0).takeUnretainedValue().folder) } ?? nil
 }
 

@@ -64,7 +64,7 @@ struct RetryPolicy {
             return .credentialsRefused(status: status, retryAfter: credentialRetryDelay)
         case 400..<500:
             return .rejected(status: status, why: Self.meaning(of: status))
-        default:   // 1xx/3xx reaching here: the endpoint is misconfigured or redirected oddly; try later
+        default:  // 1xx/3xx reaching here: the endpoint is misconfigured or redirected oddly; try later
             return .retry(after: backoff(attempt: attempt))
         }
     }
@@ -93,7 +93,8 @@ struct RetryPolicy {
             return Self.sentryRateLimit(header, category: Self.sentryCategory).map { min($0, maxRetryAfter) }
         }
         guard response.statusCode == 429 else { return nil }
-        let seconds = response.retryAfter.flatMap { Self.retryAfterSeconds($0, now: now) } ?? Self.sentryDefaultRetryAfter
+        let seconds =
+            response.retryAfter.flatMap { Self.retryAfterSeconds($0, now: now) } ?? Self.sentryDefaultRetryAfter
         return min(seconds, maxRetryAfter)
     }
 
@@ -105,8 +106,11 @@ struct RetryPolicy {
         for limit in header.split(separator: ",") {
             let fields = limit.split(separator: ":", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let seconds = fields.first.flatMap({ TimeInterval($0) }), seconds.isFinite, seconds >= 0 else { continue }
-            let categories = fields.count > 1 ? fields[1].split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) } : []
+            guard let seconds = fields.first.flatMap({ TimeInterval($0) }), seconds.isFinite, seconds >= 0 else {
+                continue
+            }
+            let categories =
+                fields.count > 1 ? fields[1].split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) } : []
             guard categories.allSatisfy(\.isEmpty) || categories.contains(category) else { continue }
             longest = max(longest ?? 0, seconds)
         }
@@ -136,8 +140,10 @@ struct RetryPolicy {
     }
 
     /// RFC 9110 §5.6.7: IMF-fixdate, RFC 850, asctime.
-    private static let httpDateFormats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz",
-                                          "EEE MMM d HH:mm:ss yyyy"]
+    private static let httpDateFormats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz",
+        "EEE MMM d HH:mm:ss yyyy",
+    ]
 }
 
 /// gzip through zlib (CrashShieldGzip's CSRGzip.c). SPI for the report tool (Tools), which reads gzipped bodies.
@@ -145,7 +151,9 @@ struct RetryPolicy {
     public static func compress(_ data: Data) -> Data? {
         data.withUnsafeBytes { raw -> Data? in
             var length = 0
-            guard let output = csr_gzip(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &length) else { return nil }
+            guard let output = csr_gzip(raw.bindMemory(to: UInt8.self).baseAddress, raw.count, &length) else {
+                return nil
+            }
             return Data(bytesNoCopy: output, count: length, deallocator: .free)
         }
     }

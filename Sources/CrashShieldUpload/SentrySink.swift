@@ -18,14 +18,19 @@ struct SentryDSN: Sendable, Equatable {
     /// - Throws: `UploadError.invalidDSN` saying what is wrong.
     public init(_ text: String) throws {
         let dsn = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if dsn.unicodeScalars.contains(where: { CharacterSet.whitespacesAndNewlines.contains($0) || CharacterSet.controlCharacters.contains($0) }) {
+        if dsn.unicodeScalars.contains(where: {
+            CharacterSet.whitespacesAndNewlines.contains($0) || CharacterSet.controlCharacters.contains($0)
+        }) {
             throw UploadError.invalidDSN(dsn, reason: "it contains spaces or control characters")
         }
         guard let components = URLComponents(string: dsn),
-              let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else {
             throw UploadError.invalidDSN(dsn, reason: "not an http or https URL")
         }
-        guard let key = components.user, !key.isEmpty else { throw UploadError.invalidDSN(dsn, reason: "no public key before '@'") }
+        guard let key = components.user, !key.isEmpty else {
+            throw UploadError.invalidDSN(dsn, reason: "no public key before '@'")
+        }
         guard key.unicodeScalars.allSatisfy({ $0.isASCII && CharacterSet.alphanumerics.contains($0) }) else {
             throw UploadError.invalidDSN(dsn, reason: "the public key '\(key)' is not letters and digits")
         }
@@ -45,7 +50,9 @@ struct SentryDSN: Sendable, Equatable {
         envelope.host = host
         envelope.port = components.port
         envelope.path = "/" + (path + ["api", project, "envelope"]).joined(separator: "/") + "/"
-        guard let url = envelope.url else { throw UploadError.invalidDSN(dsn, reason: "no envelope URL can be made from it") }
+        guard let url = envelope.url else {
+            throw UploadError.invalidDSN(dsn, reason: "no envelope URL can be made from it")
+        }
         self.dsn = dsn
         publicKey = key
         projectID = project
@@ -91,22 +98,32 @@ public final class SentrySink: UploadSink, @unchecked Sendable {
     ///   - dist: the distribution (build) of the release; by default the app's build (`ReportContext.appBuild`).
     ///   - isAppImage: which images are the app's (`in_app`); by default every image outside the system's folders.
     ///   - logger: where the sink logs rejected envelopes and dropped reports.
-    public init(dsn: String, folder: URL, options: UploadOptions = UploadOptions(), environment: String? = nil,
-                release: String? = nil, dist: String? = nil,
-                isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage,
-                logger: Logger = Logger(label: "CrashShield.Sentry")) throws {
+    public init(
+        dsn: String, folder: URL, options: UploadOptions = UploadOptions(), environment: String? = nil,
+        release: String? = nil, dist: String? = nil,
+        isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage,
+        logger: Logger = Logger(label: "CrashShield.Sentry")
+    ) throws {
         let parsed = try SentryDSN(dsn)
         self.dsn = parsed
-        let envelope = SentryEnvelope(dsn: parsed, environment: environment, release: release, dist: dist,
-                                      isAppImage: isAppImage)
-        super.init(queue: try UploadQueue(endpoint: parsed.envelopeURL, folder: folder, options: options, batchSize: 1,
-                                          rules: .sentry, transport: URLSessionUploadTransport(), logger: logger) { reports, key in
-            // One report per envelope (batchSize 1). An empty batch is refused (the queue drops it with a log line):
-            // never an index out of range in the app.
-            guard let report = reports.first else { throw EncodingError.invalidValue(reports, .init(codingPath: [], debugDescription: "an empty batch")) }
-            return (try envelope.encode(report, eventID: key),
-             ["Content-Type": "application/x-sentry-envelope", "X-Sentry-Auth": parsed.authHeader])
-        })
+        let envelope = SentryEnvelope(
+            dsn: parsed, environment: environment, release: release, dist: dist,
+            isAppImage: isAppImage)
+        super.init(
+            queue: try UploadQueue(
+                endpoint: parsed.envelopeURL, folder: folder, options: options, batchSize: 1,
+                rules: .sentry, transport: URLSessionUploadTransport(), logger: logger
+            ) { reports, key in
+                // One report per envelope (batchSize 1). An empty batch is refused (the queue drops it with a log line):
+                // never an index out of range in the app.
+                guard let report = reports.first else {
+                    throw EncodingError.invalidValue(reports, .init(codingPath: [], debugDescription: "an empty batch"))
+                }
+                return (
+                    try envelope.encode(report, eventID: key),
+                    ["Content-Type": "application/x-sentry-envelope", "X-Sentry-Auth": parsed.authHeader]
+                )
+            })
     }
 }
 
@@ -120,8 +137,10 @@ struct SentryEnvelope: Sendable {
     var dist: String? = nil
     let isAppImage: @Sendable (String) -> Bool
 
-    init(dsn: SentryDSN, environment: String?, release: String?, dist: String? = nil,
-         isAppImage: @escaping @Sendable (String) -> Bool) {
+    init(
+        dsn: SentryDSN, environment: String?, release: String?, dist: String? = nil,
+        isAppImage: @escaping @Sendable (String) -> Bool
+    ) {
         self.dsn = dsn
         self.environment = environment
         self.release = release
@@ -131,8 +150,10 @@ struct SentryEnvelope: Sendable {
 
     func encode(_ report: CrashReport, eventID: String) throws -> Data {
         let payload = try json(event(for: report, eventID: eventID))
-        let header = try json(["event_id": eventID, "dsn": dsn.dsn, "sent_at": ReportCodec.timestamp(Date()),
-                               "sdk": ["name": "crashshield", "version": CrashShield.version]])
+        let header = try json([
+            "event_id": eventID, "dsn": dsn.dsn, "sent_at": ReportCodec.timestamp(Date()),
+            "sdk": ["name": "crashshield", "version": CrashShield.version],
+        ])
         let itemHeader = try json(["type": "event", "length": payload.count, "content_type": "application/json"])
         return header + Data("\n".utf8) + itemHeader + Data("\n".utf8) + payload + Data("\n".utf8)
     }
@@ -150,22 +171,29 @@ struct SentryEnvelope: Sendable {
         var mechanism: [String: Any] = ["type": "crashshield", "handled": true]
         let frames = self.frames(of: report)
         if let caller = frames.callerIndex { mechanism["data"] = ["caller_frame": String(caller)] }
-        var exception: [String: Any] = ["type": report.exceptionName, "value": report.reason, "mechanism": mechanism,
-                                        "thread_id": report.thread.id]
+        var exception: [String: Any] = [
+            "type": report.exceptionName, "value": report.reason, "mechanism": mechanism,
+            "thread_id": report.thread.id,
+        ]
         // Every address of a report's stack is a return address (the replacement's frame included): Sentry looks up
         // the call instruction before each.
         if !frames.list.isEmpty {
             exception["stacktrace"] = ["frames": frames.list, "instruction_addr_adjustment": "all"]
         }
-        var tags = ["guard": report.category.name, "class": report.className, "selector": report.selector,
-                    "action": report.action.rawValue]
+        var tags = [
+            "guard": report.category.name, "class": report.className, "selector": report.selector,
+            "action": report.action.rawValue,
+        ]
         if let caller = report.callerFrame {
-            tags["caller"] = "\((caller.image as NSString).lastPathComponent)+0x\(String(caller.offsetInImage, radix: 16))"
+            tags["caller"] =
+                "\((caller.image as NSString).lastPathComponent)+0x\(String(caller.offsetInImage, radix: 16))"
         }
-        var extra: [String: Any] = ["occurrences": report.occurrences, "method": report.method,
-                                    "first_seen": ReportCodec.timestamp(report.firstSeen),
-                                    "last_seen": ReportCodec.timestamp(report.lastSeen),
-                                    "thread": report.thread.name]
+        var extra: [String: Any] = [
+            "occurrences": report.occurrences, "method": report.method,
+            "first_seen": ReportCodec.timestamp(report.firstSeen),
+            "last_seen": ReportCodec.timestamp(report.lastSeen),
+            "thread": report.thread.name,
+        ]
         if !report.hint.isEmpty { extra["hint"] = report.hint }
         if !report.details.isEmpty { extra["details"] = report.details }
         var event: [String: Any] = [
@@ -236,14 +264,18 @@ struct SentryEnvelope: Sendable {
     /// linked on Linux): never the app's code, wherever they live.
     static func isRuntimeSymbol(_ symbol: String?) -> Bool {
         guard var name = symbol else { return false }
-        if name.hasPrefix("_$s") { name.removeFirst() }   // Mach-O symbol tables prefix Swift's names with '_'
+        if name.hasPrefix("_$s") { name.removeFirst() }  // Mach-O symbol tables prefix Swift's names with '_'
         return startSymbols.contains(name) || runtimePrefixes.contains { name.hasPrefix($0) }
     }
 
-    static let startSymbols: Set<String> = ["_start", "start", "_dyld_start", "__libc_start_main", "__libc_start_call_main"]
-    static let runtimePrefixes = ["objc_msgSend", "objc_msg_lookup", "_objc_msgForward", "__objc_", "_objc_",
-                                  "___forwarding___", "__forwarding_prep", "_CF_forwarding_prep", "__invoking___",
-                                  "swift_", "_swift_", "$ss"]
+    static let startSymbols: Set<String> = [
+        "_start", "start", "_dyld_start", "__libc_start_main", "__libc_start_call_main",
+    ]
+    static let runtimePrefixes = [
+        "objc_msgSend", "objc_msg_lookup", "_objc_msgForward", "__objc_", "_objc_",
+        "___forwarding___", "__forwarding_prep", "_CF_forwarding_prep", "__invoking___",
+        "swift_", "_swift_", "$ss",
+    ]
 
     /// One entry per image with a UUID (Apple) or a GNU build ID (Linux): what Sentry needs to find the debug files.
     /// The report's context lists the images its frames point into; a report without one, its frames' UUIDs.
@@ -252,12 +284,18 @@ struct SentryEnvelope: Sendable {
         var images: [[String: Any]] = []
         for image in report.context?.images ?? [] {
             if let uuid = image.uuid, seen.insert(uuid).inserted {
-                images.append(["type": "macho", "code_file": image.path, "debug_id": Self.debugID(uuid),
-                               "image_addr": Self.hex(image.loadAddress)].merging(Self.size(image)) { $1 })
+                images.append(
+                    [
+                        "type": "macho", "code_file": image.path, "debug_id": Self.debugID(uuid),
+                        "image_addr": Self.hex(image.loadAddress),
+                    ].merging(Self.size(image)) { $1 })
             } else if let buildID = image.buildID, seen.insert(buildID).inserted {
-                images.append(["type": "elf", "code_file": image.path, "code_id": buildID,
-                               "debug_id": Self.debugID(fromBuildID: buildID),
-                               "image_addr": Self.hex(image.loadAddress)].merging(Self.size(image)) { $1 })
+                images.append(
+                    [
+                        "type": "elf", "code_file": image.path, "code_id": buildID,
+                        "debug_id": Self.debugID(fromBuildID: buildID),
+                        "image_addr": Self.hex(image.loadAddress),
+                    ].merging(Self.size(image)) { $1 })
             }
         }
         for frame in report.callStack {
@@ -267,8 +305,10 @@ struct SentryEnvelope: Sendable {
             #else
             let type = "elf"
             #endif
-            images.append(["type": type, "code_file": frame.image, "debug_id": Self.debugID(uuid),
-                           "image_addr": Self.hex(frame.imageBase)])
+            images.append([
+                "type": type, "code_file": frame.image, "debug_id": Self.debugID(uuid),
+                "image_addr": Self.hex(frame.imageBase),
+            ])
         }
         return images
     }
@@ -288,7 +328,8 @@ struct SentryEnvelope: Sendable {
             return UInt8(buildID[start..<buildID.index(start, offsetBy: 2)], radix: 16)
         }
         bytes += [UInt8](repeating: 0, count: max(0, 16 - bytes.count))
-        let guid = Array(bytes[0..<4].reversed()) + Array(bytes[4..<6].reversed()) + Array(bytes[6..<8].reversed())
+        let guid =
+            Array(bytes[0..<4].reversed()) + Array(bytes[4..<6].reversed()) + Array(bytes[6..<8].reversed())
             + Array(bytes[8..<16])
         return debugID(guid.map { String(format: "%02x", $0) }.joined())
     }

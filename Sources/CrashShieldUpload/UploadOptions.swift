@@ -61,7 +61,8 @@ public struct UploadOptions: Sendable {
 
     public init(
         headers: [String: String] = [:], uploadedGuards: GuardCategory = GuardCategory.all.subtracting(.mainThreadUI),
-        maxBatchSize: Int = 50, batchDelay: TimeInterval = 1, requestTimeout: TimeInterval = 30, initialBackoff: TimeInterval = 2,
+        maxBatchSize: Int = 50, batchDelay: TimeInterval = 1, requestTimeout: TimeInterval = 30,
+        initialBackoff: TimeInterval = 2,
         maxBackoff: TimeInterval = 600, maxRetryAfter: TimeInterval = 3600, maxQueuedReports: Int = 1000,
         maxStoredBytes: Int = 2 << 20, gzip: Bool = true, credentialRetryDelay: TimeInterval = 3600,
         credentialHoldLimit: TimeInterval = 7 * 86_400
@@ -93,17 +94,22 @@ public struct UploadOptions: Sendable {
         guard (1...Self.maximumBatchSize).contains(maxBatchSize) else {
             throw fail("maxBatchSize must be 1...\(Self.maximumBatchSize) reports per request, got \(maxBatchSize)")
         }
-        try seconds("batchDelay", batchDelay, Double.leastNonzeroMagnitude...3600, "how long a new report waits for others")
+        try seconds(
+            "batchDelay", batchDelay, Double.leastNonzeroMagnitude...3600, "how long a new report waits for others")
         try seconds("requestTimeout", requestTimeout, Self.minimumRequestTimeout...3600, "how long a request may take")
-        try seconds("initialBackoff", initialBackoff, Self.minimumBackoff...86_400,
-                    "the first retry delay; zero would retry a failing server in a tight loop")
-        try seconds("maxBackoff", maxBackoff, max(Self.minimumMaxBackoff, initialBackoff)...86_400,
-                    "the longest retry delay, at least initialBackoff")
+        try seconds(
+            "initialBackoff", initialBackoff, Self.minimumBackoff...86_400,
+            "the first retry delay; zero would retry a failing server in a tight loop")
+        try seconds(
+            "maxBackoff", maxBackoff, max(Self.minimumMaxBackoff, initialBackoff)...86_400,
+            "the longest retry delay, at least initialBackoff")
         try seconds("maxRetryAfter", maxRetryAfter, 1...86_400, "the longest Retry-After honoured")
-        try seconds("credentialRetryDelay", credentialRetryDelay, initialBackoff...86_400,
-                    "the wait after the server refused the credentials, at least initialBackoff")
-        try seconds("credentialHoldLimit", credentialHoldLimit, credentialRetryDelay...(90 * 86_400),
-                    "how long a batch refused for its credentials is kept, at least credentialRetryDelay")
+        try seconds(
+            "credentialRetryDelay", credentialRetryDelay, initialBackoff...86_400,
+            "the wait after the server refused the credentials, at least initialBackoff")
+        try seconds(
+            "credentialHoldLimit", credentialHoldLimit, credentialRetryDelay...(90 * 86_400),
+            "how long a batch refused for its credentials is kept, at least credentialRetryDelay")
         guard (1...1_000_000).contains(maxQueuedReports) else {
             throw fail("maxQueuedReports must be 1...1000000, got \(maxQueuedReports)")
         }
@@ -112,12 +118,15 @@ public struct UploadOptions: Sendable {
         }
         let unknown = uploadedGuards.subtracting(.all)
         guard unknown.isEmpty else {
-            throw fail("uploadedGuards: bits 0x\(String(unknown.rawValue, radix: 16)) name no guard (known: \(GuardCategory.all.name))")
+            throw fail(
+                "uploadedGuards: bits 0x\(String(unknown.rawValue, radix: 16)) name no guard (known: \(GuardCategory.all.name))"
+            )
         }
     }
 
     private static func describe(_ range: ClosedRange<TimeInterval>) -> String {
-        range.lowerBound == .leastNonzeroMagnitude ? "more than 0 and at most \(Self.text(range.upperBound))"
+        range.lowerBound == .leastNonzeroMagnitude
+            ? "more than 0 and at most \(Self.text(range.upperBound))"
             : "\(Self.text(range.lowerBound))...\(Self.text(range.upperBound))"
     }
 

@@ -3,7 +3,7 @@ import CrashShield
 import Foundation
 import Logging
 #if canImport(FoundationNetworking)
-import FoundationNetworking   // URLRequest on Linux
+import FoundationNetworking  // URLRequest on Linux
 #endif
 
 /// What an upload sink did so far (since it was created).
@@ -29,9 +29,11 @@ public struct UploadStatistics: Sendable, Equatable {
     /// same bug and launch, against the project's quota.
     public var coalescedUpdates = 0
 
-    public init(deliveredReports: Int = 0, rejectedBatches: Int = 0, droppedReports: Int = 0, requests: Int = 0,
-                queuedReports: Int = 0, credentialRefusals: Int = 0, rateLimitedReports: Int = 0,
-                coalescedUpdates: Int = 0) {
+    public init(
+        deliveredReports: Int = 0, rejectedBatches: Int = 0, droppedReports: Int = 0, requests: Int = 0,
+        queuedReports: Int = 0, credentialRefusals: Int = 0, rateLimitedReports: Int = 0,
+        coalescedUpdates: Int = 0
+    ) {
         self.deliveredReports = deliveredReports
         self.rejectedBatches = rejectedBatches
         self.droppedReports = droppedReports
@@ -58,7 +60,8 @@ public struct UploadStatistics: Sendable, Equatable {
 /// timers and batch formation run on `queue`; one batch is in flight at a time, oldest first.
 final class UploadQueue: @unchecked Sendable {
     /// Builds the body and the body-specific headers (content type, authentication) of one batch.
-    typealias RequestBody = @Sendable (_ reports: [CrashReport], _ key: String) throws -> (body: Data, headers: [String: String])
+    typealias RequestBody =
+        @Sendable (_ reports: [CrashReport], _ key: String) throws -> (body: Data, headers: [String: String])
 
     struct Batch {
         let key: String
@@ -119,9 +122,12 @@ final class UploadQueue: @unchecked Sendable {
 
     /// - Throws: `UploadError` for a non-http(s) endpoint, an unusable folder or one another sink of this process
     ///   uses; `CrashShieldError.invalidConfiguration` for options out of range; `ReportStoreError` for its files.
-    init(endpoint: URL, folder: URL, options: UploadOptions, batchSize: Int, rules: UploadRules = .http,
-         transport: UploadTransport, logger: Logger, body: @escaping RequestBody) throws {
-        guard let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https", endpoint.host != nil else {
+    init(
+        endpoint: URL, folder: URL, options: UploadOptions, batchSize: Int, rules: UploadRules = .http,
+        transport: UploadTransport, logger: Logger, body: @escaping RequestBody
+    ) throws {
+        guard let scheme = endpoint.scheme?.lowercased(), scheme == "http" || scheme == "https", endpoint.host != nil
+        else {
             throw UploadError.invalidEndpoint(endpoint.absoluteString)
         }
         try options.validate()
@@ -141,12 +147,14 @@ final class UploadQueue: @unchecked Sendable {
             self.transport = transport
             self.body = body
             self.logger = logger
-            retry = RetryPolicy(initialBackoff: options.initialBackoff, maxBackoff: options.maxBackoff,
-                                maxRetryAfter: options.maxRetryAfter, credentialRetryDelay: options.credentialRetryDelay,
-                                rules: rules)
+            retry = RetryPolicy(
+                initialBackoff: options.initialBackoff, maxBackoff: options.maxBackoff,
+                maxRetryAfter: options.maxRetryAfter, credentialRetryDelay: options.credentialRetryDelay,
+                rules: rules)
             storeBytes = max(JSONLinesReportStore.minimumMaxBytes, options.maxStoredBytes / 2)
-            unsentStore = try JSONLinesReportStore(fileURL: folder.appendingPathComponent("unsent.jsonl"),
-                                                   maxBytes: storeBytes, logger: logger)
+            unsentStore = try JSONLinesReportStore(
+                fileURL: folder.appendingPathComponent("unsent.jsonl"),
+                maxBytes: storeBytes, logger: logger)
             batchFolder = folder.appendingPathComponent("batches", isDirectory: true)
             do {
                 try FileManager.default.createDirectory(at: batchFolder, withIntermediateDirectories: true)
@@ -176,7 +184,7 @@ final class UploadQueue: @unchecked Sendable {
             state.headersVersion += 1
             guard state.heldForCredentials, !state.closed else { return false }
             state.heldForCredentials = false
-            state.retryGeneration += 1   // the pending credential retry does nothing
+            state.retryGeneration += 1  // the pending credential retry does nothing
             state.attempt = 0
             state.busy = false
             return true
@@ -201,7 +209,8 @@ final class UploadQueue: @unchecked Sendable {
                 return (false, false)
             }
             if rules == .sentry, state.queuedCounts[report.signature] != nil,
-               !state.unsent.contains(where: { $0.signature == report.signature }) {
+                !state.unsent.contains(where: { $0.signature == report.signature })
+            {
                 // Sentry counts events: one per call site and launch (this process). Already batched or sent, the
                 // report is not sent again for a count update (`UploadStatistics.coalescedUpdates`).
                 state.statistics.coalescedUpdates += 1
@@ -211,7 +220,8 @@ final class UploadQueue: @unchecked Sendable {
             if let index = state.unsent.firstIndex(where: { $0.signature == report.signature }) {
                 state.unsent[index] = report
             } else if state.queuedCount >= options.maxQueuedReports
-                        && !state.batches.contains(where: { $0.reports.contains { $0.signature == report.signature } }) {
+                && !state.batches.contains(where: { $0.reports.contains { $0.signature == report.signature } })
+            {
                 state.statistics.droppedReports += 1
                 defer { state.loggedDrop = true }
                 return (false, !state.loggedDrop)
@@ -220,11 +230,13 @@ final class UploadQueue: @unchecked Sendable {
             }
             if state.queuedCounts.count >= 10_000 { state.queuedCounts.removeAll() }
             state.queuedCounts[report.signature] = report.occurrences
-            unsentStore.receive(report)   // under the lock: file and memory change together with batch formation
+            unsentStore.receive(report)  // under the lock: file and memory change together with batch formation
             return (true, false)
         }
         if outcome.logDrop {
-            logger.warning("upload queue full (\(options.maxQueuedReports) reports): new reports are dropped until the server takes some")
+            logger.warning(
+                "upload queue full (\(options.maxQueuedReports) reports): new reports are dropped until the server takes some"
+            )
         }
         // A short wait lets a burst of reports go out in one request.
         if outcome.accepted { queue.asyncAfter(deadline: .now() + options.batchDelay) { [weak self] in self?.pump() } }
@@ -262,7 +274,9 @@ final class UploadQueue: @unchecked Sendable {
         guard let (batch, limited, headers, version) = next else { return }
         if limited {
             // Sentry's rules: what a rate limit covers is discarded, not sent later.
-            logger.debug("upload: a Sentry rate limit is in effect; batch \(batch.key) (\(batch.reports.count) reports) discarded")
+            logger.debug(
+                "upload: a Sentry rate limit is in effect; batch \(batch.key) (\(batch.reports.count) reports) discarded"
+            )
             finish(batch, statistics: { $0.rateLimitedReports += batch.reports.count })
             return
         }
@@ -270,7 +284,8 @@ final class UploadQueue: @unchecked Sendable {
         do {
             request = try makeRequest(for: batch, headers: headers)
         } catch {
-            logger.error("upload: batch \(batch.key) (\(batch.reports.count) reports) could not be encoded (\(error)); dropped")
+            logger.error(
+                "upload: batch \(batch.key) (\(batch.reports.count) reports) could not be encoded (\(error)); dropped")
             finish(batch, statistics: { $0.droppedReports += batch.reports.count })
             return
         }
@@ -312,22 +327,33 @@ final class UploadQueue: @unchecked Sendable {
         }
         guard let attempt else { return }
         if let limit, limit > 0 {
-            logger.warning("upload: Sentry asks for no more events for \(limit) s (rate limit); reports until then are discarded")
+            logger.warning(
+                "upload: Sentry asks for no more events for \(limit) s (rate limit); reports until then are discarded")
         }
         switch retry.outcome(of: result, attempt: attempt) {
         case .delivered:
             finish(batch, statistics: { $0.deliveredReports += batch.reports.count })
         case .rejected(let status, let why):
-            logger.error("upload: HTTP \(status) for batch \(batch.key) (\(batch.reports.count) reports) from \(endpoint.absoluteString): \(why); the batch is dropped, not retried")
+            logger.error(
+                "upload: HTTP \(status) for batch \(batch.key) (\(batch.reports.count) reports) from \(endpoint.absoluteString): \(why); the batch is dropped, not retried"
+            )
             finish(batch, statistics: { $0.rejectedBatches += 1 })
         case .credentialsRefused(let status, let delay):
             let age = Date().timeIntervalSince(batch.created)
             if age > options.credentialHoldLimit {
-                logger.error("upload: HTTP \(status) for batch \(batch.key) (\(batch.reports.count) reports): the server has refused the credentials for \(Int(age / 3600)) h, longer than UploadOptions.credentialHoldLimit; the batch is dropped")
-                finish(batch, statistics: { $0.credentialRefusals += 1; $0.rejectedBatches += 1 })
+                logger.error(
+                    "upload: HTTP \(status) for batch \(batch.key) (\(batch.reports.count) reports): the server has refused the credentials for \(Int(age / 3600)) h, longer than UploadOptions.credentialHoldLimit; the batch is dropped"
+                )
+                finish(
+                    batch,
+                    statistics: {
+                        $0.credentialRefusals += 1; $0.rejectedBatches += 1
+                    })
                 return
             }
-            logger.error("upload: HTTP \(status) for batch \(batch.key) (\(batch.reports.count) reports): the server refused the credentials (UploadOptions.headers); the batch is kept and sent again in \(Int(delay)) s or at once after setHeaders(_:) (dropped once older than \(Int(options.credentialHoldLimit / 3600)) h)")
+            logger.error(
+                "upload: HTTP \(status) for batch \(batch.key) (\(batch.reports.count) reports): the server refused the credentials (UploadOptions.headers); the batch is kept and sent again in \(Int(delay)) s or at once after setHeaders(_:) (dropped once older than \(Int(options.credentialHoldLimit / 3600)) h)"
+            )
             let (generation, renewed) = state.withLock { state -> (Int, Bool) in
                 state.statistics.credentialRefusals += 1
                 state.heldForCredentials = true
@@ -337,11 +363,14 @@ final class UploadQueue: @unchecked Sendable {
             // Headers set while the request was under way are tried at once.
             scheduleRetry(after: renewed ? 0 : delay, generation: generation)
         case .retry(let delay):
-            logger.debug("upload: batch \(batch.key) attempt \(attempt) failed (\(Self.describe(result))); retry in \(delay) s")
-            scheduleRetry(after: delay, generation: state.withLock { state in
-                state.retryGeneration += 1
-                return state.retryGeneration
-            })
+            logger.debug(
+                "upload: batch \(batch.key) attempt \(attempt) failed (\(Self.describe(result))); retry in \(delay) s")
+            scheduleRetry(
+                after: delay,
+                generation: state.withLock { state in
+                    state.retryGeneration += 1
+                    return state.retryGeneration
+                })
         }
     }
 
@@ -393,8 +422,11 @@ final class UploadQueue: @unchecked Sendable {
             let created = Date()
             let millis = String(format: "%013.0f", created.timeIntervalSince1970 * 1000)
             let name = "batch-\(millis)-\(String(format: "%06d", state.sequence))-\(key).jsonl"
-            guard let batch = writeBatch(reports, key: key, created: created, to: batchFolder.appendingPathComponent(name)) else {
-                return   // could not write: keep the reports unsent (memory and file) and try again later
+            guard
+                let batch = writeBatch(
+                    reports, key: key, created: created, to: batchFolder.appendingPathComponent(name))
+            else {
+                return  // could not write: keep the reports unsent (memory and file) and try again later
             }
             state.batches.append(batch)
         }
@@ -402,7 +434,8 @@ final class UploadQueue: @unchecked Sendable {
         do {
             try unsentStore.removeAll()
         } catch {
-            logger.error("upload: could not empty \(unsentStore.fileURL.path) (\(error)); its reports may be sent twice")
+            logger.error(
+                "upload: could not empty \(unsentStore.fileURL.path) (\(error)); its reports may be sent twice")
         }
         enforceDiskCap(&state)
     }
@@ -454,10 +487,13 @@ final class UploadQueue: @unchecked Sendable {
             // batch-<milliseconds since 1970>-<n>-<key>.jsonl
             let created = parts.count > 1 ? Double(parts[1]).map { Date(timeIntervalSince1970: $0 / 1000) } : nil
             do {
-                let reports = try JSONLinesReportStore(fileURL: url, maxBytes: storeBytes, logger: logger).load().reports
+                let reports = try JSONLinesReportStore(fileURL: url, maxBytes: storeBytes, logger: logger).load()
+                    .reports
                 if reports.isEmpty || key.isEmpty { JSONLinesReportStore.removeFiles(of: url); continue }
-                batches.append(Batch(key: key, fileURL: url, reports: reports, bytes: Self.size(of: url),
-                                     created: created ?? Date()))
+                batches.append(
+                    Batch(
+                        key: key, fileURL: url, reports: reports, bytes: Self.size(of: url),
+                        created: created ?? Date()))
             } catch {
                 logger.error("upload: batch file \(url.path) is unreadable (\(error)); removed")
                 JSONLinesReportStore.removeFiles(of: url)
@@ -470,7 +506,7 @@ final class UploadQueue: @unchecked Sendable {
             logger.error("upload: \(unsentStore.fileURL.path) is unreadable (\(error)); its reports are not sent")
         }
         let batched = batches.flatMap(\.reports)
-        unsent.removeAll { batched.contains($0) }   // a kill between writing batches and emptying the file
+        unsent.removeAll { batched.contains($0) }  // a kill between writing batches and emptying the file
         state.withLock { state in
             state.batches = batches
             state.unsent = Array(unsent.prefix(max(0, options.maxQueuedReports - batched.count)))
@@ -498,13 +534,17 @@ public enum UploadError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidEndpoint(let url):
-            return "'\(url)' is not an http or https URL with a host; pass the full endpoint, such as https://reports.example.com/v1/crashes"
+            return
+                "'\(url)' is not an http or https URL with a host; pass the full endpoint, such as https://reports.example.com/v1/crashes"
         case .invalidDSN(let dsn, let reason):
-            return "'\(dsn)' is not a Sentry DSN (\(reason)); copy it from Sentry's project settings (Client Keys): https://<key>@<host>/<project>"
+            return
+                "'\(dsn)' is not a Sentry DSN (\(reason)); copy it from Sentry's project settings (Client Keys): https://<key>@<host>/<project>"
         case .folder(let path, let reason):
-            return "could not create the upload folder '\(path)' (\(reason)); choose a folder the app can write, such as its caches folder"
+            return
+                "could not create the upload folder '\(path)' (\(reason)); choose a folder the app can write, such as its caches folder"
         case .folderInUse(let path):
-            return "the upload folder '\(path)' is used by another upload sink of this process (or lies inside its folder, or holds it); give each sink a folder of its own, or close() the other sink first"
+            return
+                "the upload folder '\(path)' is used by another upload sink of this process (or lies inside its folder, or holds it); give each sink a folder of its own, or close() the other sink first"
         }
     }
 }
@@ -525,7 +565,8 @@ enum UploadFolders {
     static func claim(_ folder: URL) throws -> Claim {
         let path = folder.standardizedFileURL.resolvingSymlinksInPath().path
         return try inUse.withLock { registry in
-            let inside = { (inner: String, outer: String) in inner.hasPrefix(outer.hasSuffix("/") ? outer : outer + "/") }
+            let inside = { (inner: String, outer: String) in inner.hasPrefix(outer.hasSuffix("/") ? outer : outer + "/")
+            }
             if registry.claims.keys.contains(where: { $0 == path || inside(path, $0) || inside($0, path) }) {
                 throw UploadError.folderInUse(path)
             }

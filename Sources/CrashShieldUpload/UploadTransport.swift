@@ -1,7 +1,7 @@
 import CrashShield
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking   // URLSession on Linux
+import FoundationNetworking  // URLSession on Linux
 #endif
 
 /// What the server answered to one upload request.
@@ -45,9 +45,11 @@ final class URLSessionUploadTransport: UploadTransport, @unchecked Sendable {
 
     public func send(_ request: URLRequest, completion: @escaping @Sendable (Result<UploadResponse, Error>) -> Void) {
         let task = invalidated.withLock { invalidated in
-            invalidated ? nil : session.dataTask(with: request) { _, response, error in
-                completion(Self.result(response, error))
-            }
+            invalidated
+                ? nil
+                : session.dataTask(with: request) { _, response, error in
+                    completion(Self.result(response, error))
+                }
         }
         guard let task else { return completion(.failure(URLError(.cancelled))) }
         task.resume()
@@ -60,8 +62,10 @@ final class URLSessionUploadTransport: UploadTransport, @unchecked Sendable {
     private static func result(_ response: URLResponse?, _ error: Error?) -> Result<UploadResponse, Error> {
         if let error { return .failure(error) }
         guard let http = response as? HTTPURLResponse else { return .failure(URLError(.badServerResponse)) }
-        return .success(UploadResponse(statusCode: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After"),
-                                       rateLimits: http.value(forHTTPHeaderField: "X-Sentry-Rate-Limits")))
+        return .success(
+            UploadResponse(
+                statusCode: http.statusCode, retryAfter: http.value(forHTTPHeaderField: "Retry-After"),
+                rateLimits: http.value(forHTTPHeaderField: "X-Sentry-Rate-Limits")))
     }
 
     public func invalidate() {

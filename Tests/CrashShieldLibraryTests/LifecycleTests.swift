@@ -11,7 +11,8 @@ final class LifecycleTests: ShieldTestCase {
             static let category = GuardCategory.timer
             init() {}
             func install(in context: GuardContext) throws {
-                throw HookError.methodNotFound(class: "NSTimer", selector: "initWithFireDate:interval:target:selector:userInfo:repeats:")
+                throw HookError.methodNotFound(
+                    class: "NSTimer", selector: "initWithFireDate:interval:target:selector:userInfo:repeats:")
             }
         }
         GuardRegistry.substitutes.withLock { $0 = [MissingMethodTimerGuard.self] }
@@ -37,17 +38,28 @@ final class LifecycleTests: ShieldTestCase {
     func testBadConfigurationIsRejectedWithAClearErrorAndInstallsNothing() {
         let cases: [(Configuration, CrashShieldError)] = [
             (Configuration(unrecognizedSelectorFoundationClasses: ["NoSuchClass"]), .unknownClass("NoSuchClass")),
-            (Configuration(limits: ReportLimits(maxDistinctReports: 0)),
-             .invalidConfiguration("maxDistinctReports must be at least 1, got 0")),
-            (Configuration(protectedClassPrefixes: [""]), .invalidConfiguration("an empty class prefix would protect every class")),
-            (Configuration(modeOverrides: [[.kvo, .kvc]: .debug]), .invalidConfiguration("mode overrides take single guards, got kvc,kvo")),
+            (
+                Configuration(limits: ReportLimits(maxDistinctReports: 0)),
+                .invalidConfiguration("maxDistinctReports must be at least 1, got 0")
+            ),
+            (
+                Configuration(protectedClassPrefixes: [""]),
+                .invalidConfiguration("an empty class prefix would protect every class")
+            ),
+            (
+                Configuration(modeOverrides: [[.kvo, .kvc]: .debug]),
+                .invalidConfiguration("mode overrides take single guards, got kvc,kvo")
+            ),
         ]
         for (configuration, expected) in cases {
-            XCTAssertThrowsError(try CrashShield.start(configuration)) { XCTAssertEqual($0 as? CrashShieldError, expected) }
+            XCTAssertThrowsError(try CrashShield.start(configuration)) {
+                XCTAssertEqual($0 as? CrashShieldError, expected)
+            }
             XCTAssertFalse(CrashShield.isRunning)
             // -dealloc hooks of the dealloc watcher (side storage, observation guards) stay for the process's life.
-            XCTAssertTrue(HookEngine.shared.activeHooks.allSatisfy { $0.selector.name == "dealloc" },
-                          "\(HookEngine.shared.activeHooks)")
+            XCTAssertTrue(
+                HookEngine.shared.activeHooks.allSatisfy { $0.selector.name == "dealloc" },
+                "\(HookEngine.shared.activeHooks)")
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
+#if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
 /// What apps see of CrashShield's C layer: the C API (CrashShield.h), not the runtime layer under it.
 final class PublicAPITests: XCTestCase {
     /// Compiles an Objective-C file that imports the runtime module as an app would: the C API is there, a csr_*
@@ -28,9 +28,12 @@ final class PublicAPITests: XCTestCase {
             try "@import CrashShieldRuntime;\n\(body)\n".write(to: source, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: clang)
-            process.arguments = ["-fsyntax-only", "-fmodules", "-fobjc-runtime=gcc",
-                                 "-fmodules-cache-path=\(folder.path)/modules",
-                                 "-fmodule-map-file=\(include)/module.modulemap", "-I", include]
+            process.arguments =
+                [
+                    "-fsyntax-only", "-fmodules", "-fobjc-runtime=gcc",
+                    "-fmodules-cache-path=\(folder.path)/modules",
+                    "-fmodule-map-file=\(include)/module.modulemap", "-I", include,
+                ]
                 + (gcc.map { ["-I", $0] } ?? []) + [source.path]
             let pipe = Pipe()
             process.standardOutput = pipe

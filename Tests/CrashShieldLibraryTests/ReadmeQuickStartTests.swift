@@ -27,7 +27,7 @@ func productionConfiguration(reportsURL: URL) throws -> Configuration {
 func startCrashShield(reportsURL: URL) {
     do {
         #if DEBUG
-        try CrashShield.start(.debug)                   // log the report, then fail loudly at the bad call
+        try CrashShield.start(.debug)  // log the report, then fail loudly at the bad call
         #else
         try CrashShield.start(productionConfiguration(reportsURL: reportsURL))
         #endif
@@ -69,12 +69,14 @@ final class ReadmeQuickStartTests: XCTestCase {
 
     /// The README shows exactly the code between the markers above.
     func testTheREADMEShowsThisCode() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         let begin = "// README quick start (Swift) begins\n", end = "// README quick start (Swift) ends"
         let start = try XCTUnwrap(source.range(of: begin)), stop = try XCTUnwrap(source.range(of: end))
         let code = String(source[start.upperBound..<stop.lowerBound])
-        XCTAssertTrue(readme.contains(code), "README.md's Swift quick start differs from ReadmeQuickStartTests.swift:\n\(code)")
+        XCTAssertTrue(
+            readme.contains(code), "README.md's Swift quick start differs from ReadmeQuickStartTests.swift:\n\(code)")
     }
 }

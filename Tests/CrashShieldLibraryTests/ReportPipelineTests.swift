@@ -4,10 +4,11 @@ import XCTest
 
 final class ReportPipelineTests: XCTestCase {
     private func report(_ signature: String, at date: Date = Date()) -> CrashReport {
-        CrashReport(signature: signature, category: .container, exceptionName: "NSRangeException", reason: "r",
-                    className: "C", selector: "s", isClassMethod: false, hint: "h", action: .recovered, details: [:],
-                    thread: ThreadInfo(id: 1, name: "", isMain: true), callStack: [], callerFrameIndex: nil,
-                    firstSeen: date, lastSeen: date, occurrences: 1)
+        CrashReport(
+            signature: signature, category: .container, exceptionName: "NSRangeException", reason: "r",
+            className: "C", selector: "s", isClassMethod: false, hint: "h", action: .recovered, details: [:],
+            thread: ThreadInfo(id: 1, name: "", isMain: true), callStack: [], callerFrameIndex: nil,
+            firstSeen: date, lastSeen: date, occurrences: 1)
     }
 
     func testDeduplicatesCountsAndDeliversAtPowersOfTen() {
@@ -30,10 +31,16 @@ final class ReportPipelineTests: XCTestCase {
         let site = ReportPipeline.SiteKey(category: 1, cls: 1, selector: "s")
         var captures = 0
         let now = Date()
-        for _ in 0..<10_000 { _ = pipeline.record(site: site, now: now) { captures += 1; return report("a") } }
+        for _ in 0..<10_000 {
+            _ = pipeline.record(site: site, now: now) {
+                captures += 1; return report("a")
+            }
+        }
         XCTAssertEqual(captures, 5)
         XCTAssertEqual(pipeline.reports.first?.occurrences, 10_000)
-        _ = pipeline.record(site: site, now: now.addingTimeInterval(1.5)) { captures += 1; return report("a") }
+        _ = pipeline.record(site: site, now: now.addingTimeInterval(1.5)) {
+            captures += 1; return report("a")
+        }
         XCTAssertEqual(captures, 6, "a new second, a new budget")
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import XCTest
-#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
+#if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,11 +41,13 @@ final class ReportStoreProcessTests: XCTestCase {
         let processes = 4
         let go = folder.appendingPathComponent("go")
         let children = try (0..<processes).map { index in
-            try Child(.append, in: folder, environment: [
-                "STORE_FILE": fileURL.path, "STORE_GO": go.path, "STORE_CHILD": "\(index)",
-            ])
+            try Child(
+                .append, in: folder,
+                environment: [
+                    "STORE_FILE": fileURL.path, "STORE_GO": go.path, "STORE_CHILD": "\(index)",
+                ])
         }
-        _ = FileManager.default.createFile(atPath: go.path, contents: nil)   // all start together
+        _ = FileManager.default.createFile(atPath: go.path, contents: nil)  // all start together
         var compactions = 0
         for child in children {
             let outcome = try child.finish(within: 120)
@@ -79,7 +81,9 @@ final class ReportStoreProcessTests: XCTestCase {
         XCTAssertEqual(outcome.value(of: "loaded"), "2", outcome.output)
 
         let loaded = try JSONLinesReportStore(fileURL: fileURL).load()
-        XCTAssertEqual(loaded.reports.map(\.signature), (0..<2).map { ChildRole.report(child: 0, number: $0, occurrences: 1).signature })
+        XCTAssertEqual(
+            loaded.reports.map(\.signature),
+            (0..<2).map { ChildRole.report(child: 0, number: $0, occurrences: 1).signature })
         XCTAssertEqual(loaded.warnings, [], "no torn line: nothing of the refused report was written")
     }
 
@@ -170,16 +174,18 @@ private enum ChildRole: String {
                 var failure = "\(String(describing: store.lastFailure))"
                 if case .fileSizeLimit? = store.lastFailure { failure = "fileSizeLimit" }
                 let disposition = signal(SIGXFSZ, SIG_DFL) == nil ? "default" : "changed"
-                print("STORE-CHILD failures=\(store.writeFailures) failure=\(failure) sigxfsz=\(disposition) "
-                      + "loaded=\(try store.load().reports.count)")
+                print(
+                    "STORE-CHILD failures=\(store.writeFailures) failure=\(failure) sigxfsz=\(disposition) "
+                        + "loaded=\(try store.load().reports.count)")
             case .holdLock:
                 let name = "." + URL(fileURLWithPath: file).lastPathComponent + ".lock"
-                let fd = open(URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(name).path,
-                              O_RDWR | O_CREAT, 0o600)
+                let fd = open(
+                    URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent(name).path,
+                    O_RDWR | O_CREAT, 0o600)
                 guard fd >= 0, flock(fd, LOCK_EX) == 0 else { return 70 }
                 print("STORE-CHILD locked")
                 fflush(stdout)
-                sleep(8)   // then exits, which releases the lock
+                sleep(8)  // then exits, which releases the lock
             }
         } catch {
             print("STORE-CHILD error=\(error)")
@@ -188,11 +194,11 @@ private enum ChildRole: String {
         return 0
     }
 
-#if os(Linux)
+    #if os(Linux)
     static let fileSizeResource = __rlimit_resource_t(RLIMIT_FSIZE.rawValue)
-#else
+    #else
     static let fileSizeResource = RLIMIT_FSIZE
-#endif
+    #endif
 }
 
 /// One child process running this test binary in a `ChildRole`; its output goes to a file.
@@ -204,8 +210,12 @@ private struct Child {
 
         /// The value of `key=` on the child's `STORE-CHILD` line.
         func value(of key: String) -> String? {
-            guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("STORE-CHILD ") }) else { return nil }
-            return line.split(separator: " ").first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+            guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("STORE-CHILD ") }) else {
+                return nil
+            }
+            return line.split(separator: " ").first { $0.hasPrefix(key + "=") }.map {
+                String($0.dropFirst(key.count + 1))
+            }
         }
     }
 
@@ -214,17 +224,17 @@ private struct Child {
     private let outputURL: URL
 
     init(_ role: ChildRole, in folder: URL, environment: [String: String]) throws {
-#if os(Linux) || os(macOS)
+        #if os(Linux) || os(macOS)
         name = "\(role.rawValue)-\(UUID().uuidString.prefix(8))"
         outputURL = folder.appendingPathComponent("\(name).out")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         let filter = "CrashShieldLibraryTests.ReportStoreProcessTests"
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-#if os(Linux)
-        process.arguments = [filter]   // the test binary itself
-#else
-        process.arguments = ["-XCTest", filter, Bundle(for: ReportStoreProcessTests.self).bundlePath]   // xctest
-#endif
+        #if os(Linux)
+        process.arguments = [filter]  // the test binary itself
+        #else
+        process.arguments = ["-XCTest", filter, Bundle(for: ReportStoreProcessTests.self).bundlePath]  // xctest
+        #endif
         process.environment = ProcessInfo.processInfo.environment
             .merging(environment) { $1 }
             .merging([ChildRole.environmentKey: role.rawValue, "SWIFT_BACKTRACE": "enable=no"]) { $1 }
@@ -233,9 +243,9 @@ private struct Child {
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-#else
+        #else
         throw XCTSkip("child processes are not available on this platform")
-#endif
+        #endif
     }
 
     /// What the child printed so far.
@@ -253,8 +263,9 @@ private struct Child {
             XCTFail("child \(name) did not finish within \(seconds) s")
         }
         let signalled = process.terminationReason == .uncaughtSignal
-        return Outcome(status: signalled ? nil : process.terminationStatus,
-                       signal: signalled ? process.terminationStatus : nil, output: output)
+        return Outcome(
+            status: signalled ? nil : process.terminationStatus,
+            signal: signalled ? process.terminationStatus : nil, output: output)
     }
 }
 #endif

@@ -25,8 +25,9 @@ final class ReportStoreTests: XCTestCase {
     ) -> CrashReport {
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         let stack = (0..<frames).map {
-            StackFrame(address: 0x40_1000 + UInt64($0) * 16, image: "/usr/lib/libapp.so", imageBase: 0x40_0000,
-                       symbol: $0 == 0 ? "_$s3App5startyyF" : nil)
+            StackFrame(
+                address: 0x40_1000 + UInt64($0) * 16, image: "/usr/lib/libapp.so", imageBase: 0x40_0000,
+                symbol: $0 == 0 ? "_$s3App5startyyF" : nil)
         }
         return CrashReport(
             signature: "container|GSInlineArray|objectAtIndex:|caller-\(n)", category: .container,
@@ -46,8 +47,9 @@ final class ReportStoreTests: XCTestCase {
 
     private func assertEveryLineIsJSON(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws {
         for (index, text) in try lines(url).enumerated() {
-            XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(text.utf8)),
-                             "line \(index + 1) is not JSON", file: file, line: line)
+            XCTAssertNoThrow(
+                try JSONSerialization.jsonObject(with: Data(text.utf8)),
+                "line \(index + 1) is not JSON", file: file, line: line)
         }
     }
 
@@ -67,8 +69,9 @@ final class ReportStoreTests: XCTestCase {
         let text = try lines(fileURL)
         XCTAssertEqual(text.count, 4, "one line per delivery; embedded newlines are escaped")
         XCTAssertTrue(text[0].contains("\"firstSeen\":\"2023-11-14T22:13:20.000Z\""), text[0])
-        XCTAssertLessThan(text[0].range(of: "\"action\"")!.lowerBound, text[0].range(of: "\"category\"")!.lowerBound,
-                          "keys are sorted")
+        XCTAssertLessThan(
+            text[0].range(of: "\"action\"")!.lowerBound, text[0].range(of: "\"category\"")!.lowerBound,
+            "keys are sorted")
     }
 
     func testCoalescesBySignatureLatestWinsInFirstSeenOrder() throws {
@@ -180,7 +183,9 @@ final class ReportStoreTests: XCTestCase {
         let numbers = loaded.reports.map { Int($0.signature.split(separator: "-").last!)! }.sorted()
         XCTAssertEqual(numbers, Array(numbers.first!...199))
         XCTAssertGreaterThan(numbers.count, 3)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".compacting") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+            $0.hasSuffix(".compacting")
+        }
         XCTAssertEqual(leftovers, [])
     }
 
@@ -202,7 +207,8 @@ final class ReportStoreTests: XCTestCase {
         let garbage = Data(String(repeating: "not a report\n", count: 400).utf8)
         try garbage.write(to: fileURL)
         let logs = InMemoryLogHandler()
-        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4096, logger: Logger(label: "test") { _ in logs })
+        let store = try JSONLinesReportStore(
+            fileURL: fileURL, maxBytes: 4096, logger: Logger(label: "test") { _ in logs })
         store.receive(makeReport(1))
         XCTAssertEqual(store.writeFailures, 0)
         XCTAssertEqual(logs.entries.map(\.level), [.warning])
@@ -238,7 +244,8 @@ final class ReportStoreTests: XCTestCase {
 
     func testAReportOverTheBoundIsRefusedAndNothingStoredIsLost() throws {
         let logs = InMemoryLogHandler()
-        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 8192, logger: Logger(label: "test") { _ in logs })
+        let store = try JSONLinesReportStore(
+            fileURL: fileURL, maxBytes: 8192, logger: Logger(label: "test") { _ in logs })
         XCTAssertEqual(store.maxReportBytes, 4096, "the default bound is maxBytes / 2 when that is below 64 KiB")
         let stored = (0..<5).map { makeReport($0) }
         stored.forEach(store.receive)
@@ -284,7 +291,8 @@ final class ReportStoreTests: XCTestCase {
         let large = try makePaddedReport(4, bytes: budget - 2 * small + 200)
         XCTAssertLessThanOrEqual(try lineBytes(of: large), store.maxReportBytes)
         XCTAssertLessThanOrEqual(5 * small, budget, "the test needs five small reports to fit in the budget")
-        let sequence = [1, 2, 3].map { makeReport($0, frames: 1) } + [large] + [5, 6].map { makeReport($0, frames: 1) }
+        let sequence =
+            [1, 2, 3].map { makeReport($0, frames: 1) } + [large] + [5, 6].map { makeReport($0, frames: 1) }
         sequence.forEach(store.receive)
         var occurrences = 1
         while store.compactionCount == 0 {
@@ -298,9 +306,11 @@ final class ReportStoreTests: XCTestCase {
     }
 
     func testReportBoundIsConfigurableAndChecked() throws {
-        XCTAssertEqual(try JSONLinesReportStore(fileURL: fileURL).maxReportBytes, JSONLinesReportStore.defaultMaxReportBytes)
+        XCTAssertEqual(
+            try JSONLinesReportStore(fileURL: fileURL).maxReportBytes, JSONLinesReportStore.defaultMaxReportBytes)
         let logs = InMemoryLogHandler()
-        let store = try JSONLinesReportStore(fileURL: fileURL, maxReportBytes: 2048, logger: Logger(label: "test") { _ in logs })
+        let store = try JSONLinesReportStore(
+            fileURL: fileURL, maxReportBytes: 2048, logger: Logger(label: "test") { _ in logs })
         XCTAssertEqual(store.maxReportBytes, 2048)
         let fits = try makePaddedReport(1, bytes: 1900)
         let tooLarge = try makePaddedReport(2, bytes: 3000)
@@ -313,9 +323,11 @@ final class ReportStoreTests: XCTestCase {
         XCTAssertGreaterThan(bytes, 2048)
 
         for (maxBytes, bound) in [(1 << 20, 1023), (8192, 4097)] {
-            XCTAssertThrowsError(try JSONLinesReportStore(fileURL: fileURL, maxBytes: maxBytes, maxReportBytes: bound)) {
-                XCTAssertEqual($0 as? ReportStoreError,
-                               .maxReportBytesOutOfRange(bound, minimum: 1024, maximum: maxBytes / 2))
+            XCTAssertThrowsError(try JSONLinesReportStore(fileURL: fileURL, maxBytes: maxBytes, maxReportBytes: bound))
+            {
+                XCTAssertEqual(
+                    $0 as? ReportStoreError,
+                    .maxReportBytesOutOfRange(bound, minimum: 1024, maximum: maxBytes / 2))
             }
         }
     }
@@ -354,7 +366,8 @@ final class ReportStoreTests: XCTestCase {
         // A link that appears after the store was made: every operation refuses it.
         try FileManager.default.removeItem(at: fileURL)
         let logs = InMemoryLogHandler()
-        let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4096, logger: Logger(label: "test") { _ in logs })
+        let store = try JSONLinesReportStore(
+            fileURL: fileURL, maxBytes: 4096, logger: Logger(label: "test") { _ in logs })
         store.receive(makeReport(0))
         try FileManager.default.removeItem(at: fileURL)
         try FileManager.default.createSymbolicLink(at: fileURL, withDestinationURL: victim)
@@ -362,8 +375,12 @@ final class ReportStoreTests: XCTestCase {
         XCTAssertEqual(store.writeFailures, 20)
         XCTAssertEqual(logs.entries.count, 20)
         XCTAssertEqual(store.lastFailure, .symbolicLink(path: fileURL.path))
-        XCTAssertThrowsError(try store.load()) { XCTAssertEqual($0 as? ReportStoreError, .symbolicLink(path: self.fileURL.path)) }
-        XCTAssertThrowsError(try store.removeAll()) { XCTAssertEqual($0 as? ReportStoreError, .symbolicLink(path: self.fileURL.path)) }
+        XCTAssertThrowsError(try store.load()) {
+            XCTAssertEqual($0 as? ReportStoreError, .symbolicLink(path: self.fileURL.path))
+        }
+        XCTAssertThrowsError(try store.removeAll()) {
+            XCTAssertEqual($0 as? ReportStoreError, .symbolicLink(path: self.fileURL.path))
+        }
         XCTAssertEqual(try Data(contentsOf: victim), Data("precious".utf8))
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: fileURL.path), victim.path)
     }
@@ -403,8 +420,9 @@ final class ReportStoreTests: XCTestCase {
         try assertEveryLineIsJSON(fileURL)
         let loaded = try store.load()
         XCTAssertEqual(loaded.warnings, [])
-        XCTAssertEqual(Set(loaded.reports.map(\.signature)),
-                       Set((0..<8).flatMap { t in (0..<perThread).map { makeReport(t * 1000 + $0).signature } }))
+        XCTAssertEqual(
+            Set(loaded.reports.map(\.signature)),
+            Set((0..<8).flatMap { t in (0..<perThread).map { makeReport(t * 1000 + $0).signature } }))
     }
 
     func testConcurrentAppendsWithCompaction() throws {
@@ -451,8 +469,11 @@ final class ReportStoreTests: XCTestCase {
         XCTAssertThrowsError(try JSONLinesReportStore(fileURL: URL(string: "https://example.com/reports.jsonl")!)) {
             XCTAssertEqual($0 as? ReportStoreError, .notAFileURL("https://example.com/reports.jsonl"))
         }
-        for error in [ReportStoreError.maxBytesTooSmall(1, minimum: 4096), .isDirectory(path: "/tmp"),
-                      .fileSizeLimit(path: "/tmp/r", bytes: 2, limit: 1), .ioFailed(path: "/tmp/r", operation: "lock", reason: "x")] {
+        for error in [
+            ReportStoreError.maxBytesTooSmall(1, minimum: 4096), .isDirectory(path: "/tmp"),
+            .fileSizeLimit(path: "/tmp/r", bytes: 2, limit: 1),
+            .ioFailed(path: "/tmp/r", operation: "lock", reason: "x"),
+        ] {
             XCTAssertFalse(error.description.isEmpty)
         }
     }
@@ -475,8 +496,9 @@ final class ReportStoreTests: XCTestCase {
         var report = makeReport(1, occurrences: occurrences)
         report.firstSeen = Date(timeIntervalSince1970: 1_700_000_000 + (launch == "A" ? 0 : 100))
         report.lastSeen = Date(timeIntervalSince1970: 1_700_000_000 + seen)
-        report.context = ReportContext(appIdentifier: "app", osName: "Linux", osVersion: "6", device: "x86_64",
-                                       launchID: launch, secondsSinceLaunch: 1)
+        report.context = ReportContext(
+            appIdentifier: "app", osName: "Linux", osVersion: "6", device: "x86_64",
+            launchID: launch, secondsSinceLaunch: 1)
         return report
     }
 
@@ -511,8 +533,10 @@ final class ReportStoreTests: XCTestCase {
 
         let entries = logs.entries
         XCTAssertEqual(entries.map(\.level), [.error, .critical, .notice])
-        XCTAssertEqual(entries[0].message.description,
-                       "-[GSInlineArray objectAtIndex:] from libapp.so+0x1010: NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (stopped, 1x)")
+        XCTAssertEqual(
+            entries[0].message.description,
+            "-[GSInlineArray objectAtIndex:] from libapp.so+0x1010: NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (stopped, 1x)"
+        )
         XCTAssertTrue(entries[1].message.description.hasSuffix("(failed loudly, 1x)"), entries[1].message.description)
         XCTAssertTrue(entries[2].message.description.hasSuffix("(stopped, 10x)"), entries[2].message.description)
 
@@ -536,10 +560,12 @@ final class ReportStoreTests: XCTestCase {
         report.callerFunction = nil
         report.callStack[1].symbol = "app_reload_list"
         sink.receive(report)
-        XCTAssertEqual(logs.entries.map(\.message.description), [
-            "-[NSArray objectAtIndex:] (GSInlineArray) from -[MYListController reload] (libapp.so+0x1010): NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (failed loudly, 1x)",
-            "-[NSArray objectAtIndex:] (GSInlineArray) from app_reload_list (libapp.so+0x1010): NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (failed loudly, 1x)",
-        ])
+        XCTAssertEqual(
+            logs.entries.map(\.message.description),
+            [
+                "-[NSArray objectAtIndex:] (GSInlineArray) from -[MYListController reload] (libapp.so+0x1010): NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (failed loudly, 1x)",
+                "-[NSArray objectAtIndex:] (GSInlineArray) from app_reload_list (libapp.so+0x1010): NSRangeException: Index 5 is out of range 2 (in 'objectAtIndex:') (failed loudly, 1x)",
+            ])
     }
 
     func testLogReportSinkDefaultLabel() {

@@ -9,8 +9,10 @@ func catchingObjCException(_ body: @escaping () -> Void) -> (name: String, reaso
 }
 
 /// Starts CrashShield with an in-memory sink for the duration of `body`, and always stops it.
-func withShield(_ configuration: Configuration = Configuration(guards: .all), file: StaticString = #filePath, line: UInt = #line,
-                _ body: (InMemoryReportSink) throws -> Void) rethrows {
+func withShield(
+    _ configuration: Configuration = Configuration(guards: .all), file: StaticString = #filePath, line: UInt = #line,
+    _ body: (InMemoryReportSink) throws -> Void
+) rethrows {
     let sink = InMemoryReportSink()
     var configuration = configuration
     configuration.sinks.append(sink)

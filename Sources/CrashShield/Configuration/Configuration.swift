@@ -53,19 +53,21 @@ public struct Configuration: Sendable {
 
     /// The default `mainThreadOnlyMethods`.
     public static let defaultMainThreadOnlyMethods: [String: [String]] = [
-        "UIView": ["setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded"],
+        "UIView": ["setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded"]
     ]
     /// How the hottest reads (`objectAtIndex:`, `array[i]`) are protected: `.atRaise` (default) leaves the methods
     /// whose failure can be recovered when it is raised unhooked, `.trampolines` hooks them all (see
     /// `HotReadRecovery`).
     @_spi(CrashShieldTools) public var hotReadRecovery = HotReadRecovery.atRaise
 
-    public init(guards: GuardCategory = .productionSafe, mode: GuardMode = .release,
-                modeOverrides: [GuardCategory: GuardMode] = [:], excludedClassNames: Set<String> = [],
-                protectedClassPrefixes: [String] = [],
-                unrecognizedSelectorFoundationClasses: [String] = Configuration.defaultUnrecognizedSelectorFoundationClasses,
-                sinks: [any ReportSink] = [],
-                limits: ReportLimits = ReportLimits(), isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage) {
+    public init(
+        guards: GuardCategory = .productionSafe, mode: GuardMode = .release,
+        modeOverrides: [GuardCategory: GuardMode] = [:], excludedClassNames: Set<String> = [],
+        protectedClassPrefixes: [String] = [],
+        unrecognizedSelectorFoundationClasses: [String] = Configuration.defaultUnrecognizedSelectorFoundationClasses,
+        sinks: [any ReportSink] = [],
+        limits: ReportLimits = ReportLimits(), isAppImage: @escaping @Sendable (String) -> Bool = AppImages.isAppImage
+    ) {
         self.guards = guards
         self.mode = mode
         self.modeOverrides = modeOverrides
@@ -78,7 +80,9 @@ public struct Configuration: Sendable {
     }
 
     /// The default `unrecognizedSelectorFoundationClasses`.
-    public static let defaultUnrecognizedSelectorFoundationClasses = ["NSString", "NSNumber", "NSArray", "NSDictionary"]
+    public static let defaultUnrecognizedSelectorFoundationClasses = [
+        "NSString", "NSNumber", "NSArray", "NSDictionary",
+    ]
 
     /// Release builds: production-safe guards, recover and report.
     public static var production: Configuration { Configuration() }
@@ -97,7 +101,8 @@ public struct Configuration: Sendable {
             // A root class would exclude every object: every guard would be on and protect nothing.
             if let cls = ObjCClass(named: name), cls.superclass == nil {
                 throw CrashShieldError.invalidConfiguration(
-                    "excludedClassNames: '\(name)' is a root class; every object descends from it, so every guard would protect nothing. Name the classes to leave alone (or switch guards off with `guards`)")
+                    "excludedClassNames: '\(name)' is a root class; every object descends from it, so every guard would protect nothing. Name the classes to leave alone (or switch guards off with `guards`)"
+                )
             }
         }
         for name in unrecognizedSelectorFoundationClasses where ObjCClass(named: name) == nil {
@@ -112,7 +117,8 @@ public struct Configuration: Sendable {
         for prefix in protectedClassPrefixes {
             if let problem = Self.systemClassesCovered(by: prefix) {
                 throw CrashShieldError.invalidConfiguration(
-                    "protectedClassPrefixes: '\(prefix)' \(problem), whose objects would then be protected (and kept as zombies); use your own classes' prefix, and unrecognizedSelectorFoundationClasses for Foundation types")
+                    "protectedClassPrefixes: '\(prefix)' \(problem), whose objects would then be protected (and kept as zombies); use your own classes' prefix, and unrecognizedSelectorFoundationClasses for Foundation types"
+                )
             }
         }
         if guards.contains(.zombie) { try validateZombiePrefixes() }
@@ -122,17 +128,20 @@ public struct Configuration: Sendable {
         for (category, _) in modeOverrides { try validateGuards(category, in: "modeOverrides") }
         for (className, selectors) in mainThreadOnlyMethods.sorted(by: { $0.key < $1.key }) {
             if className.isEmpty || selectors.contains(where: \.isEmpty) {
-                throw CrashShieldError.invalidConfiguration("mainThreadOnlyMethods: empty class name or selector for '\(className)'")
+                throw CrashShieldError.invalidConfiguration(
+                    "mainThreadOnlyMethods: empty class name or selector for '\(className)'")
             }
             // Hooking a root class would put the check on every object's messages; a forwarding or memory-management
             // selector would break the runtime itself. Both would be worse than no guard.
             if let cls = ObjCClass(named: className), cls.superclass == nil {
                 throw CrashShieldError.invalidConfiguration(
-                    "mainThreadOnlyMethods: '\(className)' is a root class; name the UI class whose methods are main-thread-only")
+                    "mainThreadOnlyMethods: '\(className)' is a root class; name the UI class whose methods are main-thread-only"
+                )
             }
             if let selector = selectors.first(where: Self.runtimeSelectors.contains) {
                 throw CrashShieldError.invalidConfiguration(
-                    "mainThreadOnlyMethods: '\(selector)' of '\(className)' is a runtime, forwarding or memory-management method and cannot be main-thread-only")
+                    "mainThreadOnlyMethods: '\(selector)' of '\(className)' is a runtime, forwarding or memory-management method and cannot be main-thread-only"
+                )
             }
         }
     }
@@ -143,14 +152,18 @@ public struct Configuration: Sendable {
     public var warnings: [String] {
         var warnings: [String] = []
         if guards.isEmpty {
-            warnings.append("guards is empty: CrashShield runs but protects nothing; use the default .productionSafe, or switch guards on later with setGuard(_:enabled:)")
+            warnings.append(
+                "guards is empty: CrashShield runs but protects nothing; use the default .productionSafe, or switch guards on later with setGuard(_:enabled:)"
+            )
         }
         for name in excludedClassNames.sorted() where ObjCClass(named: name) == nil {
             warnings.append("excludedClassNames: no class '\(name)' in this process (renamed or removed?); skipped")
         }
         for className in mainThreadOnlyMethods.keys.sorted() where ObjCClass(named: className) == nil {
-            if Self.defaultMainThreadOnlyMethods[className] != nil { continue }   // UIKit is not in every process
-            warnings.append("mainThreadOnlyMethods: no class '\(className)' in this process (renamed, or its framework not loaded?); its methods are not watched")
+            if Self.defaultMainThreadOnlyMethods[className] != nil { continue }  // UIKit is not in every process
+            warnings.append(
+                "mainThreadOnlyMethods: no class '\(className)' in this process (renamed, or its framework not loaded?); its methods are not watched"
+            )
         }
         return warnings
     }
@@ -162,7 +175,8 @@ public struct Configuration: Sendable {
         for prefix in protectedClassPrefixes {
             if let root = Self.rootClassNames.first(where: { $0.hasPrefix(prefix) }) {
                 throw CrashShieldError.invalidConfiguration(
-                    "protectedClassPrefixes: '\(prefix)' matches the root class '\(root)'; the zombie guard matches ancestors too, so every freed object would be kept. Use your own classes' prefix")
+                    "protectedClassPrefixes: '\(prefix)' matches the root class '\(root)'; the zombie guard matches ancestors too, so every freed object would be kept. Use your own classes' prefix"
+                )
             }
         }
     }
@@ -191,7 +205,9 @@ public struct Configuration: Sendable {
         var images = Set<String>()
         var names = Set<String>()
         for anchor in ["NSObject", "NSString", "NSArray", "NSProxy"] {
-            guard let cls = ObjCClass(named: anchor), let image = cls.imagePath, images.insert(image).inserted else { continue }
+            guard let cls = ObjCClass(named: anchor), let image = cls.imagePath, images.insert(image).inserted else {
+                continue
+            }
             var count: UInt32 = 0
             guard let list = csr_copy_class_names_in_image_of(cls.pointer, &count) else { continue }
             for index in 0..<Int(count) { if let name = list[index] { names.insert(String(cString: name)) } }
@@ -217,7 +233,8 @@ public struct Configuration: Sendable {
         let unknown = categories.subtracting(.all)
         guard unknown.isEmpty else {
             throw CrashShieldError.invalidConfiguration(
-                "\(field): bits 0x\(String(unknown.rawValue, radix: 16)) name no guard (known: \(GuardCategory.all.name))")
+                "\(field): bits 0x\(String(unknown.rawValue, radix: 16)) name no guard (known: \(GuardCategory.all.name))"
+            )
         }
     }
 }
@@ -247,8 +264,10 @@ public struct ZombieOptions: Sendable, Equatable {
     /// Largest `maxCount` accepted.
     public static let maxPoolCount = 1_000_000
 
-    public init(maxBytes: Int = 10 << 20, maxCount: Int = 10_000, maxObjectSize: Int = 64 << 10,
-                classNames: Set<String> = [], recordsDeallocationStack: Bool = false) {
+    public init(
+        maxBytes: Int = 10 << 20, maxCount: Int = 10_000, maxObjectSize: Int = 64 << 10,
+        classNames: Set<String> = [], recordsDeallocationStack: Bool = false
+    ) {
         self.maxBytes = maxBytes
         self.maxCount = maxCount
         self.maxObjectSize = maxObjectSize
@@ -262,14 +281,16 @@ public struct ZombieOptions: Sendable, Equatable {
         }
         guard maxBytes <= Self.maxPoolBytes, maxCount <= Self.maxPoolCount else {
             throw CrashShieldError.invalidConfiguration(
-                "zombie pool bounds: maxBytes <= \(Self.maxPoolBytes) and maxCount <= \(Self.maxPoolCount), got \(maxBytes) and \(maxCount)")
+                "zombie pool bounds: maxBytes <= \(Self.maxPoolBytes) and maxCount <= \(Self.maxPoolCount), got \(maxBytes) and \(maxCount)"
+            )
         }
         for name in classNames.sorted() {
             guard let cls = ObjCClass(named: name) else { throw CrashShieldError.unknownClass(name) }
             // A root class (NSObject, NSProxy) would make every object of the process a zombie.
             if cls.superclass == nil {
                 throw CrashShieldError.invalidConfiguration(
-                    "zombies.classNames: '\(name)' is a root class, which would keep every freed object of the app; name the app's own classes")
+                    "zombies.classNames: '\(name)' is a root class, which would keep every freed object of the app; name the app's own classes"
+                )
             }
         }
     }
@@ -292,10 +313,12 @@ public struct ReportLimits: Sendable, Equatable {
 
     func validate() throws {
         guard maxDistinctReports >= 1 else {
-            throw CrashShieldError.invalidConfiguration("maxDistinctReports must be at least 1, got \(maxDistinctReports)")
+            throw CrashShieldError.invalidConfiguration(
+                "maxDistinctReports must be at least 1, got \(maxDistinctReports)")
         }
         guard detailedCapturesPerSecond >= 1 else {
-            throw CrashShieldError.invalidConfiguration("detailedCapturesPerSecond must be at least 1, got \(detailedCapturesPerSecond)")
+            throw CrashShieldError.invalidConfiguration(
+                "detailedCapturesPerSecond must be at least 1, got \(detailedCapturesPerSecond)")
         }
         guard (4...256).contains(maxStackDepth) else {
             throw CrashShieldError.invalidConfiguration("maxStackDepth must be 4...256, got \(maxStackDepth)")

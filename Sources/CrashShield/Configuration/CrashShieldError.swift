@@ -15,7 +15,8 @@ public enum CrashShieldError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .alreadyRunning: return "CrashShield is already running; call stop() before starting it again"
         case .notRunning: return "CrashShield is not running; call start() first"
-        case .unknownClass(let name): return "the configuration names class '\(name)', which the Objective-C runtime does not know"
+        case .unknownClass(let name):
+            return "the configuration names class '\(name)', which the Objective-C runtime does not know"
         case .invalidConfiguration(let text): return "invalid configuration: \(text)"
         case .hookFailed(let category, let reason): return "the \(category) guard could not install a hook: \(reason)"
         }

@@ -39,7 +39,8 @@ public struct GuardCategory: OptionSet, Hashable, Sendable, CustomStringConverti
 
     private static let names: [UInt32: String] = [
         1 << 0: "container", 1 << 1: "string", 1 << 2: "unrecognizedSelector", 1 << 3: "nsNull", 1 << 4: "kvc",
-        1 << 5: "kvo", 1 << 6: "notification", 1 << 7: "timer", 1 << 8: "zombie", 1 << 9: "mainThreadUI", 1 << 10: "uikit",
+        1 << 5: "kvo", 1 << 6: "notification", 1 << 7: "timer", 1 << 8: "zombie", 1 << 9: "mainThreadUI",
+        1 << 10: "uikit",
     ]
 
     /// The single categories in this set.

@@ -50,7 +50,9 @@ public enum CrashShield {
                             try install(category, in: session)
                         } catch CrashShieldError.hookFailed(let name, let error) {
                             // One guard's missing method must not leave the app with no guard at all.
-                            logger.error("guard \(name) could not install on this system and stays off: \(error); the other guards run")
+                            logger.error(
+                                "guard \(name) could not install on this system and stays off: \(error); the other guards run"
+                            )
                         }
                     }
                 }
@@ -96,7 +98,7 @@ public enum CrashShield {
     /// guard stays off; the others named are as asked).
     public static func setGuard(_ categories: GuardCategory, enabled: Bool) throws {
         var failure: Error?
-        withAutoreleasePool {   // as start() and stop()
+        withAutoreleasePool {  // as start() and stop()
             do { try setGuardLocked(categories, enabled: enabled) } catch { failure = error }
         }
         if let failure { throw failure }
@@ -106,7 +108,8 @@ public enum CrashShield {
         let unknown = categories.subtracting(.all)
         guard unknown.isEmpty else {
             throw CrashShieldError.invalidConfiguration(
-                "setGuard: bits 0x\(String(unknown.rawValue, radix: 16)) name no guard (known: \(GuardCategory.all.name))")
+                "setGuard: bits 0x\(String(unknown.rawValue, radix: 16)) name no guard (known: \(GuardCategory.all.name))"
+            )
         }
         try lock.withLock {
             guard let session = Session.current.load(ordering: .acquiring) else { throw CrashShieldError.notRunning }
@@ -158,7 +161,9 @@ public enum CrashShield {
         } catch {
             for hook in context.hooks.reversed() { hook.revert() }
             guardObject.uninstall()
-            if let error = error as? HookError { throw CrashShieldError.hookFailed(category: category.name, reason: error.description) }
+            if let error = error as? HookError {
+                throw CrashShieldError.hookFailed(category: category.name, reason: error.description)
+            }
             throw error
         }
         session.installed[category.rawValue] = (guardObject, context.hooks)

@@ -115,18 +115,21 @@ struct Incident {
 
     /// A call on a receiver, stopped by `point` (its replacement, or `implementation` when another stopped it: a
     /// trampoline of one slot; nil `point`: not a hook, or a hook that always stands).
-    init(_ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?, _ violation: Violation,
-         details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
-         point: AnyHookPoint? = nil, implementation: UnsafeRawPointer? = nil, callSite: CallSite = .directCaller,
-         knownFrames: CallStack.KnownFrames? = nil, unrecovered: Unrecovered = .original) {
+    init(
+        _ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?, _ violation: Violation,
+        details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
+        point: AnyHookPoint? = nil, implementation: UnsafeRawPointer? = nil, callSite: CallSite = .directCaller,
+        knownFrames: CallStack.KnownFrames? = nil, unrecovered: Unrecovered = .original
+    ) {
         self.category = category
         subject = Subject(receiver: receiver)
         self.selector = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         self.violation = violation
         self.details = details
         self.raised = raised
-        site = Site(implementation: implementation ?? point?.replacementAddress, callSite: callSite,
-                    knownFrames: knownFrames)
+        site = Site(
+            implementation: implementation ?? point?.replacementAddress, callSite: callSite,
+            knownFrames: knownFrames)
         self.unrecovered = unrecovered
         recoversFoundationCallers = callSite != .pastForwarding
         hookIsActive = point?.isActive(for: receiver) ?? true
@@ -134,10 +137,12 @@ struct Incident {
 
     /// An incident that is not a method call on a live receiver (an observer that died, a timer whose target is gone,
     /// a marker's call): named by its subject.
-    init(_ category: GuardCategory, subject: Subject, selector: String, _ violation: Violation,
-         details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
-         implementation: UnsafeRawPointer?, knownFrames: CallStack.KnownFrames? = nil, alreadyHandled: Bool = false,
-         unrecovered: Unrecovered = .original) {
+    init(
+        _ category: GuardCategory, subject: Subject, selector: String, _ violation: Violation,
+        details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
+        implementation: UnsafeRawPointer?, knownFrames: CallStack.KnownFrames? = nil, alreadyHandled: Bool = false,
+        unrecovered: Unrecovered = .original
+    ) {
         self.category = category
         self.subject = subject
         self.selector = selector
@@ -177,14 +182,18 @@ enum IncidentPath {
         var verdict = judgement.verdict
         if verdict == .passThrough, incident.unrecovered == .raiseInDebug {
             // No original to pass to: never worse than the crash it replaces (nil), unless the guard asks to fail.
-            let failing = session.map { $0.isEnabled(incident.category)
-                && $0.configuration.mode(for: incident.category) == .debug } ?? false
+            let failing =
+                session.map {
+                    $0.isEnabled(incident.category)
+                        && $0.configuration.mode(for: incident.category) == .debug
+                } ?? false
             verdict = failing ? .failLoudly : .recover
         }
         switch (verdict, incident.unrecovered) {
         case (.recover, _), (.passThrough, .original), (.passThrough, .raiseWhenLoud), (.failLoudly, .original):
             return verdict
-        case (.failLoudly, .raiseWhenLoud) where incident.raised == nil && incident.violation.exception.hasPrefix("SIG"):
+        case (.failLoudly, .raiseWhenLoud)
+        where incident.raised == nil && incident.violation.exception.hasPrefix("SIG"):
             return verdict
         case (.failLoudly, _), (.passThrough, _):
             let raised = incident.raised ?? (incident.violation.exception, incident.violation.reason)
@@ -204,12 +213,15 @@ enum IncidentPath {
         // The verdict needs the call site only (a cheap walk when it can); the whole stack is walked for a detailed
         // report only if the verdict's walk did not already.
         let site = incident.site
-        let location = site.knownFrames.flatMap(CallStack.directCaller)
-            ?? CallStack.locateCaller(of: site.implementation, callSite: site.callSite,
-                                      maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
+        let location =
+            site.knownFrames.flatMap(CallStack.directCaller)
+            ?? CallStack.locateCaller(
+                of: site.implementation, callSite: site.callSite,
+                maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
         let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
         if !incident.recoversFoundationCallers, let image = location.callerImage,
-           CallStack.foundationImages.contains(image) {
+            CallStack.foundationImages.contains(image)
+        {
             return Judgement(verdict: .passThrough)
         }
         let loud = configuration.mode(for: incident.category) == .debug && fromAppCode && !incident.alreadyHandled
@@ -220,23 +232,30 @@ enum IncidentPath {
     /// redaction) is built only under the rate limit.
     private static func record(_ incident: Incident, at location: CallStack.Location, loud: Bool, in session: Session) {
         let configuration = session.configuration
-        let site = ReportPipeline.SiteKey(category: incident.category.rawValue,
-                                          cls: UInt(bitPattern: incident.subject.cls?.pointer),
-                                          selector: incident.selector, caller: location.callerAddress)
+        let site = ReportPipeline.SiteKey(
+            category: incident.category.rawValue,
+            cls: UInt(bitPattern: incident.subject.cls?.pointer),
+            selector: incident.selector, caller: location.callerAddress)
         session.pipeline.record(site: site) {
-            let full = location.isComplete ? location
-                : CallStack.locate(callerOf: incident.site.implementation, callSite: incident.site.callSite,
-                                   maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
-            return makeReport(incident, location: full, action: loud ? .failedLoudly : .recovered,
-                              reason: incident.violation.reason(incident.subject.className),
-                              redact: configuration.redact)
+            let full =
+                location.isComplete
+                ? location
+                : CallStack.locate(
+                    callerOf: incident.site.implementation, callSite: incident.site.callSite,
+                    maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
+            return makeReport(
+                incident, location: full, action: loud ? .failedLoudly : .recovered,
+                reason: incident.violation.reason(incident.subject.className),
+                redact: configuration.redact)
         }
         if loud { ReportDelivery.shared.waitUntilDelivered(timeout: 1) }
     }
 
     /// The report of one detailed occurrence: symbolicated stack, signature (guard, method, call site), redaction.
-    private static func makeReport(_ incident: Incident, location: CallStack.Location, action: CrashReport.Action,
-                                   reason: String, redact: (@Sendable (CrashReport) -> CrashReport)?) -> CrashReport {
+    private static func makeReport(
+        _ incident: Incident, location: CallStack.Location, action: CrashReport.Action,
+        reason: String, redact: (@Sendable (CrashReport) -> CrashReport)?
+    ) -> CrashReport {
         let subject = incident.subject
         let frames = location.addresses.map(CallStack.frame(for:))
         let caller = location.callerIndex.map { frames[$0] }
@@ -247,8 +266,9 @@ enum IncidentPath {
         let callerName = callerFunction ?? caller.map { ($0.image as NSString).lastPathComponent } ?? "?"
         let now = Date()
         let report = CrashReport(
-            signature: Signature.make(incident.category.name, subject.className, incident.selector,
-                                      subject.isClassMethod ? "+" : "-", callSiteText),
+            signature: Signature.make(
+                incident.category.name, subject.className, incident.selector,
+                subject.isClassMethod ? "+" : "-", callSiteText),
             category: incident.category, exceptionName: incident.violation.exception, reason: reason,
             className: subject.className, selector: incident.selector, isClassMethod: subject.isClassMethod,
             hint: incident.violation.hint, action: action, details: incident.details,

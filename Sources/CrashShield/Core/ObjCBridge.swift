@@ -121,8 +121,9 @@ package final class BridgeConfiguration {
             guards: GuardCategory(rawValue: guards), mode: mode,
             excludedClassNames: Set(excludedClassNames), protectedClassPrefixes: protectedClassPrefixes,
             unrecognizedSelectorFoundationClasses: unrecognizedSelectorFoundationClasses,
-            limits: ReportLimits(maxDistinctReports: maxDistinctReports, detailedCapturesPerSecond: detailedCapturesPerSecond,
-                                 maxStackDepth: maxStackDepth))
+            limits: ReportLimits(
+                maxDistinctReports: maxDistinctReports, detailedCapturesPerSecond: detailedCapturesPerSecond,
+                maxStackDepth: maxStackDepth))
         for override in modeOverrides {
             let category = GuardCategory(rawValue: override.guards)
             guard configuration.modeOverrides[category] == nil else {
@@ -130,9 +131,10 @@ package final class BridgeConfiguration {
             }
             configuration.modeOverrides[category] = override.mode
         }
-        configuration.zombies = ZombieOptions(maxBytes: zombieMaxBytes, maxCount: zombieMaxCount,
-                                              maxObjectSize: zombieMaxObjectSize, classNames: Set(zombieClassNames),
-                                              recordsDeallocationStack: recordsZombieDeallocationStack)
+        configuration.zombies = ZombieOptions(
+            maxBytes: zombieMaxBytes, maxCount: zombieMaxCount,
+            maxObjectSize: zombieMaxObjectSize, classNames: Set(zombieClassNames),
+            recordsDeallocationStack: recordsZombieDeallocationStack)
         configuration.kvoLeavesSystemClassesAlone = kvoLeavesSystemClassesAlone
         configuration.mainThreadOnlyMethods = mainThreadOnlyMethods
         if redactsAppData { configuration.redact = Redaction.withoutAppData }
@@ -141,7 +143,9 @@ package final class BridgeConfiguration {
         var sinks: [any ReportSink] = []
         if let reportSink { sinks.append(reportSink) }
         if logsReports { sinks.append(LogReportSink()) }
-        if let reportStorePath { sinks.append(try JSONLinesReportStore(fileURL: URL(fileURLWithPath: reportStorePath))) }
+        if let reportStorePath {
+            sinks.append(try JSONLinesReportStore(fileURL: URL(fileURLWithPath: reportStorePath)))
+        }
         for maker in sinkMakers { sinks.append(try maker.makeSink()) }
         configuration.sinks = sinks
         return configuration
@@ -184,9 +188,11 @@ package enum BridgeUploads {
 /// `context` and each report (a `BridgeReport`, borrowed for the call) on CrashShield's delivery queue;
 /// `release(context)` runs once no report can reach it any more (the session and every pending delivery are gone).
 @_cdecl("csbridge_start")
-@_spi(ObjCBridge) public func csbridge_start(_ bridgeConfiguration: UnsafeRawPointer?, _ report: BridgeReportFunction?,
-                           _ context: UnsafeMutableRawPointer?, _ release: BridgeRelease?,
-                           _ message: BridgeMessage?) -> Int32 {
+@_spi(ObjCBridge) public func csbridge_start(
+    _ bridgeConfiguration: UnsafeRawPointer?, _ report: BridgeReportFunction?,
+    _ context: UnsafeMutableRawPointer?, _ release: BridgeRelease?,
+    _ message: BridgeMessage?
+) -> Int32 {
     let owned = BridgeContext(context, release: release)
     guard let decoded = BridgeConfiguration.borrow(bridgeConfiguration) else {
         return fail(.invalidArgument, "no configuration", message)
@@ -221,9 +227,12 @@ package enum BridgeUploads {
 @_spi(ObjCBridge) public func csbridge_active_guards() -> UInt32 { CrashShield.activeGuards.rawValue }
 
 @_cdecl("csbridge_set_guard")
-@_spi(ObjCBridge) public func csbridge_set_guard(_ guards: UInt32, _ enabled: Bool, _ message: BridgeMessage?) -> Int32 {
+@_spi(ObjCBridge) public func csbridge_set_guard(_ guards: UInt32, _ enabled: Bool, _ message: BridgeMessage?) -> Int32
+{
     bridged(message) { try CrashShield.setGuard(GuardCategory(rawValue: guards), enabled: enabled) }
 }
 
 @_cdecl("csbridge_flush")
-@_spi(ObjCBridge) public func csbridge_flush(_ timeoutSeconds: Double) -> Bool { CrashShield.flush(timeout: timeoutSeconds) }
+@_spi(ObjCBridge) public func csbridge_flush(_ timeoutSeconds: Double) -> Bool {
+    CrashShield.flush(timeout: timeoutSeconds)
+}

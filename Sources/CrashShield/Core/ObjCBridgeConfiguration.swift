@@ -28,8 +28,10 @@ private func string(_ text: UnsafePointer<CChar>?) -> String? { text.map { Strin
 }
 
 @_cdecl("csbridge_configuration_set_guards")
-@_spi(ObjCBridge) public func csbridge_configuration_set_guards(_ configuration: UnsafeMutableRawPointer?, _ guards: UInt32,
-                                              _ debugMode: Bool) {
+@_spi(ObjCBridge) public func csbridge_configuration_set_guards(
+    _ configuration: UnsafeMutableRawPointer?, _ guards: UInt32,
+    _ debugMode: Bool
+) {
     with(configuration) {
         $0.guards = guards
         $0.mode = debugMode ? .debug : .release
@@ -37,38 +39,50 @@ private func string(_ text: UnsafePointer<CChar>?) -> String? { text.map { Strin
 }
 
 @_cdecl("csbridge_configuration_add_mode_override")
-@_spi(ObjCBridge) public func csbridge_configuration_add_mode_override(_ configuration: UnsafeMutableRawPointer?,
-                                                     _ guards: UInt32, _ debugMode: Bool) {
+@_spi(ObjCBridge) public func csbridge_configuration_add_mode_override(
+    _ configuration: UnsafeMutableRawPointer?,
+    _ guards: UInt32, _ debugMode: Bool
+) {
     with(configuration) { $0.modeOverrides.append(.init(guards: guards, mode: debugMode ? .debug : .release)) }
 }
 
 @_cdecl("csbridge_configuration_add_excluded_class")
-@_spi(ObjCBridge) public func csbridge_configuration_add_excluded_class(_ configuration: UnsafeMutableRawPointer?, _ name: UnsafePointer<CChar>?) {
+@_spi(ObjCBridge) public func csbridge_configuration_add_excluded_class(
+    _ configuration: UnsafeMutableRawPointer?, _ name: UnsafePointer<CChar>?
+) {
     guard let name = string(name) else { return }
     with(configuration) { $0.excludedClassNames.append(name) }
 }
 
 @_cdecl("csbridge_configuration_add_protected_prefix")
-@_spi(ObjCBridge) public func csbridge_configuration_add_protected_prefix(_ configuration: UnsafeMutableRawPointer?, _ name: UnsafePointer<CChar>?) {
+@_spi(ObjCBridge) public func csbridge_configuration_add_protected_prefix(
+    _ configuration: UnsafeMutableRawPointer?, _ name: UnsafePointer<CChar>?
+) {
     guard let name = string(name) else { return }
     with(configuration) { $0.protectedClassPrefixes.append(name) }
 }
 
 @_cdecl("csbridge_configuration_add_foundation_class")
-@_spi(ObjCBridge) public func csbridge_configuration_add_foundation_class(_ configuration: UnsafeMutableRawPointer?, _ name: UnsafePointer<CChar>?) {
+@_spi(ObjCBridge) public func csbridge_configuration_add_foundation_class(
+    _ configuration: UnsafeMutableRawPointer?, _ name: UnsafePointer<CChar>?
+) {
     guard let name = string(name) else { return }
     with(configuration) { $0.unrecognizedSelectorFoundationClasses.append(name) }
 }
 
 @_cdecl("csbridge_configuration_add_zombie_class")
-@_spi(ObjCBridge) public func csbridge_configuration_add_zombie_class(_ configuration: UnsafeMutableRawPointer?, _ name: UnsafePointer<CChar>?) {
+@_spi(ObjCBridge) public func csbridge_configuration_add_zombie_class(
+    _ configuration: UnsafeMutableRawPointer?, _ name: UnsafePointer<CChar>?
+) {
     guard let name = string(name) else { return }
     with(configuration) { $0.zombieClassNames.append(name) }
 }
 
 @_cdecl("csbridge_configuration_set_limits")
-@_spi(ObjCBridge) public func csbridge_configuration_set_limits(_ configuration: UnsafeMutableRawPointer?, _ maxDistinctReports: Int,
-                                              _ detailedCapturesPerSecond: Int, _ maxStackDepth: Int) {
+@_spi(ObjCBridge) public func csbridge_configuration_set_limits(
+    _ configuration: UnsafeMutableRawPointer?, _ maxDistinctReports: Int,
+    _ detailedCapturesPerSecond: Int, _ maxStackDepth: Int
+) {
     with(configuration) {
         $0.maxDistinctReports = maxDistinctReports
         $0.detailedCapturesPerSecond = detailedCapturesPerSecond
@@ -77,8 +91,10 @@ private func string(_ text: UnsafePointer<CChar>?) -> String? { text.map { Strin
 }
 
 @_cdecl("csbridge_configuration_set_zombies")
-@_spi(ObjCBridge) public func csbridge_configuration_set_zombies(_ configuration: UnsafeMutableRawPointer?, _ maxBytes: Int,
-                                               _ maxCount: Int, _ maxObjectSize: Int, _ recordsDeallocationStack: Bool) {
+@_spi(ObjCBridge) public func csbridge_configuration_set_zombies(
+    _ configuration: UnsafeMutableRawPointer?, _ maxBytes: Int,
+    _ maxCount: Int, _ maxObjectSize: Int, _ recordsDeallocationStack: Bool
+) {
     with(configuration) {
         $0.zombieMaxBytes = maxBytes
         $0.zombieMaxCount = maxCount
@@ -89,9 +105,11 @@ private func string(_ text: UnsafePointer<CChar>?) -> String? { text.map { Strin
 
 /// The three switches: kvoLeavesSystemClassesAlone, redactsAppData, logsReports.
 @_cdecl("csbridge_configuration_set_switches")
-@_spi(ObjCBridge) public func csbridge_configuration_set_switches(_ configuration: UnsafeMutableRawPointer?,
-                                                _ kvoLeavesSystemClassesAlone: Bool, _ redactsAppData: Bool,
-                                                _ logsReports: Bool) {
+@_spi(ObjCBridge) public func csbridge_configuration_set_switches(
+    _ configuration: UnsafeMutableRawPointer?,
+    _ kvoLeavesSystemClassesAlone: Bool, _ redactsAppData: Bool,
+    _ logsReports: Bool
+) {
     with(configuration) {
         $0.kvoLeavesSystemClassesAlone = kvoLeavesSystemClassesAlone
         $0.redactsAppData = redactsAppData
@@ -101,15 +119,19 @@ private func string(_ text: UnsafePointer<CChar>?) -> String? { text.map { Strin
 
 /// Adds `selector` to `className`'s main-thread-only methods; a NULL selector only adds the class (with no methods).
 @_cdecl("csbridge_configuration_add_main_thread_method")
-@_spi(ObjCBridge) public func csbridge_configuration_add_main_thread_method(_ configuration: UnsafeMutableRawPointer?,
-                                                         _ className: UnsafePointer<CChar>?,
-                                                         _ selector: UnsafePointer<CChar>?) {
+@_spi(ObjCBridge) public func csbridge_configuration_add_main_thread_method(
+    _ configuration: UnsafeMutableRawPointer?,
+    _ className: UnsafePointer<CChar>?,
+    _ selector: UnsafePointer<CChar>?
+) {
     guard let className = string(className) else { return }
     with(configuration) { $0.mainThreadOnlyMethods[className, default: []] += string(selector).map { [$0] } ?? [] }
 }
 
 @_cdecl("csbridge_configuration_set_report_store")
-@_spi(ObjCBridge) public func csbridge_configuration_set_report_store(_ configuration: UnsafeMutableRawPointer?,
-                                                    _ path: UnsafePointer<CChar>?) {
+@_spi(ObjCBridge) public func csbridge_configuration_set_report_store(
+    _ configuration: UnsafeMutableRawPointer?,
+    _ path: UnsafePointer<CChar>?
+) {
     with(configuration) { $0.reportStorePath = string(path) }
 }

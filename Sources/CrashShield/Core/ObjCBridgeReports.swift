@@ -29,8 +29,10 @@ final class BridgeReport {
     }
 }
 
-@_spi(ObjCBridge) public typealias BridgeReportFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?) -> Void
-@_spi(ObjCBridge) public typealias BridgeNameFunction = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
+@_spi(ObjCBridge) public typealias BridgeReportFunction =
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?) -> Void
+@_spi(ObjCBridge) public typealias BridgeNameFunction =
+    @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
 
 private func copy(_ text: String) -> UnsafeMutablePointer<CChar>? { strdup(text) }
 
@@ -48,17 +50,21 @@ private func text(_ pointer: UnsafeRawPointer?, _ field: (CrashReport) -> String
 /// Decodes one report from `length` bytes of JSON (`ReportCodec`) and calls `function(context, report)` with it;
 /// false (and no call) when the bytes are not a report.
 @_cdecl("csbridge_decode_report")
-@_spi(ObjCBridge) public func csbridge_decode_report(_ bytes: UnsafeRawPointer?, _ length: Int, _ function: BridgeReportFunction?,
-                                   _ context: UnsafeMutableRawPointer?) -> Bool {
+@_spi(ObjCBridge) public func csbridge_decode_report(
+    _ bytes: UnsafeRawPointer?, _ length: Int, _ function: BridgeReportFunction?,
+    _ context: UnsafeMutableRawPointer?
+) -> Bool {
     guard let bytes, length >= 0, let function,
-          let report = try? ReportCodec.decoder().decode(CrashReport.self, from: Data(bytes: bytes, count: length))
+        let report = try? ReportCodec.decoder().decode(CrashReport.self, from: Data(bytes: bytes, count: length))
     else { return false }
     BridgeReport.lend(report) { function(context, $0) }
     return true
 }
 
 @_cdecl("csbridge_report_copy_signature")
-@_spi(ObjCBridge) public func csbridge_report_copy_signature(_ report: UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>? {
+@_spi(ObjCBridge) public func csbridge_report_copy_signature(
+    _ report: UnsafeRawPointer?
+) -> UnsafeMutablePointer<CChar>? {
     text(report) { $0.signature }
 }
 
@@ -68,12 +74,16 @@ private func text(_ pointer: UnsafeRawPointer?, _ field: (CrashReport) -> String
 }
 
 @_cdecl("csbridge_report_copy_guard_name")
-@_spi(ObjCBridge) public func csbridge_report_copy_guard_name(_ report: UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>? {
+@_spi(ObjCBridge) public func csbridge_report_copy_guard_name(
+    _ report: UnsafeRawPointer?
+) -> UnsafeMutablePointer<CChar>? {
     text(report) { $0.category.name }
 }
 
 @_cdecl("csbridge_report_copy_exception_name")
-@_spi(ObjCBridge) public func csbridge_report_copy_exception_name(_ report: UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>? {
+@_spi(ObjCBridge) public func csbridge_report_copy_exception_name(
+    _ report: UnsafeRawPointer?
+) -> UnsafeMutablePointer<CChar>? {
     text(report) { $0.exceptionName }
 }
 
@@ -83,12 +93,15 @@ private func text(_ pointer: UnsafeRawPointer?, _ field: (CrashReport) -> String
 }
 
 @_cdecl("csbridge_report_copy_class_name")
-@_spi(ObjCBridge) public func csbridge_report_copy_class_name(_ report: UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>? {
+@_spi(ObjCBridge) public func csbridge_report_copy_class_name(
+    _ report: UnsafeRawPointer?
+) -> UnsafeMutablePointer<CChar>? {
     text(report) { $0.className }
 }
 
 @_cdecl("csbridge_report_copy_selector")
-@_spi(ObjCBridge) public func csbridge_report_copy_selector(_ report: UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>? {
+@_spi(ObjCBridge) public func csbridge_report_copy_selector(_ report: UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>?
+{
     text(report) { $0.selector }
 }
 
@@ -126,7 +139,9 @@ private func text(_ pointer: UnsafeRawPointer?, _ field: (CrashReport) -> String
 }
 
 @_cdecl("csbridge_report_copy_thread_name")
-@_spi(ObjCBridge) public func csbridge_report_copy_thread_name(_ report: UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>? {
+@_spi(ObjCBridge) public func csbridge_report_copy_thread_name(
+    _ report: UnsafeRawPointer?
+) -> UnsafeMutablePointer<CChar>? {
     text(report) { $0.thread.name }
 }
 
@@ -137,8 +152,10 @@ private func text(_ pointer: UnsafeRawPointer?, _ field: (CrashReport) -> String
 
 /// Calls `function(context, key, value)` for each of `details`, keys sorted.
 @_cdecl("csbridge_report_details")
-@_spi(ObjCBridge) public func csbridge_report_details(_ report: UnsafeRawPointer?, _ function: BridgeNameFunction?,
-                                    _ context: UnsafeMutableRawPointer?) {
+@_spi(ObjCBridge) public func csbridge_report_details(
+    _ report: UnsafeRawPointer?, _ function: BridgeNameFunction?,
+    _ context: UnsafeMutableRawPointer?
+) {
     guard let lent = BridgeReport.borrow(report), let function else { return }
     for key in lent.detailKeys { function(context, key, lent.report.details[key] ?? "") }
 }
@@ -146,7 +163,9 @@ private func text(_ pointer: UnsafeRawPointer?, _ field: (CrashReport) -> String
 /// The whole report in the one JSON form (`ReportCodec`): what the store keeps and the HTTP sink sends.
 @_cdecl("csbridge_report_copy_json")
 @_spi(ObjCBridge) public func csbridge_report_copy_json(_ report: UnsafeRawPointer?) -> UnsafeMutablePointer<CChar>? {
-    guard let lent = BridgeReport.borrow(report), let json = try? ReportCodec.encoder().encode(lent.report) else { return nil }
+    guard let lent = BridgeReport.borrow(report), let json = try? ReportCodec.encoder().encode(lent.report) else {
+        return nil
+    }
     return copy(String(decoding: json, as: UTF8.self))
 }
 
@@ -166,7 +185,9 @@ private var production: Configuration { Configuration.production }
 @_spi(ObjCBridge) public func csbridge_default_max_distinct_reports() -> Int { production.limits.maxDistinctReports }
 
 @_cdecl("csbridge_default_detailed_captures_per_second")
-@_spi(ObjCBridge) public func csbridge_default_detailed_captures_per_second() -> Int { production.limits.detailedCapturesPerSecond }
+@_spi(ObjCBridge) public func csbridge_default_detailed_captures_per_second() -> Int {
+    production.limits.detailedCapturesPerSecond
+}
 
 @_cdecl("csbridge_default_max_stack_depth")
 @_spi(ObjCBridge) public func csbridge_default_max_stack_depth() -> Int { production.limits.maxStackDepth }
@@ -192,7 +213,9 @@ private var production: Configuration { Configuration.production }
 
 /// Calls `function(context, name, NULL)` for each default `unrecognizedSelectorFoundationClasses` entry, in order.
 @_cdecl("csbridge_default_foundation_classes")
-@_spi(ObjCBridge) public func csbridge_default_foundation_classes(_ function: BridgeNameFunction?, _ context: UnsafeMutableRawPointer?) {
+@_spi(ObjCBridge) public func csbridge_default_foundation_classes(
+    _ function: BridgeNameFunction?, _ context: UnsafeMutableRawPointer?
+) {
     guard let function else { return }
     for name in production.unrecognizedSelectorFoundationClasses { function(context, name, nil) }
 }
@@ -200,8 +223,10 @@ private var production: Configuration { Configuration.production }
 /// Calls `function(context, className, selector)` for each default `mainThreadOnlyMethods` entry (classes sorted,
 /// selectors in order).
 @_cdecl("csbridge_default_main_thread_only_methods")
-@_spi(ObjCBridge) public func csbridge_default_main_thread_only_methods(_ function: BridgeNameFunction?,
-                                                      _ context: UnsafeMutableRawPointer?) {
+@_spi(ObjCBridge) public func csbridge_default_main_thread_only_methods(
+    _ function: BridgeNameFunction?,
+    _ context: UnsafeMutableRawPointer?
+) {
     guard let function else { return }
     let methods = production.mainThreadOnlyMethods
     for className in methods.keys.sorted() {

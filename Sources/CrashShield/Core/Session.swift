@@ -35,7 +35,7 @@ final class Session: AtomicReference, @unchecked Sendable {
     func isAppClass(_ cls: ObjCClass) -> Bool? {
         let key = UInt(bitPattern: cls.pointer)
         if let known = appClasses.withLock({ $0[key] }) { return known }
-        let isApp = cls.nearestImagePath.map(isAppImage)   // outside the lock: it asks the runtime and the app's closure
+        let isApp = cls.nearestImagePath.map(isAppImage)  // outside the lock: it asks the runtime and the app's closure
         appClasses.withLock { if $0.count < Self.maxAppClasses { $0[key] = isApp } }
         return isApp
     }
@@ -55,7 +55,8 @@ final class Session: AtomicReference, @unchecked Sendable {
     /// ask it on every call, from any thread.
     static func isGuarding(_ category: GuardCategory, _ receiver: CSRObject) -> Bool {
         guard let session = current.load(ordering: .acquiring), session.isEnabled(category),
-              let cls = ObjCClass(of: receiver) else { return false }
+            let cls = ObjCClass(of: receiver)
+        else { return false }
         return !session.isExcluded(cls)
     }
 

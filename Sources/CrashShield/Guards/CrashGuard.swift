@@ -67,21 +67,25 @@ final class GuardContext {
     /// (its own table of originals), so an override calling `super` reaches the next layer's hook, never its own.
     /// `leaveUnhooked`: asked for each owner before its layer is installed; true keeps that owner unhooked (its
     /// failure is recovered where it is raised), without changing the layer of the owners below it.
-    func install(layers: [AnyHookPoint], onOwnersIn family: ClassFamily,
-                 leaveUnhooked: (AnyHookPoint, ObjCClass) throws -> Bool = { _, _ in false }) throws {
+    func install(
+        layers: [AnyHookPoint], onOwnersIn family: ClassFamily,
+        leaveUnhooked: (AnyHookPoint, ObjCClass) throws -> Bool = { _, _ in false }
+    ) throws {
         guard let selector = layers.first?.selector else { return }
         var owners: [ObjCClass] = []
         for member in family.roots + family.members {
             guard let owner = member.owner(of: selector),
-                  family.roots.contains(where: { owner.isKind(of: $0) }) || family.members.contains(owner),
-                  !owners.contains(owner) else { continue }
+                family.roots.contains(where: { owner.isKind(of: $0) }) || family.members.contains(owner),
+                !owners.contains(owner)
+            else { continue }
             owners.append(owner)
         }
         for owner in owners {
             let above = owners.filter { $0 != owner && owner.isKind(of: $0) }
             guard above.count < layers.count else {
-                throw HookError.nestedInstallation(class: owner.name, selector: selector.name,
-                                                   existing: above.map(\.name).joined(separator: ","))
+                throw HookError.nestedInstallation(
+                    class: owner.name, selector: selector.name,
+                    existing: above.map(\.name).joined(separator: ","))
             }
             if try leaveUnhooked(layers[above.count], owner) { continue }
             try install(layers[above.count], on: [owner])

@@ -33,7 +33,8 @@ extension Violation {
     static func index(_ index: UInt, count: UInt, method: String, hint: String = Hint.index) -> Violation {
         Violation(ExceptionName.range, hint: hint) { cls in
             FoundationRules.isApple
-                ? "*** -[\(cls) \(method)]: index \(index) beyond bounds " + bounds(count, empty: cls == "__NSArray0" ? "NSArray" : "array")
+                ? "*** -[\(cls) \(method)]: index \(index) beyond bounds "
+                    + bounds(count, empty: cls == "__NSArray0" ? "NSArray" : "array")
                 : "Index \(index) is out of range \(count) (in '\(method)')"
         }
     }
@@ -71,14 +72,20 @@ extension Violation {
     }
 
     /// A nil argument to a mutation (`gnustep`: GNUstep's text), as the rules in force word it.
-    static func nilArgument(_ gnustep: String, method: String, apple: String = "object cannot be nil",
-                            hint: String = Hint.nilObject) -> Violation {
-        Violation(ExceptionName.invalidArgument, hint: hint) { FoundationRules.isApple ? appleText($0, method, apple) : gnustep }
+    static func nilArgument(
+        _ gnustep: String, method: String, apple: String = "object cannot be nil",
+        hint: String = Hint.nilObject
+    ) -> Violation {
+        Violation(ExceptionName.invalidArgument, hint: hint) {
+            FoundationRules.isApple ? appleText($0, method, apple) : gnustep
+        }
     }
 
     /// A nil object (or key) given to a constructor at `slot` (`gnustep`: GNUstep's text; Apple names the slot).
-    static func nilInInit(_ gnustep: String, method: String = "initWithObjects:count:", slot: Int, what: String = "object",
-                          hint: String = Hint.nilObject) -> Violation {
+    static func nilInInit(
+        _ gnustep: String, method: String = "initWithObjects:count:", slot: Int, what: String = "object",
+        hint: String = Hint.nilObject
+    ) -> Violation {
         Violation(ExceptionName.invalidArgument, hint: hint) { cls in
             #if canImport(Darwin)
             return "*** -[\(cls) \(method)]: attempt to insert nil \(what) from \(what)s[\(slot)]"
@@ -89,24 +96,30 @@ extension Violation {
     }
 
     /// A failure whose GNUstep text is fixed and whose Apple text names the method, as the rules in force word it.
-    static func fixed(_ exception: String, _ gnustep: String, method: String, apple: String, hint: String) -> Violation {
+    static func fixed(_ exception: String, _ gnustep: String, method: String, apple: String, hint: String) -> Violation
+    {
         Violation(exception, hint: hint) { FoundationRules.isApple ? appleText($0, method, apple) : gnustep }
     }
 
     /// A call that only Apple's Foundation raises for (guarded under Apple's rules only). `starred`: Apple's text
     /// starts with `*** ` (false where Apple raises through `__CFExceptionProem` alone: `mutateError`, NSCache).
-    static func appleOnly(_ method: String, _ text: String, hint: String, isClassMethod: Bool = false,
-                          starred: Bool = true) -> Violation {
+    static func appleOnly(
+        _ method: String, _ text: String, hint: String, isClassMethod: Bool = false,
+        starred: Bool = true
+    ) -> Violation {
         Violation(ExceptionName.invalidArgument, hint: hint) {
-            starred ? appleText($0, method, text, isClassMethod: isClassMethod) : "\(appleProem($0, method, isClassMethod: isClassMethod)): \(text)"
+            starred
+                ? appleText($0, method, text, isClassMethod: isClassMethod)
+                : "\(appleProem($0, method, isClassMethod: isClassMethod)): \(text)"
         }
     }
 
     /// `-[NSCache setObject:nil forKey:k]` (Apple's rules only): `-[NSCache setObject:forKey:cost:]: attempt to insert
     /// nil value (key: k)`, without `*** ` (soffes/SAMCache#17), also when the app called `setObject:forKey:`.
     static func nilCacheValue(key: String) -> Violation {
-        appleOnly("setObject:forKey:cost:", "attempt to insert nil value (key: \(key))",
-                  hint: "check the object for nil before caching it (removeObjectForKey: removes)", starred: false)
+        appleOnly(
+            "setObject:forKey:cost:", "attempt to insert nil value (key: \(key))",
+            hint: "check the object for nil before caching it (removeObjectForKey: removes)", starred: false)
     }
 
     // MARK: Strings
@@ -134,13 +147,16 @@ extension Violation {
 
     /// A nil character set. GNUstep's string classes raise (their text, from the implementation itself: see
     /// `SearchHooks`); Apple documents NSInvalidArgumentException (its text unverified on a device).
-    static let nilCharacterSet = Violation(ExceptionName.invalidArgument, hint: "check the character set for nil before the call") {
+    static let nilCharacterSet = Violation(
+        ExceptionName.invalidArgument, hint: "check the character set for nil before the call"
+    ) {
         appleText($0, "rangeOfCharacterFromSet:options:range:", "nil argument")
     }
 
     /// GNUstep only: NSString's generic `rangeOfCharacterFromSet:options:range:` (NXConstantString's too) reads the
     /// set's `characterIsMember:` through `[nil methodForSelector:]`, a NULL function, at the range's first character.
-    static let nilCharacterSetCrash = Violation("SIGSEGV", hint: "check the character set for nil before the call") { cls in
+    static let nilCharacterSetCrash = Violation("SIGSEGV", hint: "check the character set for nil before the call") {
+        cls in
         "-[\(cls) rangeOfCharacterFromSet:options:range:] with a nil set: GNUstep calls NULL for the first character"
     }
 
@@ -149,9 +165,11 @@ extension Violation {
     static func substringIndex(_ index: UInt, length: UInt, from: Bool) -> Violation {
         Violation(ExceptionName.range, hint: Hint.text) { cls in
             #if canImport(Darwin)
-            return "*** -[\(cls) \(from ? "substringFromIndex:" : "substringToIndex:")]: Index \(index) out of bounds; string length \(length)"
+            return
+                "*** -[\(cls) \(from ? "substringFromIndex:" : "substringToIndex:")]: Index \(index) out of bounds; string length \(length)"
             #else
-            return textRangeReason(from ? (index, length &- index) : (0, index), length: length, method: "substringWithRange:", cls: cls)
+            return textRangeReason(
+                from ? (index, length &- index) : (0, index), length: length, method: "substringWithRange:", cls: cls)
             #endif
         }
     }
@@ -161,7 +179,8 @@ extension Violation {
     /// Range or index out of bounds`).
     static func textMutation(_ range: CSRRange, length: UInt, method: String, appleMethod: String) -> Violation {
         Violation(ExceptionName.range, hint: Hint.text) { cls in
-            FoundationRules.isApple ? "\(appleProem(cls, appleMethod)): Range or index out of bounds"
+            FoundationRules.isApple
+                ? "\(appleProem(cls, appleMethod)): Range or index out of bounds"
                 : textRangeReason(range.value, length: length, method: method, cls: cls)
         }
     }
@@ -173,7 +192,8 @@ extension Violation {
     /// is unverified (no public crash log quoted): CoreFoundation's `*** -[Class method]: nil argument` is assumed.
     static func nilReplaceOccurrences(replacement: Bool) -> Violation {
         Violation(ExceptionName.invalidArgument, hint: Hint.nilString) { cls in
-            FoundationRules.isApple ? appleText(cls, replaceOccurrencesSelector, "nil argument")
+            FoundationRules.isApple
+                ? appleText(cls, replaceOccurrencesSelector, "nil argument")
                 : "\(replaceOccurrencesSelector) \(replacement ? "bad replace string" : "bad search string")"
         }
     }
@@ -183,7 +203,9 @@ extension Violation {
     /// the length. Apple: an NSRangeException in the usual range wording (unverified: no public crash log quoted).
     static func replaceOccurrencesRange(_ range: CSRRange, length: UInt) -> Violation {
         if FoundationRules.isApple { return textRange(range, length: length, method: replaceOccurrencesSelector) }
-        return Violation(ExceptionName.invalidArgument, hint: Hint.text) { _ in "\(replaceOccurrencesSelector) bad search range" }
+        return Violation(ExceptionName.invalidArgument, hint: Hint.text) { _ in
+            "\(replaceOccurrencesSelector) bad search range"
+        }
     }
 
     /// GNUstep only: a range whose end passes 2^64 passes `replaceOccurrencesOfString:withString:options:range:`'s
@@ -204,15 +226,18 @@ extension Violation {
         Violation(ExceptionName.invalidArgument, hint: Hint.nilString) { cls in
             guard FoundationRules.isApple else { return "range of nil" }
             // rangeOfString: and its family raise from rangeOfString:options:range:locale:, with `*** `.
-            return method.hasPrefix("rangeOfString:") ? appleText(cls, "rangeOfString:options:range:locale:", "nil argument")
+            return method.hasPrefix("rangeOfString:")
+                ? appleText(cls, "rangeOfString:options:range:locale:", "nil argument")
                 : "\(appleProem(cls, method)): nil argument"
         }
     }
 
     /// A nil string or C string given to a constructor, as the rules in force word it. `gnustep`: GNUstep's text;
     /// `apple`: Apple's (default `*** -[Class method]: nil argument`).
-    static func nilInit(_ gnustep: @escaping (String) -> String, method: String, isClassMethod: Bool = false,
-                        hint: String = Hint.nilString, apple: ((String) -> String)? = nil) -> Violation {
+    static func nilInit(
+        _ gnustep: @escaping (String) -> String, method: String, isClassMethod: Bool = false,
+        hint: String = Hint.nilString, apple: ((String) -> String)? = nil
+    ) -> Violation {
         Violation(ExceptionName.invalidArgument, hint: hint) { cls in
             guard FoundationRules.isApple else { return gnustep(cls) }
             return apple?(cls) ?? appleText(cls, method, "nil argument", isClassMethod: isClassMethod)
@@ -221,7 +246,9 @@ extension Violation {
 
     /// A NULL C string given to a constructor: Apple's text is `NULL cString` (`*** +[NSString
     /// stringWithUTF8String:]: NULL cString`, `*** -[NSPlaceholderString initWithUTF8String:]: NULL cString`).
-    static func nullCString(_ gnustep: @escaping (String) -> String, method: String, isClassMethod: Bool = false) -> Violation {
+    static func nullCString(
+        _ gnustep: @escaping (String) -> String, method: String, isClassMethod: Bool = false
+    ) -> Violation {
         nilInit(gnustep, method: method, isClassMethod: isClassMethod, hint: Hint.nilCString) {
             appleText($0, method, "NULL cString", isClassMethod: isClassMethod)
         }
@@ -229,22 +256,28 @@ extension Violation {
 
     /// A nil format reaching `initWithFormat:locale:arguments:` (behind `initWithFormat:`, `stringWithFormat:` on
     /// Apple and on GNUstep's NSMutableString, `stringByAppendingFormat:` on GNUstep). Apple's text unverified.
-    static let nilFormat = Violation(ExceptionName.invalidArgument, hint: "check the format for nil before the call") { cls in
-        FoundationRules.isApple ? appleText(cls, "initWithFormat:locale:arguments:", "nil argument")
+    static let nilFormat = Violation(ExceptionName.invalidArgument, hint: "check the format for nil before the call") {
+        cls in
+        FoundationRules.isApple
+            ? appleText(cls, "initWithFormat:locale:arguments:", "nil argument")
             : "[\(cls)-initWithFormat:locale:arguments:]: NULL format"
     }
 
     /// A nil format given to GNUstep's `+stringWithFormat:`, which raises in its own body; under Apple's rules, what
     /// Apple raises for it from `initWithFormat:locale:arguments:` (unverified on a device).
     static let nilFormatList = Violation(ExceptionName.invalidArgument, hint: Hint.nilFormat) { _ in
-        FoundationRules.isApple ? appleText("NSPlaceholderString", "initWithFormat:locale:arguments:", "nil argument")
+        FoundationRules.isApple
+            ? appleText("NSPlaceholderString", "initWithFormat:locale:arguments:", "nil argument")
             : "[NSString+stringWithFormat:]: NULL format"
     }
 
     /// A nil key in an objects-and-keys list: GNUstep raises from `initWithObjects:forKeys:count:`; Apple from the
     /// method itself (`__CFExceptionProem`: no "***"; unverified on a device).
     static func nilKeyInList(_ method: String, isClassMethod: Bool) -> Violation {
-        Violation(ExceptionName.invalidArgument, hint: "check each key for nil before the call (a nil object ends the list early, a nil key raises)") { cls in
+        Violation(
+            ExceptionName.invalidArgument,
+            hint: "check each key for nil before the call (a nil object ends the list early, a nil key raises)"
+        ) { cls in
             FoundationRules.isApple
                 ? "\(isClassMethod ? "+" : "-")[\(cls) \(method)]: second object of each pair must be non-nil.  "
                     + "Or, did you forget to nil-terminate your parameter list?"
@@ -265,14 +298,17 @@ extension Violation {
     /// addAttribute:value:range:: nil value` (no brackets, no `***`).
     static func nilAttributeValue(name: String) -> Violation {
         Violation(ExceptionName.invalidArgument, hint: "check the attribute value for nil") {
-            FoundationRules.isApple ? "\($0) addAttribute:value:range:: nil value" : "Tried to add nil value for key '\(name)' to dictionary"
+            FoundationRules.isApple
+                ? "\($0) addAttribute:value:range:: nil value"
+                : "Tried to add nil value for key '\(name)' to dictionary"
         }
     }
 
     /// An attributed string's `initWithString:` with nil. Apple: `NSConcreteAttributedString initWithString:: nil
     /// value` (SAMTextView#30).
-    static let nilAttributedInit = nilInit({ _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
-                                           method: "initWithString:", apple: { "\($0) initWithString:: nil value" })
+    static let nilAttributedInit = nilInit(
+        { _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
+        method: "initWithString:", apple: { "\($0) initWithString:: nil value" })
 
     // MARK: Data
 
@@ -280,7 +316,8 @@ extension Violation {
     /// unverified on a device.
     static func dataRange(_ range: CSRRange, length: UInt, method: String) -> Violation {
         Violation(ExceptionName.range, hint: "check the range against length before the call") { cls in
-            FoundationRules.isApple ? appleText(cls, method, "range {\(range.location), \(range.length)} exceeds data length \(length)")
+            FoundationRules.isApple
+                ? appleText(cls, method, "range {\(range.location), \(range.length)} exceeds data length \(length)")
                 : textRangeReason(range.value, length: length, method: method, cls: cls)
         }
     }
@@ -324,7 +361,8 @@ extension Violation {
 
     private static func textRangeReason(_ range: CSRRangeValue, length: UInt, method: String, cls: String) -> String {
         #if canImport(Darwin)
-        return "*** -[\(cls) \(method)]: Range {\(range.location), \(range.length)} out of bounds; string length \(length)"
+        return
+            "*** -[\(cls) \(method)]: Range {\(range.location), \(range.length)} out of bounds; string length \(length)"
         #else
         return "in \(method), range { \(range.location), \(range.length) } extends beyond size (\(length))"
         #endif
@@ -345,7 +383,9 @@ extension Violation {
                 "-[\(cls) initWithBytes:length:encoding:] with NULL bytes and length \(length): the bytes are read"
             }
         }
-        return Violation(ExceptionName.invalidArgument, hint: Hint.nilCString) { _ in "-initWithBytes:lenth:encoding given nul bytes" }
+        return Violation(ExceptionName.invalidArgument, hint: Hint.nilCString) { _ in
+            "-initWithBytes:lenth:encoding given nul bytes"
+        }
     }
 }
 
@@ -363,8 +403,9 @@ extension Violation {
     /// `initWithString:attributes:` (and `initWithAttributedString:`, which GNUstep funnels into it) with nil: GNUstep's
     /// text names GSAttributedString for both classes. Apple: `NSConcreteAttributedString initWithString:: nil value`
     /// (SAMTextView#30, raised under `initWithString:attributes:` too; unverified for this entry).
-    static let nilAttributedStringAttributesInit = nilInit({ _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
-                                                           method: "initWithString:attributes:", apple: { "\($0) initWithString:: nil value" })
+    static let nilAttributedStringAttributesInit = nilInit(
+        { _ in "aString object passed to -[GSAttributedString initWithString:attributes:] is nil" },
+        method: "initWithString:attributes:", apple: { "\($0) initWithString:: nil value" })
 }
 
 extension Violation {
@@ -372,15 +413,21 @@ extension Violation {
     /// initWithBase64EncodedString:options:] called with nil string`). Apple's text unverified on a device.
     static func nilBase64(data: Bool) -> Violation {
         let method = data ? "initWithBase64EncodedData:options:" : "initWithBase64EncodedString:options:"
-        return Violation(ExceptionName.invalidArgument, hint: data ? "check the data for nil before decoding it" : Hint.nilString) { cls in
-            FoundationRules.isApple ? appleText(cls, method, data ? "nil data argument" : "nil string argument")
+        return Violation(
+            ExceptionName.invalidArgument, hint: data ? "check the data for nil before decoding it" : Hint.nilString
+        ) { cls in
+            FoundationRules.isApple
+                ? appleText(cls, method, data ? "nil data argument" : "nil string argument")
                 : "[\(cls)-\(method)] called with nil \(data ? "data" : "string")"
         }
     }
 
     /// `-[NSNumber compare:nil]` (also behind `isEqualToNumber:`). Apple: `*** -[__NSCFNumber compare:]: nil argument`
     /// (unverified on a device).
-    static let nilNumberCompare = Violation(ExceptionName.invalidArgument, hint: "check the number for nil before comparing (a JSON null or a failed lookup?)") { cls in
+    static let nilNumberCompare = Violation(
+        ExceptionName.invalidArgument,
+        hint: "check the number for nil before comparing (a JSON null or a failed lookup?)"
+    ) { cls in
         FoundationRules.isApple ? appleText(cls, "compare:", "nil argument") : "nil argument for compare:"
     }
 }
@@ -389,8 +436,11 @@ extension Violation {
     /// `-[NSURL initFileURLWithPath:...]` with nil: GNUstep `[NSURL initFileURLWithPath:] nil string parameter`, Apple
     /// `*** -[NSURL initFileURLWithPath:]: nil string parameter` (unverified on a device).
     static func nilFileURLPath(method: String) -> Violation {
-        Violation(ExceptionName.invalidArgument, hint: "check the path for nil before making a file URL (a failed lookup?)") { cls in
-            FoundationRules.isApple ? appleText(cls, method, "nil string parameter") : "[\(cls) \(method)] nil string parameter"
+        Violation(
+            ExceptionName.invalidArgument, hint: "check the path for nil before making a file URL (a failed lookup?)"
+        ) { cls in
+            FoundationRules.isApple
+                ? appleText(cls, method, "nil string parameter") : "[\(cls) \(method)] nil string parameter"
         }
     }
 }
@@ -399,7 +449,8 @@ extension Violation {
     /// GNUstep only: `-[NSDate compare:nil]` (NSDate.m): NSGDate's `nil argument for compare:`, NSDate's generic
     /// `other time nil`. Apple does not raise there (never asked for under Apple's rules).
     static func nilDateCompare(generic: Bool) -> Violation {
-        Violation(ExceptionName.invalidArgument, hint: "check the date for nil before comparing (a failed parse?)") { _ in
+        Violation(ExceptionName.invalidArgument, hint: "check the date for nil before comparing (a failed parse?)") {
+            _ in
             generic ? "other time nil" : "nil argument for compare:"
         }
     }
@@ -410,8 +461,12 @@ extension Violation {
     /// property list object (%@) for key (%@)` (NSUserDefaults.m); Apple `Attempt to insert non-property list object
     /// %@ for key %@` (no `*** `, no method: steamclock/bluejay#44, yakovmanshin/YMFF#147).
     static func nonPropertyListDefault(value: String, key: String) -> Violation {
-        Violation(ExceptionName.invalidArgument, hint: "store only property lists (no NSNull, no custom objects; archive them to NSData)") { _ in
-            FoundationRules.isApple ? "Attempt to insert non-property list object \(value) for key \(key)"
+        Violation(
+            ExceptionName.invalidArgument,
+            hint: "store only property lists (no NSNull, no custom objects; archive them to NSData)"
+        ) { _ in
+            FoundationRules.isApple
+                ? "Attempt to insert non-property list object \(value) for key \(key)"
                 : "attempt to set non property list object (\(value)) for key (\(key))"
         }
     }
@@ -422,7 +477,9 @@ extension Violation {
     /// logs: `data parameter is nil` (marcuswestin/WebViewJavascriptBridge#236), `*** +[NSJSONSerialization
     /// dataWithJSONObject:options:error:]: Invalid top-level type in JSON write` (kasketis/netfox#33), `Invalid type in
     /// JSON write (Demo.SearchItemResult)` (johnlui/Pitaya#7); the number and key texts are unverified.
-    static let nilJSONData = Violation(ExceptionName.invalidArgument, hint: "check the data for nil before parsing it (a failed request?)") { _ in
+    static let nilJSONData = Violation(
+        ExceptionName.invalidArgument, hint: "check the data for nil before parsing it (a failed request?)"
+    ) { _ in
         "data parameter is nil"
     }
     static let invalidJSONTopLevel = Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in
@@ -433,9 +490,12 @@ extension Violation {
     }
     /// `NaN` or `infinite`.
     static func invalidJSONNumber(_ kind: String) -> Violation {
-        Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in "Invalid number value (\(kind)) in JSON write" }
+        Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in "Invalid number value (\(kind)) in JSON write"
+        }
     }
-    static let invalidJSONKey = Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in "Invalid (non-string) key in JSON dictionary" }
+    static let invalidJSONKey = Violation(ExceptionName.invalidArgument, hint: Hint.json) { _ in
+        "Invalid (non-string) key in JSON dictionary"
+    }
 }
 
 extension Hint {
@@ -452,7 +512,8 @@ extension Violation {
     /// `-[CALayer setPosition:]` (and `setFrame:`, which sets the position it computes) with a NaN coordinate:
     /// "CALayer position contains NaN: [nan 43.5]".
     static func layerPosition(_ x: Double, _ y: Double) -> Violation {
-        Violation(layerGeometryException, hint: "check the geometry for NaN (a division by zero?) before setting it") { _ in
+        Violation(layerGeometryException, hint: "check the geometry for NaN (a division by zero?) before setting it") {
+            _ in
             "CALayer position contains NaN: [\(geometryNumber(x)) \(geometryNumber(y))]"
         }
     }
@@ -460,7 +521,8 @@ extension Violation {
     /// `-[CALayer setBounds:]` with a NaN component: "CALayer bounds contains NaN: [0 nan; 320 291]" (iOS 14 and
     /// later append ". Layer: " and the layer's description, which the report leaves out).
     static func layerBounds(_ x: Double, _ y: Double, _ width: Double, _ height: Double) -> Violation {
-        Violation(layerGeometryException, hint: "check the geometry for NaN (a division by zero?) before setting it") { _ in
+        Violation(layerGeometryException, hint: "check the geometry for NaN (a division by zero?) before setting it") {
+            _ in
             "CALayer bounds contains NaN: [\(geometryNumber(x)) \(geometryNumber(y)); \(geometryNumber(width)) \(geometryNumber(height))]"
         }
     }
@@ -468,8 +530,10 @@ extension Violation {
     /// `-[UINavigationController pushViewController:animated:]` with a controller already on the stack (iOS 13 and
     /// later: the navigation controller, the controller and the app's bundle identifier).
     static func pushedTwice(navigation: String, controller: String, bundle: String?) -> Violation {
-        Violation(ExceptionName.invalidArgument,
-                  hint: "check navigationController.viewControllers before pushing (a double tap pushing twice?)") { _ in
+        Violation(
+            ExceptionName.invalidArgument,
+            hint: "check navigationController.viewControllers before pushing (a double tap pushing twice?)"
+        ) { _ in
             "<\(navigation)> is pushing the same view controller instance (<\(controller)>) more than once which is not "
                 + "supported and is most likely an error in the application" + (bundle.map { " : \($0)" } ?? "")
         }
@@ -478,7 +542,11 @@ extension Violation {
     /// An action-sheet alert presented as a popover (a regular-width environment: an iPad) without a location:
     /// NSGenericException from `-[UIPopoverPresentationController presentationTransitionWillBegin]`.
     static func actionSheetWithoutSource(alert: String, presenter: String) -> Violation {
-        Violation("NSGenericException", hint: "set popoverPresentationController.sourceView and sourceRect (or barButtonItem) before presenting an action sheet") { _ in
+        Violation(
+            "NSGenericException",
+            hint:
+                "set popoverPresentationController.sourceView and sourceRect (or barButtonItem) before presenting an action sheet"
+        ) { _ in
             "Your application has presented a UIAlertController (<\(alert)>) of style UIAlertControllerStyleActionSheet from "
                 + "\(presenter.split(separator: ":").first.map(String.init) ?? presenter) (<\(presenter)>). The modalPresentationStyle of a UIAlertController "
                 + "with this style is UIModalPresentationPopover. You must provide location information for this popover "

@@ -42,8 +42,10 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     /// trampolines or markers, read lock-free by their replacements.
     private let outerLayers: [ManagedAtomicLazyReference<GuardedMethod<Signature>>]
 
-    init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance,
-         hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, outer: [Signature] = [], replacement: Signature) {
+    init(
+        _ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance,
+        hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, outer: [Signature] = [], replacement: Signature
+    ) {
         self.category = category
         checkFirst = nil
         markers = nil
@@ -54,15 +56,21 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     }
 
     /// A method with layers: `layers[0]` is this point's replacement, `layers[h]` the replacement of its layer `h`.
-    convenience init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, layers: [Signature]) {
+    convenience init(
+        _ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, layers: [Signature]
+    ) {
         self.init(selector, category, kind: kind, outer: Array(layers.dropFirst()), replacement: layers[0])
     }
 
     /// A check-first method with layers (the layers above it have no trampolines).
-    convenience init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst tableIndex: Int32,
-                     markerHint: String? = nil, layers: [Signature]) {
-        self.init(selector, category, kind: kind, checkFirst: tableIndex, markerHint: markerHint, outer: Array(layers.dropFirst()),
-                  replacement: layers[0])
+    convenience init(
+        _ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst tableIndex: Int32,
+        markerHint: String? = nil, layers: [Signature]
+    ) {
+        self.init(
+            selector, category, kind: kind, checkFirst: tableIndex, markerHint: markerHint,
+            outer: Array(layers.dropFirst()),
+            replacement: layers[0])
     }
 
     /// Layer `height` of this method: the point itself for 0. Its replacement is `outer[height - 1]`.
@@ -74,7 +82,8 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
 
     @inline(never)
     private func makeLayer(_ height: Int) -> GuardedMethod<Signature> {
-        outerLayers[height - 1].storeIfNilThenLoad(GuardedMethod(selector, category, kind: kind, replacement: outerReplacements[height - 1]))
+        outerLayers[height - 1].storeIfNilThenLoad(
+            GuardedMethod(selector, category, kind: kind, replacement: outerReplacements[height - 1]))
     }
 
     override func layer(atHeight height: Int) -> AnyHookPoint? {
@@ -88,8 +97,10 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     /// `markerHint`: the table also has markers (CSRHotReads.h) for originals that raise the precondition's failure
     /// before changing anything; a class whose original is one gets the marker while `allowMarkers(in:)` allows it,
     /// and its failure, recovered at the raise, is reported with this hint.
-    init(_ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst tableIndex: Int32,
-         markerHint: String? = nil, outer: [Signature] = [], replacement: Signature) {
+    init(
+        _ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst tableIndex: Int32,
+        markerHint: String? = nil, outer: [Signature] = [], replacement: Signature
+    ) {
         self.category = category
         checkFirst = tableIndex
         markers = markerHint.map { _ in MarkerSwitch(tableIndex) }
@@ -117,8 +128,10 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     /// argument); otherwise `call` (guard off, class excluded; in debug mode the incident path raised already).
     /// `unhooked`: the answer for a receiver whose class never reached this hook (cannot happen through dispatch).
     @inline(__always)
-    func guarded<Result>(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation?, unhooked: Result,
-                         recovery: (Signature) -> Result, _ call: (Signature) -> Result) -> Result {
+    func guarded<Result>(
+        _ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation?, unhooked: Result,
+        recovery: (Signature) -> Result, _ call: (Signature) -> Result
+    ) -> Result {
         guarded(receiver, cmd, valid: violation == nil, else: violation, unhooked: unhooked, recovery: recovery, call)
     }
 
@@ -126,8 +139,10 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     /// or nil when a closer look finds the call valid after all) is only evaluated when it fails, so a valid call
     /// carries no `Violation?` to build and destroy.
     @inline(__always)
-    func guarded<Result>(_ receiver: CSRObject?, _ cmd: CSRSelector?, valid: Bool, else violation: @autoclosure () -> Violation?,
-                         unhooked: Result, recovery: (Signature) -> Result, _ call: (Signature) -> Result) -> Result {
+    func guarded<Result>(
+        _ receiver: CSRObject?, _ cmd: CSRSelector?, valid: Bool, else violation: @autoclosure () -> Violation?,
+        unhooked: Result, recovery: (Signature) -> Result, _ call: (Signature) -> Result
+    ) -> Result {
         guard let original = original(for: receiver) else { return unhooked }
         if valid { return call(original) }
         guard let violation = violation(), stops(receiver, cmd, violation) else { return call(original) }
@@ -135,21 +150,27 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     }
 
     @inline(__always)
-    func read(_ receiver: CSRObject?, _ cmd: CSRSelector?, valid: Bool, else violation: @autoclosure () -> Violation?,
-              recovery: (Signature) -> CSRObject? = { _ in nil }, _ call: (Signature) -> CSRObject?) -> CSRObject? {
+    func read(
+        _ receiver: CSRObject?, _ cmd: CSRSelector?, valid: Bool, else violation: @autoclosure () -> Violation?,
+        recovery: (Signature) -> CSRObject? = { _ in nil }, _ call: (Signature) -> CSRObject?
+    ) -> CSRObject? {
         guarded(receiver, cmd, valid: valid, else: violation(), unhooked: nil, recovery: recovery, call)
     }
 
     @inline(__always)
-    func mutation(_ receiver: CSRObject?, _ cmd: CSRSelector?, valid: Bool, else violation: @autoclosure () -> Violation?,
-                  _ call: (Signature) -> Void) {
+    func mutation(
+        _ receiver: CSRObject?, _ cmd: CSRSelector?, valid: Bool, else violation: @autoclosure () -> Violation?,
+        _ call: (Signature) -> Void
+    ) {
         guarded(receiver, cmd, valid: valid, else: violation(), unhooked: (), recovery: { _ in }, call)
     }
 
     /// A read whose recovery is nil, or what `recovery` answers.
     @inline(__always)
-    func read(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation?,
-              recovery: (Signature) -> CSRObject? = { _ in nil }, _ call: (Signature) -> CSRObject?) -> CSRObject? {
+    func read(
+        _ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation?,
+        recovery: (Signature) -> CSRObject? = { _ in nil }, _ call: (Signature) -> CSRObject?
+    ) -> CSRObject? {
         guarded(receiver, cmd, violation, unhooked: nil, recovery: recovery, call)
     }
 
@@ -161,8 +182,10 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
 
     @inline(never)
     private func stops(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation) -> Bool {
-        IncidentPath.handle(Incident(category, receiver: receiver, selector: cmd, violation, point: self,
-                                     unrecovered: .raiseWhenLoud)) == .recover
+        IncidentPath.handle(
+            Incident(
+                category, receiver: receiver, selector: cmd, violation, point: self,
+                unrecovered: .raiseWhenLoud)) == .recover
     }
 }
 

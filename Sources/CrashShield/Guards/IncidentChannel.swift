@@ -16,14 +16,18 @@ enum IncidentChannel {
         let incident: Incident?
         switch c.source {
         case CSRIncidentHotRead:
-            guard let table = c.table, let point = AnyHookPoint.owner(of: table) as? CaughtFailurePolicy else { return false }
+            guard let table = c.table, let point = AnyHookPoint.owner(of: table) as? CaughtFailurePolicy else {
+                return false
+            }
             incident = HotReadResolver.incident(point, c.implementation, c.receiver, UInt(c.argument), c.exception)
         case CSRIncidentRaise:
-            incident = RaiseRecovery.incident(raisedBy: c.implementation, table: c.hotTable, c.receiver,
-                                              UInt(c.argument), c.exception, frames: frames)
+            incident = RaiseRecovery.incident(
+                raisedBy: c.implementation, table: c.hotTable, c.receiver,
+                UInt(c.argument), c.exception, frames: frames)
         case CSRIncidentMarker:
-            incident = RaiseRecovery.incident(markedBy: c.implementation, table: c.hotTable, c.cls, c.receiver,
-                                              UInt(c.argument), c.exception, frames: frames)
+            incident = RaiseRecovery.incident(
+                markedBy: c.implementation, table: c.hotTable, c.cls, c.receiver,
+                UInt(c.argument), c.exception, frames: frames)
         case CSRIncidentVariadic:
             incident = VariadicHookPoint.incident(c.table, c.receiver, c.selector, count: UInt(c.argument))
         case CSRIncidentZombie:

@@ -27,12 +27,15 @@ enum CallStack {
     /// without the unwind tables (CrashShield's own frames all have frame pointers, and the caller's return address
     /// sits in the replacement's frame record); the full walk runs when that is not enough (another kind of call
     /// site, Foundation's own code calling, or no frame of the replacement found).
-    static func locateCaller(of implementation: UnsafeRawPointer?, callSite: CallSite, maxDepth: Int,
-                             isAppImage: (String) -> Bool) -> Location {
+    static func locateCaller(
+        of implementation: UnsafeRawPointer?, callSite: CallSite, maxDepth: Int,
+        isAppImage: (String) -> Bool
+    ) -> Location {
         if callSite == .directCaller, let implementation {
-            let entry = csr_strip_code_pointer(implementation)   // arm64e: an IMP is signed, the unwind tables are not
+            let entry = csr_strip_code_pointer(implementation)  // arm64e: an IMP is signed, the unwind tables are not
             // Plain loops over the buffer: this runs for every stopped call of a storm, also in debug builds.
-            let found: Location? = withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 24) { buffer in
+            let found: Location? = withUnsafeTemporaryAllocation(of: UnsafeMutableRawPointer?.self, capacity: 24) {
+                buffer in
                 let count = Int(csr_frame_backtrace(buffer.baseAddress, Int32(buffer.count)))
                 var own = 0
                 let bodies = Images.tailCallTargets(of: entry)
@@ -46,18 +49,22 @@ enum CallStack {
                 }
                 while own + 2 < count && isHandOverFrame(UInt(bitPattern: buffer[own + 1])) { own += 1 }
                 guard own + 1 < count, let image = Images.path(of: UInt(bitPattern: buffer[own + 1])),
-                      !foundationImages.contains(image) else { return nil }
-                return Location(addresses: [UInt(bitPattern: buffer[own]), UInt(bitPattern: buffer[own + 1])],
-                                callerIndex: 1, callerImage: image, callerAddress: UInt(bitPattern: buffer[own + 1]),
-                                isComplete: false)
+                    !foundationImages.contains(image)
+                else { return nil }
+                return Location(
+                    addresses: [UInt(bitPattern: buffer[own]), UInt(bitPattern: buffer[own + 1])],
+                    callerIndex: 1, callerImage: image, callerAddress: UInt(bitPattern: buffer[own + 1]),
+                    isComplete: false)
             }
             if let found { return found }
         }
         return locate(callerOf: implementation, callSite: callSite, maxDepth: maxDepth, isAppImage: isAppImage)
     }
 
-    static func locate(callerOf implementation: UnsafeRawPointer?, callSite: CallSite, maxDepth: Int,
-                       isAppImage: (String) -> Bool) -> Location {
+    static func locate(
+        callerOf implementation: UnsafeRawPointer?, callSite: CallSite, maxDepth: Int,
+        isAppImage: (String) -> Bool
+    ) -> Location {
         // The call site is looked for on the whole stack (GNUstep's forwarding path alone is a dozen frames deep);
         // only the report keeps no more than `maxDepth` frames.
         var raw = [UnsafeMutableRawPointer?](repeating: nil, count: max(maxDepth, searchDepth) + 8)
@@ -73,7 +80,8 @@ enum CallStack {
             switch callSite {
             case .firstAppFrame:
                 if let image = Images.path(of: stack[direct]), !isAppImage(image),
-                   let app = stack[direct...].firstIndex(where: { Images.path(of: $0).map(isAppImage) ?? false }) {
+                    let app = stack[direct...].firstIndex(where: { Images.path(of: $0).map(isAppImage) ?? false })
+                {
                     index = app
                 }
             case .directCaller:
@@ -85,8 +93,9 @@ enum CallStack {
         if let found = index, !stack.indices.contains(found) { index = nil }
         let site = index.map { stack[$0] } ?? 0
         let kept = Array(stack.prefix(maxDepth))
-        return Location(addresses: kept, callerIndex: index.flatMap { kept.indices.contains($0) ? $0 : nil },
-                        callerImage: index.flatMap { Images.path(of: stack[$0]) }, callerAddress: site)
+        return Location(
+            addresses: kept, callerIndex: index.flatMap { kept.indices.contains($0) ? $0 : nil },
+            callerImage: index.flatMap { Images.path(of: stack[$0]) }, callerAddress: site)
     }
 
     /// How far from a replacement's entry its body may start when the entry tail-calls it (a `@convention(c)`
@@ -105,7 +114,9 @@ enum CallStack {
             let entry = csr_strip_code_pointer(implementation)
             let starts = addresses.lazy.map { $0 > 0 ? Images.function(containing: $0 - 1) : 0 }
             let bodies = Images.tailCallTargets(of: entry)
-            let body = starts.firstIndex(of: entry) ?? starts.firstIndex(where: bodies.contains) ?? starts.indices
+            let body =
+                starts.firstIndex(of: entry) ?? starts.firstIndex(where: bodies.contains)
+                ?? starts.indices
                 .filter { starts[$0] != 0 && distance(starts[$0], entry) < tailCalledBodySpan }
                 .min { distance(starts[$0], entry) < distance(starts[$1], entry) }
             if var caller = body.map({ $0 + 1 }), caller < addresses.count {
@@ -115,7 +126,9 @@ enum CallStack {
         }
         for (index, address) in addresses.enumerated().dropFirst() {
             var info = CSRImageInfo()
-            guard csr_image_info(UnsafeRawPointer(bitPattern: address), &info), let symbol = info.symbolName else { continue }
+            guard csr_image_info(UnsafeRawPointer(bitPattern: address), &info), let symbol = info.symbolName else {
+                continue
+            }
             let name = String(cString: symbol)
             if !name.contains("CrashShield") && !name.hasPrefix("csr_") && !name.contains("backtrace") { return index }
         }
@@ -142,7 +155,8 @@ enum CallStack {
     static func pastFoundationConveniences(_ addresses: [UInt], from direct: Int, maxFrames: Int = 4) -> Int {
         var index = direct
         while addresses.indices.contains(index), let image = Images.path(of: addresses[index]),
-              foundationImages.contains(image) {
+            foundationImages.contains(image)
+        {
             index += 1
             if index - direct > maxFrames { return direct }
         }
@@ -153,8 +167,10 @@ enum CallStack {
     /// Apple platforms), found from the classes themselves.
     static let foundationImages: Set<String> = {
         var images = Set<String>()
-        for name in ["NSString", "NSArray", "NSDictionary", "NSSet", "NSAttributedString", "NSNumber",
-                     "NSOrderedSet"] {
+        for name in [
+            "NSString", "NSArray", "NSDictionary", "NSSet", "NSAttributedString", "NSNumber",
+            "NSOrderedSet",
+        ] {
             guard let cls = ObjCClass(named: name) else { continue }
             var info = CSRImageInfo()
             if csr_image_info(UnsafeRawPointer(cls.pointer), &info), let path = info.imagePath {
@@ -187,18 +203,21 @@ enum CallStack {
         }
         var uuid: String?
         if info.hasUUID {
-            uuid = withUnsafeBytes(of: info.uuid) { bytes in bytes.map { byte in
-                let hex = String(byte, radix: 16, uppercase: true)
-                return hex.count == 1 ? "0" + hex : hex
-            }.joined() }
+            uuid = withUnsafeBytes(of: info.uuid) { bytes in
+                bytes.map { byte in
+                    let hex = String(byte, radix: 16, uppercase: true)
+                    return hex.count == 1 ? "0" + hex : hex
+                }.joined()
+            }
         }
         #if canImport(Darwin)
         let slide: Int64? = Int64(info.slide)
         #else
         let slide: Int64? = nil
         #endif
-        return StackFrame(address: UInt64(address), image: String(cString: path), imageBase: UInt64(info.imageBase),
-                          symbol: info.symbolName.map { String(cString: $0) }, imageUUID: uuid, slide: slide)
+        return StackFrame(
+            address: UInt64(address), image: String(cString: path), imageBase: UInt64(info.imageBase),
+            symbol: info.symbolName.map { String(cString: $0) }, imageUUID: uuid, slide: slide)
     }
 
     static func currentThread() -> ThreadInfo {
@@ -229,9 +248,10 @@ enum Images {
     static func tailCallTargets(of entry: UInt) -> [UInt] {
         if let known = tailTargets.withLock({ $0[entry] }) { return known }
         var found = [UnsafeRawPointer?](repeating: nil, count: 8)
-        let count = Int(found.withUnsafeMutableBufferPointer {
-            csr_tail_call_targets(UnsafeRawPointer(bitPattern: entry), $0.baseAddress, Int32($0.count))
-        })
+        let count = Int(
+            found.withUnsafeMutableBufferPointer {
+                csr_tail_call_targets(UnsafeRawPointer(bitPattern: entry), $0.baseAddress, Int32($0.count))
+            })
         let targets = found.prefix(count).map { UInt(bitPattern: $0) }
         tailTargets.withLock { if $0.count < maxEntries { $0[entry] = targets } }
         return targets
@@ -240,7 +260,9 @@ enum Images {
     static func path(of address: UInt) -> String? {
         if let known = cache.withLock({ $0[address] }) { return known }
         var info = CSRImageInfo()
-        guard csr_image_info(UnsafeRawPointer(bitPattern: address), &info), let path = info.imagePath else { return nil }
+        guard csr_image_info(UnsafeRawPointer(bitPattern: address), &info), let path = info.imagePath else {
+            return nil
+        }
         let image = String(cString: path)
         cache.withLock { if $0.count < maxEntries { $0[address] = image } }
         return image

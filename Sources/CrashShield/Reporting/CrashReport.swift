@@ -88,7 +88,9 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
     }
 
     /// The frame that made the bad call.
-    public var callerFrame: StackFrame? { callerFrameIndex.flatMap { callStack.indices.contains($0) ? callStack[$0] : nil } }
+    public var callerFrame: StackFrame? {
+        callerFrameIndex.flatMap { callStack.indices.contains($0) ? callStack[$0] : nil }
+    }
 
     /// `-[Class selector]` or `+[Class selector]`.
     public var method: String { "\(isClassMethod ? "+" : "-")[\(className) \(selector)]" }

@@ -161,15 +161,18 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             let line = try encodeLine(report)
             try lock.withLock { try withFileLock(LOCK_EX) { try appendLocked(line) } }
         } catch {
-            let problem = error as? ReportStoreError
+            let problem =
+                error as? ReportStoreError
                 ?? .ioFailed(path: path, operation: "encode a report for", reason: "\(error)")
             lock.withLock {
                 failures += 1
                 failure = problem
             }
-            logger.error("a crash report was not stored: \(problem)", metadata: [
-                "file": .string(path), "signature": .string(report.signature),
-            ])
+            logger.error(
+                "a crash report was not stored: \(problem)",
+                metadata: [
+                    "file": .string(path), "signature": .string(report.signature),
+                ])
         }
     }
 
@@ -183,12 +186,14 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             let keep = report.callerFrameIndex.flatMap { report.callStack.indices.contains($0) ? $0 : nil } ?? 0
             trimmed.callStack = [report.callStack[keep]]
             trimmed.callerFrameIndex = report.callerFrameIndex == nil ? nil : 0
-            trimmed.details["callStackTrimmed"] = "kept 1 of \(report.callStack.count) frames to fit the store's maxReportBytes"
+            trimmed.details["callStackTrimmed"] =
+                "kept 1 of \(report.callStack.count) frames to fit the store's maxReportBytes"
             line = Array(try encoder.encode(trimmed))
         }
         line.append(0x0A)
         guard line.count <= maxReportBytes else {
-            throw ReportStoreError.reportTooLarge(signature: report.signature, bytes: line.count, maximum: maxReportBytes)
+            throw ReportStoreError.reportTooLarge(
+                signature: report.signature, bytes: line.count, maximum: maxReportBytes)
         }
         return line
     }
@@ -216,7 +221,8 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
         while flock(fd, operation | LOCK_NB) != 0 {
             let code = errno
             guard code == EWOULDBLOCK || code == EINTR else {
-                throw ReportStoreError.ioFailed(path: lockPath, operation: "lock", reason: ReportStoreFile.errnoText(code))
+                throw ReportStoreError.ioFailed(
+                    path: lockPath, operation: "lock", reason: ReportStoreFile.errnoText(code))
             }
             guard Date() < deadline else {
                 lockStuck = true
@@ -261,7 +267,8 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             try withFileLock(LOCK_EX) {
                 if let refusal = ReportStoreFile.refusal(ofItemAt: path) { throw refusal }
                 if unlink(path) != 0 && errno != ENOENT {
-                    throw ReportStoreError.ioFailed(path: path, operation: "remove", reason: ReportStoreFile.errnoText(errno))
+                    throw ReportStoreError.ioFailed(
+                        path: path, operation: "remove", reason: ReportStoreFile.errnoText(errno))
                 }
             }
         }

@@ -36,7 +36,9 @@ public final class LogReportSink: ReportSink {
     public static func message(for report: CrashReport) -> String {
         let outcome = report.action == .recovered ? "stopped" : "failed loudly"
         var method = report.appFacingMethod
-        if let declaring = report.declaringClassName, declaring != report.className { method += " (\(report.className))" }
+        if let declaring = report.declaringClassName, declaring != report.className {
+            method += " (\(report.className))"
+        }
         var site = ""
         if let frame = report.callerFrame {
             let place = callerPlace(frame)

@@ -21,9 +21,12 @@ public enum Redaction {
     }
 
     /// Runs `redact` on `report`, keeping the fields that identify and count it.
-    static func apply(_ redact: @escaping @Sendable (CrashReport) -> CrashReport, to report: CrashReport) -> CrashReport {
+    static func apply(_ redact: @escaping @Sendable (CrashReport) -> CrashReport, to report: CrashReport) -> CrashReport
+    {
         let redacted = Locked<CrashReport?>(nil)
-        let raised = ObjCException.catching { let value = redact(report); redacted.withLock { $0 = value } }
+        let raised = ObjCException.catching {
+            let value = redact(report); redacted.withLock { $0 = value }
+        }
         var result: CrashReport
         if raised == nil, let value = redacted.current {
             result = value

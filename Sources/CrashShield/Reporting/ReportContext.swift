@@ -41,10 +41,12 @@ public struct ReportContext: Codable, Sendable, Equatable {
     /// The binary images the report's frames point into, in order of first use by the stack.
     public var images: [BinaryImage]
 
-    public init(appIdentifier: String, appVersion: String? = nil, appBuild: String? = nil, osName: String,
-                osVersion: String, osBuild: String? = nil, device: String,
-                crashShieldVersion: String = CrashShield.version, launchID: String, secondsSinceLaunch: Double,
-                images: [BinaryImage] = []) {
+    public init(
+        appIdentifier: String, appVersion: String? = nil, appBuild: String? = nil, osName: String,
+        osVersion: String, osBuild: String? = nil, device: String,
+        crashShieldVersion: String = CrashShield.version, launchID: String, secondsSinceLaunch: Double,
+        images: [BinaryImage] = []
+    ) {
         self.appIdentifier = appIdentifier
         self.appVersion = appVersion
         self.appBuild = appBuild
@@ -93,8 +95,10 @@ public struct BinaryImage: Codable, Sendable, Equatable {
     /// Linux: the GNU build ID (lowercase hex, as `readelf -n` prints it).
     public var buildID: String?
 
-    public init(name: String, path: String, loadAddress: UInt64, slide: Int64? = nil, size: UInt64? = nil,
-                uuid: String? = nil, buildID: String? = nil) {
+    public init(
+        name: String, path: String, loadAddress: UInt64, slide: Int64? = nil, size: UInt64? = nil,
+        uuid: String? = nil, buildID: String? = nil
+    ) {
         self.name = name
         self.path = path
         self.loadAddress = loadAddress
@@ -130,7 +134,7 @@ final class ProcessContext: Sendable {
             launchID: UUID().uuidString, secondsSinceLaunch: 0)
     }
 
-#if canImport(Darwin)
+    #if canImport(Darwin)
     private static func system() -> (name: String, version: String, build: String?, device: String) {
         let version = ProcessInfo.processInfo.operatingSystemVersion
         let text = "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
@@ -170,12 +174,14 @@ final class ProcessContext: Sendable {
         let started = Date(timeIntervalSince1970: TimeInterval(start.tv_sec) + TimeInterval(start.tv_usec) / 1e6)
         return Date().timeIntervalSince(started)
     }
-#else
+    #else
     private static func system() -> (name: String, version: String, build: String?, device: String) {
         var names = utsname()
         guard uname(&names) == 0 else { return ("unknown", "unknown", nil, "unknown") }
-        return (utsnameField(&names.sysname), utsnameField(&names.release), utsnameField(&names.version),
-                utsnameField(&names.machine))
+        return (
+            utsnameField(&names.sysname), utsnameField(&names.release), utsnameField(&names.version),
+            utsnameField(&names.machine)
+        )
     }
 
     private static func utsnameField<T>(_ field: inout T) -> String {
@@ -188,16 +194,18 @@ final class ProcessContext: Sendable {
     /// clock ticks).
     static func processAge() -> TimeInterval? {
         guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-              let uptime = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let uptime = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         // Fields after the command name (which may hold spaces) start at field 3.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         guard fields.count > 19, let start = Double(fields[19]), ticks > 0,
-              let up = uptime.split(separator: " ").first.flatMap({ Double($0) }) else { return nil }
+            let up = uptime.split(separator: " ").first.flatMap({ Double($0) })
+        else { return nil }
         return max(0, up - start / ticks)
     }
-#endif
+    #endif
 }
 
 /// The images frames point into, looked up once per image and cached (a library loaded later is found by a new
@@ -220,8 +228,9 @@ final class ImageCatalog: @unchecked Sendable {
 
     private func image(for frame: StackFrame) -> BinaryImage {
         if let cached = lock.withLock({ known[frame.imageBase] }) { return cached }
-        var image = BinaryImage(name: (frame.image as NSString).lastPathComponent, path: frame.image,
-                                loadAddress: frame.imageBase, slide: frame.slide, uuid: frame.imageUUID)
+        var image = BinaryImage(
+            name: (frame.image as NSString).lastPathComponent, path: frame.image,
+            loadAddress: frame.imageBase, slide: frame.slide, uuid: frame.imageUUID)
         Self.describe(&image)
         lock.withLock { known[frame.imageBase] = image }
         return image
@@ -231,12 +240,13 @@ final class ImageCatalog: @unchecked Sendable {
         bytes.map { String(format: uppercase ? "%02X" : "%02x", $0) }.joined()
     }
 
-#if canImport(Darwin)
+    #if canImport(Darwin)
     /// Slide, `__TEXT` size and UUID from dyld and the image's load commands.
     private static func describe(_ image: inout BinaryImage) {
         for index in 0..<_dyld_image_count() {
             guard let header = _dyld_get_image_header(index),
-                  UInt64(UInt(bitPattern: header)) == image.loadAddress else { continue }
+                UInt64(UInt(bitPattern: header)) == image.loadAddress
+            else { continue }
             image.slide = Int64(_dyld_get_image_vmaddr_slide(index))
             guard header.pointee.magic == MH_MAGIC_64 else { return }
             var command = UnsafeRawPointer(header) + MemoryLayout<mach_header_64>.size
@@ -247,7 +257,9 @@ final class ImageCatalog: @unchecked Sendable {
                     image.uuid = withUnsafeBytes(of: &uuid) { hex($0, uppercase: true) }
                 } else if load.cmd == LC_SEGMENT_64 {
                     var segment = command.load(as: segment_command_64.self)
-                    let name = withUnsafeBytes(of: &segment.segname) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                    let name = withUnsafeBytes(of: &segment.segname) {
+                        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                    }
                     if name == "__TEXT" { image.size = segment.vmsize }
                 }
                 command += Int(load.cmdsize)
@@ -255,7 +267,7 @@ final class ImageCatalog: @unchecked Sendable {
             return
         }
     }
-#elseif canImport(Glibc) && (arch(x86_64) || arch(arm64))
+    #elseif canImport(Glibc) && (arch(x86_64) || arch(arm64))
     /// `dl_iterate_phdr`'s callback: (struct dl_phdr_info *, size, data).
     private typealias PhdrCallback = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32
     /// `dl_iterate_phdr` from <link.h>, which Swift's Glibc module does not import: found by name.
@@ -267,34 +279,41 @@ final class ImageCatalog: @unchecked Sendable {
     private static func describe(_ image: inout BinaryImage) {
         guard let iteratePhdr else { return }
         withUnsafeMutablePointer(to: &image) { pointer in
-            _ = iteratePhdr({ info, _, data in
-                guard let info, let data else { return 0 }
-                // glibc's 64-bit struct dl_phdr_info: dlpi_addr at 0, dlpi_name at 8, dlpi_phdr at 16, dlpi_phnum at 24.
-                let image = data.assumingMemoryBound(to: BinaryImage.self)
-                let bias = UInt64(info.load(as: UInt.self))
-                let headers = UnsafeBufferPointer(start: info.load(fromByteOffset: 16, as: UnsafePointer<Elf64_Phdr>?.self),
-                                                  count: Int(info.load(fromByteOffset: 24, as: UInt16.self)))
-                let loads = headers.filter { $0.p_type == PT_LOAD }
-                guard let first = loads.map(\.p_vaddr).min(), let end = loads.map({ $0.p_vaddr + $0.p_memsz }).max(),
-                      bias &+ (first & ~(UInt64(getpagesize()) - 1)) == image.pointee.loadAddress else { return 0 }
-                image.pointee.slide = Int64(bitPattern: bias)
-                image.pointee.size = end - first
-                for note in headers where note.p_type == PT_NOTE {
-                    let start = UnsafeRawPointer(bitPattern: UInt(bias &+ note.p_vaddr))
-                    let alignment = max(4, Int(note.p_align))
-                    if let start, let id = ELFNote.gnuBuildID(in: UnsafeRawBufferPointer(start: start, count: Int(note.p_memsz)),
-                                                          alignment: alignment) {
-                        image.pointee.buildID = id
+            _ = iteratePhdr(
+                { info, _, data in
+                    guard let info, let data else { return 0 }
+                    // glibc's 64-bit struct dl_phdr_info: dlpi_addr at 0, dlpi_name at 8, dlpi_phdr at 16, dlpi_phnum at 24.
+                    let image = data.assumingMemoryBound(to: BinaryImage.self)
+                    let bias = UInt64(info.load(as: UInt.self))
+                    let headers = UnsafeBufferPointer(
+                        start: info.load(fromByteOffset: 16, as: UnsafePointer<Elf64_Phdr>?.self),
+                        count: Int(info.load(fromByteOffset: 24, as: UInt16.self)))
+                    let loads = headers.filter { $0.p_type == PT_LOAD }
+                    guard let first = loads.map(\.p_vaddr).min(),
+                        let end = loads.map({ $0.p_vaddr + $0.p_memsz }).max(),
+                        bias &+ (first & ~(UInt64(getpagesize()) - 1)) == image.pointee.loadAddress
+                    else { return 0 }
+                    image.pointee.slide = Int64(bitPattern: bias)
+                    image.pointee.size = end - first
+                    for note in headers where note.p_type == PT_NOTE {
+                        let start = UnsafeRawPointer(bitPattern: UInt(bias &+ note.p_vaddr))
+                        let alignment = max(4, Int(note.p_align))
+                        if let start,
+                            let id = ELFNote.gnuBuildID(
+                                in: UnsafeRawBufferPointer(start: start, count: Int(note.p_memsz)),
+                                alignment: alignment)
+                        {
+                            image.pointee.buildID = id
+                        }
                     }
-                }
-                return 1
-            }, pointer)
+                    return 1
+                }, pointer)
         }
     }
 
-#else
+    #else
     private static func describe(_ image: inout BinaryImage) {}
-#endif
+    #endif
 }
 
 /// ELF notes, read the same way from a loaded image (`ImageCatalog`) and from a file (the report tool's build-ID
@@ -303,7 +322,7 @@ final class ImageCatalog: @unchecked Sendable {
     /// The NT_GNU_BUILD_ID note's bytes, lowercase hex as `readelf -n` prints them, among the notes of one PT_NOTE
     /// segment or SHT_NOTE section (notes padded to `alignment`).
     public static func gnuBuildID(in notes: UnsafeRawBufferPointer, alignment: Int) -> String? {
-        let gnuBuildIDType: UInt32 = 3   // NT_GNU_BUILD_ID
+        let gnuBuildIDType: UInt32 = 3  // NT_GNU_BUILD_ID
         func aligned(_ value: Int) -> Int { (value + alignment - 1) & ~(alignment - 1) }
         var offset = 0
         while offset + 12 <= notes.count {

@@ -81,8 +81,9 @@ enum ObjCException {
         var info = CSRExceptionInfo()
         let box = Unmanaged.passRetained(ClosureBox(body))
         defer { box.release() }
-        let raised = csr_try({ raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() },
-                             box.toOpaque(), &info)
+        let raised = csr_try(
+            { raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() },
+            box.toOpaque(), &info)
         guard raised else { return nil }
         return (text(of: info.name), text(of: info.reason))
     }

@@ -102,7 +102,9 @@ final class ReportPipeline: @unchecked Sendable {
         let pending: [CrashReport] = lock.withLock {
             var result: [CrashReport] = []
             for signature in order {
-                guard var entry = entries[signature], entry.deliveredOccurrences != entry.report.occurrences else { continue }
+                guard var entry = entries[signature], entry.deliveredOccurrences != entry.report.occurrences else {
+                    continue
+                }
                 entry.deliveredOccurrences = entry.report.occurrences
                 entries[signature] = entry
                 result.append(entry.report)

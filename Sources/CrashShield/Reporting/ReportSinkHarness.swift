@@ -8,8 +8,9 @@ public final class ReportSinkHarness: @unchecked Sendable {
     private let pipeline: ReportPipeline
 
     public init(sinks: [any ReportSink]) {
-        pipeline = ReportPipeline(limits: ReportLimits(maxDistinctReports: 1024, detailedCapturesPerSecond: 1 << 20),
-                                  sinks: sinks)
+        pipeline = ReportPipeline(
+            limits: ReportLimits(maxDistinctReports: 1024, detailedCapturesPerSecond: 1 << 20),
+            sinks: sinks)
     }
 
     /// One occurrence of `report`'s call site, as a stopped call records it: a new signature is delivered at once, a

@@ -20,21 +20,27 @@ extension JSONLinesReportStore {
             // Nothing readable: keep the bytes for a person to look at rather than deleting them.
             let aside = path + ".unreadable"
             guard rename(path, aside) == 0 else {
-                throw ReportStoreError.ioFailed(path: path, operation: "move aside the unreadable file",
-                                                reason: ReportStoreFile.errnoText(errno))
+                throw ReportStoreError.ioFailed(
+                    path: path, operation: "move aside the unreadable file",
+                    reason: ReportStoreFile.errnoText(errno))
             }
-            logger.warning("the crash report file had no readable line; moved it aside", metadata: ["file": .string(aside)])
+            logger.warning(
+                "the crash report file had no readable line; moved it aside", metadata: ["file": .string(aside)])
             return
         }
         if parsed.skippedLines > 0 {
-            logger.warning("compaction dropped unreadable lines of the crash report file", metadata: [
-                "file": .string(path), "lines": .stringConvertible(parsed.skippedLines),
-            ])
+            logger.warning(
+                "compaction dropped unreadable lines of the crash report file",
+                metadata: [
+                    "file": .string(path), "lines": .stringConvertible(parsed.skippedLines),
+                ])
         }
         // Latest line per signature and launch (it holds that launch's count), ranked by when the report was last
         // seen (then by position in the file).
         var latest: [String: Int] = [:]
-        for (index, entry) in parsed.entries.enumerated() { latest[ReportCounting.launchKey(entry.report, source: path)] = index }
+        for (index, entry) in parsed.entries.enumerated() {
+            latest[ReportCounting.launchKey(entry.report, source: path)] = index
+        }
         let ranked = latest.values.sorted {
             let a = parsed.entries[$0], b = parsed.entries[$1]
             return a.report.lastSeen != b.report.lastSeen ? a.report.lastSeen > b.report.lastSeen : $0 > $1
@@ -53,7 +59,9 @@ extension JSONLinesReportStore {
         for (index, entry) in parsed.entries.enumerated() where firstIndex[entry.report.signature] == nil {
             firstIndex[entry.report.signature] = index
         }
-        kept.sort { firstIndex[parsed.entries[$0].report.signature]! < firstIndex[parsed.entries[$1].report.signature]! }
+        kept.sort {
+            firstIndex[parsed.entries[$0].report.signature]! < firstIndex[parsed.entries[$1].report.signature]!
+        }
         var output: [UInt8] = []
         output.reserveCapacity(maxBytes / 2)
         for index in kept {
@@ -80,10 +88,12 @@ extension JSONLinesReportStore {
             defer { close(fd) }
             try ReportStoreFile.writeAll(fd, bytes, startingAt: 0, path: temporary)
             guard fsync(fd) == 0 else {
-                throw ReportStoreError.ioFailed(path: temporary, operation: "sync", reason: ReportStoreFile.errnoText(errno))
+                throw ReportStoreError.ioFailed(
+                    path: temporary, operation: "sync", reason: ReportStoreFile.errnoText(errno))
             }
             guard rename(temporary, path) == 0 else {
-                throw ReportStoreError.ioFailed(path: temporary, operation: "rename", reason: ReportStoreFile.errnoText(errno))
+                throw ReportStoreError.ioFailed(
+                    path: temporary, operation: "rename", reason: ReportStoreFile.errnoText(errno))
             }
         } catch {
             unlink(temporary)
@@ -111,7 +121,8 @@ extension JSONLinesReportStore {
         for name in names where name.hasPrefix(temporaryPrefix) && name.hasSuffix(".compacting") {
             let full = (folder as NSString).appendingPathComponent(name)
             if let modified = (try? fm.attributesOfItem(atPath: full))?[.modificationDate] as? Date,
-               Date().timeIntervalSince(modified) > 60 {
+                Date().timeIntervalSince(modified) > 60
+            {
                 try? fm.removeItem(atPath: full)
             }
         }

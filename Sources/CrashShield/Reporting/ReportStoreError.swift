@@ -44,7 +44,8 @@ public enum ReportStoreError: Error, Equatable, CustomStringConvertible {
             return "maxBytes is \(value), which leaves the report file without a useful size bound; pass at most "
                 + "\(maximum) bytes (the file is read whole to compact and load it)"
         case .maxReportBytesOutOfRange(let value, let minimum, let maximum):
-            return "maxReportBytes is \(value); pass a bound from \(minimum) to \(maximum) bytes (maxBytes / 2, so that "
+            return
+                "maxReportBytes is \(value); pass a bound from \(minimum) to \(maximum) bytes (maxBytes / 2, so that "
                 + "a report always fits in a compacted file)"
         case .notAFileURL(let url):
             return "'\(url)' is not a file URL; pass a URL made with URL(fileURLWithPath:)"

@@ -41,7 +41,8 @@ struct ReportStoreLines {
                         "line \(number) is incomplete (the process was probably stopped while writing it); skipped")
                 } else {
                     skippedComplete += 1
-                    parsed.warnings.append("line \(number) is not a valid crash report (\(Self.describe(error))); skipped")
+                    parsed.warnings.append(
+                        "line \(number) is not a valid crash report (\(Self.describe(error))); skipped")
                 }
             }
         }

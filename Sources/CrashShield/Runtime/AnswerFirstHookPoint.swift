@@ -9,8 +9,10 @@ final class AnswerFirstHookPoint<Signature>: HookPoint<Signature>, @unchecked Se
     /// The hot table whose trampolines and originals the point uses.
     private let tableIndex: Int32
 
-    init(_ selector: ObjCSelector, kind: MethodKind = .instance, hotTable tableIndex: Int32, replacement: Signature,
-         fallback: Signature) {
+    init(
+        _ selector: ObjCSelector, kind: MethodKind = .instance, hotTable tableIndex: Int32, replacement: Signature,
+        fallback: Signature
+    ) {
         self.tableIndex = tableIndex
         super.init(selector, kind: kind, hotTable: csr_hot_table(tableIndex), replacement: replacement)
         csr_check_first_set_replacement(tableIndex, self.replacement)

@@ -36,8 +36,9 @@ struct ClassFamily: Sendable, CustomStringConvertible {
         var owners: [ObjCClass] = []
         for member in members {
             guard let owner = member.owner(of: selector),
-                  roots.contains(where: { owner.isKind(of: $0) }) || members.contains(owner),
-                  !owners.contains(owner) else { continue }
+                roots.contains(where: { owner.isKind(of: $0) }) || members.contains(owner),
+                !owners.contains(owner)
+            else { continue }
             owners.append(owner)
         }
         var heights: [ObjCClass: Int] = [:]

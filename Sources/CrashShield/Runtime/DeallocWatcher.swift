@@ -38,9 +38,11 @@ package final class DeallocWatcher: @unchecked Sendable {
 
     /// The `-dealloc` hook point. Each class gets its slot's trampoline (`replacement(forSlot:)`); the replacement
     /// below is what a trampoline tail-calls while objects are watched (its caller is the object's release).
-    static let deallocPoint: DeallocHookPoint = DeallocHookPoint("dealloc", handlesReentry: true,
-                                                                 hotTable: csr_dealloc_hook_table()) { receiver, cmd in
-        let slot = csr_dealloc_entered_slot()   // first: noted by the trampoline that called us
+    static let deallocPoint: DeallocHookPoint = DeallocHookPoint(
+        "dealloc", handlesReentry: true,
+        hotTable: csr_dealloc_hook_table()
+    ) { receiver, cmd in
+        let slot = csr_dealloc_entered_slot()  // first: noted by the trampoline that called us
         guard let receiver else { return }
         DeallocWatcher.shared.objectDeallocating(receiver, cmd, slot: slot)
     }
@@ -73,7 +75,7 @@ package final class DeallocWatcher: @unchecked Sendable {
 
     init(engine: HookEngine) {
         self.engine = engine
-        csr_dealloc_set_replacement(Self.deallocPoint.replacement)   // before any trampoline is installed
+        csr_dealloc_set_replacement(Self.deallocPoint.replacement)  // before any trampoline is installed
     }
 
     // MARK: Observers
@@ -91,7 +93,8 @@ package final class DeallocWatcher: @unchecked Sendable {
         if lock.withLock({ covered.contains(isaWord) }) { return }
         var target = isa
         if let claimed = Messaging.sendObject(object, Self.classSelector), claimed != isa,
-           csr_class_isKindOf(isa, claimed), !csr_class_isMetaClass(claimed) {
+            csr_class_isKindOf(isa, claimed), !csr_class_isMetaClass(claimed)
+        {
             target = claimed
         }
         try cover(target)
@@ -116,7 +119,7 @@ package final class DeallocWatcher: @unchecked Sendable {
             // Hooked subclasses of `cls` keep their hook: their dealloc chains will reach ours again through
             // `[super dealloc]`, which `objectDeallocating` recognises.
             try engine.install(Self.deallocPoint, on: ObjCClass(cls))
-            csr_runtime_flush_batch()   // inside a batch (a guard's install): subclasses must reach it before a watch
+            csr_runtime_flush_batch()  // inside a batch (a guard's install): subclasses must reach it before a watch
             lock.withLock {
                 hooked.insert(word)
                 covered.insert(word)
@@ -189,7 +192,9 @@ package final class DeallocWatcher: @unchecked Sendable {
 
     /// Postponed deallocations: object address -> holds outstanding, whether the dying thread finished the cleanups
     /// (then the last `releaseDeallocation` runs the original `-dealloc`) and the selector it was called with.
-    private struct Postponed { var holds = 0; var cleanupsDone = false; var cmd: UInt = 0; var slot = 0; var notified: [Registration]? }
+    private struct Postponed {
+        var holds = 0; var cleanupsDone = false; var cmd: UInt = 0; var slot = 0; var notified: [Registration]?
+    }
     private var postponed: [UInt: Postponed] = [:]
 
     /// Called by an observer inside its `objectWillDeallocate(object)` (on the dying thread): the memory of `object`
@@ -222,7 +227,9 @@ package final class DeallocWatcher: @unchecked Sendable {
 
     /// At the end of the cleanups: true when an observer holds the deallocation (the original runs at its release).
     @inline(never)
-    private func postponeIfHeld(_ receiver: CSRObject, _ cmd: CSRSelector?, slot: Int, notified: [Registration]?) -> Bool {
+    private func postponeIfHeld(
+        _ receiver: CSRObject, _ cmd: CSRSelector?, slot: Int, notified: [Registration]?
+    ) -> Bool {
         let address = UInt(bitPattern: receiver)
         return lock.withLock {
             guard var entry = postponed[address] else { return false }
@@ -262,7 +269,7 @@ package final class DeallocWatcher: @unchecked Sendable {
     @inline(never)
     private func runLateCleanups(_ receiver: CSRObject) {
         let address = UInt(bitPattern: receiver)
-        for _ in 0..<8 {   // bounded: an object storing into itself from its own cleanup forever would loop
+        for _ in 0..<8 {  // bounded: an object storing into itself from its own cleanup forever would loop
             let late: [Registration]? = lock.withLock {
                 guard let found = watched.removeValue(forKey: address) else { return nil }
                 csr_dealloc_watched_add(-1)

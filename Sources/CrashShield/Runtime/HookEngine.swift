@@ -33,8 +33,10 @@ final class Hook: @unchecked Sendable, CustomStringConvertible {
     var passThrough: CSRIMP?
     unowned let engine: HookEngine
 
-    init(targetClass: ObjCClass, point: AnyHookPoint, replacement: CSRIMP, origin: Origin, previous: CSRIMP?,
-         engine: HookEngine) {
+    init(
+        targetClass: ObjCClass, point: AnyHookPoint, replacement: CSRIMP, origin: Origin, previous: CSRIMP?,
+        engine: HookEngine
+    ) {
         self.targetClass = targetClass
         self.point = point
         self.replacement = replacement
@@ -81,8 +83,8 @@ final class HookEngine: @unchecked Sendable {
     private var hooks: [Key: Hook] = [:]
 
     init() {
-        csr_runtime_prepare_for_hooks()   // GNU runtime: keep replaced dispatch tables alive for other threads
-        csr_hot_selectors_prepare()       // hot replacements read these selectors without lazy initialisation
+        csr_runtime_prepare_for_hooks()  // GNU runtime: keep replaced dispatch tables alive for other threads
+        csr_hot_selectors_prepare()  // hot replacements read these selectors without lazy initialisation
     }
 
     /// Installs `point` on `cls` (on its metaclass for a class-method point).
@@ -108,7 +110,8 @@ final class HookEngine: @unchecked Sendable {
             }
             let currentWord = UInt(bitPattern: unsafeBitCast(current, to: Int.self))
             if let existing = hooks[key], let passThrough = existing.passThrough,
-               currentWord == UInt(bitPattern: unsafeBitCast(passThrough, to: Int.self)) {
+                currentWord == UInt(bitPattern: unsafeBitCast(passThrough, to: Int.self))
+            {
                 // A stopped added override, still the class's pass-through: the replacement goes back in its place.
                 guard csr_class_replaceOwnMethod(target.pointer, sel, existing.replacement) != nil else {
                     throw HookError.runtimeRefused(class: cls.name, selector: selectorName)
@@ -146,8 +149,9 @@ final class HookEngine: @unchecked Sendable {
                 }
                 let previousWord = UInt(bitPattern: unsafeBitCast(previous, to: Int.self))
                 if previousWord != currentWord { _ = point.originals.register(cls: classWord, original: previousWord) }
-                hook = Hook(targetClass: target, point: point, replacement: replacement, origin: .replacedOwnMethod,
-                            previous: previous, engine: self)
+                hook = Hook(
+                    targetClass: target, point: point, replacement: replacement, origin: .replacedOwnMethod,
+                    previous: previous, engine: self)
             } else {
                 guard let types = csr_class_methodTypes(target.pointer, sel) else {
                     throw HookError.methodNotFound(class: cls.name, selector: selectorName)
@@ -160,8 +164,9 @@ final class HookEngine: @unchecked Sendable {
                     point.originals.setActive(false, cls: classWord)
                     throw HookError.runtimeRefused(class: cls.name, selector: selectorName)
                 }
-                hook = Hook(targetClass: target, point: point, replacement: replacement, origin: .addedOverride,
-                            previous: nil, engine: self)
+                hook = Hook(
+                    targetClass: target, point: point, replacement: replacement, origin: .addedOverride,
+                    previous: nil, engine: self)
             }
             hooks[key] = hook
             return hook
@@ -173,7 +178,7 @@ final class HookEngine: @unchecked Sendable {
     /// it does not count (tests move a point between levels of a class tree; families are otherwise fixed). Under
     /// the lock.
     private func nestedInstallation(of point: AnyHookPoint, on target: ObjCClass) -> ObjCClass? {
-        guard point.originals.nestedInstallation(for: target.pointer) != nil else { return nil }   // the usual answer
+        guard point.originals.nestedInstallation(for: target.pointer) != nil else { return nil }  // the usual answer
         return hooks.values.first { hook in
             hook.point === point && hook.state != .reverted && hook.targetClass != target
                 && (hook.targetClass.isKind(of: target) || target.isKind(of: hook.targetClass))
@@ -199,7 +204,8 @@ final class HookEngine: @unchecked Sendable {
                 hook.point.originals.setActive(false, cls: classWord)
                 hook.state = .reverted
             } else if hook.origin == .addedOverride, stillOurs, let passThrough = Self.passThrough(for: hook),
-                      csr_class_replaceOwnMethod(target.pointer, hook.selector.pointer, passThrough) != nil {
+                csr_class_replaceOwnMethod(target.pointer, hook.selector.pointer, passThrough) != nil
+            {
                 // The override cannot leave the class: it becomes one call to the superclass's current implementation.
                 hook.point.originals.setActive(false, cls: classWord)
                 hook.passThrough = passThrough
@@ -218,8 +224,10 @@ final class HookEngine: @unchecked Sendable {
     /// where neither exists (an architecture other than x86_64 and arm64) or a pool is full: the replacement stays.
     private static func passThrough(for hook: Hook) -> CSRIMP? {
         let cls = hook.targetClass.pointer, sel = hook.selector.pointer
-        if !(hook.point is VariadicHookPoint), let types = csr_class_methodTypes(cls, sel), csr_types_pass_in_words(types),
-           let words = csr_pass_through(cls, sel) {
+        if !(hook.point is VariadicHookPoint), let types = csr_class_methodTypes(cls, sel),
+            csr_types_pass_in_words(types),
+            let words = csr_pass_through(cls, sel)
+        {
             return words
         }
         return csr_pass_through_any(cls, sel)

@@ -17,8 +17,10 @@ class AnyHookPoint: @unchecked Sendable {
     let handlesReentry: Bool
     let originals: OriginalTable
 
-    init(selector: ObjCSelector, kind: MethodKind, replacement: CSRIMP, handlesReentry: Bool,
-         table: UnsafeMutablePointer<CSRHookTable>?) {
+    init(
+        selector: ObjCSelector, kind: MethodKind, replacement: CSRIMP, handlesReentry: Bool,
+        table: UnsafeMutablePointer<CSRHookTable>?
+    ) {
         self.selector = selector
         self.kind = kind
         self.replacement = replacement
@@ -59,12 +61,16 @@ class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
     ///   - hotTable: for the hottest methods only, a statically allocated table (`csr_hot_table(...)`) that the
     ///     replacement reads with `HookPoint.original(in:for:)`, without touching this object.
     ///   - replacement: a `@convention(c)` function taking the receiver and `_cmd` first.
-    init(_ selector: ObjCSelector, kind: MethodKind = .instance, handlesReentry: Bool = false,
-                hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, replacement: Signature) {
-        precondition(MemoryLayout<Signature>.size == MemoryLayout<CSRIMP>.size,
-                     "HookPoint needs a @convention(c) function type")
-        super.init(selector: selector, kind: kind, replacement: unsafeBitCast(replacement, to: CSRIMP.self),
-                   handlesReentry: handlesReentry, table: hotTable)
+    init(
+        _ selector: ObjCSelector, kind: MethodKind = .instance, handlesReentry: Bool = false,
+        hotTable: UnsafeMutablePointer<CSRHookTable>? = nil, replacement: Signature
+    ) {
+        precondition(
+            MemoryLayout<Signature>.size == MemoryLayout<CSRIMP>.size,
+            "HookPoint needs a @convention(c) function type")
+        super.init(
+            selector: selector, kind: kind, replacement: unsafeBitCast(replacement, to: CSRIMP.self),
+            handlesReentry: handlesReentry, table: hotTable)
     }
 
     /// Hot path: the implementation the receiver's class had before the hook. nil only if the receiver's class never
@@ -78,8 +84,10 @@ class HookPoint<Signature>: AnyHookPoint, @unchecked Sendable {
     /// Hot path for a point with a static table: the original for the receiver's class, read straight from `table`
     /// (no lazy global, no object access). Falls back to the point itself on a miss.
     @inline(__always)
-    static func original(in table: UnsafeMutablePointer<CSRHookTable>, for receiver: CSRObject?,
-                                point: @autoclosure () -> HookPoint<Signature>) -> Signature? {
+    static func original(
+        in table: UnsafeMutablePointer<CSRHookTable>, for receiver: CSRObject?,
+        point: @autoclosure () -> HookPoint<Signature>
+    ) -> Signature? {
         let cls = UInt(bitPattern: csr_object_getClass(receiver))
         let found = csr_hook_table_find(table, cls)
         if found != 0 { return unsafeBitCast(found, to: Signature.self) }

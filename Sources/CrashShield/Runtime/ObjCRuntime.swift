@@ -89,8 +89,10 @@ struct ObjCSelector: Hashable, CustomStringConvertible, ExpressibleByStringLiter
 enum Messaging {
     /// The implementation `selector` reaches on `receiver`, cast to `Signature` (a `@convention(c)` function type).
     @inline(__always)
-    static func implementation<Signature>(_ receiver: CSRObject?, _ selector: CSRSelector?,
-                                                 as _: Signature.Type) -> Signature {
+    static func implementation<Signature>(
+        _ receiver: CSRObject?, _ selector: CSRSelector?,
+        as _: Signature.Type
+    ) -> Signature {
         unsafeBitCast(csr_msg_lookup(receiver, selector), to: Signature.self)
     }
 
@@ -138,7 +140,8 @@ extension String {
 /// unwinding through this call leaves no Swift bookkeeping half done.
 package func withAutoreleasePool(_ body: @escaping () -> Void) {
     let box = Unmanaged.passRetained(ClosureBox(body))
-    csr_with_autorelease_pool({ raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() }, box.toOpaque())
+    csr_with_autorelease_pool(
+        { raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() }, box.toOpaque())
     box.release()
 }
 

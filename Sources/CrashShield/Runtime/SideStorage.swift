@@ -55,7 +55,7 @@ final class SideStorage<Value>: DeallocObserver, @unchecked Sendable {
             if previous == nil { watcher.watch(address, by: self) }
             return previous
         }
-        _ = replaced   // released outside the lock
+        _ = replaced  // released outside the lock
     }
 
     /// Removes and returns the value stored for `object`.

@@ -36,4 +36,3 @@ public enum ChildProcess {
         return 0
     }
 }
-

@@ -28,7 +28,8 @@ public struct ChildOutcome: Sendable {
     }
     /// The uncaught exception, as "name: reason".
     public var uncaughtException: (name: String, reason: String)? {
-        guard let line = stderr.split(separator: "\n").first(where: { $0.hasPrefix("CRASH uncaught-exception ") }) else { return nil }
+        guard let line = stderr.split(separator: "\n").first(where: { $0.hasPrefix("CRASH uncaught-exception ") })
+        else { return nil }
         let body = line.dropFirst("CRASH uncaught-exception ".count)
         guard let colon = body.range(of: ": ") else { return (String(body), "") }
         return (String(body[..<colon.lowerBound]), String(body[colon.upperBound...]))
@@ -86,47 +87,61 @@ public struct MatrixRunner: Sendable {
     public func runRow(_ scenario: Scenario) -> MatrixRow {
         let unprotected = spawn(["child", scenario.name, "--unprotected"])
         let protected = spawn(["child", scenario.name, "--protected"])
-        return MatrixRow(scenario: scenario, unprotected: unprotected, protected: protected,
-                         problems: Self.judge(scenario, unprotected: unprotected, protected: protected))
+        return MatrixRow(
+            scenario: scenario, unprotected: unprotected, protected: protected,
+            problems: Self.judge(scenario, unprotected: unprotected, protected: protected))
     }
 
     /// Every way a row can fail, as sentences.
     public static func judge(_ scenario: Scenario, unprotected: ChildOutcome, protected: ChildOutcome) -> [String] {
         var problems: [String] = []
         if !unprotected.crashed {
-            problems.append("unprotected: did not crash (\(unprotected.ending), result \(unprotected.result ?? "none"))")
+            problems.append(
+                "unprotected: did not crash (\(unprotected.ending), result \(unprotected.result ?? "none"))")
         } else if !scenario.crashesBySignal {
             if let uncaught = unprotected.uncaughtException {
                 if uncaught.name != scenario.exception {
                     problems.append("unprotected: raised \(uncaught.name), catalog expects \(scenario.exception)")
                 }
             } else {
-                problems.append("unprotected: crashed without an uncaught exception, catalog expects \(scenario.exception)")
+                problems.append(
+                    "unprotected: crashed without an uncaught exception, catalog expects \(scenario.exception)")
             }
         }
         guard protected.ending == .exited(0) else {
-            let detail = protected.uncaughtException.map { "\($0.name): \($0.reason)" } ?? protected.stderr.suffix(300).description
+            let detail =
+                protected.uncaughtException.map { "\($0.name): \($0.reason)" }
+                ?? protected.stderr.suffix(300).description
             problems.append("protected: did not survive (\(protected.ending)) \(detail)")
             return problems
         }
         if protected.result != scenario.expectedResult {
-            problems.append("protected: caller got '\(protected.result ?? "nothing")', expected '\(scenario.expectedResult)'")
+            problems.append(
+                "protected: caller got '\(protected.result ?? "nothing")', expected '\(scenario.expectedResult)'")
         }
         let reports = protected.reports
         if reports.count != scenario.expectedReports {
-            problems.append("protected: \(reports.count) reports, expected \(scenario.expectedReports): "
-                + reports.map { "\($0.category.name) \($0.method)" }.joined(separator: "; "))
+            problems.append(
+                "protected: \(reports.count) reports, expected \(scenario.expectedReports): "
+                    + reports.map { "\($0.category.name) \($0.method)" }.joined(separator: "; "))
         }
         if let report = reports.first {
-            if report.category.name != scenario.category { problems.append("protected: category \(report.category.name), expected \(scenario.category)") }
-            if report.selector != scenario.selector { problems.append("protected: selector \(report.selector), expected \(scenario.selector)") }
-            if report.exceptionName != scenario.exception { problems.append("protected: exception \(report.exceptionName), expected \(scenario.exception)") }
+            if report.category.name != scenario.category {
+                problems.append("protected: category \(report.category.name), expected \(scenario.category)")
+            }
+            if report.selector != scenario.selector {
+                problems.append("protected: selector \(report.selector), expected \(scenario.selector)")
+            }
+            if report.exceptionName != scenario.exception {
+                problems.append("protected: exception \(report.exceptionName), expected \(scenario.exception)")
+            }
             if report.action != .recovered { problems.append("protected: action \(report.action.rawValue)") }
             // Addresses are normalized: a reason may name the receiver's address ("unrecognized selector sent to
             // instance 0x55d1c0a3e8f0"), and the unprotected and protected children allocate it at different
             // addresses. Everything else in the reason must match exactly.
             if let uncaught = unprotected.uncaughtException, !scenario.reasonIsUndefined,
-               normalizingAddresses(uncaught.reason) != normalizingAddresses(report.reason) {
+                normalizingAddresses(uncaught.reason) != normalizingAddresses(report.reason)
+            {
                 problems.append("protected: reason '\(report.reason)' differs from the real crash '\(uncaught.reason)'")
             }
             if report.callerFrame == nil { problems.append("protected: report has no caller frame") }
@@ -158,7 +173,7 @@ public struct MatrixRunner: Sendable {
     /// Runs the executable with `arguments` in a child process, with a watchdog. Child processes exist on Linux and
     /// macOS only: on iOS, tvOS and watchOS (where an app cannot spawn processes) every child "could not start".
     func spawn(_ arguments: [String]) -> ChildOutcome {
-#if os(Linux) || os(macOS)
+        #if os(Linux) || os(macOS)
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -167,7 +182,7 @@ public struct MatrixRunner: Sendable {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         var environment = ProcessInfo.processInfo.environment
-        environment["SWIFT_BACKTRACE"] = "enable=no"   // a crash is the expected outcome; skip Swift's backtracer
+        environment["SWIFT_BACKTRACE"] = "enable=no"  // a crash is the expected outcome; skip Swift's backtracer
         process.environment = environment
         do { try process.run() } catch {
             return ChildOutcome(ending: .exited(-1), stdout: "", stderr: "could not start \(executable.path): \(error)")
@@ -193,10 +208,12 @@ public struct MatrixRunner: Sendable {
         } else {
             ending = .exited(process.terminationStatus)
         }
-        return ChildOutcome(ending: ending, stdout: String(decoding: outData, as: UTF8.self),
-                            stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
-#else
-        return ChildOutcome(ending: .exited(-1), stdout: "", stderr: "child processes are not available on this platform")
-#endif
+        return ChildOutcome(
+            ending: ending, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+        #else
+        return ChildOutcome(
+            ending: .exited(-1), stdout: "", stderr: "child processes are not available on this platform")
+        #endif
     }
 }

@@ -21,10 +21,11 @@ public struct Scenario: Sendable, Equatable {
         guard let table = css_scenarios(&count) else { return [] }
         return (0..<Int(count)).map { index in
             let raw = table[index]
-            return Scenario(name: String(cString: raw.name), category: String(cString: raw.category),
-                            selector: String(cString: raw.selector), exception: String(cString: raw.exception),
-                            expectedResult: String(cString: raw.expectedResult), expectedReports: Int(raw.expectedReports),
-                            reasonIsUndefined: raw.reasonIsUndefined, run: raw.run)
+            return Scenario(
+                name: String(cString: raw.name), category: String(cString: raw.category),
+                selector: String(cString: raw.selector), exception: String(cString: raw.exception),
+                expectedResult: String(cString: raw.expectedResult), expectedReports: Int(raw.expectedReports),
+                reasonIsUndefined: raw.reasonIsUndefined, run: raw.run)
         }
     }()
 
@@ -39,7 +40,9 @@ public struct Scenario: Sendable, Equatable {
     }
 
     /// CSSView's main-thread-only methods.
-    public static let catalogViewMethods = ["setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded"]
+    public static let catalogViewMethods = [
+        "setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded",
+    ]
 
     /// Runs the bad call; returns what the caller got. Call inside an autorelease pool.
     public func perform() -> String {

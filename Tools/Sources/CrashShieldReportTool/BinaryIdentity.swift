@@ -14,7 +14,9 @@ public struct BinaryIdentity: Equatable {
         // Mapped, not read: a binary may be large, and only its headers and notes are looked at.
         guard let file = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
         func bytes(_ offset: UInt64, _ count: Int) -> Data? {
-            guard count > 0, offset <= UInt64(file.count), UInt64(count) <= UInt64(file.count) - offset else { return nil }
+            guard count > 0, offset <= UInt64(file.count), UInt64(count) <= UInt64(file.count) - offset else {
+                return nil
+            }
             let start = file.startIndex + Int(offset)
             return file.subdata(in: start..<start + count)
         }
@@ -27,7 +29,7 @@ public struct BinaryIdentity: Equatable {
     // MARK: ELF (64-bit, little-endian: what CrashShield runs on)
 
     private static func elf(_ head: Data, _ bytes: (UInt64, Int) -> Data?) -> BinaryIdentity? {
-        guard head[4] == 2, head[5] == 1 else { return BinaryIdentity() }   // ELFCLASS64, ELFDATA2LSB
+        guard head[4] == 2, head[5] == 1 else { return BinaryIdentity() }  // ELFCLASS64, ELFDATA2LSB
         let phoff = head.le(UInt64.self, 0x20), phentsize = Int(head.le(UInt16.self, 0x36))
         let phnum = Int(head.le(UInt16.self, 0x38))
         let shoff = head.le(UInt64.self, 0x28), shentsize = Int(head.le(UInt16.self, 0x3A))
@@ -37,13 +39,21 @@ public struct BinaryIdentity: Equatable {
         if phentsize >= 56, let table = bytes(phoff, phentsize * phnum) {
             for index in 0..<phnum where table.le(UInt32.self, index * phentsize) == 4 {
                 let base = index * phentsize
-                notes.append((table.le(UInt64.self, base + 8), table.le(UInt64.self, base + 32), table.le(UInt64.self, base + 48)))
+                notes.append(
+                    (
+                        table.le(UInt64.self, base + 8), table.le(UInt64.self, base + 32),
+                        table.le(UInt64.self, base + 48)
+                    ))
             }
         }
         if notes.isEmpty, shentsize >= 64, let table = bytes(shoff, shentsize * shnum) {
             for index in 0..<shnum where table.le(UInt32.self, index * shentsize + 4) == 7 {
                 let base = index * shentsize
-                notes.append((table.le(UInt64.self, base + 24), table.le(UInt64.self, base + 32), table.le(UInt64.self, base + 48)))
+                notes.append(
+                    (
+                        table.le(UInt64.self, base + 24), table.le(UInt64.self, base + 32),
+                        table.le(UInt64.self, base + 48)
+                    ))
             }
         }
         for note in notes {
@@ -57,7 +67,7 @@ public struct BinaryIdentity: Equatable {
     // MARK: Mach-O (thin 64-bit, or universal)
 
     private static func machO(_ head: Data, at start: UInt64, _ bytes: (UInt64, Int) -> Data?) -> [String]? {
-        if head.starts(with: [0xCA, 0xFE, 0xBA, 0xBE]) {   // FAT_MAGIC, big-endian
+        if head.starts(with: [0xCA, 0xFE, 0xBA, 0xBE]) {  // FAT_MAGIC, big-endian
             let count = Int(head.be(UInt32.self, 4))
             guard count > 0, count < 32, let table = bytes(8, 20 * count) else { return [] }
             return (0..<count).flatMap { index -> [String] in
@@ -66,15 +76,17 @@ public struct BinaryIdentity: Equatable {
                 return machO(slice, at: offset, bytes) ?? []
             }
         }
-        guard head.le(UInt32.self, 0) == 0xFEEDFACF else { return nil }   // MH_MAGIC_64
+        guard head.le(UInt32.self, 0) == 0xFEEDFACF else { return nil }  // MH_MAGIC_64
         let commands = Int(head.le(UInt32.self, 16)), size = Int(head.le(UInt32.self, 20))
         guard let table = bytes(start + 32, size) else { return [] }
         var offset = 0
         for _ in 0..<commands where offset + 8 <= table.count {
             let command = table.le(UInt32.self, offset), length = Int(table.le(UInt32.self, offset + 4))
-            if command == 0x1B, offset + 24 <= table.count {   // LC_UUID
-                return [table[table.startIndex + offset + 8..<table.startIndex + offset + 24]
-                    .map { String(format: "%02X", $0) }.joined()]
+            if command == 0x1B, offset + 24 <= table.count {  // LC_UUID
+                return [
+                    table[table.startIndex + offset + 8..<table.startIndex + offset + 24]
+                        .map { String(format: "%02X", $0) }.joined()
+                ]
             }
             guard length >= 8 else { break }
             offset += length

@@ -86,8 +86,10 @@ public final class ReportFileReader {
                     switch entry.result {
                     case .success(let report): chunk.reports.append((index + 1, report))
                     case .failure(let error):
-                        chunk.badLines.append(BadLine(file: path, number: index + 1, isTorn: false,
-                                                      problem: "not a valid crash report (\(Self.describe(error)))", unit: "report"))
+                        chunk.badLines.append(
+                            BadLine(
+                                file: path, number: index + 1, isTorn: false,
+                                problem: "not a valid crash report (\(Self.describe(error)))", unit: "report"))
                     }
                 }
                 return chunk
@@ -149,7 +151,8 @@ public final class ReportFileReader {
             return .body(entries)
         }
         guard text.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{"),
-              let envelope = try? decoder.decode(Envelope.self, from: Data(text)) else { return .notABody }
+            let envelope = try? decoder.decode(Envelope.self, from: Data(text))
+        else { return .notABody }
         return .body(envelope.reports)
     }
 
@@ -166,7 +169,8 @@ public final class ReportFileReader {
         do {
             chunk.reports.append((lineNumber, try decoder.decode(CrashReport.self, from: Data(line))))
         } catch {
-            let problem = torn
+            let problem =
+                torn
                 ? "incomplete last line (the process was probably stopped while writing it)"
                 : "not a valid crash report (\(Self.describe(error)))"
             chunk.badLines.append(BadLine(file: path, number: lineNumber, isTorn: torn, problem: problem))
@@ -177,7 +181,9 @@ public final class ReportFileReader {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(start + bytes.count)) }
+            let count = buffer.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress, $0.count, off_t(start + bytes.count))
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw ReportFileError(path: path, reason: String(cString: strerror(errno)))
@@ -192,7 +198,8 @@ public final class ReportFileReader {
         case DecodingError.dataCorrupted(let context): return context.debugDescription
         case DecodingError.keyNotFound(let key, _): return "missing field '\(key.stringValue)'"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return "field '\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
+            return
+                "field '\(context.codingPath.map(\.stringValue).joined(separator: "."))': \(context.debugDescription)"
         default: return "\(error)"
         }
     }
@@ -255,7 +262,9 @@ public struct ReportSet {
 
     /// `reports`, most occurrences first (then the most recent), at most `limit` of them.
     public func ranked(limit: Int? = nil) -> [CrashReport] {
-        let sorted = reports.sorted { ($0.occurrences, $0.lastSeen, $1.group) > ($1.occurrences, $1.lastSeen, $0.group) }
+        let sorted = reports.sorted {
+            ($0.occurrences, $0.lastSeen, $1.group) > ($1.occurrences, $1.lastSeen, $0.group)
+        }
         return limit.map { Array(sorted.prefix(max(0, $0))) } ?? sorted
     }
 
@@ -264,7 +273,9 @@ public struct ReportSet {
     public func report(matching signature: String) throws -> CrashReport {
         let all = reports
         if let exact = all.first(where: { $0.signature == signature || $0.groupingKey == signature }) { return exact }
-        let matches = all.filter { $0.signature.hasPrefix(signature) || ($0.groupingKey?.hasPrefix(signature) ?? false) }
+        let matches = all.filter {
+            $0.signature.hasPrefix(signature) || ($0.groupingKey?.hasPrefix(signature) ?? false)
+        }
         guard matches.count == 1 else {
             throw ReportLookupError(signature: signature, candidates: matches.map(\.signature))
         }
@@ -299,10 +310,13 @@ public struct ReportFilter: Sendable, Equatable {
     /// Prefixes of the signature or of the grouping key.
     public var signatures: [String] = []
 
-    public init(guards: [String] = [], since: Date? = nil, until: Date? = nil, releases: [String] = [],
-                launches: [String] = [], signatures: [String] = []) {
-        (self.guards, self.since, self.until, self.releases, self.launches, self.signatures)
-            = (guards, since, until, releases, launches, signatures)
+    public init(
+        guards: [String] = [], since: Date? = nil, until: Date? = nil, releases: [String] = [],
+        launches: [String] = [], signatures: [String] = []
+    ) {
+        (self.guards, self.since, self.until, self.releases, self.launches, self.signatures) = (
+            guards, since, until, releases, launches, signatures
+        )
     }
 
     public func matches(_ report: CrashReport) -> Bool {
@@ -315,9 +329,13 @@ public struct ReportFilter: Sendable, Equatable {
             if !releases.contains(where: { $0 == version || $0 == full }) { return false }
         }
         if !launches.isEmpty && !launches.contains(report.context?.launchID ?? "") { return false }
-        if !signatures.isEmpty && !signatures.contains(where: { prefix in
-            report.signature.hasPrefix(prefix) || (report.groupingKey?.hasPrefix(prefix) ?? false)
-        }) { return false }
+        if !signatures.isEmpty
+            && !signatures.contains(where: { prefix in
+                report.signature.hasPrefix(prefix) || (report.groupingKey?.hasPrefix(prefix) ?? false)
+            })
+        {
+            return false
+        }
         return true
     }
 
@@ -325,7 +343,9 @@ public struct ReportFilter: Sendable, Equatable {
     /// (`2026-11-25`, UTC): its start, or with `endOfDay` its last instant. Nil when it is neither.
     public static func date(_ text: String, endOfDay: Bool = false) -> Date? {
         let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime]] {
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime, .withFractionalSeconds], [.withInternetDateTime],
+        ] {
             formatter.formatOptions = options
             if let date = formatter.date(from: text) { return date }
         }

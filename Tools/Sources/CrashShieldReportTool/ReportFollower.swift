@@ -37,15 +37,21 @@ public final class ReportFollower {
         for reader in readers {
             guard let chunk = try? reader.read(final: false) else { continue }
             if chunk.restarted {
-                lines.append(json ? encode(Event(file: reader.path, rewritten: true))
-                                  : "\(reader.path): the file was rewritten (compacted or removed); reading it again")
+                lines.append(
+                    json
+                        ? encode(Event(file: reader.path, rewritten: true))
+                        : "\(reader.path): the file was rewritten (compacted or removed); reading it again")
             }
             set.add(chunk, from: reader.path)
             for (number, report) in chunk.reports where filter.matches(report) {
-                lines.append(json ? encode(Event(file: reader.path, line: number, report: report))
-                                  : "\(reader.path):\(number): \(ReportText.followLine(report))")
+                lines.append(
+                    json
+                        ? encode(Event(file: reader.path, line: number, report: report))
+                        : "\(reader.path):\(number): \(ReportText.followLine(report))")
             }
-            lines += chunk.badLines.map { json ? encode(Event(file: $0.file, line: $0.number, problem: $0.problem)) : $0.description }
+            lines += chunk.badLines.map {
+                json ? encode(Event(file: $0.file, line: $0.number, problem: $0.problem)) : $0.description
+            }
         }
         return lines
     }

@@ -7,11 +7,15 @@ import Foundation
 /// marked. Every text from a report (reasons, class names, symbols, paths) is app data and is HTML-escaped.
 public enum ReportHTML {
     /// The chart's colours, one per guard in order of most occurrences (the first is `palette[0]`).
-    public static let palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-                                 "#7f7f7f", "#bcbd22", "#17becf"]
+    public static let palette = [
+        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+        "#7f7f7f", "#bcbd22", "#17becf",
+    ]
 
-    public static func page(_ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:],
-                            title: String = "CrashShield reports") -> String {
+    public static func page(
+        _ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:],
+        title: String = "CrashShield reports"
+    ) -> String {
         let ranked = set.ranked(limit: limit)
         let shown = Set(ranked.map(\.group))
         // Rows in order of first appearance: the page's script sorts them by count when it opens.
@@ -32,8 +36,10 @@ public enum ReportHTML {
             <h2>Call sites</h2>
             <table id="callsites"><thead><tr>
             """
-        let columns: [(String, String)] = [("Guard", "text"), ("Method", "text"), ("Call site", "text"), ("Count", "number"),
-                                           ("First seen", "text"), ("Last seen", "text"), ("Group", "text")]
+        let columns: [(String, String)] = [
+            ("Guard", "text"), ("Method", "text"), ("Call site", "text"), ("Count", "number"),
+            ("First seen", "text"), ("Last seen", "text"), ("Group", "text"),
+        ]
         for (index, column) in columns.enumerated() {
             html += "<th data-type=\"\(column.1)\" onclick=\"sortCallSites(\(index))\">\(column.0)</th>"
         }
@@ -96,8 +102,10 @@ public enum ReportHTML {
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         let slot = plotWidth / Double(bucketCount)
         let barWidth = min(60, max(1, slot * 0.8))
-        var svg = "<svg id=\"chart\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"Occurrences per guard over time\">"
-        svg += "<line x1=\"\(left)\" y1=\"\(top + plotHeight)\" x2=\"\(width - right)\" y2=\"\(top + plotHeight)\" stroke=\"#333\"/>"
+        var svg =
+            "<svg id=\"chart\" width=\"\(Int(width))\" height=\"\(Int(height))\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"Occurrences per guard over time\">"
+        svg +=
+            "<line x1=\"\(left)\" y1=\"\(top + plotHeight)\" x2=\"\(width - right)\" y2=\"\(top + plotHeight)\" stroke=\"#333\"/>"
         svg += "<line x1=\"\(left)\" y1=\"\(top)\" x2=\"\(left)\" y2=\"\(top + plotHeight)\" stroke=\"#333\"/>"
         svg += "<text x=\"\(left - 6)\" y=\"\(top + 4)\" text-anchor=\"end\">\(maxStack)</text>"
         svg += "<text x=\"\(left - 6)\" y=\"\(top + plotHeight)\" text-anchor=\"end\">0</text>"
@@ -111,13 +119,19 @@ public enum ReportHTML {
                 guard let count = stack[name], count > 0 else { continue }
                 let h = plotHeight * Double(count) / Double(maxStack)
                 y -= h
-                svg += "<rect class=\"bar\" data-guard=\"\(escape(name))\" x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth)\" height=\"\(h)\" fill=\"\(colour[name]!)\"><title>\(escape(name)) \(escape(label)): \(count)</title></rect>"
+                svg +=
+                    "<rect class=\"bar\" data-guard=\"\(escape(name))\" x=\"\(x)\" y=\"\(y)\" width=\"\(barWidth)\" height=\"\(h)\" fill=\"\(colour[name]!)\"><title>\(escape(name)) \(escape(label)): \(count)</title></rect>"
             }
         }
         let firstLabel = formatter.string(from: Date(timeIntervalSince1970: firstBucket))
-        let lastLabel = formatter.string(from: Date(timeIntervalSince1970: firstBucket + bucket * Double(bucketCount - 1)))
-        svg += "<text x=\"\(left + slot / 2)\" y=\"\(height - bottom + 18)\" text-anchor=\"\(bucketCount > 1 ? "start" : "middle")\">\(escape(firstLabel))</text>"
-        if bucketCount > 1 { svg += "<text x=\"\(left + slot * (Double(bucketCount) - 0.5))\" y=\"\(height - bottom + 18)\" text-anchor=\"end\">\(escape(lastLabel))</text>" }
+        let lastLabel = formatter.string(
+            from: Date(timeIntervalSince1970: firstBucket + bucket * Double(bucketCount - 1)))
+        svg +=
+            "<text x=\"\(left + slot / 2)\" y=\"\(height - bottom + 18)\" text-anchor=\"\(bucketCount > 1 ? "start" : "middle")\">\(escape(firstLabel))</text>"
+        if bucketCount > 1 {
+            svg +=
+                "<text x=\"\(left + slot * (Double(bucketCount) - 0.5))\" y=\"\(height - bottom + 18)\" text-anchor=\"end\">\(escape(lastLabel))</text>"
+        }
         var legendX = left
         for name in guards {
             svg += "<rect x=\"\(legendX)\" y=\"\(height - 18)\" width=\"14\" height=\"14\" fill=\"\(colour[name]!)\"/>"
@@ -134,13 +148,19 @@ public enum ReportHTML {
         var html = "<section class=\"report\" id=\"report-\(escape(report.group))\">"
         html += "<h3>\(escape(report.method))</h3>"
         html += "<p class=\"reason\"><b>\(escape(report.exceptionName))</b>: \(escape(report.reason))</p>"
-        var fields = [("guard", report.category.name), ("occurrences", String(report.occurrences)),
-                      ("call site", ReportText.callSiteName(report, callerNames: callerNames)),
-                      ("first seen", ReportText.date(report.firstSeen)), ("last seen", ReportText.date(report.lastSeen)),
-                      ("signature", report.signature), ("group", report.group)]
+        var fields = [
+            ("guard", report.category.name), ("occurrences", String(report.occurrences)),
+            ("call site", ReportText.callSiteName(report, callerNames: callerNames)),
+            ("first seen", ReportText.date(report.firstSeen)), ("last seen", ReportText.date(report.lastSeen)),
+            ("signature", report.signature), ("group", report.group),
+        ]
         if let context = report.context {
-            fields.append(("app", [context.appIdentifier, context.appVersion, context.appBuild.map { "(\($0))" }]
-                .compactMap { $0 }.joined(separator: " ")))
+            fields.append(
+                (
+                    "app",
+                    [context.appIdentifier, context.appVersion, context.appBuild.map { "(\($0))" }]
+                        .compactMap { $0 }.joined(separator: " ")
+                ))
             fields.append(("os", "\(context.osName) \(context.osVersion)"))
         }
         html += "<dl>" + fields.map { "<dt>\(escape($0.0))</dt><dd>\(escape($0.1))</dd>" }.joined() + "</dl>"
@@ -148,7 +168,9 @@ public enum ReportHTML {
         for (index, frame) in report.callStack.enumerated() {
             let isCaller = index == report.callerFrameIndex
             let name = (isCaller ? callerNames[report.group] : nil) ?? frame.symbol ?? ""
-            html += isCaller ? "<li class=\"frame caller\" data-caller=\"true\"><span class=\"marker\">&#9654; caller</span> "
+            html +=
+                isCaller
+                ? "<li class=\"frame caller\" data-caller=\"true\"><span class=\"marker\">&#9654; caller</span> "
                 : "<li class=\"frame\">"
             html += "<code>\(ReportText.hex(frame.address))  \(escape(ReportText.location(frame)))"
             html += name.isEmpty ? "" : "  \(escape(name))"

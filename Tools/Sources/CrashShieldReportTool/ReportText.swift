@@ -13,7 +13,9 @@ public enum ReportText {
         let reports = set.ranked(limit: limit)
         var rows = [["GUARD", "METHOD", "CALL SITE", "COUNT", "FIRST SEEN", "LAST SEEN", "GROUP"]]
         for row in reports.map({ Row($0, callerNames: callerNames) }) {
-            rows.append([row.guard, row.method, row.callSite, String(row.count), row.firstSeen, row.lastSeen, row.group])
+            rows.append([
+                row.guard, row.method, row.callSite, String(row.count), row.firstSeen, row.lastSeen, row.group,
+            ])
         }
         var lines = reports.isEmpty ? [] : table(rows, rightAligned: [3])
         lines += set.badLines.map(\.description)
@@ -52,15 +54,19 @@ public enum ReportText {
     }
 
     /// `summary --json`: the rows, the totals, the bad lines.
-    public static func summaryJSON(_ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]) throws -> String {
+    public static func summaryJSON(
+        _ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]
+    ) throws -> String {
         struct Totals: Codable { var reports, occurrences, files, unreadableLines: Int }
         struct Summary: Codable { var reports: [Row]; var totals: Totals; var unreadableLines: [String] }
         let all = set.reports
-        return try json(Summary(
-            reports: set.ranked(limit: limit).map { Row($0, callerNames: callerNames) },
-            totals: Totals(reports: all.count, occurrences: all.reduce(0) { $0 + $1.occurrences }, files: set.files.count,
-                           unreadableLines: set.badLines.count),
-            unreadableLines: set.badLines.map(\.description)))
+        return try json(
+            Summary(
+                reports: set.ranked(limit: limit).map { Row($0, callerNames: callerNames) },
+                totals: Totals(
+                    reports: all.count, occurrences: all.reduce(0) { $0 + $1.occurrences }, files: set.files.count,
+                    unreadableLines: set.badLines.count),
+                unreadableLines: set.badLines.map(\.description)))
     }
 
     // MARK: - list
@@ -69,11 +75,14 @@ public enum ReportText {
     public static func list(_ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]) -> String {
         set.ranked(limit: limit).map { report in
             let row = Row(report, callerNames: callerNames)
-            return [row.signature, String(row.count), row.guard, row.method, row.callSite, row.lastSeen].joined(separator: "  ") + "\n"
+            return [row.signature, String(row.count), row.guard, row.method, row.callSite, row.lastSeen].joined(
+                separator: "  ") + "\n"
         }.joined()
     }
 
-    public static func listJSON(_ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]) throws -> String {
+    public static func listJSON(
+        _ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]
+    ) throws -> String {
         try json(set.ranked(limit: limit).map { Row($0, callerNames: callerNames) })
     }
 
@@ -92,8 +101,10 @@ public enum ReportText {
         }
         var rows = [["GUARD", "METHOD", "CALL SITE", "COUNT", "FIRST SEEN", "LAST SEEN", "GROUP"]]
         for report in reports {
-            rows.append([report.category.name, report.appFacingMethod, report.callerFunction ?? callSite(report),
-                         String(report.occurrences), date(report.firstSeen), date(report.lastSeen), report.group])
+            rows.append([
+                report.category.name, report.appFacingMethod, report.callerFunction ?? callSite(report),
+                String(report.occurrences), date(report.firstSeen), date(report.lastSeen), report.group,
+            ])
         }
         var lines = reports.isEmpty ? [] : table(rows, rightAligned: [3])
         lines += set.badLines.map(\.description)
@@ -133,12 +144,16 @@ public enum ReportText {
             ("exception", report.exceptionName), ("reason", report.reason), ("action", report.action.rawValue),
             ("hint", report.hint), ("occurrences", String(report.occurrences)),
             ("first seen", date(report.firstSeen)), ("last seen", date(report.lastSeen)),
-            ("thread", "\(report.thread.name.isEmpty ? "(unnamed)" : report.thread.name) (id \(report.thread.id)"
-                + (report.thread.isMain ? ", main thread)" : ")")),
+            (
+                "thread",
+                "\(report.thread.name.isEmpty ? "(unnamed)" : report.thread.name) (id \(report.thread.id)"
+                    + (report.thread.isMain ? ", main thread)" : ")")
+            ),
         ]
         fields += report.details.sorted { $0.key < $1.key }.map { ("detail \($0.key)", $0.value) }
         if let context = report.context {
-            let version = [context.appVersion, context.appBuild.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+            let version = [context.appVersion, context.appBuild.map { "(\($0))" }].compactMap { $0 }.joined(
+                separator: " ")
             fields += [
                 ("app", context.appIdentifier + (version.isEmpty ? "" : " " + version)),
                 ("os", "\(context.osName) \(context.osVersion)" + (context.osBuild.map { " (\($0))" } ?? "")),
@@ -153,10 +168,14 @@ public enum ReportText {
         lines += stack(report)
         if let images = report.context?.images, !images.isEmpty {
             lines.append("images:")
-            lines += table(images.map { image in
-                ["  " + image.name, hex(image.loadAddress), image.slide.map { "slide " + hex(UInt64(bitPattern: $0)) } ?? "",
-                 image.uuid.map { "uuid " + $0 } ?? image.buildID.map { "build-id " + $0 } ?? "", image.path]
-            }, rightAligned: [])
+            lines += table(
+                images.map { image in
+                    [
+                        "  " + image.name, hex(image.loadAddress),
+                        image.slide.map { "slide " + hex(UInt64(bitPattern: $0)) } ?? "",
+                        image.uuid.map { "uuid " + $0 } ?? image.buildID.map { "build-id " + $0 } ?? "", image.path,
+                    ]
+                }, rightAligned: [])
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -186,17 +205,21 @@ public enum ReportText {
             encoder.outputFormatting.insert(.prettyPrinted)
             return String(decoding: try encoder.encode(reports), as: UTF8.self) + "\n"
         case .csv:
-            let header = ["signature", "guard", "method", "exception", "reason", "call site", "occurrences",
-                          "first seen", "last seen", "action", "thread", "app", "app version", "app build", "os",
-                          "os version", "device", "crashshield version", "launch id"]
+            let header = [
+                "signature", "guard", "method", "exception", "reason", "call site", "occurrences",
+                "first seen", "last seen", "action", "thread", "app", "app version", "app build", "os",
+                "os version", "device", "crashshield version", "launch id",
+            ]
             let rows = reports.map { report -> [String] in
                 let context = report.context
-                return [report.signature, report.category.name, report.method, report.exceptionName, report.reason,
-                        callSite(report), String(report.occurrences), date(report.firstSeen), date(report.lastSeen),
-                        report.action.rawValue, report.thread.name, context?.appIdentifier ?? "",
-                        context?.appVersion ?? "", context?.appBuild ?? "", context?.osName ?? "",
-                        context?.osVersion ?? "", context?.device ?? "", context?.crashShieldVersion ?? "",
-                        context?.launchID ?? ""]
+                return [
+                    report.signature, report.category.name, report.method, report.exceptionName, report.reason,
+                    callSite(report), String(report.occurrences), date(report.firstSeen), date(report.lastSeen),
+                    report.action.rawValue, report.thread.name, context?.appIdentifier ?? "",
+                    context?.appVersion ?? "", context?.appBuild ?? "", context?.osName ?? "",
+                    context?.osVersion ?? "", context?.device ?? "", context?.crashShieldVersion ?? "",
+                    context?.launchID ?? "",
+                ]
             }
             return ([header] + rows).map { $0.map(csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
         }
@@ -208,7 +231,9 @@ public enum ReportText {
     static func csvField(_ cell: String) -> String {
         let text = cell.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } == true ? "'" + cell : cell
         // Scalars, not characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
-        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        guard text.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
+            return text
+        }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
@@ -230,7 +255,11 @@ public enum ReportText {
     static func table(_ rows: [[String]], rightAligned: Set<Int>) -> [String] {
         let widths = rows.reduce(into: [Int]()) { widths, row in
             for (column, cell) in row.enumerated() {
-                if column < widths.count { widths[column] = max(widths[column], cell.count) } else { widths.append(cell.count) }
+                if column < widths.count {
+                    widths[column] = max(widths[column], cell.count)
+                } else {
+                    widths.append(cell.count)
+                }
             }
         }
         return rows.map { row in

@@ -54,7 +54,8 @@ public struct Symbolicator {
         if let demangler = tools.swiftDemangle, !result.names.isEmpty {
             let keys = result.names.keys.sorted()
             if let demangled = Self.run(demangler, ["--compact"], input: keys.map { result.names[$0]! }),
-               demangled.count == keys.count {
+                demangled.count == keys.count
+            {
                 for (key, name) in zip(keys, demangled) { result.names[key] = name }
             }
         }
@@ -91,8 +92,9 @@ public struct Symbolicator {
         return JSONReport(
             signature: report.signature, method: report.method,
             frames: report.callStack.enumerated().map { index, frame in
-                JSONReport.Frame(index: index, address: ReportText.hex(frame.address), location: ReportText.location(frame),
-                                 name: result.names[index] ?? frame.symbol, isCaller: index == report.callerFrameIndex)
+                JSONReport.Frame(
+                    index: index, address: ReportText.hex(frame.address), location: ReportText.location(frame),
+                    name: result.names[index] ?? frame.symbol, isCaller: index == report.callerFrameIndex)
             },
             atosCommands: result.atosCommands, notes: result.notes)
     }
@@ -109,16 +111,21 @@ public struct Symbolicator {
 
     // MARK: - ELF
 
-    private func symbolicateELF(_ report: CrashReport, _ indices: [Int], image: BinaryImage?, into result: inout Result) {
+    private func symbolicateELF(_ report: CrashReport, _ indices: [Int], image: BinaryImage?, into result: inout Result)
+    {
         let frame = report.callStack[indices[0]]
-        guard let file = locate(frame.image, id: image?.buildID, kind: "build ID", into: &result, identity: { $0.buildID.map { [$0] } ?? [] })
+        guard
+            let file = locate(
+                frame.image, id: image?.buildID, kind: "build ID", into: &result,
+                identity: { $0.buildID.map { [$0] } ?? [] })
         else { return }
         guard let symbolizer = tools.elfSymbolizer else {
             return result.notes.append("neither llvm-symbolizer nor addr2line is installed")
         }
         let slide = image?.slide.map { UInt64(bitPattern: $0) } ?? frame.imageBase
         let addresses = indices.map { ReportText.hex(report.callStack[$0].address &- 1 &- slide) }
-        let arguments = symbolizer.isLLVM
+        let arguments =
+            symbolizer.isLLVM
             ? ["--obj=" + file, "--output-style=GNU", "--no-inlines", "--functions=linkage", "--demangle"] + addresses
             : ["-f", "-C", "-e", file] + addresses
         guard let output = Self.run(symbolizer.path, arguments), output.count >= 2 * indices.count else {
@@ -134,8 +141,10 @@ public struct Symbolicator {
 
     // MARK: - Mach-O
 
-    private func symbolicateMachO(_ report: CrashReport, _ indices: [Int], image: BinaryImage?,
-                                  into result: inout Result) {
+    private func symbolicateMachO(
+        _ report: CrashReport, _ indices: [Int], image: BinaryImage?,
+        into result: inout Result
+    ) {
         let frame = report.callStack[indices[0]]
         let name = (frame.image as NSString).lastPathComponent
         let uuid = image?.uuid ?? frame.imageUUID
@@ -145,8 +154,10 @@ public struct Symbolicator {
         let addresses = indices.map { ReportText.hex(report.callStack[$0].address) }
         let arguments = ["-o", local ?? frame.image, "-l", ReportText.hex(load)] + addresses
         let slide = (image?.slide ?? frame.slide).map { ReportText.hex(UInt64(bitPattern: $0)) } ?? "?"
-        result.atosCommands.append((["atos"] + arguments).map(Self.shellQuoted).joined(separator: " ")
-            + "   # \(name) uuid \(uuid ?? "?") slide \(slide)" + (local == nil ? " (image not here: use its dSYM)" : ""))
+        result.atosCommands.append(
+            (["atos"] + arguments).map(Self.shellQuoted).joined(separator: " ")
+                + "   # \(name) uuid \(uuid ?? "?") slide \(slide)"
+                + (local == nil ? " (image not here: use its dSYM)" : ""))
         result.notes += lookup.notes
         guard local != nil, let atos = tools.atos else { return }
         guard let output = Self.run(atos, arguments), output.count >= indices.count else {
@@ -162,8 +173,10 @@ public struct Symbolicator {
     /// The binary of the build that ran `path`: the first candidate whose identity has `id` (search paths before the
     /// recorded path; see the type's documentation). Without `id` (an old report), the first candidate that exists,
     /// noted as unverified. nil, with a note, when none matches.
-    private func locate(_ path: String, id: String?, kind: String, into result: inout Result,
-                        identity: (BinaryIdentity) -> [String], dSYMs: Bool = false) -> String? {
+    private func locate(
+        _ path: String, id: String?, kind: String, into result: inout Result,
+        identity: (BinaryIdentity) -> [String], dSYMs: Bool = false
+    ) -> String? {
         let name = (path as NSString).lastPathComponent
         var candidates: [String] = []
         for folder in searchPaths {
@@ -193,7 +206,9 @@ public struct Symbolicator {
                 var file = (folder as NSString).appendingPathComponent(entry)
                 if dSYMs, entry.hasSuffix(".dSYM") {
                     let dwarf = "\(file)/Contents/Resources/DWARF"
-                    guard let inner = try? FileManager.default.contentsOfDirectory(atPath: dwarf).first else { continue }
+                    guard let inner = try? FileManager.default.contentsOfDirectory(atPath: dwarf).first else {
+                        continue
+                    }
                     file = "\(dwarf)/\(inner)"
                 }
                 if BinaryIdentity.read(file).map(identity)?.contains(id) == true { return file }
@@ -202,9 +217,10 @@ public struct Symbolicator {
         let seen = existing.map { file in
             "\(file) has \(BinaryIdentity.read(file).map(identity)?.joined(separator: ", ") ?? "none")"
         }
-        result.notes.append("\(name): no binary with \(kind) \(id) here"
-            + (seen.isEmpty ? "" : " (refused: " + seen.joined(separator: "; ") + ")")
-            + "; give the folder of that build with --search-path")
+        result.notes.append(
+            "\(name): no binary with \(kind) \(id) here"
+                + (seen.isEmpty ? "" : " (refused: " + seen.joined(separator: "; ") + ")")
+                + "; give the folder of that build with --search-path")
         return nil
     }
 
@@ -216,7 +232,7 @@ public struct Symbolicator {
 
     /// The output lines of `executable arguments` (stdin from `input`), nil when it cannot run or fails.
     static func run(_ executable: String, _ arguments: [String], input: [String]? = nil) -> [String]? {
-#if os(Linux) || os(macOS)
+        #if os(Linux) || os(macOS)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -239,10 +255,10 @@ public struct Symbolicator {
         var lines = String(decoding: data, as: UTF8.self).components(separatedBy: "\n")
         if lines.last == "" { lines.removeLast() }
         return lines
-#else
+        #else
         // iOS, tvOS, watchOS: an app cannot start processes; the atos commands are printed, never run.
         return nil
-#endif
+        #endif
     }
 }
 
@@ -265,8 +281,10 @@ public struct SymbolTools {
     }
 
     /// Looks the programs up in `PATH`; `symbolizer` (a path or name of llvm-symbolizer or addr2line) wins.
-    public static func installed(symbolizer: String? = nil,
-                                 path: String = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin") -> SymbolTools {
+    public static func installed(
+        symbolizer: String? = nil,
+        path: String = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    ) -> SymbolTools {
         let folders = path.split(separator: ":").map(String.init)
         func find(_ name: String) -> String? {
             if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
@@ -276,7 +294,8 @@ public struct SymbolTools {
         if let symbolizer {
             elf = find(symbolizer).map { ELFSymbolizer(path: $0, isLLVM: !symbolizer.hasSuffix("addr2line")) }
         } else {
-            elf = find("llvm-symbolizer").map { ELFSymbolizer(path: $0, isLLVM: true) }
+            elf =
+                find("llvm-symbolizer").map { ELFSymbolizer(path: $0, isLLVM: true) }
                 ?? find("addr2line").map { ELFSymbolizer(path: $0, isLLVM: false) }
         }
         return SymbolTools(elfSymbolizer: elf, atos: find("atos"), swiftDemangle: find("swift-demangle"))

@@ -15,7 +15,8 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Timed runs per mode (the median is reported).") var runs = 9
     @Option(help: "Screen loads per timed run of the app workload.") var appIterations: UInt = 60
     @Option(help: "start()/stop() pairs timed per configuration.") var startRuns = 15
-    @Option(help: "Extra app classes registered at run time before start() is timed again.") var extraClasses: Int32 = 5_000
+    @Option(help: "Extra app classes registered at run time before start() is timed again.") var extraClasses: Int32 =
+        5_000
     @Option(help: "Stopped calls timed per guard family.") var stoppedCalls: UInt = 2_000
     @Option(help: "Instruction counts written by scripts/bench-instructions.sh in this run (TSV).")
     var instructions: String?
@@ -24,11 +25,17 @@ struct BenchCommand: ParsableCommand {
     var toolchain = "unknown Swift"
     @Option(help: "Run only this kernel (a hot-call name or \"app workload\"), for callgrind; prints its ns/call.")
     var kernel: String?
-    @Option(help: "With --kernel: unguarded, guarded (the kernel's own guard), or stopped (started and stopped first), or used-stopped (stopped after a guarded warm-up).") var mode = "unguarded"
+    @Option(
+        help:
+            "With --kernel: unguarded, guarded (the kernel's own guard), or stopped (started and stopped first), or used-stopped (stopped after a guarded warm-up)."
+    ) var mode = "unguarded"
     @Option(help: "Only start() and stop() this many times with the production-safe guards (for perf record).")
     var startProfile: Int?
     @Option(help: "With --start-profile: app classes registered at run time first.") var profileExtraClasses: Int32 = 0
-    @Option(help: "Only time the unrecognized-selector guard's lookup of an untyped selector's types, after registering this many classes at run time.")
+    @Option(
+        help:
+            "Only time the unrecognized-selector guard's lookup of an untyped selector's types, after registering this many classes at run time."
+    )
     var forwardingLookup: Int32?
 
     func run() throws {
@@ -46,7 +53,9 @@ struct BenchCommand: ParsableCommand {
             startStop: try StartStop.measure(runs: startRuns, extraClasses: extraClasses) + [firstStart],
             stopped: try StoppedCalls.measure(calls: stoppedCalls),
             instructions: try instructions.map(InstructionCounts.init(path:)))
-        print(markdown ? results.markdown(toolchain: toolchain, settings: settingsLine) : results.text(settings: settingsLine))
+        print(
+            markdown
+                ? results.markdown(toolchain: toolchain, settings: settingsLine) : results.text(settings: settingsLine))
     }
 
     private var settingsLine: String {
@@ -56,15 +65,21 @@ struct BenchCommand: ParsableCommand {
 
     /// One kernel, for callgrind: a warm-up outside the count, then `csb_run_measured`, the counted function.
     private func runOne(_ name: String) throws {
-        guard let entry = Kernels.hot.first(where: { $0.name == name }) ?? (name == AppWorkload.name ? AppWorkload.entry : nil)
-        else { throw ValidationError("no kernel named \(name); kernels: \((Kernels.hot.map(\.name) + [AppWorkload.name]).joined(separator: ", "))") }
+        guard
+            let entry = Kernels.hot.first(where: { $0.name == name })
+                ?? (name == AppWorkload.name ? AppWorkload.entry : nil)
+        else {
+            throw ValidationError(
+                "no kernel named \(name); kernels: \((Kernels.hot.map(\.name) + [AppWorkload.name]).joined(separator: ", "))"
+            )
+        }
         switch mode {
         case "unguarded": break
         case "guarded": try CrashShield.start(Kernels.configuration(for: entry.guardName))
         case "stopped":
             try CrashShield.start(Kernels.configuration(for: entry.guardName))
             CrashShield.stop()
-        case "used-stopped":   // the kernel's warm-up runs guarded (what it hooks stays hooked), then stop()
+        case "used-stopped":  // the kernel's warm-up runs guarded (what it hooks stays hooked), then stop()
             try CrashShield.start(Kernels.configuration(for: entry.guardName))
             _ = entry.kernel(max(iterations / 4, 1))
             CrashShield.stop()

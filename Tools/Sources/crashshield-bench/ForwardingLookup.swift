@@ -18,12 +18,13 @@ enum ForwardingLookup {
                 micros.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000)
                 examined.append(csr_test_forwarding_classes_examined())
             }
-            withUnsafeMutablePointer(to: &closure) { pointer in   // the signature is autoreleased
+            withUnsafeMutablePointer(to: &closure) { pointer in  // the signature is autoreleased
                 csr_with_autorelease_pool({ raw in raw!.assumingMemoryBound(to: (() -> Void).self).pointee() }, pointer)
             }
         }
         let sorted = micros.sorted()
-        print("forwarding lookup: \(registered) classes registered; \(names) names: median \(String(format: "%.1f", sorted[names / 2])) µs, "
-              + "max \(String(format: "%.1f", sorted[names - 1])) µs, classes examined \(examined.max() ?? 0)")
+        print(
+            "forwarding lookup: \(registered) classes registered; \(names) names: median \(String(format: "%.1f", sorted[names / 2])) µs, "
+                + "max \(String(format: "%.1f", sorted[names - 1])) µs, classes examined \(examined.max() ?? 0)")
     }
 }

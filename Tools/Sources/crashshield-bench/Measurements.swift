@@ -67,10 +67,13 @@ enum HotCalls {
                 CrashShield.stop()
             }
         }
-        for _ in 0..<runs { for kernel in Kernels.hot { stopped[kernel.name, default: []].append(kernel.kernel(iterations)) } }
+        for _ in 0..<runs {
+            for kernel in Kernels.hot { stopped[kernel.name, default: []].append(kernel.kernel(iterations)) }
+        }
         return Kernels.hot.map {
-            Timing(name: $0.name, guardName: $0.guardName, unguarded: median(unguarded[$0.name]!),
-                   guarded: median(guarded[$0.name]!), afterStop: median(stopped[$0.name]!))
+            Timing(
+                name: $0.name, guardName: $0.guardName, unguarded: median(unguarded[$0.name]!),
+                guarded: median(guarded[$0.name]!), afterStop: median(stopped[$0.name]!))
         }
     }
 }
@@ -97,9 +100,12 @@ enum AppWorkload {
             CrashShield.stop()
             run(into: &afterStop)
         }
-        guard checksums.count == 1 else { throw BenchError("the app workload computed \(checksums.count) different checksums") }
-        return Timing(name: name, guardName: "productionSafe", unguarded: median(unguarded), guarded: median(guarded),
-                      afterStop: median(afterStop))
+        guard checksums.count == 1 else {
+            throw BenchError("the app workload computed \(checksums.count) different checksums")
+        }
+        return Timing(
+            name: name, guardName: "productionSafe", unguarded: median(unguarded), guarded: median(guarded),
+            afterStop: median(afterStop))
     }
 }
 
@@ -159,7 +165,9 @@ enum StoppedCalls {
             let ns = kernel.kernel(calls)
             let reported = CrashShield.reports.reduce(0) { $0 + $1.occurrences }
             CrashShield.stop()
-            guard reported > 0 else { throw BenchError("\(kernel.name): the \(kernel.guardName) guard reported nothing") }
+            guard reported > 0 else {
+                throw BenchError("\(kernel.name): the \(kernel.guardName) guard reported nothing")
+            }
             return (kernel, ns, reported)
         }
     }
@@ -173,7 +181,8 @@ struct InstructionCounts {
     init(path: String) throws {
         self.path = path
         var counts: [String: (unguarded: Double, guarded: Double, stopped: Double?)] = [:]
-        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") where !line.hasPrefix("#") {
+        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") where !line.hasPrefix("#")
+        {
             let fields = line.split(separator: "\t").map(String.init)
             guard fields.count >= 4, let u = Double(fields[2]), let g = Double(fields[3]) else { continue }
             counts[fields[0]] = (u, g, fields.count >= 5 ? Double(fields[4]) : nil)

@@ -19,7 +19,8 @@ struct MatrixCommand: ParsableCommand {
         func run() throws {
             let scenarios = Scenario.all.filter { filter.map($0.name.hasPrefix) ?? true }
             guard !scenarios.isEmpty else { throw ValidationError("no scenario matches '\(filter ?? "")'") }
-            let runner = MatrixRunner(executable: URL(fileURLWithPath: CommandLine.executablePath), jobs: jobs, timeout: timeout)
+            let runner = MatrixRunner(
+                executable: URL(fileURLWithPath: CommandLine.executablePath), jobs: jobs, timeout: timeout)
             let rows = runner.run(scenarios)
             print(MatrixTable.render(rows))
             if rows.contains(where: { !$0.passed }) { throw ExitCode(1) }
@@ -27,7 +28,8 @@ struct MatrixCommand: ParsableCommand {
     }
 
     struct Child: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run one scenario in this process.", shouldDisplay: false)
+        static let configuration = CommandConfiguration(
+            abstract: "Run one scenario in this process.", shouldDisplay: false)
         @Argument var scenario: String
         @Flag(exclusivity: .exclusive) var mode: Mode
 

@@ -100,7 +100,9 @@ struct FuzzDriver {
         let skipFile = folder.appendingPathComponent("skip-\(job).txt")
         let stderrFile = folder.appendingPathComponent("worker-\(job).stderr")
         while next < range.upperBound {
-            guard summary.restarts < 500 else { throw ProofError("job \(job): more than 500 worker restarts, giving up at call \(next)") }
+            guard summary.restarts < 500 else {
+                throw ProofError("job \(job): more than 500 worker restarts, giving up at call \(next)")
+            }
             try skip.text.write(to: skipFile, atomically: true, encoding: .utf8)
             // One results file per worker, all kept: --work-folder then holds every finding line of the run.
             let results = folder.appendingPathComponent("results-\(job)-\(summary.restarts).tsv")
@@ -109,9 +111,11 @@ struct FuzzDriver {
             progress.reset()
             let process = Process()
             process.executableURL = executable
-            process.arguments = ["fuzz-worker", "--seed", String(seed), "--from", String(next), "--to", String(range.upperBound),
-                                 "--batch", String(batch), "--progress", folder.appendingPathComponent("progress-\(job)").path,
-                                 "--results", results.path, "--skip", skipFile.path]
+            process.arguments = [
+                "fuzz-worker", "--seed", String(seed), "--from", String(next), "--to", String(range.upperBound),
+                "--batch", String(batch), "--progress", folder.appendingPathComponent("progress-\(job)").path,
+                "--results", results.path, "--skip", skipFile.path,
+            ]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: stderrFile)
             process.environment = Self.workerEnvironment
@@ -121,9 +125,12 @@ struct FuzzDriver {
             absorb(results, progress, into: &summary)
             if process.terminationReason == .exit && process.terminationStatus == 0 && !hung { break }
             summary.restarts += 1
-            let how = hung ? "hang (no progress for \(callTimeout) s)"
-                : process.terminationReason == .uncaughtSignal ? "signal \(process.terminationStatus) (\(signalName(process.terminationStatus)))"
-                : "exit status \(process.terminationStatus)"
+            let how =
+                hung
+                ? "hang (no progress for \(callTimeout) s)"
+                : process.terminationReason == .uncaughtSignal
+                    ? "signal \(process.terminationStatus) (\(signalName(process.terminationStatus)))"
+                    : "exit status \(process.terminationStatus)"
             let index = progress.index
             let call = FuzzCalls.call(seed: seed, index: index)
             switch progress.phase {
@@ -135,9 +142,13 @@ struct FuzzDriver {
             case .guarded:
                 // Every call before this one was judged (and its findings written): go on after it.
                 var lines = ["\(how) with every guard on", explain(index)]
-                if hung { lines.append("(a hang can also come from an earlier call of the batch that left a lock held)") }
-                summary.findings.append(FuzzFinding(divergence: .crashOnlyWithGuards, index: index,
-                                                    key: String(FuzzCalls.key(call), radix: 16), lines: lines + tail(stderrFile)))
+                if hung {
+                    lines.append("(a hang can also come from an earlier call of the batch that left a lock held)")
+                }
+                summary.findings.append(
+                    FuzzFinding(
+                        divergence: .crashOnlyWithGuards, index: index,
+                        key: String(FuzzCalls.key(call), radix: 16), lines: lines + tail(stderrFile)))
                 skip.shapes.insert(FuzzCalls.key(call))
                 crashesByEntry[call.entry, default: 0] += 1
                 if crashesByEntry[call.entry] == SkipList.quarantineAfter {
@@ -146,8 +157,9 @@ struct FuzzDriver {
                 }
                 next = index + 1
             case .setup, .idle:
-                throw ProofError("job \(job): worker ended with \(how) outside a call (phase \(progress.phase), near call \(index)):\n"
-                                 + tail(stderrFile).joined(separator: "\n"))
+                throw ProofError(
+                    "job \(job): worker ended with \(how) outside a call (phase \(progress.phase), near call \(index)):\n"
+                        + tail(stderrFile).joined(separator: "\n"))
             }
         }
         summary.skipped = countSkipped(range, skip)
@@ -166,7 +178,8 @@ struct FuzzDriver {
                 lastChange = Date()
                 continue
             }
-            let allowed = progress.phase == .guarded || progress.phase == .unguarded ? callTimeout : max(60, callTimeout)
+            let allowed =
+                progress.phase == .guarded || progress.phase == .unguarded ? callTimeout : max(60, callTimeout)
             if Date().timeIntervalSince(lastChange) > allowed {
                 kill(process.processIdentifier, SIGKILL)
                 return true
@@ -191,7 +204,8 @@ struct FuzzDriver {
                 summary.classes.insert(fields[1])
             case "FINDING" where fields.count >= 5:
                 guard let divergence = Divergence(rawValue: fields[1]), let index = Int(fields[2]) else { continue }
-                summary.findings.append(FuzzFinding(divergence: divergence, index: index, key: fields[3], lines: Array(fields[4...])))
+                summary.findings.append(
+                    FuzzFinding(divergence: divergence, index: index, key: fields[3], lines: Array(fields[4...])))
             default:
                 continue
             }
@@ -226,7 +240,6 @@ struct FuzzDriver {
     /// A crashing worker dies at once: Swift's backtracer would spend a second naming frames nobody reads.
     static let workerEnvironment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
 
-
     private func signalName(_ signal: Int32) -> String {
         switch signal {
         case SIGSEGV: return "SIGSEGV"
@@ -247,11 +260,15 @@ extension FuzzSummary {
     /// The report: counts per category, examples, and the last line `fuzz: N calls, N divergent`.
     func render(seed: UInt64, seconds: Double, examples: Int) -> String {
         var lines: [String] = []
-        lines.append(String(format: "fuzz: seed %llu, %d calls in %.1f s (%d worker restarts)", seed, calls, seconds, restarts))
-        lines.append("  valid \(valid), raised and recovered \(recovered), raised and left alone \(leftAlone), raised for a wrong-typed argument as without CrashShield \(wrongType), receiver classes \(classes.count)")
-        lines.append("  skipped \(skipped) calls: \(unguardedCrashes.count) shapes that crash or hang without CrashShield, the shapes that did "
-                     + "with guards, and every call of \(quarantined.count) methods after \(SkipList.quarantineAfter) crashes with guards"
-                     + (quarantined.isEmpty ? "" : " (\(quarantined.sorted().joined(separator: ", ")))"))
+        lines.append(
+            String(format: "fuzz: seed %llu, %d calls in %.1f s (%d worker restarts)", seed, calls, seconds, restarts))
+        lines.append(
+            "  valid \(valid), raised and recovered \(recovered), raised and left alone \(leftAlone), raised for a wrong-typed argument as without CrashShield \(wrongType), receiver classes \(classes.count)"
+        )
+        lines.append(
+            "  skipped \(skipped) calls: \(unguardedCrashes.count) shapes that crash or hang without CrashShield, the shapes that did "
+                + "with guards, and every call of \(quarantined.count) methods after \(SkipList.quarantineAfter) crashes with guards"
+                + (quarantined.isEmpty ? "" : " (\(quarantined.sorted().joined(separator: ", ")))"))
         for crash in unguardedCrashes.prefix(examples) {
             lines.append("    #\(crash.index) \(crash.how) without CrashShield: \(crash.repro)")
         }

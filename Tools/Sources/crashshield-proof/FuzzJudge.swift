@@ -77,8 +77,10 @@ enum Verdict {
     ///     own hook stopped it, so the mutation must have been skipped entirely).
     ///   - inScope: the receiver is one the guards protect; `expectsRecovery`: and a guard hooks the method itself.
     ///   - selector: the method called.
-    static func judge(unguarded: CallOutcome, guarded: CallOutcome, reports: Int, ownSelector: Bool, inScope: Bool,
-                      expectsRecovery: Bool, selector: String = "") -> (Verdict, [Divergence]) {
+    static func judge(
+        unguarded: CallOutcome, guarded: CallOutcome, reports: Int, ownSelector: Bool, inScope: Bool,
+        expectsRecovery: Bool, selector: String = ""
+    ) -> (Verdict, [Divergence]) {
         guard let raised = unguarded.exceptionName else {
             var found: [Divergence] = []
             if guarded != unguarded { found.append(.validCallDiffers) }

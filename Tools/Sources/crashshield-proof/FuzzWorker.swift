@@ -16,7 +16,9 @@ final class ReportCounter: ReportSink, @unchecked Sendable {
         defer { lock.unlock() }
         occurrences += report.occurrences - (delivered[report.signature] ?? 0)
         delivered[report.signature] = report.occurrences
-        described.append("\(report.category.name) \(report.method) \(report.exceptionName) (\(report.action.rawValue)): \(report.reason)")
+        described.append(
+            "\(report.category.name) \(report.method) \(report.exceptionName) (\(report.action.rawValue)): \(report.reason)"
+        )
         selectors.insert(report.selector)
     }
 
@@ -49,8 +51,11 @@ struct SkipList {
 
     init(text: String) {
         for line in text.split(separator: "\n") {
-            if line.hasPrefix("entry "), let entry = UInt32(line.dropFirst(6)) { entries.insert(entry) }
-            else if let key = UInt64(line, radix: 16) { shapes.insert(key) }
+            if line.hasPrefix("entry "), let entry = UInt32(line.dropFirst(6)) {
+                entries.insert(entry)
+            } else if let key = UInt64(line, radix: 16) {
+                shapes.insert(key)
+            }
         }
     }
 }
@@ -96,8 +101,9 @@ enum FuzzCalls {
     /// rare and short: finding the caller names frames with dladdr, which scans the symbol table of a large debug
     /// binary (about half the fuzzer's time at the default limits).
     static func configuration(sink: ReportSink) -> Configuration {
-        Configuration(guards: .all, mode: .release, sinks: [sink],
-                      limits: ReportLimits(maxDistinctReports: 1_000_000, detailedCapturesPerSecond: 1, maxStackDepth: 4))
+        Configuration(
+            guards: .all, mode: .release, sinks: [sink],
+            limits: ReportLimits(maxDistinctReports: 1_000_000, detailedCapturesPerSecond: 1, maxStackDepth: 4))
     }
 }
 
@@ -168,14 +174,18 @@ struct FuzzWorker {
                 unguarded: before, guarded: outcome, reports: reports.count,
                 ownSelector: reports.selectors.contains(FuzzCalls.selector(call)), inScope: FuzzCalls.inScope(call),
                 expectsRecovery: FuzzCalls.expectsRecovery(call), selector: FuzzCalls.selector(call))
-            if let receiverClass = before.before.split(separator: " ").first.map(String.init), classes.insert(receiverClass).inserted {
+            if let receiverClass = before.before.split(separator: " ").first.map(String.init),
+                classes.insert(receiverClass).inserted
+            {
                 write(["CLASS", receiverClass])
             }
             for divergence in found {
-                write(["FINDING", divergence.rawValue, String(index), String(FuzzCalls.key(call), radix: 16),
-                       FuzzCalls.describe(call), "without CrashShield: " + before.summary,
-                       "with every guard: " + outcome.summary,
-                       "reports: \(reports.count)" + reports.reports.map { "; " + $0 }.joined()])
+                write([
+                    "FINDING", divergence.rawValue, String(index), String(FuzzCalls.key(call), radix: 16),
+                    FuzzCalls.describe(call), "without CrashShield: " + before.summary,
+                    "with every guard: " + outcome.summary,
+                    "reports: \(reports.count)" + reports.reports.map { "; " + $0 }.joined(),
+                ])
             }
             progress.store(progress.load(slot: Slot.judged) + 1, slot: Slot.judged)
             progress.store(progress.load(slot: Slot.tally(verdict)) + 1, slot: Slot.tally(verdict))

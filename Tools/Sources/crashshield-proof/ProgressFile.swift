@@ -30,7 +30,8 @@ final class ProgressFile {
         defer { close(descriptor) }
         let size = Self.slots * MemoryLayout<UInt64>.size
         guard ftruncate(descriptor, off_t(size)) == 0 else { throw ProofError("cannot size progress file \(path)") }
-        guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), memory != MAP_FAILED else {
+        guard let memory = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), memory != MAP_FAILED
+        else {
             throw ProofError("cannot map progress file \(path)")
         }
         words = memory.bindMemory(to: UInt64.self, capacity: Self.slots)

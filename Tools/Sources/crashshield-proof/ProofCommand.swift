@@ -6,12 +6,14 @@ import Foundation
 struct ProofCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "crashshield-proof",
-        abstract: "Proof that CrashShield never makes an app worse: differential fuzzing, stress, a sanitizer workload.",
+        abstract:
+            "Proof that CrashShield never makes an app worse: differential fuzzing, stress, a sanitizer workload.",
         subcommands: [Fuzz.self, FuzzWorkerCommand.self, Stress.self, Workload.self])
 
     struct Fuzz: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Runs seeded calls twice, with every guard off and on, and counts every divergence (all must be 0).")
+            abstract:
+                "Runs seeded calls twice, with every guard off and on, and counts every divergence (all must be 0).")
         @Option(help: "Seed of the call sequence.") var seed: UInt64 = 1
         @Option(help: "Calls to make.") var calls = 1_000_000
         @Option(help: "Calls per batch (one CrashShield start/stop each).") var batch = 2_000
@@ -24,8 +26,9 @@ struct ProofCommand: ParsableCommand {
             #if os(Linux) || os(macOS)
             let folder = URL(fileURLWithPath: workFolder ?? NSTemporaryDirectory() + "crashshield-fuzz-\(getpid())")
             let started = Date()
-            let driver = FuzzDriver(executable: URL(fileURLWithPath: CommandLine.selfPath), seed: seed, calls: calls,
-                                    batch: batch, jobs: jobs, callTimeout: callTimeout, folder: folder)
+            let driver = FuzzDriver(
+                executable: URL(fileURLWithPath: CommandLine.selfPath), seed: seed, calls: calls,
+                batch: batch, jobs: jobs, callTimeout: callTimeout, folder: folder)
             let summary = try driver.run()
             print(summary.counts)
             print(summary.render(seed: seed, seconds: Date().timeIntervalSince(started), examples: examples))
@@ -38,7 +41,8 @@ struct ProofCommand: ParsableCommand {
     }
 
     struct FuzzWorkerCommand: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "fuzz-worker", abstract: "One fuzz worker.", shouldDisplay: false)
+        static let configuration = CommandConfiguration(
+            commandName: "fuzz-worker", abstract: "One fuzz worker.", shouldDisplay: false)
         @Option var seed: UInt64 = 1
         @Option var from = 0
         @Option var to = 0
@@ -54,8 +58,10 @@ struct ProofCommand: ParsableCommand {
             let skipped = SkipList(text: (try? String(contentsOfFile: skip ?? "", encoding: .utf8)) ?? "")
             guard let file = fopen(results, "a") else { throw ProofError("cannot open \(results)") }
             defer { fclose(file) }
-            try FuzzWorker(seed: seed, range: from..<max(from, to), batch: max(1, batch), skip: skipped,
-                           progress: ProgressFile(path: progress), results: file).run()
+            try FuzzWorker(
+                seed: seed, range: from..<max(from, to), batch: max(1, batch), skip: skipped,
+                progress: ProgressFile(path: progress), results: file
+            ).run()
         }
     }
 }

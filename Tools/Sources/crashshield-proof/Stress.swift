@@ -81,10 +81,14 @@ struct StressRun {
         let done = DispatchGroup()
         for thread in 0..<threads {
             done.enter()
-            Thread.detachNewThread { callLoop(thread, deadline, tally); done.leave() }
+            Thread.detachNewThread {
+                callLoop(thread, deadline, tally); done.leave()
+            }
         }
         done.enter()
-        Thread.detachNewThread { toggleLoop(threads, deadline, configuration, tally); done.leave() }
+        Thread.detachNewThread {
+            toggleLoop(threads, deadline, configuration, tally); done.leave()
+        }
         if let stuck = watch(done) {
             print(stuck)
             fflush(stdout)
@@ -92,9 +96,15 @@ struct StressRun {
         }
         CrashShield.stop()
         let total = tally.operations.reduce(0, +)
-        let perKind = (0..<tally.operations.count).map { "\(String(cString: csp_stress_operation_name(Int32($0)))) \(tally.operations[$0])" }
-        print("stress: mode \(mode.rawValue), \(threads) threads for \(String(format: "%.1f", seconds)) s: \(total) operations (\(perKind.joined(separator: ", ")))")
-        print("stress: toggler: \(tally.starts) starts, \(tally.stops) stops, \(tally.toggles) setGuard; \(sink.deliveries) report deliveries")
+        let perKind = (0..<tally.operations.count).map {
+            "\(String(cString: csp_stress_operation_name(Int32($0)))) \(tally.operations[$0])"
+        }
+        print(
+            "stress: mode \(mode.rawValue), \(threads) threads for \(String(format: "%.1f", seconds)) s: \(total) operations (\(perKind.joined(separator: ", ")))"
+        )
+        print(
+            "stress: toggler: \(tally.starts) starts, \(tally.stops) stops, \(tally.toggles) setGuard; \(sink.deliveries) report deliveries"
+        )
         for problem in tally.problems { print("stress: wrong answer: \(problem)") }
         print("stress: \(total) operations, \(tally.wrong) wrong answers, 0 hangs, 0 crashes")
         return tally.wrong == 0 ? 0 : 1
@@ -109,7 +119,9 @@ struct StressRun {
             let operation = operations[random.below(operations.count)]
             csp_stress_note(Int32(thread), Int32(operation))
             if !csp_stress_run(Int32(operation), random.next(), &problem, problem.count) {
-                wrong.append("thread \(thread), \(String(cString: csp_stress_operation_name(Int32(operation)))): \(String(cString: problem))")
+                wrong.append(
+                    "thread \(thread), \(String(cString: csp_stress_operation_name(Int32(operation)))): \(String(cString: problem))"
+                )
             }
             counts[operation] += 1
         }
@@ -167,9 +179,12 @@ struct StressRun {
                 let beat = csp_stress_heartbeat(Int32(slot))
                 if beat != beats[slot] { beats[slot] = beat; changed[slot] = Date(); continue }
                 guard Date().timeIntervalSince(changed[slot]) > watchdog else { continue }
-                let doing = (0..<threads).map { "thread \($0) in \(String(cString: csp_stress_operation_name(csp_stress_current_operation(Int32($0)))))" }
+                let doing = (0..<threads).map {
+                    "thread \($0) in \(String(cString: csp_stress_operation_name(csp_stress_current_operation(Int32($0)))))"
+                }
                 let who = slot == threads ? "the toggler" : "thread \(slot)"
-                return "STRESS HANG: \(who) made no progress for \(watchdog) s; toggler in \(String(cString: csp_stress_toggle())); "
+                return
+                    "STRESS HANG: \(who) made no progress for \(watchdog) s; toggler in \(String(cString: csp_stress_toggle())); "
                     + doing.joined(separator: "; ")
             }
         }
@@ -180,26 +195,39 @@ struct StressRun {
 extension ProofCommand {
     struct Stress: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Threads make good and bad calls of every guard family while another starts, stops and toggles guards.")
+            abstract:
+                "Threads make good and bad calls of every guard family while another starts, stops and toggles guards.")
         @Option(help: "Threads making calls.") var threads = 8
         @Option(help: "Seconds to run.") var seconds: Double = 5
         @Option(help: "Seconds without progress that count as a hang.") var watchdog: Double = 20
         @Option(help: "Seed of the threads' choices.") var seed: UInt64 = 1
-        @Option(help: "toggle: one more thread starts, stops and toggles guards; steady: every guard stays on; baseline: CrashShield never starts.")
+        @Option(
+            help:
+                "toggle: one more thread starts, stops and toggles guards; steady: every guard stays on; baseline: CrashShield never starts."
+        )
         var mode: StressRun.Mode = .toggle
-        @Option(help: "Only these operations (comma-separated names: container, string, kvc, nsNull, unrecognizedSelector, kvo.cycle, notification.cycle, zombie, timer).")
+        @Option(
+            help:
+                "Only these operations (comma-separated names: container, string, kvc, nsNull, unrecognizedSelector, kvo.cycle, notification.cycle, zombie, timer)."
+        )
         var only: String?
 
         func run() throws {
             guard (1...63).contains(threads) else { throw ValidationError("--threads must be 1...63") }
-            let names = (0..<Int(CSPStressOperationCount.rawValue)).map { String(cString: csp_stress_operation_name(Int32($0))) }
+            let names = (0..<Int(CSPStressOperationCount.rawValue)).map {
+                String(cString: csp_stress_operation_name(Int32($0)))
+            }
             let chosen = only.map { $0.split(separator: ",").map(String.init) } ?? names
             let operations = try chosen.map { name in
-                guard let index = names.firstIndex(of: name) else { throw ValidationError("unknown operation '\(name)'") }
+                guard let index = names.firstIndex(of: name) else {
+                    throw ValidationError("unknown operation '\(name)'")
+                }
                 return index
             }
-            let status = StressRun(threads: threads, seconds: seconds, watchdog: watchdog, seed: seed, mode: mode,
-                                   operations: operations).run()
+            let status = StressRun(
+                threads: threads, seconds: seconds, watchdog: watchdog, seed: seed, mode: mode,
+                operations: operations
+            ).run()
             if status != 0 { throw ExitCode(status) }
         }
     }
@@ -218,7 +246,9 @@ extension ProofCommand {
                 wrong += csp_workload(rounds)
                 CrashShield.stop()
             }
-            print("workload: \(cycles) cycles of \(rounds) rounds, \(sink.deliveries) report deliveries, \(wrong) wrong answers")
+            print(
+                "workload: \(cycles) cycles of \(rounds) rounds, \(sink.deliveries) report deliveries, \(wrong) wrong answers"
+            )
             if wrong != 0 { throw ExitCode(1) }
         }
     }

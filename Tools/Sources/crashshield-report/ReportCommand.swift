@@ -36,15 +36,20 @@ struct Files: ParsableArguments {
     var files: [String]
 
     mutating func validate() throws {
-        if let since, ReportFilter.date(since) == nil { throw ValidationError("--since '\(since)' is no ISO-8601 date (2026-11-25 or 2026-11-25T10:00:00Z)") }
-        if let until, ReportFilter.date(until) == nil { throw ValidationError("--until '\(until)' is no ISO-8601 date (2026-11-25 or 2026-11-25T10:00:00Z)") }
+        if let since, ReportFilter.date(since) == nil {
+            throw ValidationError("--since '\(since)' is no ISO-8601 date (2026-11-25 or 2026-11-25T10:00:00Z)")
+        }
+        if let until, ReportFilter.date(until) == nil {
+            throw ValidationError("--until '\(until)' is no ISO-8601 date (2026-11-25 or 2026-11-25T10:00:00Z)")
+        }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
     }
 
     var filter: ReportFilter {
-        ReportFilter(guards: guards, since: since.flatMap { ReportFilter.date($0) },
-                     until: until.flatMap { ReportFilter.date($0, endOfDay: true) }, releases: release,
-                     launches: launch, signatures: signature)
+        ReportFilter(
+            guards: guards, since: since.flatMap { ReportFilter.date($0) },
+            until: until.flatMap { ReportFilter.date($0, endOfDay: true) }, releases: release,
+            launches: launch, signatures: signature)
     }
 
     /// The files' reports, filtered; unreadable files are named on stderr.
@@ -94,7 +99,8 @@ extension ReportCommand {
         var follow = false
         @Option(help: "With --follow: seconds between reads.")
         var interval: Double = 0.5
-        @Option(name: .customLong("for"), help: "With --follow: stop after this many seconds (default: until interrupted).")
+        @Option(
+            name: .customLong("for"), help: "With --follow: stop after this many seconds (default: until interrupted).")
         var duration: Double?
         @Option(name: .customLong("search-path"), help: "A folder holding the app's binaries, to name call sites.")
         var searchPaths: [String] = []
@@ -105,7 +111,7 @@ extension ReportCommand {
             // lines appended meanwhile are printed.
             let follower = follow ? ReportFollower(paths: files.files, json: files.json) : nil
             follower?.filter = files.filter
-            _ = follower?.poll()   // what the summary shows
+            _ = follower?.poll()  // what the summary shows
             let names = files.callerNames(set.ranked(limit: files.limit), searchPaths: searchPaths)
             if files.json {
                 print(try ReportText.summaryJSON(set, limit: files.limit, callerNames: names), terminator: "")
@@ -125,7 +131,9 @@ extension ReportCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "One line per report, most occurrences first, no header: signature, count, guard, method, call site, last seen.")
+            abstract:
+                "One line per report, most occurrences first, no header: signature, count, guard, method, call site, last seen."
+        )
 
         @OptionGroup var files: Files
         @Option(name: .customLong("search-path"), help: "A folder holding the app's binaries, to name call sites.")
@@ -134,7 +142,8 @@ extension ReportCommand {
         func run() throws {
             try files.printing { set in
                 let names = files.callerNames(set.ranked(limit: files.limit), searchPaths: searchPaths)
-                return files.json ? try ReportText.listJSON(set, limit: files.limit, callerNames: names)
+                return files.json
+                    ? try ReportText.listJSON(set, limit: files.limit, callerNames: names)
                     : ReportText.list(set, limit: files.limit, callerNames: names)
             }
         }
@@ -194,7 +203,9 @@ extension ReportCommand {
                 are demangled with swift-demangle when it is installed. --signature picks reports.
                 """)
 
-        @Option(name: .customLong("search-path"), help: "A folder holding images or dSYMs not found at their recorded path.")
+        @Option(
+            name: .customLong("search-path"), help: "A folder holding images or dSYMs not found at their recorded path."
+        )
         var searchPaths: [String] = []
         @Option(help: "llvm-symbolizer or addr2line to use (a path or a name in PATH).")
         var symbolizer: String?
@@ -204,7 +215,8 @@ extension ReportCommand {
             let symbolicator = Symbolicator(tools: .installed(symbolizer: symbolizer), searchPaths: searchPaths)
             try files.printing { set in
                 let reports = set.ranked(limit: files.limit)
-                return files.json ? try ReportText.json(reports.map(symbolicator.json))
+                return files.json
+                    ? try ReportText.json(reports.map(symbolicator.json))
                     : reports.map(symbolicator.text).joined(separator: "\n")
             }
         }
@@ -229,8 +241,10 @@ extension ReportCommand {
                     .write(to: URL(fileURLWithPath: output), options: .atomic)
                 let shown = set.ranked(limit: files.limit)
                 struct Written: Encodable { var output: String; var reports: Int; var occurrences: Int }
-                let written = Written(output: output, reports: shown.count, occurrences: shown.reduce(0) { $0 + $1.occurrences })
-                return files.json ? try ReportText.json(written)
+                let written = Written(
+                    output: output, reports: shown.count, occurrences: shown.reduce(0) { $0 + $1.occurrences })
+                return files.json
+                    ? try ReportText.json(written)
                     : "wrote \(output): \(written.reports) reports (\(written.occurrences) occurrences)\n"
             }
         }

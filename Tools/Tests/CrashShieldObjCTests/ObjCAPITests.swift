@@ -100,8 +100,10 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["threadName"], "com.example.worker")
         XCTAssertEqual(out["onMainThread"], "1")
         XCTAssertEqual(out["details"], "keyPath:a/b,observer:MYView \u{2713}")
-        XCTAssertEqual(out["dictionaryKeys"], "action,callStack,callerFrameIndex,callerFunction,category,className,details,"
-                       + "exceptionName,firstSeen,hint,isClassMethod,lastSeen,occurrences,reason,selector,signature,thread")
+        XCTAssertEqual(
+            out["dictionaryKeys"],
+            "action,callStack,callerFrameIndex,callerFunction,category,className,details,"
+                + "exceptionName,firstSeen,hint,isClassMethod,lastSeen,occurrences,reason,selector,signature,thread")
         XCTAssertEqual(out["dictionaryCallerFunction"], "-[MYController reload]")
         XCTAssertEqual(out["partialIsNil"], "1", "a JSON object that is not a complete report is none")
         XCTAssertEqual(out["garbageIsNil"], "1")
@@ -118,7 +120,9 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["modeOverrides"], "\(swift.modeOverrides.count)")
         XCTAssertEqual(out["excludedClassNames"], "\(swift.excludedClassNames.count)")
         XCTAssertEqual(out["protectedClassPrefixes"], "\(swift.protectedClassPrefixes.count)")
-        XCTAssertEqual(out["unrecognizedSelectorFoundationClasses"], swift.unrecognizedSelectorFoundationClasses.joined(separator: ","))
+        XCTAssertEqual(
+            out["unrecognizedSelectorFoundationClasses"],
+            swift.unrecognizedSelectorFoundationClasses.joined(separator: ","))
         XCTAssertEqual(out["maxDistinctReports"], "\(swift.limits.maxDistinctReports)")
         XCTAssertEqual(out["detailedCapturesPerSecond"], "\(swift.limits.detailedCapturesPerSecond)")
         XCTAssertEqual(out["maxStackDepth"], "\(swift.limits.maxStackDepth)")
@@ -156,9 +160,13 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(swift.excludedClassNames, ["NSLock"])
         XCTAssertEqual(swift.protectedClassPrefixes, ["MYApp"])
         XCTAssertEqual(swift.unrecognizedSelectorFoundationClasses, ["NSString"])
-        XCTAssertEqual(swift.limits, ReportLimits(maxDistinctReports: 100, detailedCapturesPerSecond: 5, maxStackDepth: 16))
-        XCTAssertEqual(swift.zombies, ZombieOptions(maxBytes: 1 << 20, maxCount: 50, maxObjectSize: 1024, classNames: ["NSLock"],
-                                                    recordsDeallocationStack: true))
+        XCTAssertEqual(
+            swift.limits, ReportLimits(maxDistinctReports: 100, detailedCapturesPerSecond: 5, maxStackDepth: 16))
+        XCTAssertEqual(
+            swift.zombies,
+            ZombieOptions(
+                maxBytes: 1 << 20, maxCount: 50, maxObjectSize: 1024, classNames: ["NSLock"],
+                recordsDeallocationStack: true))
         XCTAssertFalse(swift.kvoLeavesSystemClassesAlone)
         XCTAssertEqual(swift.mainThreadOnlyMethods, ["NSLock": ["lock", "unlock"], "NSCondition": []])
         XCTAssertNotNil(swift.redact)
@@ -172,13 +180,16 @@ final class ObjCAPITests: XCTestCase {
         let sentry = try XCTUnwrap(swift.sinks.compactMap { $0 as? SentrySink }.first)
         XCTAssertEqual(sentry.options.uploadedGuards, UploadOptions().uploadedGuards)
         XCTAssertEqual(sentry.dsn.dsn, "http://csoskey@127.0.0.1:9/42")
-        let report = CrashReport(signature: "s", category: .container, exceptionName: "E", reason: "r", className: "C",
-                                 selector: "s", isClassMethod: false, hint: "", action: .recovered,
-                                 thread: ThreadInfo(id: 1, name: "", isMain: true), firstSeen: Date(), lastSeen: Date(),
-                                 occurrences: 1)
-        let envelope = String(decoding: try sentry.queue.body([report], "0123456789abcdef0123456789abcdef").body, as: UTF8.self)
-        let event = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try XCTUnwrap(envelope.split(separator: "\n").last).utf8))
-                                  as? [String: Any])
+        let report = CrashReport(
+            signature: "s", category: .container, exceptionName: "E", reason: "r", className: "C",
+            selector: "s", isClassMethod: false, hint: "", action: .recovered,
+            thread: ThreadInfo(id: 1, name: "", isMain: true), firstSeen: Date(), lastSeen: Date(),
+            occurrences: 1)
+        let envelope = String(
+            decoding: try sentry.queue.body([report], "0123456789abcdef0123456789abcdef").body, as: UTF8.self)
+        let event = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try XCTUnwrap(envelope.split(separator: "\n").last).utf8))
+                as? [String: Any])
         XCTAssertEqual(event["release"] as? String, "csos@1.0")
         XCTAssertEqual(event["environment"] as? String, "test")
         XCTAssertEqual(event["dist"] as? String, "77")
@@ -253,9 +264,11 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["containerInDebugMode"], "NSRangeException", "debug mode for the container guard only")
         let reports = (out["reports"] ?? "").split(separator: ",").map(String.init)
         XCTAssertEqual(reports.count, 3, "\(reports)")
-        XCTAssertEqual(reports.first.map { $0.hasPrefix("container:") && $0.hasSuffix(":failedLoudly") }, true,
-                       "\(reports)")   // the receiver is an array class-cluster member (GSInlineArray on GNUstep)
-        XCTAssertEqual(Array(reports.dropFirst()), ["kvc:CSOSProfile:recovered", "unrecognizedSelector:NSLock:recovered"])
+        XCTAssertEqual(
+            reports.first.map { $0.hasPrefix("container:") && $0.hasSuffix(":failedLoudly") }, true,
+            "\(reports)")  // the receiver is an array class-cluster member (GSInlineArray on GNUstep)
+        XCTAssertEqual(
+            Array(reports.dropFirst()), ["kvc:CSOSProfile:recovered", "unrecognizedSelector:NSLock:recovered"])
     }
 
     func testUploadSinksAndReportStoreFromObjectiveC() throws {
@@ -356,7 +369,8 @@ private final class UploadServer {
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             process.terminate()
             throw NSError(domain: "UploadServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "no server: \(text)"])
         }

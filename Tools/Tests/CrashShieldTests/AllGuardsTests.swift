@@ -15,8 +15,10 @@ final class AllGuardsTests: ShieldTestCase {
             results["kvc"] = String(cString: css_valid_kvc_calls())
             results["messaging"] = String(cString: css_valid_messaging_calls())
         }
-        for (name, suite) in [("kvo", css_kvo_valid_sequence), ("notifications", css_note_valid_sequence),
-                              ("timers", css_timer_valid_sequence)] as [(String, (UnsafeMutablePointer<CChar>?, UInt) -> Void)] {
+        for (name, suite) in [
+            ("kvo", css_kvo_valid_sequence), ("notifications", css_note_valid_sequence),
+            ("timers", css_timer_valid_sequence),
+        ] as [(String, (UnsafeMutablePointer<CChar>?, UInt) -> Void)] {
             var buffer = [CChar](repeating: 0, count: 1 << 16)
             suite(&buffer, UInt(buffer.count))
             results[name] = String(cString: buffer)
@@ -31,7 +33,9 @@ final class AllGuardsTests: ShieldTestCase {
         try withShield(Configuration(guards: .all)) { sink in
             XCTAssertEqual(CrashShield.activeGuards, .all)
             let guarded = runSuites()
-            for (name, text) in unguarded { XCTAssertEqual(guarded[name], text, "suite \(name) changed with every guard on") }
+            for (name, text) in unguarded {
+                XCTAssertEqual(guarded[name], text, "suite \(name) changed with every guard on")
+            }
             CrashShield.flush()
             XCTAssertEqual(sink.reports.map(\.method), [], "valid calls must not report")
         }

@@ -17,10 +17,11 @@ final class AppleRulesTests: XCTestCase {
             guard let table = css_apple_only_scenarios(&count) else { return [] }
             return (0..<count).map { index in
                 let raw = table[Int(index)]
-                return AppleCase(name: String(cString: raw.name), category: String(cString: raw.category),
-                                 selector: String(cString: raw.selector), exception: String(cString: raw.exception),
-                                 expectedResult: String(cString: raw.expectedResult),
-                                 appleReason: String(cString: css_apple_only_reason(index)), run: raw.run)
+                return AppleCase(
+                    name: String(cString: raw.name), category: String(cString: raw.category),
+                    selector: String(cString: raw.selector), exception: String(cString: raw.exception),
+                    expectedResult: String(cString: raw.expectedResult),
+                    appleReason: String(cString: css_apple_only_reason(index)), run: raw.run)
             }
         }()
 
@@ -32,17 +33,20 @@ final class AppleRulesTests: XCTestCase {
 
         /// Apple's reason with Apple's concrete class replaced by the receiver's (`*** -[__NSDictionaryM m]: ...`).
         func expectedReason(className: String) -> String {
-            guard let open = appleReason.firstIndex(of: "["), let space = appleReason[open...].firstIndex(of: " ") else { return appleReason }
+            guard let open = appleReason.firstIndex(of: "["), let space = appleReason[open...].firstIndex(of: " ")
+            else { return appleReason }
             return appleReason.replacingCharacters(in: appleReason.index(after: open)..<space, with: className)
         }
     }
 
     /// The selectors only Apple's rules hook (NSCache's: "NSCache" and the selector, since dictionaries hook
     /// `setObject:forKey:` under both rules).
-    static let appleOnlySelectors: Set<String> = ["removeObjectForKey:", "removeObject:", "appendString:",
-                                                  "stringByAppendingString:", "NSCache setObject:forKey:cost:",
-                                                  "NSCache setObject:forKey:", "JSONObjectWithData:options:error:",
-                                                  "dataWithJSONObject:options:error:"]
+    static let appleOnlySelectors: Set<String> = [
+        "removeObjectForKey:", "removeObject:", "appendString:",
+        "stringByAppendingString:", "NSCache setObject:forKey:cost:",
+        "NSCache setObject:forKey:", "JSONObjectWithData:options:error:",
+        "dataWithJSONObject:options:error:",
+    ]
 
     override func tearDown() {
         FoundationRules.current = FoundationRules.platform
@@ -50,10 +54,13 @@ final class AppleRulesTests: XCTestCase {
     }
 
     func testTheCatalogHasEveryAppleOnlyCall() {
-        XCTAssertEqual(Set(AppleCase.all.map(\.selector)),
-                       ["removeObjectForKey:", "removeObject:", "appendString:", "stringByAppendingString:",
-                        "setObject:forKey:cost:", "setObject:forKey:", "setObject:forKeyedSubscript:",
-                        "JSONObjectWithData:options:error:", "dataWithJSONObject:options:error:"])
+        XCTAssertEqual(
+            Set(AppleCase.all.map(\.selector)),
+            [
+                "removeObjectForKey:", "removeObject:", "appendString:", "stringByAppendingString:",
+                "setObject:forKey:cost:", "setObject:forKey:", "setObject:forKeyedSubscript:",
+                "JSONObjectWithData:options:error:", "dataWithJSONObject:options:error:",
+            ])
     }
 
     /// Release mode: the call is stopped, the caller gets the receiver untouched, one report names Apple's exception
@@ -113,9 +120,13 @@ final class AppleRulesTests: XCTestCase {
             FoundationRules.current = rules
             try withShield(Configuration(guards: .all)) { _ in
                 let session = try XCTUnwrap(Session.current.load(ordering: .acquiring))
-                let hooked = Set(session.installed.values.flatMap { $0.hooks.map { hook in
-                    hook.targetClass.name == "NSCache" ? "NSCache \(hook.point.selector.name)" : hook.point.selector.name
-                } })
+                let hooked = Set(
+                    session.installed.values.flatMap {
+                        $0.hooks.map { hook in
+                            hook.targetClass.name == "NSCache"
+                                ? "NSCache \(hook.point.selector.name)" : hook.point.selector.name
+                        }
+                    })
                 let appleOnly = hooked.intersection(Self.appleOnlySelectors)
                 XCTAssertEqual(appleOnly, rules == .apple ? Self.appleOnlySelectors : [], "\(rules)")
             }
@@ -125,15 +136,19 @@ final class AppleRulesTests: XCTestCase {
     /// A nil format raises on both Foundations: the catalog's GNUstep rows (checked by the crash matrix) report
     /// GNUstep's "NULL format"; under Apple's rules the same calls report Apple's "nil argument".
     func testNilFormatReportsTheRulesReason() throws {
-        let names = ["string.initWithFormat.nil", "mutableString.stringWithFormat.nil", "string.stringByAppendingFormat.nil"]
+        let names = [
+            "string.initWithFormat.nil", "mutableString.stringWithFormat.nil", "string.stringByAppendingFormat.nil",
+        ]
         for rules in [FoundationRules.gnustep, .apple] {
             FoundationRules.current = rules
             for name in names {
                 guard let report = try onlyReport(ofScenario: name) else { continue }
                 XCTAssertEqual(report.selector, "initWithFormat:locale:arguments:", name)
-                XCTAssertEqual(report.reason, rules == .apple
-                               ? "*** -[\(report.className) initWithFormat:locale:arguments:]: nil argument"
-                               : "[\(report.className)-initWithFormat:locale:arguments:]: NULL format", name)
+                XCTAssertEqual(
+                    report.reason,
+                    rules == .apple
+                        ? "*** -[\(report.className) initWithFormat:locale:arguments:]: nil argument"
+                        : "[\(report.className)-initWithFormat:locale:arguments:]: NULL format", name)
             }
         }
     }
@@ -144,10 +159,14 @@ final class AppleRulesTests: XCTestCase {
     func testCacheNilObjectForNilKeyIsLeftToFoundation() throws {
         for withCost in [false, true] {
             FoundationRules.current = .gnustep
-            let unguarded = catchingObjCException { withAutoreleasePool { css_cache_set_nil_object_for_nil_key(withCost) } }
+            let unguarded = catchingObjCException {
+                withAutoreleasePool { css_cache_set_nil_object_for_nil_key(withCost) }
+            }
             FoundationRules.current = .apple
             try withShield(Configuration(guards: .all)) { sink in
-                let raised = catchingObjCException { withAutoreleasePool { css_cache_set_nil_object_for_nil_key(withCost) } }
+                let raised = catchingObjCException {
+                    withAutoreleasePool { css_cache_set_nil_object_for_nil_key(withCost) }
+                }
                 CrashShield.flush()
                 XCTAssertEqual(raised?.name, unguarded?.name, "cost: \(withCost)")
                 XCTAssertEqual(raised?.reason, unguarded?.reason, "cost: \(withCost)")
@@ -163,13 +182,19 @@ final class AppleRulesTests: XCTestCase {
         ("string.hasPrefix.nil", { "-[\($0) hasPrefix:]: nil argument" }),
         ("string.hasSuffix.nil", { "-[\($0) hasSuffix:]: nil argument" }),
         ("string.stringWithString.nil", { _ in "*** -[NSPlaceholderString initWithString:]: nil argument" }),
-        ("mutableString.stringWithString.nil", { _ in "*** -[NSPlaceholderMutableString initWithString:]: nil argument" }),
+        (
+            "mutableString.stringWithString.nil",
+            { _ in "*** -[NSPlaceholderMutableString initWithString:]: nil argument" }
+        ),
         ("string.initWithString.nil", { "*** -[\($0) initWithString:]: nil argument" }),
         ("string.stringWithUTF8String.null", { "*** +[\($0) stringWithUTF8String:]: NULL cString" }),
         ("string.initWithUTF8String.null", { "*** -[\($0) initWithUTF8String:]: NULL cString" }),
         ("mutableString.initWithUTF8String.null", { "*** -[\($0) initWithUTF8String:]: NULL cString" }),
         ("mutableString.insertString.pastEnd", { "-[\($0) insertString:atIndex:]: Range or index out of bounds" }),
-        ("mutableString.deleteCharactersInRange.pastEnd", { "-[\($0) deleteCharactersInRange:]: Range or index out of bounds" }),
+        (
+            "mutableString.deleteCharactersInRange.pastEnd",
+            { "-[\($0) deleteCharactersInRange:]: Range or index out of bounds" }
+        ),
         ("attributedString.initWithString.nil", { "\($0) initWithString:: nil value" }),
         ("mutableAttributedString.addAttribute.nilValue", { "\($0) addAttribute:value:range:: nil value" }),
     ]
@@ -187,10 +212,13 @@ final class AppleRulesTests: XCTestCase {
     func testApplesIndexTextNamesTheEmptyImmutableArray() {
         FoundationRules.current = .apple
         let empty = Violation.index(0, count: 0, method: "objectAtIndex:")
-        XCTAssertEqual(empty.reason("__NSArray0"), "*** -[__NSArray0 objectAtIndex:]: index 0 beyond bounds for empty NSArray")
-        XCTAssertEqual(empty.reason("__NSArrayM"), "*** -[__NSArrayM objectAtIndex:]: index 0 beyond bounds for empty array")
-        XCTAssertEqual(Violation.index(3, count: 3, method: "objectAtIndex:").reason("__NSArrayI"),
-                       "*** -[__NSArrayI objectAtIndex:]: index 3 beyond bounds [0 .. 2]")
+        XCTAssertEqual(
+            empty.reason("__NSArray0"), "*** -[__NSArray0 objectAtIndex:]: index 0 beyond bounds for empty NSArray")
+        XCTAssertEqual(
+            empty.reason("__NSArrayM"), "*** -[__NSArrayM objectAtIndex:]: index 0 beyond bounds for empty array")
+        XCTAssertEqual(
+            Violation.index(3, count: 3, method: "objectAtIndex:").reason("__NSArrayI"),
+            "*** -[__NSArrayI objectAtIndex:]: index 3 beyond bounds [0 .. 2]")
         FoundationRules.current = .gnustep
         XCTAssertEqual(empty.reason("GSArray"), "Index 0 is out of range 0 (in 'objectAtIndex:')")
     }
@@ -235,7 +263,9 @@ final class AppleRulesTests: XCTestCase {
                 let raised = perform()
                 CrashShield.flush()
                 XCTAssertEqual(raised?.name, unguarded?.name, "\(mode)")
-                XCTAssertEqual(raised?.reason, unguarded?.reason, "\(mode): CrashShield raised Apple's text for a call Apple accepts")
+                XCTAssertEqual(
+                    raised?.reason, unguarded?.reason,
+                    "\(mode): CrashShield raised Apple's text for a call Apple accepts")
                 XCTAssertEqual(sink.reports.map(\.method), [], "\(mode)")
             }
         }

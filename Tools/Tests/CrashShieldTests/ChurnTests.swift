@@ -22,11 +22,15 @@ final class ChurnTests: ShieldTestCase {
         return Int(csp_resident_bytes()) - Int(before)
     }
 
-    private func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB (%d bytes a cycle)", Double(bytes) / 1_048_576, bytes / Self.cycles) }
+    private func megabytes(_ bytes: Int) -> String {
+        String(format: "%.1f MB (%d bytes a cycle)", Double(bytes) / 1_048_576, bytes / Self.cycles)
+    }
 
     /// Runs `cycle` without CrashShield, then with `configuration`; fails when memory grows more with it.
-    private func assertFlat(_ name: String, _ configuration: Configuration, extraAllowance: Int = 0,
-                            file: StaticString = #filePath, line: UInt = #line, _ cycle: () -> Void) throws {
+    private func assertFlat(
+        _ name: String, _ configuration: Configuration, extraAllowance: Int = 0,
+        file: StaticString = #filePath, line: UInt = #line, _ cycle: () -> Void
+    ) throws {
         XCTAssertGreaterThan(csp_resident_bytes(), 0, "no resident set size on this platform", file: file, line: line)
         let started = Date()
         let unguarded = growth(cycle)
@@ -35,11 +39,15 @@ final class ChurnTests: ShieldTestCase {
         try withShield(configuration) { _ in guarded = growth(cycle) }
         let allowed = max(0, unguarded) + Self.cycles * Self.allowedBytesPerCycle + Self.slack + extraAllowance
         let seconds = { (interval: TimeInterval) in String(format: "%.1f s", interval) }
-        print("churn \(name): \(Self.cycles) cycles; without CrashShield RSS grew \(megabytes(unguarded)) in "
-              + "\(seconds(middle.timeIntervalSince(started))), with it \(megabytes(guarded)) in \(seconds(Date().timeIntervalSince(middle)))")
-        XCTAssertLessThanOrEqual(guarded, allowed, "\(name): with CrashShield the resident set grew by \(megabytes(guarded)) over "
-                                 + "\(Self.cycles) cycles, without it by \(megabytes(unguarded)); allowed \(megabytes(allowed))",
-                                 file: file, line: line)
+        print(
+            "churn \(name): \(Self.cycles) cycles; without CrashShield RSS grew \(megabytes(unguarded)) in "
+                + "\(seconds(middle.timeIntervalSince(started))), with it \(megabytes(guarded)) in \(seconds(Date().timeIntervalSince(middle)))"
+        )
+        XCTAssertLessThanOrEqual(
+            guarded, allowed,
+            "\(name): with CrashShield the resident set grew by \(megabytes(guarded)) over "
+                + "\(Self.cycles) cycles, without it by \(megabytes(unguarded)); allowed \(megabytes(allowed))",
+            file: file, line: line)
     }
 
     /// Each cycle: a fresh model, an observer added and removed, one removed twice (the second removal raises

@@ -33,7 +33,8 @@ final class ClassClusterTests: XCTestCase {
             XCTAssertEqual(Set(producedMutable).subtracting(mutable.members), [], "\(mutable)")
             XCTAssertTrue(mutable.members.allSatisfy { $0.isKind(of: mutableRoot) }, "\(mutable)")
             XCTAssertFalse(immutable.members.contains { $0.isKind(of: mutableRoot) }, "\(immutable)")
-            XCTAssertTrue(both.members.allSatisfy { member in both.roots.contains { member.isKind(of: $0) } }, "\(both)")
+            XCTAssertTrue(
+                both.members.allSatisfy { member in both.roots.contains { member.isKind(of: $0) } }, "\(both)")
         }
     }
 }

@@ -49,8 +49,9 @@ final class ClusterOwnerTests: ShieldTestCase {
             XCTAssertEqual(owners["CSSConcreteList"], 0, "\(owners)")
             XCTAssertEqual(owners["CSSAbstractList"], 1, "the implementation the sibling runs: \(owners)")
             if let generic = owners["NSArray"] { XCTAssertEqual(generic, 2, "above both: \(owners)") }
-            XCTAssertEqual(arrays.hookTargets(for: subarray, kind: .instance).map(\.name).filter { $0.hasPrefix("CSS") },
-                           ["CSSConcreteList"])
+            XCTAssertEqual(
+                arrays.hookTargets(for: subarray, kind: .instance).map(\.name).filter { $0.hasPrefix("CSS") },
+                ["CSSConcreteList"])
         }
     }
 
@@ -92,12 +93,17 @@ final class ClusterOwnerTests: ShieldTestCase {
             var configuration = Configuration(guards: .container)
             configuration.excludedClassNames = ["CSSConcreteList"]
             try withShield(configuration) { sink in
-                XCTAssertTrue(HookEngine.shared.activeHooks.contains { $0.targetClass.name == "CSSAbstractList" && $0.selector == subarray })
+                XCTAssertTrue(
+                    HookEngine.shared.activeHooks.contains {
+                        $0.targetClass.name == "CSSAbstractList" && $0.selector == subarray
+                    })
                 _ = calls()
                 XCTAssertEqual(subarrayCount("CSSConcreteList", 0, 3).count, 3)
                 XCTAssertEqual(calls().override, 1)
                 let bad = subarrayCount("CSSConcreteList", 2, 5)
-                XCTAssertEqual(bad.raised, "*** -[CSSAbstractList subarrayWithRange:]: range {2, 5} extends beyond bounds [0 .. 2]")
+                XCTAssertEqual(
+                    bad.raised, "*** -[CSSAbstractList subarrayWithRange:]: range {2, 5} extends beyond bounds [0 .. 2]"
+                )
                 let counted = calls()
                 XCTAssertEqual(counted.override, 1)
                 XCTAssertEqual(counted.abstract, 1)
@@ -115,7 +121,8 @@ final class ClusterOwnerTests: ShieldTestCase {
         try sampling(["CSSLiteralArray"]) {
             XCTAssertTrue(try XCTUnwrap(ClassFamily("NSArray")).members.contains(literal))
             XCTAssertTrue(try XCTUnwrap(ClassFamily("NSArray", "NSMutableArray")).members.contains(literal))
-            XCTAssertFalse(try XCTUnwrap(ClassFamily("NSMutableArray")).members.contains(literal), "kept only in its own family")
+            XCTAssertFalse(
+                try XCTUnwrap(ClassFamily("NSMutableArray")).members.contains(literal), "kept only in its own family")
             XCTAssertFalse(try XCTUnwrap(ClassFamily("NSDictionary")).members.contains(literal))
             try withShield(Configuration(guards: .container)) { sink in
                 var raised: (name: String, reason: String)?

@@ -6,8 +6,10 @@ import XCTest
 
 /// Configuration that would hurt the app is refused with a clear error; redaction runs before any sink.
 final class ConfigurationSafetyTests: ShieldTestCase {
-    private func assertRefused(_ configuration: Configuration, mentioning text: String,
-                               file: StaticString = #filePath, line: UInt = #line) {
+    private func assertRefused(
+        _ configuration: Configuration, mentioning text: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertThrowsError(try CrashShield.start(configuration), file: file, line: line) { error in
             XCTAssertTrue("\(error)".contains(text), "\(error)", file: file, line: line)
         }
@@ -28,7 +30,7 @@ final class ConfigurationSafetyTests: ShieldTestCase {
 
     func testAStaleExcludedClassNameIsSkippedAndTheGuardsStillRun() throws {
         var configuration = Configuration(guards: .container)
-        configuration.excludedClassNames = ["MYLegacyParser"]   // the README's example: a class since removed
+        configuration.excludedClassNames = ["MYLegacyParser"]  // the README's example: a class since removed
         try withShield(configuration) { sink in
             XCTAssertTrue(CrashShield.isRunning)
             XCTAssertNil(css_test_bad_call(), "the guard runs")
@@ -119,9 +121,11 @@ final class ConfigurationSafetyTests: ShieldTestCase {
         let calls = UnsafeMutablePointer<Int>.allocate(capacity: 1)
         defer { calls.deallocate() }
         calls.pointee = 0
-        XCTAssertEqual(CrashShieldRuntime.crashshield_set_report_handler({ _, context in
-            context!.assumingMemoryBound(to: Int.self).pointee += 1
-        }, calls), CrashShieldStatusOK)
+        XCTAssertEqual(
+            CrashShieldRuntime.crashshield_set_report_handler(
+                { _, context in
+                    context!.assumingMemoryBound(to: Int.self).pointee += 1
+                }, calls), CrashShieldStatusOK)
         XCTAssertEqual(CrashShieldRuntime.crashshield_start(false), CrashShieldStatusOK)
         defer { CrashShieldRuntime.crashshield_stop() }
         XCTAssertNil(css_test_bad_call())

@@ -27,7 +27,8 @@ final class ContainerGuardTests: ShieldTestCase {
     /// (it truncates ordered-set indexes to 32 bits, inserts through a nil index set) reaches it unchanged; what it
     /// raises for is recovered with the receiver untouched and one report naming its exception.
     func testIndexEdgesBehaveAsFoundationWithEveryGuardOn() throws {
-        let calls = try assertProbesBehaveAsFoundation(Probe.all("array.", "mutableArray.", "orderedSet.", "mutableOrderedSet."))
+        let calls = try assertProbesBehaveAsFoundation(
+            Probe.all("array.", "mutableArray.", "orderedSet.", "mutableOrderedSet."))
         XCTAssertGreaterThan(calls, 380)
     }
 
@@ -60,7 +61,8 @@ final class ContainerGuardTests: ShieldTestCase {
 
     /// GNUstep checks the range before the data: with both bad, the range exception is Foundation's.
     func testOverflowingRangesRangeOfData() throws {
-        try assertOverflowingRangesBehaveAsFoundation("data.rangeOfData:options:range:", "data.rangeOfData:nil options:range:")
+        try assertOverflowingRangesBehaveAsFoundation(
+            "data.rangeOfData:options:range:", "data.rangeOfData:nil options:range:")
     }
 
     func testOverflowingRangesResetBytesInRange() throws {
@@ -100,7 +102,9 @@ final class ContainerGuardTests: ShieldTestCase {
             XCTAssertEqual(report.action, .recovered)
             XCTAssertFalse(report.isClassMethod)
             XCTAssertTrue(report.className.contains("Array"), report.className)
-            XCTAssertEqual(report.callerFrame?.symbol, "css_test_call_objectAtIndex", "the caller is the app function that made the bad call")
+            XCTAssertEqual(
+                report.callerFrame?.symbol, "css_test_call_objectAtIndex",
+                "the caller is the app function that made the bad call")
             XCTAssertTrue(report.thread.isMain || report.thread.id > 0)
             XCTAssertFalse(report.hint.isEmpty)
             XCTAssertEqual(report.occurrences, 1)
@@ -110,17 +114,20 @@ final class ContainerGuardTests: ShieldTestCase {
     func testDebugModeReportsThenFailsLikeTheOriginalForAppCode() throws {
         try withShield(Configuration(guards: .container, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?
-            withAutoreleasePool { raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) } }
+            withAutoreleasePool {
+                raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) }
+            }
             XCTAssertEqual(raised?.name, "NSRangeException")
             XCTAssertEqual(sink.reports.first?.action, .failedLoudly, "the report is delivered before the failure")
-            XCTAssertEqual(sink.reports.first?.reason, raised?.reason, "the report names exactly what Foundation raised")
+            XCTAssertEqual(
+                sink.reports.first?.reason, raised?.reason, "the report names exactly what Foundation raised")
         }
     }
 
     /// Also where GNUstep's implementation calls other guarded methods (`insertObjects:atIndexes:` calls
     /// `insertObject:atIndex:`) or the app calls a convenience constructor: one report, and the failure is loud.
     func testDebugModeFailsLikeFoundationOnceForEveryScenario() throws {
-        let scenarios = CatalogScenario.all(category: "container").filter { !$0.exception.hasPrefix("SIG") }   // they kill the process
+        let scenarios = CatalogScenario.all(category: "container").filter { !$0.exception.hasPrefix("SIG") }  // they kill the process
         XCTAssertGreaterThan(scenarios.count, 50)
         for scenario in scenarios {
             try assertDebugModeFailsLikeFoundation(scenario, guards: .container)
@@ -131,7 +138,9 @@ final class ContainerGuardTests: ShieldTestCase {
         // A call whose caller lives in a system image (here: every image counts as a system image).
         try withShield(Configuration(guards: .container, mode: .debug, isAppImage: { _ in false })) { sink in
             var raised: (name: String, reason: String)?
-            withAutoreleasePool { raised = catchingObjCException { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) } }
+            withAutoreleasePool {
+                raised = catchingObjCException { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) }
+            }
             XCTAssertNil(raised)
             XCTAssertEqual(sink.reports.first?.action, .recovered)
         }
@@ -140,7 +149,9 @@ final class ContainerGuardTests: ShieldTestCase {
     func testDenyListedClassesBehaveAsWithoutCrashShield() throws {
         try withShield(Configuration(guards: .container, excludedClassNames: ["NSArray"])) { sink in
             var raised: (name: String, reason: String)?
-            withAutoreleasePool { raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) } }
+            withAutoreleasePool {
+                raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) }
+            }
             XCTAssertEqual(raised?.name, "NSRangeException")
             XCTAssertTrue(sink.reports.isEmpty)
         }
@@ -151,7 +162,9 @@ final class ContainerGuardTests: ShieldTestCase {
             XCTAssertNoThrow(try CrashShield.setGuard(.container, enabled: false))
             XCTAssertFalse(CrashShield.activeGuards.contains(.container))
             var raised: (name: String, reason: String)?
-            withAutoreleasePool { raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) } }
+            withAutoreleasePool {
+                raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) }
+            }
             XCTAssertEqual(raised?.name, "NSRangeException", "switched off: the original behaviour")
             XCTAssertNoThrow(try CrashShield.setGuard(.container, enabled: true))
             withAutoreleasePool { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) }
@@ -197,9 +210,13 @@ final class ContainerGuardTests: ShieldTestCase {
 
     func testStopRestoresEveryOriginalImplementation() throws {
         let arrays = try XCTUnwrap(ClassFamily("NSArray", "NSMutableArray"))
-        let selectors: [ObjCSelector] = ["objectAtIndex:", "addObject:", "initWithObjects:count:", "removeObjectsInRange:"]
+        let selectors: [ObjCSelector] = [
+            "objectAtIndex:", "addObject:", "initWithObjects:count:", "removeObjectsInRange:",
+        ]
         func implementations() -> [Int] {
-            arrays.members.flatMap { cls in selectors.map { unsafeBitCast(csr_class_methodImplementation(cls.pointer, $0.pointer), to: Int.self) } }
+            arrays.members.flatMap { cls in
+                selectors.map { unsafeBitCast(csr_class_methodImplementation(cls.pointer, $0.pointer), to: Int.self) }
+            }
         }
         let before = implementations()
         try CrashShield.start(Configuration(guards: .container))

@@ -2,7 +2,7 @@ import CrashShieldMatrix
 import Foundation
 import XCTest
 
-#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
+#if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
 /// The crash matrix in CI: every catalog scenario crashes unprotected and survives protected with exactly its report.
 final class CrashMatrixTests: XCTestCase {
     func testEveryScenarioCrashesUnprotectedAndSurvivesProtected() throws {

@@ -41,9 +41,12 @@ enum FirebaseCrashlytics {
 /// Bugly's documented iOS API (`+[Bugly reportExceptionWithCategory:name:reason:callStack:extraInfo:terminateApp:]`,
 /// Bugly.h), as Swift imports it.
 enum Bugly {
-    static var reported: [(category: UInt, name: String, reason: String, callStack: [Any], extraInfo: [AnyHashable: Any])] = []
-    static func reportException(withCategory category: UInt, name: String, reason: String, callStack: [Any],
-                                extraInfo: [AnyHashable: Any], terminateApp: Bool) {
+    static var reported:
+        [(category: UInt, name: String, reason: String, callStack: [Any], extraInfo: [AnyHashable: Any])] = []
+    static func reportException(
+        withCategory category: UInt, name: String, reason: String, callStack: [Any],
+        extraInfo: [AnyHashable: Any], terminateApp: Bool
+    ) {
         reported.append((category, name, reason, callStack, extraInfo))
     }
 }
@@ -76,10 +79,11 @@ func buglySink() -> ReportHandlerSink {
             let image = (frame.image as NSString).lastPathComponent
             return "\(index) \(image) 0x\(String(frame.address, radix: 16)) \(image) + \(frame.offsetInImage)"
         }
-        Bugly.reportException(withCategory: 3, name: report.exceptionName,
-                              reason: "\(report.appFacingMethod): \(report.reason)", callStack: callStack,
-                              extraInfo: ["group": report.group, "occurrences": "\(report.occurrences)"],
-                              terminateApp: false)
+        Bugly.reportException(
+            withCategory: 3, name: report.exceptionName,
+            reason: "\(report.appFacingMethod): \(report.reason)", callStack: callStack,
+            extraInfo: ["group": report.group, "occurrences": "\(report.occurrences)"],
+            terminateApp: false)
     }
 }
 // README recipe: Bugly ends
@@ -89,7 +93,9 @@ final class CrashServiceRecipeTests: ShieldTestCase {
     /// the caller outwards (its first frame is the call site) and the group.
     func testTheRecipesForwardARealReportWithItsStack() throws {
         var report: CrashReport?
-        try withShield(Configuration(guards: .container, sinks: [crashlyticsSink(), buglySink()], isAppImage: { _ in true })) { sink in
+        try withShield(
+            Configuration(guards: .container, sinks: [crashlyticsSink(), buglySink()], isAppImage: { _ in true })
+        ) { sink in
             withAutoreleasePool { _ = css_test_call_objectAtIndex(css_test_array(), 5) }
             CrashShield.flush()
             report = sink.reports.first
@@ -100,7 +106,8 @@ final class CrashServiceRecipeTests: ShieldTestCase {
         let recorded = try XCTUnwrap(FirebaseCrashlytics.Crashlytics.crashlytics().recorded.last)
         XCTAssertEqual(recorded.model.name, "NSRangeException")
         XCTAssertTrue(recorded.model.reason.hasPrefix("-[NSArray objectAtIndex:]: "), recorded.model.reason)
-        XCTAssertEqual(recorded.model.stackTrace.first?.address, UInt(caller.address), "the stack starts at the call site")
+        XCTAssertEqual(
+            recorded.model.stackTrace.first?.address, UInt(caller.address), "the stack starts at the call site")
         XCTAssertEqual(recorded.model.stackTrace.count, stopped.callStack.count - stopped.callerFrameIndex!)
         XCTAssertEqual(recorded.keys["crashshield_group"] as? String, stopped.group)
 
@@ -114,15 +121,18 @@ final class CrashServiceRecipeTests: ShieldTestCase {
 
     /// The README shows exactly the code between each pair of markers above.
     func testTheREADMEShowsTheseRecipes() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()   // Tools/Tests/CrashShieldTests/ -> the repository
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+            .deletingLastPathComponent()  // Tools/Tests/CrashShieldTests/ -> the repository
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         for service in ["Crashlytics", "Bugly"] {
             let begin = "// README recipe: \(service) begins\n", end = "// README recipe: \(service) ends"
             let start = try XCTUnwrap(source.range(of: begin)), stop = try XCTUnwrap(source.range(of: end))
             let code = String(source[start.upperBound..<stop.lowerBound])
-            XCTAssertTrue(readme.contains(code), "README.md's \(service) recipe differs from CrashServiceRecipeTests.swift:\n\(code)")
+            XCTAssertTrue(
+                readme.contains(code),
+                "README.md's \(service) recipe differs from CrashServiceRecipeTests.swift:\n\(code)")
         }
     }
 }

@@ -30,7 +30,7 @@ final class DeallocWatcherTests: ShieldTestCase {
         XCTAssertTrue(css_make_subclass("CSSUnwatchedObject", "CSSAfterStopParent"))
         XCTAssertTrue(css_make_subclass("CSSAfterStopParent", "CSSAfterStopChild"))
         let storage = SideStorage<Int>()
-        for name in ["CSSAfterStopChild", "CSSAfterStopParent"] {   // the child first: both end up hooked
+        for name in ["CSSAfterStopChild", "CSSAfterStopParent"] {  // the child first: both end up hooked
             let object = try XCTUnwrap(css_object_new(name))
             storage[object] = 1
             css_object_release(object)
@@ -81,10 +81,12 @@ final class DeallocWatcherTests: ShieldTestCase {
             }.start()
         }
         group.wait()
-        XCTAssertEqual(entered.current, Array(repeating: -1, count: threads),
-                       "a -dealloc with nothing watched entered the replacement instead of passing through")
-        XCTAssertEqual(css_dealloc_count("CSSUnwatchedObject"), before + threads * perThread * 2,
-                       "every object's -dealloc chain ran exactly once")
+        XCTAssertEqual(
+            entered.current, Array(repeating: -1, count: threads),
+            "a -dealloc with nothing watched entered the replacement instead of passing through")
+        XCTAssertEqual(
+            css_dealloc_count("CSSUnwatchedObject"), before + threads * perThread * 2,
+            "every object's -dealloc chain ran exactly once")
         CrashShield.waitForSinks()
         XCTAssertEqual(sink.reports.count, 0, "\(sink.reports.map(\.reason))")
     }

@@ -9,7 +9,9 @@ private let one: ValueIMP = { _, _ in 1 }
 private let seven: ValueIMP = { _, _ in 7 }
 /// What the neighbours answer, a different implementation in each class: libobjc skips writing an entry that already
 /// holds the same implementation, and the class would go on sharing its superclass's block.
-private let neighbourIMPs: [ValueIMP] = [{ _, _ in 100 }, { _, _ in 101 }, { _, _ in 102 }, { _, _ in 103 }, { _, _ in 104 }]
+private let neighbourIMPs: [ValueIMP] = [
+    { _, _ in 100 }, { _, _ in 101 }, { _, _ in 102 }, { _, _ in 103 }, { _, _ in 104 },
+]
 
 /// The hook point of the current test (made per test: its selector is new). Original * 1000 + 1.
 nonisolated(unsafe) private var replacement: HookPoint<ValueIMP>!
@@ -63,13 +65,16 @@ final class DispatchTableTests: XCTestCase {
     /// Registers `name` below `superclass` (instance methods, or class methods on its metaclass): `v` answering
     /// `value` when given, otherwise the neighbours (the class inherits `v`).
     @discardableResult
-    private func makeClass(_ name: String, below superclass: String, _ classes: TestSelectors, kind: MethodKind,
-                           value: ValueIMP? = nil) throws -> String {
+    private func makeClass(
+        _ name: String, below superclass: String, _ classes: TestSelectors, kind: MethodKind,
+        value: ValueIMP? = nil
+    ) throws -> String {
         XCTAssertTrue(css_make_subclass(superclass, name))
         let cls = try XCTUnwrap(ObjCClass(named: name))
         let target = kind == .class ? cls.metaclass : cls
         func add(_ selector: ObjCSelector, _ imp: ValueIMP) {
-            XCTAssertTrue(csr_class_addMethod(target.pointer, selector.pointer, unsafeBitCast(imp, to: CSRIMP.self), "q@:"))
+            XCTAssertTrue(
+                csr_class_addMethod(target.pointer, selector.pointer, unsafeBitCast(imp, to: CSRIMP.self), "q@:"))
         }
         if let value {
             add(classes.selector, value)
@@ -113,16 +118,20 @@ final class DispatchTableTests: XCTestCase {
         let hook = try HookEngine.shared.install(replacement, on: try XCTUnwrap(ObjCClass(named: base)))
         self.hook = hook
         XCTAssertEqual(hook.origin, .replacedOwnMethod)
-        XCTAssertEqual(try values(all, classes, kind: kind), [1001, 1001, 1001, 7, 7],
-                       "inheriting classes see the replacement; overriding classes and their subclasses keep theirs")
+        XCTAssertEqual(
+            try values(all, classes, kind: kind), [1001, 1001, 1001, 7, 7],
+            "inheriting classes see the replacement; overriding classes and their subclasses keep theirs")
         // Classes messaged for the first time after the replacement copy their superclass's table then.
-        let late = [try makeClass("CSSDispatchLateInheriting\(tag)", below: inheritingLeaf, classes, kind: kind),
-                    try makeClass("CSSDispatchLateOverriding\(tag)", below: overridingLeaf, classes, kind: kind)]
+        let late = [
+            try makeClass("CSSDispatchLateInheriting\(tag)", below: inheritingLeaf, classes, kind: kind),
+            try makeClass("CSSDispatchLateOverriding\(tag)", below: overridingLeaf, classes, kind: kind),
+        ]
         XCTAssertEqual(try values(late, classes, kind: kind), [1001, 7])
 
         XCTAssertEqual(hook.revert(), .reverted)
-        XCTAssertEqual(try values(all + late, classes, kind: kind), [1, 1, 1, 7, 7, 1, 7],
-                       "the revert reaches the same classes")
+        XCTAssertEqual(
+            try values(all + late, classes, kind: kind), [1, 1, 1, 7, 7, 1, 7],
+            "the revert reaches the same classes")
         let afterRevert = try makeClass("CSSDispatchAfterRevert\(tag)", below: inheritingLeaf, classes, kind: kind)
         XCTAssertEqual(try values([afterRevert], classes, kind: kind), [1])
     }
@@ -147,16 +156,20 @@ final class DispatchTableTests: XCTestCase {
         secondReplacement = HookPoint(w.selector, replacement: secondReplacementIMP)
         let baseClass = try XCTUnwrap(ObjCClass(named: base))
         let hooks = try HookEngine.shared.batch {
-            let hooks = [try HookEngine.shared.install(replacement, on: baseClass),
-                         try HookEngine.shared.install(secondReplacement, on: baseClass)]
-            XCTAssertEqual(try values([base], v, kind: .instance) + values([base], w, kind: .instance), [1001, 1002],
-                           "the owner answers with the replacement at once")
+            let hooks = [
+                try HookEngine.shared.install(replacement, on: baseClass),
+                try HookEngine.shared.install(secondReplacement, on: baseClass),
+            ]
+            XCTAssertEqual(
+                try values([base], v, kind: .instance) + values([base], w, kind: .instance), [1001, 1002],
+                "the owner answers with the replacement at once")
             return hooks
         }
         defer { hooks.forEach { $0.revert() } }
         XCTAssertEqual(try values(all, v, kind: .instance), [1001, 1001, 7])
-        XCTAssertEqual(try values(all, w, kind: .instance), [1002, 1002, 1002],
-                       "a class that overrides one replaced method still inherits the other")
+        XCTAssertEqual(
+            try values(all, w, kind: .instance), [1002, 1002, 1002],
+            "a class that overrides one replaced method still inherits the other")
         HookEngine.shared.batch { hooks.forEach { XCTAssertEqual($0.revert(), .reverted) } }
         XCTAssertEqual(try values(all, v, kind: .instance) + values(all, w, kind: .instance), [1, 1, 7, 1, 1, 1])
     }

@@ -10,8 +10,9 @@ final class FailurePathTests: ShieldTestCase {
     /// however many calls of the other site were rate-limited before: the decision is never borrowed from another
     /// call site of the same guard, class and selector.
     func testTwoCallSitesOfOneMethodEachGetTheirOwnDecisionAndReportUnderRateLimiting() throws {
-        let configuration = Configuration(guards: .container, mode: .debug,
-                                          limits: ReportLimits(detailedCapturesPerSecond: 1))
+        let configuration = Configuration(
+            guards: .container, mode: .debug,
+            limits: ReportLimits(detailedCapturesPerSecond: 1))
         try withShield(configuration) { sink in
             XCTAssertEqual(css_test_add_nil_through_invocation(50), 0, "a system caller's bad call is recovered")
             XCTAssertEqual(css_test_add_nil_direct(50), 50, "the app's own bad call fails loudly, every time")

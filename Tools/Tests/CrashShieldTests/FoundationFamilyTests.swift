@@ -8,8 +8,10 @@ import XCTest
 /// itself (the differential probes), and what Foundation accepts left alone.
 final class FoundationFamilyTests: ShieldTestCase {
     /// Each scenario protected: what the caller got, and exactly GNUstep's exception and reason in one report.
-    private func assertReports(_ expected: [String: (exception: String, reason: String)], selector: String,
-                               file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertReports(
+        _ expected: [String: (exception: String, reason: String)], selector: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         for (name, failure) in expected.sorted(by: { $0.key < $1.key }) {
             let scenario = try XCTUnwrap(CatalogScenario.named(name), name, file: file, line: line)
             try withShield(Configuration(guards: .all)) { sink in
@@ -33,16 +35,34 @@ final class FoundationFamilyTests: ShieldTestCase {
     func testCStringConstructorReasonsAreGNUsteps() throws {
         #if !canImport(Darwin)
         let invalid = "NSInvalidArgumentException"
-        try assertReports(["string.stringWithCStringEncoding.null": (invalid, "[NSString+stringWithCString:encoding:]: NULL cString")],
-                          selector: "stringWithCString:encoding:")
-        try assertReports(["string.initWithCStringEncoding.null": (invalid, "[NSString-initWithCString:encoding:]: NULL cString"),
-                           "mutableString.initWithCStringEncoding.null": (invalid, "[NSString-initWithCString:encoding:]: NULL cString")],
-                          selector: "initWithCString:encoding:")
-        try assertReports(["string.initWithBytesLengthEncoding.null": (invalid, "-initWithBytes:lenth:encoding given nul bytes"),
-                           "mutableString.initWithBytesLengthEncoding.null": (invalid, "-initWithBytes:lenth:encoding given nul bytes"),
-                           "mutableString.initWithBytesLengthEncoding.nullUnicode":
-                               ("SIGSEGV", "-[GSMutableString initWithBytes:length:encoding:] with NULL bytes and length 4: the bytes are read")],
-                          selector: "initWithBytes:length:encoding:")
+        try assertReports(
+            [
+                "string.stringWithCStringEncoding.null": (
+                    invalid, "[NSString+stringWithCString:encoding:]: NULL cString"
+                )
+            ],
+            selector: "stringWithCString:encoding:")
+        try assertReports(
+            [
+                "string.initWithCStringEncoding.null": (invalid, "[NSString-initWithCString:encoding:]: NULL cString"),
+                "mutableString.initWithCStringEncoding.null": (
+                    invalid, "[NSString-initWithCString:encoding:]: NULL cString"
+                ),
+            ],
+            selector: "initWithCString:encoding:")
+        try assertReports(
+            [
+                "string.initWithBytesLengthEncoding.null": (invalid, "-initWithBytes:lenth:encoding given nul bytes"),
+                "mutableString.initWithBytesLengthEncoding.null": (
+                    invalid, "-initWithBytes:lenth:encoding given nul bytes"
+                ),
+                "mutableString.initWithBytesLengthEncoding.nullUnicode":
+                    (
+                        "SIGSEGV",
+                        "-[GSMutableString initWithBytes:length:encoding:] with NULL bytes and length 4: the bytes are read"
+                    ),
+            ],
+            selector: "initWithBytes:length:encoding:")
         #endif
     }
 
@@ -50,13 +70,30 @@ final class FoundationFamilyTests: ShieldTestCase {
     func testCStringConstructorsUnderAppleRules() throws {
         #if !canImport(Darwin)
         try underAppleRules {
-            try assertReports(["string.stringWithCStringEncoding.null": ("NSInvalidArgumentException", "*** +[NSString stringWithCString:encoding:]: NULL cString")],
-                              selector: "stringWithCString:encoding:")
-            try assertReports(["string.initWithCStringEncoding.null": ("NSInvalidArgumentException", "*** -[GSPlaceholderString initWithCString:encoding:]: NULL cString")],
-                              selector: "initWithCString:encoding:")
-            try assertReports(["string.initWithBytesLengthEncoding.null":
-                                   ("SIGSEGV", "-[GSPlaceholderString initWithBytes:length:encoding:] with NULL bytes and length 3: the bytes are read")],
-                              selector: "initWithBytes:length:encoding:")
+            try assertReports(
+                [
+                    "string.stringWithCStringEncoding.null": (
+                        "NSInvalidArgumentException", "*** +[NSString stringWithCString:encoding:]: NULL cString"
+                    )
+                ],
+                selector: "stringWithCString:encoding:")
+            try assertReports(
+                [
+                    "string.initWithCStringEncoding.null": (
+                        "NSInvalidArgumentException",
+                        "*** -[GSPlaceholderString initWithCString:encoding:]: NULL cString"
+                    )
+                ],
+                selector: "initWithCString:encoding:")
+            try assertReports(
+                [
+                    "string.initWithBytesLengthEncoding.null":
+                        (
+                            "SIGSEGV",
+                            "-[GSPlaceholderString initWithBytes:length:encoding:] with NULL bytes and length 3: the bytes are read"
+                        )
+                ],
+                selector: "initWithBytes:length:encoding:")
         }
         #endif
     }
@@ -66,20 +103,28 @@ final class FoundationFamilyTests: ShieldTestCase {
     /// Every range edge (ends past 2^64 included) on run-time, constant, mutable and non-Latin strings: GNUstep's
     /// range check, and constant strings' own walk (which accepts a wrapped end equal to the length).
     func testGetCharactersRangeBehavesAsFoundation() throws {
-        try assertRangeProbesBehaveAsFoundation(["string.getCharacters:range:", "constantString.getCharacters:range:",
-                                                 "mutableString.getCharacters:range:", "wideString.getCharacters:range:"],
-                                                selector: "getCharacters:range:")
+        try assertRangeProbesBehaveAsFoundation(
+            [
+                "string.getCharacters:range:", "constantString.getCharacters:range:",
+                "mutableString.getCharacters:range:", "wideString.getCharacters:range:",
+            ],
+            selector: "getCharacters:range:")
     }
 
     func testGetCharactersRangeReasonsAreGNUstepsAndBufferIsUntouched() throws {
         #if !canImport(Darwin)
         let range = "NSRangeException"
-        try assertReports(["string.getCharactersRange.pastEnd": (range, "in getCharacters:range:, range { 3, 3 } extends beyond size (5)"),
-                           "constantString.getCharactersRange.notFound":
-                               (range, "in getCharacters:range:, range { 9223372036854775807, 0 } extends beyond string"),
-                           "mutableString.getCharactersRange.wrappingRange":
-                               (range, "in getCharacters:range:, range { 2, 18446744073709551615 } extends beyond size (5)")],
-                          selector: "getCharacters:range:")
+        try assertReports(
+            [
+                "string.getCharactersRange.pastEnd": (
+                    range, "in getCharacters:range:, range { 3, 3 } extends beyond size (5)"
+                ),
+                "constantString.getCharactersRange.notFound":
+                    (range, "in getCharacters:range:, range { 9223372036854775807, 0 } extends beyond string"),
+                "mutableString.getCharactersRange.wrappingRange":
+                    (range, "in getCharacters:range:, range { 2, 18446744073709551615 } extends beyond size (5)"),
+            ],
+            selector: "getCharacters:range:")
         #endif
     }
 
@@ -88,20 +133,31 @@ final class FoundationFamilyTests: ShieldTestCase {
     /// The designated initializer and what funnels into it, with nil and with strings; the mutations GNUstep accepts
     /// with nil (append, insert at i <= length, set) left alone, an insert past the end stopped where it funnels.
     func testAttributedStringsBehaveAsFoundation() throws {
-        let compared = try assertProbesBehaveAsFoundation(Probe.all("attributedClass.", "mutableAttributedClass.", "mutableAttributedString.appendAttributedString",
-                                                                    "mutableAttributedString.insertAttributedString", "mutableAttributedString.setAttributedString"))
+        let compared = try assertProbesBehaveAsFoundation(
+            Probe.all(
+                "attributedClass.", "mutableAttributedClass.", "mutableAttributedString.appendAttributedString",
+                "mutableAttributedString.insertAttributedString", "mutableAttributedString.setAttributedString"))
         XCTAssertGreaterThan(compared, 50)
     }
 
     func testAttributedStringReasonsAreGNUsteps() throws {
         #if !canImport(Darwin)
         let nilString = "aString object passed to -[GSAttributedString initWithString:attributes:] is nil"
-        try assertReports(["attributedString.initWithStringAttributes.nil": ("NSInvalidArgumentException", nilString),
-                           "mutableAttributedString.initWithAttributedString.nil": ("NSInvalidArgumentException", nilString)],
-                          selector: "initWithString:attributes:")
-        try assertReports(["mutableAttributedString.insertAttributedString.pastEnd":
-                               ("NSRangeException", "in replaceCharactersInRange:withString:, range { 6, 0 } extends beyond size (5)")],
-                          selector: "replaceCharactersInRange:withAttributedString:")
+        try assertReports(
+            [
+                "attributedString.initWithStringAttributes.nil": ("NSInvalidArgumentException", nilString),
+                "mutableAttributedString.initWithAttributedString.nil": ("NSInvalidArgumentException", nilString),
+            ],
+            selector: "initWithString:attributes:")
+        try assertReports(
+            [
+                "mutableAttributedString.insertAttributedString.pastEnd":
+                    (
+                        "NSRangeException",
+                        "in replaceCharactersInRange:withString:, range { 6, 0 } extends beyond size (5)"
+                    )
+            ],
+            selector: "replaceCharactersInRange:withAttributedString:")
         #endif
     }
 
@@ -120,32 +176,52 @@ final class FoundationFamilyTests: ShieldTestCase {
             let raised = try XCTUnwrap(Probe.all(probe).first?.run(1)?.raised, probe)
             return String(raised.drop { $0 != ":" }.dropFirst(2))
         }
-        let dataClass = try XCTUnwrap(foundationReason("dataClass.initWithBase64EncodedString:options:").split(separator: "-").first?.dropFirst())
-        let mutableClass = try XCTUnwrap(foundationReason("mutableDataClass.initWithBase64EncodedData:options:").split(separator: "-").first?.dropFirst())
-        try assertReports(["data.initWithBase64EncodedString.nil":
-                               ("NSInvalidArgumentException", "[\(dataClass)-initWithBase64EncodedString:options:] called with nil string")],
-                          selector: "initWithBase64EncodedString:options:")
-        try assertReports(["mutableData.initWithBase64EncodedData.nil":
-                               ("NSInvalidArgumentException", "[\(mutableClass)-initWithBase64EncodedData:options:] called with nil data")],
-                          selector: "initWithBase64EncodedData:options:")
+        let dataClass = try XCTUnwrap(
+            foundationReason("dataClass.initWithBase64EncodedString:options:").split(separator: "-").first?.dropFirst())
+        let mutableClass = try XCTUnwrap(
+            foundationReason("mutableDataClass.initWithBase64EncodedData:options:").split(separator: "-").first?
+                .dropFirst())
+        try assertReports(
+            [
+                "data.initWithBase64EncodedString.nil":
+                    (
+                        "NSInvalidArgumentException",
+                        "[\(dataClass)-initWithBase64EncodedString:options:] called with nil string"
+                    )
+            ],
+            selector: "initWithBase64EncodedString:options:")
+        try assertReports(
+            [
+                "mutableData.initWithBase64EncodedData.nil":
+                    (
+                        "NSInvalidArgumentException",
+                        "[\(mutableClass)-initWithBase64EncodedData:options:] called with nil data"
+                    )
+            ],
+            selector: "initWithBase64EncodedData:options:")
         #endif
     }
 
     /// compare: and isEqualToNumber: with nil and with numbers, on integer, unsigned, floating-point and boolean
     /// numbers; a zero float's isEqualToNumber:nil (GNUstep answers YES, raising nothing) left alone.
     func testNumberComparisonsBehaveAsFoundation() throws {
-        let compared = try assertProbesBehaveAsFoundation(Probe.all("intNumber.", "unsignedNumber.", "doubleNumber.", "boolNumber.", "zeroFloatNumber."))
+        let compared = try assertProbesBehaveAsFoundation(
+            Probe.all("intNumber.", "unsignedNumber.", "doubleNumber.", "boolNumber.", "zeroFloatNumber."))
         XCTAssertGreaterThan(compared, 40)
         let zero = try XCTUnwrap(Probe.all("zeroFloatNumber.isEqualToNumber:").first)
-        XCTAssertEqual(zero.run(1)?.result, "YES", "GNUstep's float isEqualToNumber:nil compares with 0 and raises nothing")
+        XCTAssertEqual(
+            zero.run(1)?.result, "YES", "GNUstep's float isEqualToNumber:nil compares with 0 and raises nothing")
         XCTAssertNil(zero.run(1)?.raised)
     }
 
     func testNumberReasonsAreGNUsteps() throws {
         #if !canImport(Darwin)
-        try assertReports(["number.compare.nil": ("NSInvalidArgumentException", "nil argument for compare:"),
-                           "number.isEqualToNumber.nil": ("NSInvalidArgumentException", "nil argument for compare:")],
-                          selector: "compare:")
+        try assertReports(
+            [
+                "number.compare.nil": ("NSInvalidArgumentException", "nil argument for compare:"),
+                "number.isEqualToNumber.nil": ("NSInvalidArgumentException", "nil argument for compare:"),
+            ],
+            selector: "compare:")
         #endif
     }
 
@@ -154,18 +230,23 @@ final class FoundationFamilyTests: ShieldTestCase {
     /// Index sets past the end, of other sizes than the objects, nil ones; removeObject:inRange: at every range edge
     /// (GNUstep raises for none: left alone).
     func testMutableArrayIndexSetsAndRangesBehaveAsFoundation() throws {
-        let compared = try assertProbesBehaveAsFoundation(Probe.all("mutableArray.replaceObjectsAtIndexes", "emptyMutableArray.replaceObjectsAtIndexes"),
-                                                          selector: "replaceObjectsAtIndexes:withObjects:")
+        let compared = try assertProbesBehaveAsFoundation(
+            Probe.all("mutableArray.replaceObjectsAtIndexes", "emptyMutableArray.replaceObjectsAtIndexes"),
+            selector: "replaceObjectsAtIndexes:withObjects:")
         XCTAssertGreaterThan(compared, 30)
-        try assertRangeProbesBehaveAsFoundation(["mutableArray.removeObject:inRange:", "mutableArray.removeObject:nil inRange:"],
-                                                selector: "removeObject:inRange:")
+        try assertRangeProbesBehaveAsFoundation(
+            ["mutableArray.removeObject:inRange:", "mutableArray.removeObject:nil inRange:"],
+            selector: "removeObject:inRange:")
     }
 
     func testReplaceObjectsAtIndexesReasonIsGNUstepsAndNothingIsReplaced() throws {
         #if !canImport(Darwin)
-        try assertReports(["mutableArray.replaceObjectsAtIndexes.pastEnd":
-                               ("NSRangeException", "Index 5 is out of range 3 (in 'replaceObjectAtIndex:withObject:')")],
-                          selector: "replaceObjectsAtIndexes:withObjects:")
+        try assertReports(
+            [
+                "mutableArray.replaceObjectsAtIndexes.pastEnd":
+                    ("NSRangeException", "Index 5 is out of range 3 (in 'replaceObjectAtIndex:withObject:')")
+            ],
+            selector: "replaceObjectsAtIndexes:withObjects:")
         #endif
     }
 
@@ -183,9 +264,12 @@ final class FoundationFamilyTests: ShieldTestCase {
                     XCTAssertEqual(outcome.after, outcome.before, "\(probe.name): the receiver untouched")
                 }
                 CrashShield.flush()
-                XCTAssertEqual(sink.reports.map(\.selector), ["replaceObjectsAtIndexes:withObjects:", "removeObject:inRange:"])
-                XCTAssertEqual(sink.reports.first?.reason,
-                               "*** -[GSMutableArray replaceObjectsAtIndexes:withObjects:]: count of array (1) differs from count of index set (2)")
+                XCTAssertEqual(
+                    sink.reports.map(\.selector), ["replaceObjectsAtIndexes:withObjects:", "removeObject:inRange:"])
+                XCTAssertEqual(
+                    sink.reports.first?.reason,
+                    "*** -[GSMutableArray replaceObjectsAtIndexes:withObjects:]: count of array (1) differs from count of index set (2)"
+                )
                 sink.removeAll()
                 // Valid under both rules: {0} with (x), and {0, 3} removing "b".
                 for (probe, index) in [(pair, UInt(0)), (remove, UInt(3))] {
@@ -210,11 +294,19 @@ final class FoundationFamilyTests: ShieldTestCase {
 
     func testFileURLReasonsAreGNUstepsAndTheCallerGetsNil() throws {
         #if !canImport(Darwin)
-        try assertReports(["url.fileURLWithPath.nil": ("NSInvalidArgumentException", "[NSURL initFileURLWithPath:] nil string parameter")],
-                          selector: "initFileURLWithPath:")
-        try assertReports(["url.initFileURLWithPathIsDirectory.nil":
-                               ("NSInvalidArgumentException", "[NSURL initFileURLWithPath:isDirectory:] nil string parameter")],
-                          selector: "initFileURLWithPath:isDirectory:")
+        try assertReports(
+            [
+                "url.fileURLWithPath.nil": (
+                    "NSInvalidArgumentException", "[NSURL initFileURLWithPath:] nil string parameter"
+                )
+            ],
+            selector: "initFileURLWithPath:")
+        try assertReports(
+            [
+                "url.initFileURLWithPathIsDirectory.nil":
+                    ("NSInvalidArgumentException", "[NSURL initFileURLWithPath:isDirectory:] nil string parameter")
+            ],
+            selector: "initFileURLWithPath:isDirectory:")
         #endif
     }
 
@@ -228,13 +320,18 @@ final class FoundationFamilyTests: ShieldTestCase {
 
     func testDateCompareReasonIsGNUstepsAndNotHookedUnderAppleRules() throws {
         #if !canImport(Darwin)
-        try assertReports(["date.compare.nil": ("NSInvalidArgumentException", "nil argument for compare:"),
-                           "distantPast.compare.nil": ("NSInvalidArgumentException", "nil argument for compare:")],
-                          selector: "compare:")
+        try assertReports(
+            [
+                "date.compare.nil": ("NSInvalidArgumentException", "nil argument for compare:"),
+                "distantPast.compare.nil": ("NSInvalidArgumentException", "nil argument for compare:"),
+            ],
+            selector: "compare:")
         func dateCompareHooks() throws -> Int {
             let session = try XCTUnwrap(Session.current.load(ordering: .acquiring))
             let date = try XCTUnwrap(ObjCClass(named: "NSDate"))
-            return session.installed.values.flatMap(\.hooks).filter { $0.point.selector.name == "compare:" && $0.targetClass.isKind(of: date) }.count
+            return session.installed.values.flatMap(\.hooks).filter {
+                $0.point.selector.name == "compare:" && $0.targetClass.isKind(of: date)
+            }.count
         }
         try withShield(Configuration(guards: .container)) { _ in XCTAssertGreaterThan(try dateCompareHooks(), 0) }
         try underAppleRules {
@@ -257,11 +354,20 @@ final class FoundationFamilyTests: ShieldTestCase {
     func testNonPropertyListDefaultsReasonsAreGNUstepsAndTheDefaultsAreUnchanged() throws {
         #if !canImport(Darwin)
         let invalid = "NSInvalidArgumentException"
-        try assertReports(["userDefaults.setObjectForKey.nullInDictionary":
-                               (invalid, "attempt to set non property list object ({a = \"<null>\"; }) for key (CrashShieldPlistKey)"),
-                           "userDefaults.setObjectForKey.url":
-                               (invalid, "attempt to set non property list object (https://example.com/a) for key (CrashShieldPlistKey)")],
-                          selector: "setObject:forKey:")
+        try assertReports(
+            [
+                "userDefaults.setObjectForKey.nullInDictionary":
+                    (
+                        invalid,
+                        "attempt to set non property list object ({a = \"<null>\"; }) for key (CrashShieldPlistKey)"
+                    ),
+                "userDefaults.setObjectForKey.url":
+                    (
+                        invalid,
+                        "attempt to set non property list object (https://example.com/a) for key (CrashShieldPlistKey)"
+                    ),
+            ],
+            selector: "setObject:forKey:")
         #endif
     }
 
@@ -294,7 +400,8 @@ final class FoundationFamilyTests: ShieldTestCase {
             let expected = [
                 "NumberKey": "Attempt to insert non-property list object {1 = one; } for key CrashShieldPlistKey",
                 "DateKey": "Attempt to insert non-property list object {\"* = v; } for key CrashShieldPlistKey",
-                "NullInDictionary": "Attempt to insert non-property list object {a = \"<null>\"; } for key CrashShieldPlistKey",
+                "NullInDictionary":
+                    "Attempt to insert non-property list object {a = \"<null>\"; } for key CrashShieldPlistKey",
             ]
             for (name, reason) in expected.sorted(by: { $0.key < $1.key }) {
                 let probe = try XCTUnwrap(Probe.all("userDefaults.setObject:\(name) forKey:").first, name)
@@ -306,7 +413,8 @@ final class FoundationFamilyTests: ShieldTestCase {
                     XCTAssertEqual(sink.reports.count, 1, name)
                     let parts = reason.components(separatedBy: "*")
                     let reported = sink.reports.first?.reason ?? ""
-                    XCTAssertTrue(reported.hasPrefix(parts[0]) && reported.hasSuffix(parts.last!), "\(name): \(reported)")
+                    XCTAssertTrue(
+                        reported.hasPrefix(parts[0]) && reported.hasSuffix(parts.last!), "\(name): \(reported)")
                     if parts.count == 1 { XCTAssertEqual(reported, reason, name) }
                     XCTAssertEqual(sink.reports.first?.exceptionName, "NSInvalidArgumentException", name)
                 }

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
+#if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
 /// Runs `crashshield-proof` (built next to the test bundle) as a child process: a crash or a hang there is a failed
 /// test here, not a dead test run.
 struct ProofTool {
@@ -14,15 +14,19 @@ struct ProofTool {
     }
 
     static var executable: URL {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("crashshield-proof")
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "crashshield-proof")
     }
 
     /// Runs it with `arguments`; kills it after `timeout` seconds. stdout and stderr are returned together.
-    static func run(_ arguments: [String], timeout: Double, file: StaticString = #filePath, line: UInt = #line) throws -> Run {
+    static func run(
+        _ arguments: [String], timeout: Double, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> Run {
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
             throw XCTSkip("build the proof tools first (swift build --build-tests): no \(executable.path)")
         }
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("crashshield-proof-\(UUID().uuidString).log")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "crashshield-proof-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
         let handle = try FileHandle(forWritingTo: output)
@@ -47,8 +51,9 @@ struct ProofTool {
         process.waitUntilExit()
         try handle.close()
         let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        return Run(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
-                   timedOut: timedOut, output: text, seconds: Date().timeIntervalSince(started))
+        return Run(
+            status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
+            timedOut: timedOut, output: text, seconds: Date().timeIntervalSince(started))
     }
 }
 
@@ -69,27 +74,34 @@ final class FuzzTests: XCTestCase {
     ]
 
     func testAFixedSeedFindsNoDivergence() throws {
-        let run = try ProofTool.run(["fuzz", "--seed", Self.seed, "--calls", String(Self.calls), "--jobs", "2", "--examples", "3"],
-                                    timeout: 1200)
+        let run = try ProofTool.run(
+            ["fuzz", "--seed", Self.seed, "--calls", String(Self.calls), "--jobs", "2", "--examples", "3"],
+            timeout: 1200)
         print(run.output)
         XCTAssertFalse(run.timedOut, "the fuzzer did not finish in 1200 s")
         XCTAssertFalse(run.signaled, "the fuzzer's driver crashed (signal \(run.status))")
-        let counts = Dictionary(uniqueKeysWithValues: run.output.split(separator: "\n").compactMap { line -> (String, Int)? in
-            let fields = line.split(separator: " ")
-            guard fields.count == 3, fields[0] == "count", let value = Int(fields[2]) else { return nil }
-            return (String(fields[1]), value)
-        })
-        let categories = ["crash-with-guards", "valid-differs", "valid-reported", "recovered-changed-receiver",
-                          "raising-not-recovered", "recovered-without-report", "out-of-scope-changed"]
+        let counts = Dictionary(
+            uniqueKeysWithValues: run.output.split(separator: "\n").compactMap { line -> (String, Int)? in
+                let fields = line.split(separator: " ")
+                guard fields.count == 3, fields[0] == "count", let value = Int(fields[2]) else { return nil }
+                return (String(fields[1]), value)
+            })
+        let categories = [
+            "crash-with-guards", "valid-differs", "valid-reported", "recovered-changed-receiver",
+            "raising-not-recovered", "recovered-without-report", "out-of-scope-changed",
+        ]
         XCTAssertEqual(Set(counts.keys), Set(categories), "the fuzzer printed no counts:\n\(run.output.suffix(3000))")
         for category in categories {
-            XCTAssertEqual(counts[category], Self.known[category],
-                           "\(category) (known: \(Self.known[category] ?? 0)): \(examples(of: category, in: run.output))")
+            XCTAssertEqual(
+                counts[category], Self.known[category],
+                "\(category) (known: \(Self.known[category] ?? 0)): \(examples(of: category, in: run.output))")
         }
         let summary = run.output.split(separator: "\n").last { $0.hasPrefix("fuzz: ") && $0.hasSuffix("divergent") }
         let judged = summary.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
-        XCTAssertGreaterThanOrEqual(judged, Self.calls * 98 / 100, "calls judged (the rest were skipped): \(summary ?? "none")")
-        XCTAssertEqual(run.status, Self.known.values.reduce(0, +) == 0 ? 0 : 1, "exit status: 1 while anything diverges")
+        XCTAssertGreaterThanOrEqual(
+            judged, Self.calls * 98 / 100, "calls judged (the rest were skipped): \(summary ?? "none")")
+        XCTAssertEqual(
+            run.status, Self.known.values.reduce(0, +) == 0 ? 0 : 1, "exit status: 1 while anything diverges")
     }
 
     /// The first examples the fuzzer printed for one category.

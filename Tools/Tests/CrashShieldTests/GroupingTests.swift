@@ -10,21 +10,22 @@ final class GroupingTests: ShieldTestCase {
     /// The app of two builds: `unrelated` code before the call site moves it in the binary.
     private static func appSource(unrelated: Bool, exported: Bool) -> String {
         let visibility = exported ? "" : "__attribute__((visibility(\"hidden\")))"
+        let unrelatedFeature = """
+            __attribute__((noinline)) int app_unrelated_feature(int x) {
+                int sum = 0;
+                for (int i = 0; i < x; i++) sum += i * i % 7;
+                return sum + (int)[[NSString stringWithFormat: @"%d", sum] length];
+            }
+            """
         return """
-        #import <Foundation/Foundation.h>
-        \(unrelated ? """
-        __attribute__((noinline)) int app_unrelated_feature(int x) {
-            int sum = 0;
-            for (int i = 0; i < x; i++) sum += i * i % 7;
-            return sum + (int)[[NSString stringWithFormat: @"%d", sum] length];
-        }
-        """ : "")
-        \(visibility) __attribute__((noinline)) void *app_list_item(unsigned long index) {
-            NSArray *list = [NSArray arrayWithObjects: @"a", @"b", nil];
-            return (void *)[list objectAtIndex: index];
-        }
-        void *app_entry(unsigned long index) { return app_list_item(index); }
-        """
+            #import <Foundation/Foundation.h>
+            \(unrelated ? unrelatedFeature : "")
+            \(visibility) __attribute__((noinline)) void *app_list_item(unsigned long index) {
+                NSArray *list = [NSArray arrayWithObjects: @"a", @"b", nil];
+                return (void *)[list objectAtIndex: index];
+            }
+            void *app_entry(unsigned long index) { return app_list_item(index); }
+            """
     }
 
     /// Builds the app as `libapp.so` in a folder of its own (the same image name in both builds, as an app keeps its
@@ -33,12 +34,16 @@ final class GroupingTests: ShieldTestCase {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("grouping-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let source = folder.appendingPathComponent("app.m")
-        try Self.appSource(unrelated: unrelated, exported: exported).write(to: source, atomically: true, encoding: .utf8)
+        try Self.appSource(unrelated: unrelated, exported: exported).write(
+            to: source, atomically: true, encoding: .utf8)
         let library = folder.appendingPathComponent("libapp.so").path
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "gcc -std=gnu11 -shared -fPIC -O1 -fno-optimize-sibling-calls -g $(gnustep-config --objc-flags) \(source.path) -o \(library) "
-                           + "$(gnustep-config --base-libs) 2>&1"]
+        shell.arguments = [
+            "-c",
+            "gcc -std=gnu11 -shared -fPIC -O1 -fno-optimize-sibling-calls -g $(gnustep-config --objc-flags) \(source.path) -o \(library) "
+                + "$(gnustep-config --base-libs) 2>&1",
+        ]
         let pipe = Pipe()
         shell.standardOutput = pipe
         try shell.run()
@@ -63,8 +68,9 @@ final class GroupingTests: ShieldTestCase {
     private func assertOneGroupAcrossBuilds(exported: Bool) throws {
         let first = try report(of: build(unrelated: false, exported: exported))
         let second = try report(of: build(unrelated: true, exported: exported))
-        XCTAssertNotEqual(first.callerFrame?.offsetInImage, second.callerFrame?.offsetInImage,
-                          "the unrelated change moved the call site")
+        XCTAssertNotEqual(
+            first.callerFrame?.offsetInImage, second.callerFrame?.offsetInImage,
+            "the unrelated change moved the call site")
         XCTAssertNotEqual(first.signature, second.signature, "a signature is the call site of one build")
         XCTAssertNotNil(first.groupingKey)
         XCTAssertEqual(first.groupingKey, second.groupingKey, "one call site, one group across builds")
@@ -88,7 +94,8 @@ final class GroupingTests: ShieldTestCase {
             reports = sink.reports
         }
         let names = Set(reports.compactMap(\.callerFunction))
-        XCTAssertEqual(names, ["-[CSSGroupingCaller firstList]", "+[CSSGroupingCaller secondList]"], "\(reports.map(\.method))")
+        XCTAssertEqual(
+            names, ["-[CSSGroupingCaller firstList]", "+[CSSGroupingCaller secondList]"], "\(reports.map(\.method))")
         XCTAssertEqual(Set(reports.compactMap(\.groupingKey)).count, 2)
         XCTAssertEqual(Set(reports.map(\.appFacingMethod)), ["-[NSArray objectAtIndex:]"])
     }

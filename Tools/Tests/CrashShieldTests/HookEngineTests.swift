@@ -5,7 +5,8 @@ import XCTest
 
 /// Replacement for `-value` that adds 100 to the original. Like every replacement, it passes calls through unchanged
 /// once its hook is reverted but left in a chain (`isActive` false).
-private let plusHundred: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") { receiver, cmd in
+private let plusHundred: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") {
+    receiver, cmd in
     let original = plusHundred.original(for: receiver)?(receiver, cmd) ?? -1000
     return plusHundred.isActive(for: receiver) ? original + 100 : original
 }
@@ -15,25 +16,31 @@ private let plusTen: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int>
     return plusTen.isActive(for: receiver) ? original + 10 : original
 }
 /// Used only on CSSHookChild, which inherits -value (the added override stays in the class after revert).
-private let plusHundredOnChild: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") { receiver, cmd in
+private let plusHundredOnChild: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") {
+    receiver, cmd in
     let original = plusHundredOnChild.original(for: receiver)?(receiver, cmd) ?? -1000
     return plusHundredOnChild.isActive(for: receiver) ? original + 100 : original
 }
 /// Installed only on classes made at run time (each a direct subclass of CSSHookBase, so never nested).
-private let plusHundredOnRuntimeClasses: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") { receiver, cmd in
+private let plusHundredOnRuntimeClasses: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint(
+    "value"
+) { receiver, cmd in
     let original = plusHundredOnRuntimeClasses.original(for: receiver)?(receiver, cmd) ?? -1000
     return plusHundredOnRuntimeClasses.isActive(for: receiver) ? original + 100 : original
 }
 /// Used only on CSSHookPassThroughChild (an added override): counts the calls that enter it.
 nonisolated(unsafe) private var countingEntries = 0
-private let plusHundredCounting: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") { receiver, cmd in
+private let plusHundredCounting: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("value") {
+    receiver, cmd in
     countingEntries += 1
     let original = plusHundredCounting.original(for: receiver)?(receiver, cmd) ?? -1000
     return plusHundredCounting.isActive(for: receiver) ? original + 100 : original
 }
 /// Class-method replacement: `+classValue` times 2.
 private let timesTwo: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> =
-    HookPoint("classValue", kind: .class) { receiver, cmd in (timesTwo.original(for: receiver)?(receiver, cmd) ?? -1000) * 2 }
+    HookPoint("classValue", kind: .class) { receiver, cmd in
+        (timesTwo.original(for: receiver)?(receiver, cmd) ?? -1000) * 2
+    }
 
 /// Another swizzling library, hooking after us the classic way: it keeps the previous IMP and calls it.
 nonisolated(unsafe) private var foreignPrevious: (@convention(c) (CSRObject?, CSRSelector?) -> Int)?
@@ -58,8 +65,10 @@ final class HookEngineTests: XCTestCase {
 
     func testReplacingAnOwnMethodReachesSubclassesAndRevertRestoresIt() throws {
         let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
-        let before = base.responds(to: "value") ? csr_class_methodImplementation(base.pointer, ObjCSelector("value").pointer) : nil
-        XCTAssertEqual(value("CSSHookChild"), 1)   // the child's dispatch table is filled before the hook
+        let before =
+            base.responds(to: "value")
+            ? csr_class_methodImplementation(base.pointer, ObjCSelector("value").pointer) : nil
+        XCTAssertEqual(value("CSSHookChild"), 1)  // the child's dispatch table is filled before the hook
         let hook = try HookEngine.shared.install(plusHundred, on: base)
         XCTAssertEqual(hook.origin, .replacedOwnMethod)
         XCTAssertEqual(value("CSSHookBase"), 101)
@@ -69,7 +78,9 @@ final class HookEngineTests: XCTestCase {
         XCTAssertEqual(value("CSSHookBase"), 1)
         XCTAssertEqual(value("CSSHookChild"), 1)
         let after = csr_class_methodImplementation(base.pointer, ObjCSelector("value").pointer)
-        XCTAssertEqual(unsafeBitCast(before, to: Int.self), unsafeBitCast(after, to: Int.self), "revert restores exactly the original IMP")
+        XCTAssertEqual(
+            unsafeBitCast(before, to: Int.self), unsafeBitCast(after, to: Int.self),
+            "revert restores exactly the original IMP")
     }
 
     func testHookingAClassThatOnlyInheritsTheMethodLeavesTheSuperclassAlone() throws {
@@ -85,7 +96,9 @@ final class HookEngineTests: XCTestCase {
         // The same point on the superclass would make the child's override call itself through super: refused.
         let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
         XCTAssertThrowsError(try HookEngine.shared.install(plusHundredOnChild, on: base)) {
-            XCTAssertEqual($0 as? HookError, .nestedInstallation(class: "CSSHookBase", selector: "value", existing: "CSSHookChild"))
+            XCTAssertEqual(
+                $0 as? HookError, .nestedInstallation(class: "CSSHookBase", selector: "value", existing: "CSSHookChild")
+            )
         }
         XCTAssertEqual(value("CSSHookBase"), 1)
     }
@@ -121,7 +134,9 @@ final class HookEngineTests: XCTestCase {
         XCTAssertEqual(value("CSSHookPassThroughChild"), 101)
         XCTAssertEqual(countingEntries, 1)
         XCTAssertEqual(again.revert(), .passingThrough)
-        XCTAssertEqual(unsafeBitCast(csr_class_methodImplementation(child.pointer, sel.pointer), to: Int.self), unsafeBitCast(stopped, to: Int.self))
+        XCTAssertEqual(
+            unsafeBitCast(csr_class_methodImplementation(child.pointer, sel.pointer), to: Int.self),
+            unsafeBitCast(stopped, to: Int.self))
         XCTAssertEqual(value("CSSHookPassThroughChild"), 1)
         XCTAssertEqual(countingEntries, 1)
     }
@@ -129,8 +144,10 @@ final class HookEngineTests: XCTestCase {
     func testOnlyWordArgumentsPassThrough() {
         XCTAssertTrue(csr_types_pass_in_words("q16@0:8"))
         XCTAssertTrue(csr_types_pass_in_words("v40@0:8{_NSRange=QQ}16@32"))
-        XCTAssertTrue(csr_types_pass_in_words("{_NSRange=QQ}16@0:8"), "a struct in registers comes back from the tail call")
-        XCTAssertFalse(csr_types_pass_in_words("{CGRect={CGPoint=dd}{CGSize=dd}}16@0:8"), "above 16 bytes: refused (arm64 x8)")
+        XCTAssertTrue(
+            csr_types_pass_in_words("{_NSRange=QQ}16@0:8"), "a struct in registers comes back from the tail call")
+        XCTAssertFalse(
+            csr_types_pass_in_words("{CGRect={CGPoint=dd}{CGSize=dd}}16@0:8"), "above 16 bytes: refused (arm64 x8)")
         XCTAssertFalse(csr_types_pass_in_words("v24@0:8d16"), "a double argument would not survive the lookup")
         XCTAssertFalse(csr_types_pass_in_words("v48@0:8{CGRect={CGPoint=dd}{CGSize=dd}}16"))
         XCTAssertFalse(csr_types_pass_in_words("v56@0:8q16q24q32q40q48"), "seven words: one on the stack")
@@ -155,7 +172,8 @@ final class HookEngineTests: XCTestCase {
         let inner = try HookEngine.shared.install(plusHundred, on: base)
         let outer = try HookEngine.shared.install(plusTen, on: base)
         XCTAssertEqual(value("CSSHookBase"), 111)
-        XCTAssertEqual(inner.revert(), .passingThrough, "the outer hook calls us as its original; we stay and pass through")
+        XCTAssertEqual(
+            inner.revert(), .passingThrough, "the outer hook calls us as its original; we stay and pass through")
         XCTAssertEqual(value("CSSHookBase"), 11)
         XCTAssertEqual(outer.revert(), .reverted)
         XCTAssertEqual(value("CSSHookBase"), 1)
@@ -164,7 +182,8 @@ final class HookEngineTests: XCTestCase {
     func testRevertNeverClobbersAHookAnotherLibraryInstalledLater() throws {
         let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
         let ours = try HookEngine.shared.install(plusHundred, on: base)
-        let previous = csr_class_replaceOwnMethod(base.pointer, ObjCSelector("value").pointer, unsafeBitCast(foreignHook, to: CSRIMP.self))
+        let previous = csr_class_replaceOwnMethod(
+            base.pointer, ObjCSelector("value").pointer, unsafeBitCast(foreignHook, to: CSRIMP.self))
         foreignPrevious = unsafeBitCast(previous, to: (@convention(c) (CSRObject?, CSRSelector?) -> Int).self)
         XCTAssertEqual(value("CSSHookBase"), 1101)
         XCTAssertEqual(ours.revert(), .passingThrough)
@@ -220,11 +239,14 @@ final class HookEngineTests: XCTestCase {
 
     func testRefusesWhatMustNeverBeHooked() throws {
         let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
-        let retain: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> CSRObject?> = HookPoint("retain") { receiver, _ in receiver }
+        let retain: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> CSRObject?> = HookPoint("retain") {
+            receiver, _ in receiver
+        }
         XCTAssertThrowsError(try HookEngine.shared.install(retain, on: base)) {
             XCTAssertEqual($0 as? HookError, .forbiddenSelector("retain"))
         }
-        let missing: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("noSuchMethod") { _, _ in 0 }
+        let missing: HookPoint<@convention(c) (CSRObject?, CSRSelector?) -> Int> = HookPoint("noSuchMethod") { _, _ in 0
+        }
         XCTAssertThrowsError(try HookEngine.shared.install(missing, on: base)) {
             XCTAssertEqual($0 as? HookError, .methodNotFound(class: "CSSHookBase", selector: "noSuchMethod"))
         }
@@ -249,7 +271,8 @@ final class HookEngineTests: XCTestCase {
     func testClassClusterDiscoveryFindsConcreteClassesFromSamples() throws {
         let arrays = try XCTUnwrap(ClassFamily("NSArray"))
         XCTAssertFalse(arrays.members.isEmpty)
-        XCTAssertTrue(arrays.members.allSatisfy { member in arrays.roots.contains { member.isKind(of: $0) } }, "\(arrays)")
+        XCTAssertTrue(
+            arrays.members.allSatisfy { member in arrays.roots.contains { member.isKind(of: $0) } }, "\(arrays)")
         let targets = arrays.hookTargets(for: "objectAtIndex:", kind: .instance)
         XCTAssertFalse(targets.isEmpty)
         XCTAssertTrue(targets.allSatisfy { $0.owns("objectAtIndex:") }, "hooks go on the classes that own the method")
@@ -257,14 +280,14 @@ final class HookEngineTests: XCTestCase {
     }
 }
 
-
 extension HookEngineTests {
     /// A hook left passing through under another library's hook is switched back on when installed again, instead of
     /// being put into the chain a second time (the two copies would call each other forever).
     func testReinstallingAHookThatPassesThroughUnderAnotherSwitchesItBackOn() throws {
         let base = try XCTUnwrap(ObjCClass(named: "CSSHookBase"))
         let ours = try HookEngine.shared.install(plusHundred, on: base)
-        let previous = csr_class_replaceOwnMethod(base.pointer, ObjCSelector("value").pointer, unsafeBitCast(foreignHook, to: CSRIMP.self))
+        let previous = csr_class_replaceOwnMethod(
+            base.pointer, ObjCSelector("value").pointer, unsafeBitCast(foreignHook, to: CSRIMP.self))
         foreignPrevious = unsafeBitCast(previous, to: (@convention(c) (CSRObject?, CSRSelector?) -> Int).self)
         XCTAssertEqual(ours.revert(), .passingThrough)
         let again = try HookEngine.shared.install(plusHundred, on: base)

@@ -33,10 +33,12 @@ final class HotRaiseTests: ShieldTestCase {
         #else
         let before = implementation("GSArray", objectAtIndex)
         let raiseBefore = implementation("NSException", raise)
-        XCTAssertTrue(csr_hot_raise_eligible(Int32(CSRHotArrayObjectAtIndex), unsafeBitCast(before, to: CSRIMP.self)),
-                      "GSArray's objectAtIndex: and GNUstep's raise helpers have no cleanups to skip")
+        XCTAssertTrue(
+            csr_hot_raise_eligible(Int32(CSRHotArrayObjectAtIndex), unsafeBitCast(before, to: CSRIMP.self)),
+            "GSArray's objectAtIndex: and GNUstep's raise helpers have no cleanups to skip")
         try withShield(configuration(.atRaise)) { sink in
-            XCTAssertEqual(implementation("GSArray", objectAtIndex), before, "a valid call runs Foundation's own method")
+            XCTAssertEqual(
+                implementation("GSArray", objectAtIndex), before, "a valid call runs Foundation's own method")
             XCTAssertNotEqual(implementation("NSException", raise), raiseBefore, "the raise hook is in")
             var className = ""
             withAutoreleasePool {
@@ -57,8 +59,9 @@ final class HotRaiseTests: ShieldTestCase {
             XCTAssertEqual(report.reason, "Index 5 is out of range 2 (in 'objectAtIndex:')", "GNUstep's own exception")
             XCTAssertEqual(report.action, .recovered)
             let caller = try XCTUnwrap(report.callerFrameIndex.map { report.callStack[$0] })
-            XCTAssertEqual(caller.symbol.map { $0.contains("css_test_call_objectAtIndex") }, true,
-                           "the call site is the frame that sent objectAtIndex:, got \(caller.symbol ?? "?")")
+            XCTAssertEqual(
+                caller.symbol.map { $0.contains("css_test_call_objectAtIndex") }, true,
+                "the call site is the frame that sent objectAtIndex:, got \(caller.symbol ?? "?")")
         }
         XCTAssertEqual(implementation("NSException", raise), raiseBefore, "stop() puts -raise back")
         var raised: (name: String, reason: String)?
@@ -103,7 +106,9 @@ final class HotRaiseTests: ShieldTestCase {
                         let raised = catchingObjCException { result = css_test_call_characterAtIndex(string, 3) }
                         XCTAssertNil(raised.map { "\($0.name): \($0.reason)" }, GuardFailure.className(string))
                         XCTAssertEqual(result, 0, "the caller got 0 (\(GuardFailure.className(string)))")
-                        let named = atRaise ? ObjCClass(of: string)?.owner(of: "characterAtIndex:")?.name ?? "?"
+                        let named =
+                            atRaise
+                            ? ObjCClass(of: string)?.owner(of: "characterAtIndex:")?.name ?? "?"
                             : GuardFailure.className(string)
                         expected.append("characterAtIndex: \(named)")
                     }
@@ -121,7 +126,9 @@ final class HotRaiseTests: ShieldTestCase {
                 XCTAssertEqual(seen.sorted(), expected.sorted(), "\(recovery)")
                 for report in sink.reports {
                     let caller = report.callerFrameIndex.map { report.callStack[$0].symbol ?? "?" } ?? "none"
-                    let function = report.selector == "characterAtIndex:" ? "css_test_call_characterAtIndex"
+                    let function =
+                        report.selector == "characterAtIndex:"
+                        ? "css_test_call_characterAtIndex"
                         : "css_test_call_subscript"
                     XCTAssertTrue(caller.contains(function), "\(report.selector) \(recovery): caller \(caller)")
                     XCTAssertEqual(report.action, .recovered)
@@ -168,7 +175,7 @@ final class HotRaiseTests: ShieldTestCase {
         #else
         var strings: [UnsafeMutableRawPointer?] = [nil]
         withAutoreleasePool { XCTAssertEqual(css_test_strings(&strings, 1), 1) }
-        let text = strings[0]   // a constant string: never released
+        let text = strings[0]  // a constant string: never released
         let className = GuardFailure.className(text)
         let kept = try XCTUnwrap(css_test_character_implementation(className))
         var configuration = configuration(.atRaise)
@@ -179,12 +186,16 @@ final class HotRaiseTests: ShieldTestCase {
             withAutoreleasePool {
                 XCTAssertEqual(css_test_call_characterAtIndex(text, 0), 0x61)
                 var result: UInt16 = 99
-                XCTAssertNil(catchingObjCException { result = css_test_call_character_implementation(kept, text, 9) }.map(\.reason))
+                XCTAssertNil(
+                    catchingObjCException { result = css_test_call_character_implementation(kept, text, 9) }.map(
+                        \.reason))
                 XCTAssertEqual(result, 0, "the kept implementation is the protected one")
                 XCTAssertNil(catchingObjCException { _ = css_test_call_characterAtIndex(text, 9) }.map(\.reason))
             }
             CrashShield.flush()
-            let calls = sink.reports.flatMap { Array(repeating: "\($0.selector) \($0.className)", count: $0.occurrences) }
+            let calls = sink.reports.flatMap {
+                Array(repeating: "\($0.selector) \($0.className)", count: $0.occurrences)
+            }
             XCTAssertEqual(calls, Array(repeating: "characterAtIndex: \(className)", count: 2))
         }
         #endif
@@ -197,7 +208,8 @@ final class HotRaiseTests: ShieldTestCase {
         throw XCTSkip("markers are GNUstep's on x86_64 (CSRHotReads.h)")
         #else
         try withShield(configuration(.atRaise)) { sink in
-            let hook = try HookEngine.shared.install(ArrayHooks.objectAtIndex, on: XCTUnwrap(ObjCClass(named: "CSSAppArray")))
+            let hook = try HookEngine.shared.install(
+                ArrayHooks.objectAtIndex, on: XCTUnwrap(ObjCClass(named: "CSSAppArray")))
             defer { hook.revert() }
             withAutoreleasePool {
                 let array = css_test_app_array(false)
@@ -229,7 +241,7 @@ final class HotRaiseTests: ShieldTestCase {
             }
             var strings: [UnsafeMutableRawPointer?] = [nil]
             withAutoreleasePool { XCTAssertEqual(css_test_strings(&strings, 1), 1) }
-            let text = strings[0]   // the first is a constant string: never released
+            let text = strings[0]  // the first is a constant string: never released
             try CrashShield.setGuard(.container, enabled: false)
             XCTAssertNotEqual(implementation("NSException", raise), raiseBefore, "the string guard still needs it")
             XCTAssertTrue(stopped { _ = css_test_call_characterAtIndex(text, 9) }, "markers still recover")
@@ -286,23 +298,37 @@ final class HotRaiseTests: ShieldTestCase {
                     css_test_call_replace(string, 1, 1, x)
                     XCTAssertEqual(text(string), "aXc", "a valid call replaces")
                     for (location, length) in [(2, 5), (UInt.max, 2), (1 << 33, 0)] as [(UInt, UInt)] {
-                        XCTAssertNil(raised { css_test_call_replace(string, location, length, x) }, "{\(location), \(length)}")
+                        XCTAssertNil(
+                            raised { css_test_call_replace(string, location, length, x) }, "{\(location), \(length)}")
                         XCTAssertEqual(text(string), "aXc", "{\(location), \(length)}: the string is untouched")
                     }
                     // Right after a marker call: the kept implementation raises as without CrashShield.
-                    XCTAssertEqual(raised { css_test_call_replace_implementation(unsafeBitCast(kept, to: UnsafeRawPointer.self), string, 5, 1, x) },
-                                   "NSRangeException: in replaceCharactersInRange:withString:, range { 5, 1 } extends beyond size (3)")
-                    XCTAssertEqual(raised { css_test_call_replace(string, 0, 1, css_test_string_raising_in_length()) },
-                                   "NSRangeException: CSSRaisingString: length is out of range", "the argument's own failure")
-                    XCTAssertEqual(raised { css_test_call_replace(string, 0, 1, css_test_string_class()) },
-                                   "NSInvalidArgumentException: replace characters with non-string", "not a range failure")
+                    XCTAssertEqual(
+                        raised {
+                            css_test_call_replace_implementation(
+                                unsafeBitCast(kept, to: UnsafeRawPointer.self), string, 5, 1, x)
+                        },
+                        "NSRangeException: in replaceCharactersInRange:withString:, range { 5, 1 } extends beyond size (3)"
+                    )
+                    XCTAssertEqual(
+                        raised { css_test_call_replace(string, 0, 1, css_test_string_raising_in_length()) },
+                        "NSRangeException: CSSRaisingString: length is out of range", "the argument's own failure")
+                    XCTAssertEqual(
+                        raised { css_test_call_replace(string, 0, 1, css_test_string_class()) },
+                        "NSInvalidArgumentException: replace characters with non-string", "not a range failure")
                     XCTAssertEqual(text(string), "aXc")
                 }
                 CrashShield.flush()
-                let seen = sink.reports.map { "\($0.occurrences)x \($0.selector) \($0.className) \($0.exceptionName): \($0.reason)" }
-                XCTAssertEqual(seen, ["3x replaceCharactersInRange:withString: GSMutableString NSRangeException: in "
-                                      + "replaceCharactersInRange:withString:, range { 2, 5 } extends beyond size (3)"],
-                               "\(recovery): one call site, GNUstep's text of its first call")
+                let seen = sink.reports.map {
+                    "\($0.occurrences)x \($0.selector) \($0.className) \($0.exceptionName): \($0.reason)"
+                }
+                XCTAssertEqual(
+                    seen,
+                    [
+                        "3x replaceCharactersInRange:withString: GSMutableString NSRangeException: in "
+                            + "replaceCharactersInRange:withString:, range { 2, 5 } extends beyond size (3)"
+                    ],
+                    "\(recovery): one call site, GNUstep's text of its first call")
                 for report in sink.reports {
                     let caller = report.callerFrameIndex.map { report.callStack[$0].symbol ?? "?" } ?? "none"
                     XCTAssertTrue(caller.contains("css_test_call_replace"), "\(recovery): caller \(caller)")
@@ -343,7 +369,9 @@ final class HotRaiseTests: ShieldTestCase {
     func testDebugModeLetsGNUstepsExceptionGoOnUnchanged() throws {
         try withShield(configuration(.atRaise, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?
-            withAutoreleasePool { raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 7) } }
+            withAutoreleasePool {
+                raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 7) }
+            }
             XCTAssertEqual(raised?.name, "NSRangeException")
             XCTAssertEqual(raised?.reason, "Index 7 is out of range 2 (in 'objectAtIndex:')")
             CrashShield.flush()
@@ -354,7 +382,9 @@ final class HotRaiseTests: ShieldTestCase {
     func testOtherExceptionsRaiseAsWithoutCrashShield() throws {
         try withShield(configuration(.atRaise)) { sink in
             var raised: (name: String, reason: String)?
-            withAutoreleasePool { raised = catchingObjCException { csr_raise("NSInvalidArgumentException", "not a hot read") } }
+            withAutoreleasePool {
+                raised = catchingObjCException { csr_raise("NSInvalidArgumentException", "not a hot read") }
+            }
             XCTAssertEqual(raised?.name, "NSInvalidArgumentException")
             XCTAssertEqual(raised?.reason, "not a hot read")
             CrashShield.flush()
@@ -375,15 +405,17 @@ final class HotRaiseTests: ShieldTestCase {
                 var configuration = configuration(recovery)
                 configuration.guards = guards
                 try withShield(configuration) { sink in
-                    withAutoreleasePool { _ = run(1_000) }   // warm: first report, caches
+                    withAutoreleasePool { _ = run(1_000) }  // warm: first report, caches
                     let resident = csp_resident_bytes()
                     let start = threadCPUSeconds()
                     var stopped: UInt = 0
                     for _ in 0..<100 { withAutoreleasePool { stopped += run(storm / 100) } }
                     let seconds = threadCPUSeconds() - start
                     let grown = Int(csp_resident_bytes()) - Int(resident)
-                    print("hot-read storm, \(name) \(recovery): \(storm) stopped calls, \(String(format: "%.2f", seconds)) s "
-                          + "CPU (\(String(format: "%.1f", seconds / Double(storm) * 1e6)) µs each), resident +\(grown / 1024) KiB")
+                    print(
+                        "hot-read storm, \(name) \(recovery): \(storm) stopped calls, \(String(format: "%.2f", seconds)) s "
+                            + "CPU (\(String(format: "%.1f", seconds / Double(storm) * 1e6)) µs each), resident +\(grown / 1024) KiB"
+                    )
                     XCTAssertEqual(stopped, storm, "\(name): every bad call got nil / 0")
                     XCTAssertLessThan(seconds, 10, "\(name) \(recovery)")
                     XCTAssertLessThan(grown, 16 << 20, "\(name) \(recovery): resident memory grew by \(grown) bytes")

@@ -10,7 +10,9 @@ final class HotReadTests: ShieldTestCase {
     private let poolSize = Int(CSR_HOT_READ_POOL_SIZE)
 
     /// Makes `count` indexed classes (implementation i % 3) and a subclass of each that only inherits.
-    private func makeIndexedClasses(prefix: String, count: Int, countsTen: Bool = false) throws -> [(name: String, implementation: Int)] {
+    private func makeIndexedClasses(
+        prefix: String, count: Int, countsTen: Bool = false
+    ) throws -> [(name: String, implementation: Int)] {
         var classes: [(String, Int)] = []
         for index in 0..<count {
             let name = "\(prefix)\(index)"
@@ -40,8 +42,10 @@ final class HotReadTests: ShieldTestCase {
             defer { hooks.forEach { $0.revert() } }
             let trampolines = Set(hooks.map { UInt(bitPattern: unsafeBitCast($0.replacement, to: Int.self)) })
             XCTAssertGreaterThan(trampolines.count, poolSize / 2, "classes get trampolines of their own slots")
-            XCTAssertTrue(trampolines.contains(UInt(bitPattern: unsafeBitCast(ArrayHooks.objectAtIndex.replacement, to: Int.self))),
-                          "past the pool, the generic trampoline")
+            XCTAssertTrue(
+                trampolines.contains(
+                    UInt(bitPattern: unsafeBitCast(ArrayHooks.objectAtIndex.replacement, to: Int.self))),
+                "past the pool, the generic trampoline")
 
             for (name, implementation) in classes {
                 XCTAssertEqual(value(of: name, at: 1), implementation * 100 + 1, name)
@@ -49,7 +53,8 @@ final class HotReadTests: ShieldTestCase {
                 XCTAssertEqual(value(of: name, at: 5), -1, "\(name): out of range answers nil")
             }
             CrashShield.flush()
-            XCTAssertEqual(Set(sink.reports.map(\.className)), Set(classes.map(\.name)), "one report per receiver class")
+            XCTAssertEqual(
+                Set(sink.reports.map(\.className)), Set(classes.map(\.name)), "one report per receiver class")
             XCTAssertEqual(sink.reports.count, classes.count)
             for report in sink.reports {
                 XCTAssertEqual(report.exceptionName, "NSRangeException")
@@ -110,7 +115,9 @@ final class HotReadTests: ShieldTestCase {
 
     func testDebugModeFailsLikeFoundationForEveryHotReadScenario() throws {
         let scenarios = CatalogScenario.all(category: "string") + CatalogScenario.all(category: "container")
-        let hot = scenarios.filter { ["characterAtIndex:", "objectAtIndex:", "objectAtIndexedSubscript:"].contains($0.selector) }
+        let hot = scenarios.filter {
+            ["characterAtIndex:", "objectAtIndex:", "objectAtIndexedSubscript:"].contains($0.selector)
+        }
         XCTAssertGreaterThanOrEqual(hot.count, 6)
         for scenario in hot {
             try assertDebugModeFailsLikeFoundation(scenario, guards: [.string, .container])
@@ -130,7 +137,10 @@ final class HotReadTests: ShieldTestCase {
             let imp = csr_class_methodImplementation(cls.pointer, csr_sel_register(selectorName))
             let word = UInt(bitPattern: imp.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
             return (0..<poolSize).contains { slot in
-                UInt(bitPattern: csr_check_first_trampoline(tableIndex, slot).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == word
+                UInt(
+                    bitPattern: csr_check_first_trampoline(tableIndex, slot).map {
+                        unsafeBitCast($0, to: UnsafeRawPointer.self)
+                    }) == word
             }
         }
         let points: [(String, String, Int32)] = [
@@ -148,28 +158,38 @@ final class HotReadTests: ShieldTestCase {
         var configuration = Configuration(guards: [.container, .string])
         configuration.hotReadRecovery = .trampolines
         try withShield(configuration) { sink in
-            for (cls, selector, tableIndex) in points { XCTAssertTrue(isCheckFirst(cls, selector, tableIndex), "\(cls) \(selector)") }
+            for (cls, selector, tableIndex) in points {
+                XCTAssertTrue(isCheckFirst(cls, selector, tableIndex), "\(cls) \(selector)")
+            }
             XCTAssertEqual(css_test_add_nil_direct(3), 0, "addObject:nil recovered each time")
-            XCTAssertTrue(isCheckFirstOn(ObjCClass(named: "NSString")!.metaclass, "stringWithUTF8String:",
-                                         Int32(CSRHotStringWithUTF8String)), "+[NSString stringWithUTF8String:]")
-            for name in ["mutableArray.addObject.nil", "mutableDictionary.setObjectForKey.nilValue",
-                         "mutableDictionary.setObjectForKey.nilKey", "mutableString.replaceCharactersInRange.pastEnd",
-                         "mutableAttributedString.replaceCharactersInRange.pastEnd", "mutableSet.addObject.nil",
-                         "string.hasPrefix.nil", "string.hasSuffix.nil", "string.initWithFormat.nil",
-                         "string.initWithUTF8String.null", "string.stringWithUTF8String.null",
-                         "string.rangeOfStringOptionsRange.pastEnd", "string.compare.nil"] {
+            XCTAssertTrue(
+                isCheckFirstOn(
+                    ObjCClass(named: "NSString")!.metaclass, "stringWithUTF8String:",
+                    Int32(CSRHotStringWithUTF8String)), "+[NSString stringWithUTF8String:]")
+            for name in [
+                "mutableArray.addObject.nil", "mutableDictionary.setObjectForKey.nilValue",
+                "mutableDictionary.setObjectForKey.nilKey", "mutableString.replaceCharactersInRange.pastEnd",
+                "mutableAttributedString.replaceCharactersInRange.pastEnd", "mutableSet.addObject.nil",
+                "string.hasPrefix.nil", "string.hasSuffix.nil", "string.initWithFormat.nil",
+                "string.initWithUTF8String.null", "string.stringWithUTF8String.null",
+                "string.rangeOfStringOptionsRange.pastEnd", "string.compare.nil",
+            ] {
                 let scenario = try XCTUnwrap(CatalogScenario.named(name))
                 XCTAssertEqual(scenario.perform(), scenario.expectedResult, "\(name): the receiver is unchanged")
             }
             CrashShield.flush()
             let calls = sink.reports.flatMap { Array(repeating: $0.selector, count: $0.occurrences) }
-            XCTAssertEqual(calls.sorted(), (Array(repeating: "addObject:", count: 5)
-                           + ["hasPrefix:", "hasSuffix:", "initWithFormat:locale:arguments:", "initWithUTF8String:"]
-                           + ["rangeOfString:options:range:locale:", "compare:options:range:"]
-                           + Array(repeating: "replaceCharactersInRange:withString:", count: 2)
-                           + Array(repeating: "setObject:forKey:", count: 2) + ["stringWithUTF8String:"]).sorted())
+            XCTAssertEqual(
+                calls.sorted(),
+                (Array(repeating: "addObject:", count: 5)
+                    + ["hasPrefix:", "hasSuffix:", "initWithFormat:locale:arguments:", "initWithUTF8String:"]
+                    + ["rangeOfString:options:range:locale:", "compare:options:range:"]
+                    + Array(repeating: "replaceCharactersInRange:withString:", count: 2)
+                    + Array(repeating: "setObject:forKey:", count: 2) + ["stringWithUTF8String:"]).sorted())
         }
-        for (cls, selector, tableIndex) in points { XCTAssertFalse(isCheckFirst(cls, selector, tableIndex), "stop() reverts \(cls)") }
+        for (cls, selector, tableIndex) in points {
+            XCTAssertFalse(isCheckFirst(cls, selector, tableIndex), "stop() reverts \(cls)")
+        }
         XCTAssertEqual(css_test_add_nil_direct(1), 1, "stopped: Foundation raises again")
     }
 }

@@ -16,7 +16,8 @@ final class KVCGuardTests: ShieldTestCase {
     func testValidCallsGiveIdenticalResultsGuardedAndUnguarded() throws {
         let unguarded = validCallsText()
         XCTAssertTrue(unguarded.contains("lenient valueForKey:=lenient:anything"), unguarded)
-        XCTAssertTrue(unguarded.contains("dictionary after setValue:nil={k=v}"), "setValue:nil forKey: removes: \(unguarded)")
+        XCTAssertTrue(
+            unguarded.contains("dictionary after setValue:nil={k=v}"), "setValue:nil forKey: removes: \(unguarded)")
         try withShield { sink in
             XCTAssertEqual(validCallsText(), unguarded)
             XCTAssertEqual(sink.reports.count, 0, "valid calls must not report: \(sink.reports.map(\.method))")
@@ -58,8 +59,10 @@ final class KVCGuardTests: ShieldTestCase {
     /// One bad call, one report: a collection's KVC call through GNUstep's key-path code (every element, collection
     /// operators, nested paths) is one call, whatever the number of elements that fail; two calls count two.
     func testKVCThroughCollectionsReportsOnceForEachBadCall() throws {
-        let names = ["kvc.array.valueForKey.undefinedKey", "kvc.array.unionOfObjects.undefinedKey",
-                     "kvc.array.setValueForKey.undefinedKey", "kvc.array.valueForKeyPath.nilKey"]
+        let names = [
+            "kvc.array.valueForKey.undefinedKey", "kvc.array.unionOfObjects.undefinedKey",
+            "kvc.array.setValueForKey.undefinedKey", "kvc.array.valueForKeyPath.nilKey",
+        ]
         for name in names {
             let scenario = try XCTUnwrap(CatalogScenario.named(name))
             try withShield(Configuration(guards: .all)) { sink in
@@ -84,7 +87,8 @@ final class KVCGuardTests: ShieldTestCase {
             let report = try XCTUnwrap(sink.reports.first)
             XCTAssertEqual(report.className, "CSSKVCPerson")
             XCTAssertEqual(report.details["key"], "nickname")
-            XCTAssertTrue(report.reason.hasPrefix("Unable to find value for key \"nickname\" of object "), report.reason)
+            XCTAssertTrue(
+                report.reason.hasPrefix("Unable to find value for key \"nickname\" of object "), report.reason)
         }
     }
 
@@ -98,7 +102,8 @@ final class KVCGuardTests: ShieldTestCase {
     }
 
     func testDebugModeReportsThenFailsLikeFoundation() throws {
-        for name in ["kvc.valueForKey.undefinedKey", "kvc.setValueForKey.undefinedKey", "kvc.setValueForKey.nilScalar"] {
+        for name in ["kvc.valueForKey.undefinedKey", "kvc.setValueForKey.undefinedKey", "kvc.setValueForKey.nilScalar"]
+        {
             try assertDebugModeFailsLikeFoundation(try XCTUnwrap(CatalogScenario.named(name)), guards: .kvc)
         }
     }

@@ -53,7 +53,7 @@ final class KVOChurnTests: ShieldTestCase {
 
     func testObserveUnobserveChurnKeepsMemoryFlat() throws {
         let cycles = Self.cycles
-        Self.churn(2_000, guarded: false)   // warm-up: class tables, pools
+        Self.churn(2_000, guarded: false)  // warm-up: class tables, pools
         let before = Self.residentBytes()
         Self.churn(cycles, guarded: false)
         let unguarded = Self.residentBytes() - before
@@ -64,10 +64,14 @@ final class KVOChurnTests: ShieldTestCase {
             Self.churn(cycles, guarded: true)
             guarded = Self.residentBytes() - start
             // The dead observer, deduplicated; the double removal is GNUstep's to ignore (only Apple raises for it).
-            XCTAssertEqual(sink.reports(in: .kvo).count, FoundationRules.isApple ? 2 : 1, "\(sink.reports(in: .kvo).map(\.reason))")
+            XCTAssertEqual(
+                sink.reports(in: .kvo).count, FoundationRules.isApple ? 2 : 1, "\(sink.reports(in: .kvo).map(\.reason))"
+            )
         }
         XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0)
-        print("KVO churn: \(cycles) cycles, resident growth without CrashShield \(unguarded >> 10) KB, with \(guarded >> 10) KB")
+        print(
+            "KVO churn: \(cycles) cycles, resident growth without CrashShield \(unguarded >> 10) KB, with \(guarded >> 10) KB"
+        )
         XCTAssertLessThan(guarded, max(unguarded, 0) + 4 << 20, "about 1.3 KB per cycle were kept before")
     }
 }

@@ -31,7 +31,7 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
             defer { [model, early, late].forEach { css_object_release($0) } }
             css_kvo_add(model, early, "level", new, 0)
             try withShield(Configuration(guards: .kvo)) { sink in
-                css_kvo_add(model, late, "level", new, 0)   // through the guard, on the same object
+                css_kvo_add(model, late, "level", new, 0)  // through the guard, on the same object
                 css_kvo_set_level(model, 1)
                 XCTAssertEqual(takeLog().sorted(), ["1|level|0|{kind=1,new=1}", "2|level|0|{kind=1,new=1}"])
                 css_kvo_remove(model, early, "level")
@@ -58,7 +58,8 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
                 css_kvo_add(model, observer, "level", new, 5)
                 XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 1)
                 try CrashShield.setGuard(.kvo, enabled: false)
-                XCTAssertEqual(ObservationStatus.kvoRegistrationCount, 1, "it stays on its proxy while the guard is off")
+                XCTAssertEqual(
+                    ObservationStatus.kvoRegistrationCount, 1, "it stays on its proxy while the guard is off")
                 css_kvo_set_level(model, 1)
                 XCTAssertEqual(takeLog(), ["1|level|5|{kind=1,new=1}"], "delivered once, through the proxy")
                 try CrashShield.setGuard(.kvo, enabled: true)
@@ -88,7 +89,8 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
                 try withShield(configuration) { sink in
                     css_kvo_add(operation, observer, "queuePriority", new, 0)
                     css_kvo_add(operation, observer, "queuePriority", new, 0)
-                    XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, leavesAlone ? 0 : 1, "leavesAlone \(leavesAlone)")
+                    XCTAssertEqual(
+                        ObservationStatus.kvoObservedObjectCount, leavesAlone ? 0 : 1, "leavesAlone \(leavesAlone)")
                     css_kvo_set_priority(operation, 4)
                     XCTAssertEqual(takeLog(), ["1|queuePriority|0|{kind=1,new=4}"], "leavesAlone \(leavesAlone)")
                     css_kvo_remove(operation, observer, "queuePriority")
@@ -130,7 +132,8 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
         try withShield(everything) { sink in
             let guarded = run()
             XCTAssertEqual(Array(guarded.dropFirst()), Array(unguarded.dropFirst()))
-            XCTAssertNotEqual(guarded.first, "registrations 1", "the forwarders' registrations went through the guard too")
+            XCTAssertNotEqual(
+                guarded.first, "registrations 1", "the forwarders' registrations went through the guard too")
             XCTAssertEqual(sink.reports(in: .kvo).map(\.reason), [])
         }
     }
@@ -147,7 +150,7 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
                 css_kvo_set_level(model, 1)
                 css_kvo_set_level(selfObserver, 2)
                 XCTAssertEqual(takeLog(), ["1|level|0|{kind=1,new=1}", "2|level|0|{kind=1,new=2}"])
-                css_object_release(tidy)          // removes itself in its -dealloc
+                css_object_release(tidy)  // removes itself in its -dealloc
                 css_object_release(selfObserver)  // observes itself; removes itself in its -dealloc
                 css_kvo_set_level(model, 3)
                 XCTAssertEqual(takeLog(), [])
@@ -179,7 +182,8 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
             XCTAssertTrue(kvo.reason.contains("CrashShield removed its registrations"), kvo.reason)
             let notification = try XCTUnwrap(sink.reports(in: .notification).first)
             XCTAssertEqual(notification.action, .recovered, "nothing failed")
-            XCTAssertTrue(notification.reason.contains("it was removed from the notification center"), notification.reason)
+            XCTAssertTrue(
+                notification.reason.contains("it was removed from the notification center"), notification.reason)
         }
     }
 }

@@ -26,7 +26,9 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     /// Runs `body` with a model and `count` recorders (tags 1...count), all released afterwards.
-    private func withObjects(_ count: Int = 1, _ body: @escaping (UnsafeMutableRawPointer, [UnsafeMutableRawPointer]) -> Void) {
+    private func withObjects(
+        _ count: Int = 1, _ body: @escaping (UnsafeMutableRawPointer, [UnsafeMutableRawPointer]) -> Void
+    ) {
         withAutoreleasePool {
             _ = takeLog()
             let model = css_kvo_model_new()!
@@ -60,11 +62,13 @@ final class KVOGuardTests: ShieldTestCase {
                 XCTAssertEqual(takeLog(), ["1|level|81|{kind=1,new=7}"], "initial: the current value, at add time")
                 css_kvo_add(model, observers[1], "level", new, 0x52)
                 css_kvo_set_level(model, 8)
-                XCTAssertEqual(takeLog(), [
-                    "1|level|81|{kind=1,notificationIsPrior=1,old=7}",
-                    "2|level|82|{kind=1,new=8,old=7}",
-                    "1|level|81|{kind=1,new=8,old=7}",
-                ], "prior only to the observer that asked; newest first and one dictionary for all (as GNUstep)")
+                XCTAssertEqual(
+                    takeLog(),
+                    [
+                        "1|level|81|{kind=1,notificationIsPrior=1,old=7}",
+                        "2|level|82|{kind=1,new=8,old=7}",
+                        "1|level|81|{kind=1,new=8,old=7}",
+                    ], "prior only to the observer that asked; newest first and one dictionary for all (as GNUstep)")
                 css_kvo_remove(model, observers[0], "level")
                 css_kvo_remove(model, observers[1], "level")
                 css_kvo_set_level(model, 9)
@@ -87,7 +91,8 @@ final class KVOGuardTests: ShieldTestCase {
                 XCTAssertEqual(takeLog(), ["1|level|2|{kind=1,new=3}", "1|level|1|{kind=1,new=3}"])
                 css_kvo_remove_context(model, observers[0], "level", 1)
                 css_kvo_set_level(model, 4)
-                XCTAssertEqual(takeLog(), ["1|level|2|{kind=1,new=4,old=3}"], "GNUstep sends old values to every observer")
+                XCTAssertEqual(
+                    takeLog(), ["1|level|2|{kind=1,new=4,old=3}"], "GNUstep sends old values to every observer")
                 css_kvo_remove_context(model, observers[0], "level", 2)
                 css_kvo_set_level(model, 5)
                 XCTAssertEqual(takeLog(), [])
@@ -146,7 +151,8 @@ final class KVOGuardTests: ShieldTestCase {
                 XCTAssertNil(catchingObjCException { css_kvo_remove(model, observers[0], "level") })
                 XCTAssertNil(catchingObjCException { css_kvo_remove(model, observers[0], nil) })
             }
-            XCTAssertEqual(kvoReports(sink).count, 0, "GNUstep would not have raised: \(kvoReports(sink).map(\.reason))")
+            XCTAssertEqual(
+                kvoReports(sink).count, 0, "GNUstep would not have raised: \(kvoReports(sink).map(\.reason))")
         }
         #endif
     }
@@ -183,7 +189,8 @@ final class KVOGuardTests: ShieldTestCase {
                     css_kvo_remove(model, observers[0], "level")
                     css_kvo_set_level(model, 2)
                     // (GNUstep's dictionary: it adds the old value once it has one, whatever the options.)
-                    XCTAssertEqual(takeLog().map { $0.hasPrefix("1|level|5|{kind=1,new=2") }, [true], "one registration left")
+                    XCTAssertEqual(
+                        takeLog().map { $0.hasPrefix("1|level|5|{kind=1,new=2") }, [true], "one registration left")
                     XCTAssertTrue(self.kvoReports(sink).isEmpty, "\(self.kvoReports(sink).map(\.reason))")
                     css_kvo_remove(model, observers[0], "level")
                     css_kvo_set_level(model, 3)
@@ -221,7 +228,8 @@ final class KVOGuardTests: ShieldTestCase {
         withAutoreleasePool {
             let observer = css_kvo_recorder_new(1)!, model = css_kvo_model_new()!
             css_kvo_add(model, observer, "level", new, 0)
-            XCTAssertNil(catchingObjCException { css_object_release(model) }, "without CrashShield GNUstep raises nothing")
+            XCTAssertNil(
+                catchingObjCException { css_object_release(model) }, "without CrashShield GNUstep raises nothing")
             css_object_release(observer)
         }
         #endif
@@ -240,7 +248,8 @@ final class KVOGuardTests: ShieldTestCase {
                 css_object_release(observer)
             }
             #if !canImport(Darwin)
-            XCTAssertEqual(kvoReports(sink).count, 0, "GNUstep would not have raised: \(kvoReports(sink).map(\.reason))")
+            XCTAssertEqual(
+                kvoReports(sink).count, 0, "GNUstep would not have raised: \(kvoReports(sink).map(\.reason))")
             #endif
         }
     }
@@ -337,8 +346,9 @@ final class KVOGuardTests: ShieldTestCase {
                 XCTAssertEqual(takeLog(), [])
             }
             // One call site per hook: the two bad adds share a report, as do the two bad removes.
-            XCTAssertEqual(kvoReports(sink).map(\.selector).sorted(),
-                           ["addObserver:forKeyPath:options:context:", "removeObserver:forKeyPath:"])
+            XCTAssertEqual(
+                kvoReports(sink).map(\.selector).sorted(),
+                ["addObserver:forKeyPath:options:context:", "removeObserver:forKeyPath:"])
         }
     }
 
@@ -482,7 +492,8 @@ final class KVOGuardTests: ShieldTestCase {
         // hook, which stays while a registration is left (GNUstep would not raise either way: the log shows it).
         withAutoreleasePool {
             css_kvo_set_level(model, 5)
-            XCTAssertEqual(takeLog(), ["2|level|0|{kind=1,new=5,old=4}"], "from Foundation (GNUstep adds the old value)")
+            XCTAssertEqual(
+                takeLog(), ["2|level|0|{kind=1,new=5,old=4}"], "from Foundation (GNUstep adds the old value)")
             css_kvo_remove(model, survivor, "level")
             css_kvo_set_level(model, 6)
             XCTAssertEqual(takeLog(), [])
@@ -511,8 +522,9 @@ final class KVOGuardTests: ShieldTestCase {
             css_kvo_set_level(model, 5)
             XCTAssertEqual(takeLog(), [])
             #if !canImport(Darwin)
-            XCTAssertEqual(catchingObjCException { css_kvo_remove_context(model, observer, "level", 9) }?.name,
-                           "NSInvalidArgumentException", "after stop GNUstep's missing method fails as before")
+            XCTAssertEqual(
+                catchingObjCException { css_kvo_remove_context(model, observer, "level", 9) }?.name,
+                "NSInvalidArgumentException", "after stop GNUstep's missing method fails as before")
             #endif
             css_object_release(observer)
             css_object_release(model)
@@ -532,15 +544,16 @@ final class KVOGuardTests: ShieldTestCase {
                         css_kvo_add(model, observer, "level", 0x01, UInt(index))
                         css_kvo_set_level(model, Int32(round))
                         css_kvo_remove(model, observer, "level")
-                        if round % 3 == 0 { css_kvo_add(model, observer, "level", 0x01, 0) }   // dies registered
+                        if round % 3 == 0 { css_kvo_add(model, observer, "level", 0x01, 0) }  // dies registered
                         css_object_release(observer)
                     }
                 }
             }
             models.forEach { css_object_release(UnsafeMutableRawPointer(bitPattern: $0)) }
             XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0)
-            XCTAssertTrue(kvoReports(sink).allSatisfy { $0.reason.contains("deallocated while still observing") },
-                          "\(kvoReports(sink).map(\.reason))")
+            XCTAssertTrue(
+                kvoReports(sink).allSatisfy { $0.reason.contains("deallocated while still observing") },
+                "\(kvoReports(sink).map(\.reason))")
             _ = takeLog()
         }
     }
@@ -550,7 +563,9 @@ final class KVOGuardTests: ShieldTestCase {
     /// Runs `body` on a new thread (in an autorelease pool); the semaphore is signalled when it returns.
     private func spawn(_ body: @escaping () -> Void) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
-        let thread = Thread { withAutoreleasePool { body() }; done.signal() }
+        let thread = Thread {
+            withAutoreleasePool { body() }; done.signal()
+        }
         thread.start()
         return done
     }
@@ -575,7 +590,7 @@ final class KVOGuardTests: ShieldTestCase {
     func testObserverReleasedDuringADeliveryOnAnotherThreadIsFreedOnlyAfterTheCallReturns() throws {
         try withShield(Configuration(guards: .kvo)) { sink in
             css_kvo_probe_reset()
-            defer { css_kvo_probe_open_gate() }   // never leave a thread blocked, even when an assertion fails
+            defer { css_kvo_probe_open_gate() }  // never leave a thread blocked, even when an assertion fails
             _ = takeLog()
             // The probe observes two models; the witness observes the second. (GNUstep holds a model's KVO lock while
             // it notifies: a second change of the first model would wait for the first one.)
@@ -584,15 +599,16 @@ final class KVOGuardTests: ShieldTestCase {
             let probe = UInt(bitPattern: css_kvo_probe_new(1, true)!)
             css_kvo_add(pointer(first), pointer(probe), "level", new, 0)
             css_kvo_add(pointer(second), witness, "level", new, 0)
-            css_kvo_add(pointer(second), pointer(probe), "level", new, 0)   // the newest: called first
+            css_kvo_add(pointer(second), pointer(probe), "level", new, 0)  // the newest: called first
             let delivered = spawn { css_kvo_set_level(self.pointer(first), 1) }
             XCTAssertTrue(css_kvo_probe_wait_entered(1, 10), "the change is in the probe's handler")
             let released = spawn {
-                css_object_release(self.pointer(probe))   // the last reference
+                css_object_release(self.pointer(probe))  // the last reference
                 css_kvo_probe_note("released")
             }
-            XCTAssertTrue(waitUntil(10) { ObservationStatus.kvoObserversBeingDeallocated == 1 },
-                          "the probe's dealloc waits for the call in flight")
+            XCTAssertTrue(
+                waitUntil(10) { ObservationStatus.kvoObserversBeingDeallocated == 1 },
+                "the probe's dealloc waits for the call in flight")
             let changed = spawn { css_kvo_set_level(self.pointer(second), 2) }
             XCTAssertEqual(changed.wait(timeout: .now() + 10), .success, "a change meanwhile is delivered")
             XCTAssertEqual(takeLog(), ["2|level|0|{kind=1,new=2}"], "to the other observer only")
@@ -601,10 +617,12 @@ final class KVOGuardTests: ShieldTestCase {
             XCTAssertEqual(released.wait(timeout: .now() + 10), .success)
             XCTAssertEqual(delivered.wait(timeout: .now() + 10), .success)
             let events = probeEvents()
-            XCTAssertEqual(events.filter { $0 == "enter 1" }.count, 1, "no later change reached the dying probe: \(events)")
+            XCTAssertEqual(
+                events.filter { $0 == "enter 1" }.count, 1, "no later change reached the dying probe: \(events)")
             XCTAssertTrue(events.contains("dealloc 1"), "\(events)")
-            XCTAssertLessThan(events.firstIndex(of: "return 1") ?? .max, events.firstIndex(of: "released") ?? -1,
-                              "freed only after its handler returned: \(events)")
+            XCTAssertLessThan(
+                events.firstIndex(of: "return 1") ?? .max, events.firstIndex(of: "released") ?? -1,
+                "freed only after its handler returned: \(events)")
             XCTAssertEqual(ObservationStatus.kvoObserversBeingDeallocated, 0)
             css_kvo_set_level(pointer(first), 3)
             css_kvo_set_level(pointer(second), 3)
@@ -628,9 +646,9 @@ final class KVOGuardTests: ShieldTestCase {
                 let probe = css_kvo_probe_new(3, false)!
                 css_kvo_add(model, probe, "level", new, 0)
                 css_kvo_probe_set_victim(probe, probe)
-                css_object_release(probe)       // its reference to itself keeps it alive
-                css_kvo_set_level(model, 1)     // its handler drops that reference: it dies inside its own call
-                css_kvo_set_level(model, 2)     // reaches nobody
+                css_object_release(probe)  // its reference to itself keeps it alive
+                css_kvo_set_level(model, 1)  // its handler drops that reference: it dies inside its own call
+                css_kvo_set_level(model, 2)  // reaches nobody
                 css_object_release(model)
             }
             XCTAssertEqual(finished.wait(timeout: .now() + 10), .success, "no deadlock")
@@ -652,7 +670,7 @@ final class KVOGuardTests: ShieldTestCase {
                 css_kvo_probe_set_victim(one, two)
                 css_kvo_probe_set_victim(two, one)
                 css_object_release(one)
-                css_object_release(two)   // each keeps the other alive
+                css_object_release(two)  // each keeps the other alive
                 let a = spawn { css_kvo_set_level(self.pointer(first), 1) }
                 let b = spawn { css_kvo_set_level(self.pointer(second), 1) }
                 XCTAssertTrue(css_kvo_probe_wait_entered(2, 10))
@@ -666,7 +684,8 @@ final class KVOGuardTests: ShieldTestCase {
                 XCTAssertEqual(ObservationStatus.kvoObserversBeingDeallocated, 0)
                 css_kvo_set_level(pointer(first), 2)
                 css_kvo_set_level(pointer(second), 2)
-                XCTAssertEqual(probeEvents().filter { $0.hasPrefix("enter") }.count, 2, "nothing reaches them afterwards")
+                XCTAssertEqual(
+                    probeEvents().filter { $0.hasPrefix("enter") }.count, 2, "nothing reaches them afterwards")
                 css_object_release(pointer(first))
                 css_object_release(pointer(second))
             }

@@ -36,7 +36,7 @@ final class KVOStressTests: ShieldTestCase {
                     switch next(3) {
                     case 0: css_kvo_remove(model, observer, "level")
                     case 1: css_kvo_remove(model, observer, "level"); css_kvo_remove(model, observer, "level")
-                    default: if !fresh { css_kvo_remove(model, observer, "level") }   // else freed while registered
+                    default: if !fresh { css_kvo_remove(model, observer, "level") }  // else freed while registered
                     }
                     css_kvo_remove(model, other, "name")
                     css_kvo_remove(model, other, "level")
@@ -55,7 +55,7 @@ final class KVOStressTests: ShieldTestCase {
 
     func testSwitchingTheGuardOffAndOnWhileEightThreadsObserveDoesNotCrash() throws {
         let seconds = Self.seconds, threads = 8
-        setUpGNUstepKVOOnOneThread()   // what this test proves is the switching, not GNUstep's first use
+        setUpGNUstepKVOOnOneThread()  // what this test proves is the switching, not GNUstep's first use
         let end = Date().addingTimeInterval(seconds)
         let configuration = Configuration(guards: .kvo, sinks: [InMemoryReportSink()])
         try CrashShield.start(configuration)
@@ -85,7 +85,9 @@ final class KVOStressTests: ShieldTestCase {
             XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "a worker hangs")
         }
         CrashShield.stop()
-        XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0, "every registration ended (removed, or its observer or object died)")
+        XCTAssertEqual(
+            ObservationStatus.kvoObservedObjectCount, 0,
+            "every registration ended (removed, or its observer or object died)")
         XCTAssertEqual(ObservationStatus.kvoObserversBeingDeallocated, 0)
         let reverted = Date().addingTimeInterval(5)
         while KVOGuard.hooksInstalled && Date() < reverted { usleep(1000) }

@@ -54,7 +54,10 @@ final class KVOSwitchOffTests: ShieldTestCase {
                             css_kvo_set_level(model, level)
                             let delivered = css_kvo_deliveries() - before
                             if delivered != observers.count {
-                                wrong.withLock { $0.append("change \(level): \(delivered) deliveries to \(observers.count) observers") }
+                                wrong.withLock {
+                                    $0.append(
+                                        "change \(level): \(delivered) deliveries to \(observers.count) observers")
+                                }
                             }
                             made += 1
                         }
@@ -63,7 +66,10 @@ final class KVOSwitchOffTests: ShieldTestCase {
                         let before = css_kvo_deliveries()
                         css_kvo_set_level(model, level)
                         if css_kvo_deliveries() != before {
-                            wrong.withLock { $0.append("change \(level) after the removals: \(css_kvo_deliveries() - before) deliveries") }
+                            wrong.withLock {
+                                $0.append(
+                                    "change \(level) after the removals: \(css_kvo_deliveries() - before) deliveries")
+                            }
                         }
                         Self.clearLog()
                     }
@@ -111,7 +117,7 @@ final class KVOSwitchOffTests: ShieldTestCase {
             CrashShield.stop()
             XCTAssertEqual(ObservationStatus.kvoRegistrationCount, 1, "still on its proxy")
             XCTAssertTrue(KVOGuard.hooksInstalled, "the KVO hooks stay while a registration is on a proxy")
-            css_kvo_add(model, late, "level", Self.new, 3)   // the guard is off: Foundation's
+            css_kvo_add(model, late, "level", Self.new, 3)  // the guard is off: Foundation's
             XCTAssertEqual(ObservationStatus.kvoRegistrationCount, 1, "a registration made while off is Foundation's")
             css_kvo_set_level(model, 4)
             XCTAssertEqual(Self.log().sorted(), ["1|level|9|{kind=1,new=4}", "2|level|3|{kind=1,new=4}"], "once each")

@@ -90,7 +90,10 @@ final class MainThreadGuardTests: ShieldTestCase {
             let view = try view()
             defer { css_object_release(view) }
             let raised = try XCTUnwrap(callInBackground(view, "layoutIfNeeded"))
-            XCTAssertTrue(raised.hasPrefix("NSInternalInconsistencyException: -[CSSView layoutIfNeeded] must be called on the main thread only; called on thread "), raised)
+            XCTAssertTrue(
+                raised.hasPrefix(
+                    "NSInternalInconsistencyException: -[CSSView layoutIfNeeded] must be called on the main thread only; called on thread "
+                ), raised)
             XCTAssertEqual(css_view_calls(view, false), 0, "the original did not run")
             XCTAssertFalse(css_view_wait_for_main_calls(view, 1, 0.2), "nor was it sent to the main thread")
             XCTAssertEqual(sink.reports(in: .mainThreadUI).first?.action, .failedLoudly)
@@ -118,8 +121,9 @@ final class MainThreadGuardTests: ShieldTestCase {
         XCTAssertTrue(HookEngine.shared.activeHooks.filter { $0.targetClass.name == "CSSView" }.isEmpty)
         let view = try view()
         defer { css_object_release(view) }
-        XCTAssertEqual(callInBackground(view, "setNeedsLayout"),
-                       "NSInternalInconsistencyException: " + MainThreadGuard.uikitReason, "unguarded again")
+        XCTAssertEqual(
+            callInBackground(view, "setNeedsLayout"),
+            "NSInternalInconsistencyException: " + MainThreadGuard.uikitReason, "unguarded again")
     }
 
     func testConfiguration() throws {
@@ -134,13 +138,17 @@ final class MainThreadGuardTests: ShieldTestCase {
             XCTAssertTrue(text.contains("-[NSMutableString length]"), text)
         }
         // A root class or a runtime/memory-management selector would be worse than no guard: refused by name.
-        for (className, selector, expected) in [("NSObject", "setNeedsLayout", "root class"),
-                                                ("CSSView", "retain", "memory-management"),
-                                                ("CSSView", "forwardInvocation:", "forwarding")] {
+        for (className, selector, expected) in [
+            ("NSObject", "setNeedsLayout", "root class"),
+            ("CSSView", "retain", "memory-management"),
+            ("CSSView", "forwardInvocation:", "forwarding"),
+        ] {
             var hostile = Configuration(guards: .mainThreadUI)
             hostile.mainThreadOnlyMethods = [className: [selector]]
             XCTAssertThrowsError(try CrashShield.start(hostile)) { error in
-                guard case .invalidConfiguration(let text) = error as? CrashShieldError else { return XCTFail("\(error)") }
+                guard case .invalidConfiguration(let text) = error as? CrashShieldError else {
+                    return XCTFail("\(error)")
+                }
                 XCTAssertTrue(text.contains(expected), text)
             }
         }

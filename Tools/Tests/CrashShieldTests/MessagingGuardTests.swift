@@ -10,8 +10,9 @@ import XCTest
 /// bad message, exact reasons, modes, scope, deny list, classes that forward themselves, threads, stop().
 final class MessagingGuardTests: ShieldTestCase {
     private let messaging: GuardCategory = [.unrecognizedSelector, .nsNull]
-    private static let validCalls = "target=FORWARDED,raised(Can not determine type information for -[CSSForwardingTargetObject length]) "
-                       + "invocation=INVOCATION,10 proxy=PROXY,5 dynamic=42 responds=0,0,0,0 signatures=nil,nil,nil afterResponds=0,nil description=<null>"
+    private static let validCalls =
+        "target=FORWARDED,raised(Can not determine type information for -[CSSForwardingTargetObject length]) "
+        + "invocation=INVOCATION,10 proxy=PROXY,5 dynamic=42 responds=0,0,0,0 signatures=nil,nil,nil afterResponds=0,nil description=<null>"
 
     private var messagingScenarios: [Scenario] {
         Scenario.all.filter { $0.category == "unrecognizedSelector" || $0.category == "nsNull" }
@@ -48,7 +49,9 @@ final class MessagingGuardTests: ShieldTestCase {
                 XCTAssertEqual(report.isClassMethod, scenario.name.contains(".class."), scenario.name)
                 // The caller is the code that sent the message, past the runtime's forwarding trampoline.
                 let caller = try XCTUnwrap(report.callerFrame, scenario.name)
-                XCTAssertFalse(caller.image.contains("gnustep") || caller.image.contains("ffi"), "\(scenario.name): \(caller.image)")
+                XCTAssertFalse(
+                    caller.image.contains("gnustep") || caller.image.contains("ffi"),
+                    "\(scenario.name): \(caller.image)")
             }
         }
     }
@@ -61,26 +64,31 @@ final class MessagingGuardTests: ShieldTestCase {
                 _ = try run(scenario.name)
                 let report = try XCTUnwrap(sink.reports.first, scenario.name)
                 // The receiver is a new object each run: only its address may differ.
-                XCTAssertEqual(MatrixRunner.normalizingAddresses(report.reason),
-                               MatrixRunner.normalizingAddresses(raised.reason), scenario.name)
+                XCTAssertEqual(
+                    MatrixRunner.normalizingAddresses(report.reason),
+                    MatrixRunner.normalizingAddresses(raised.reason), scenario.name)
             }
         }
     }
 
     func testAddressNormalizationOnlyTouchesHexadecimalAddresses() {
-        XCTAssertEqual(MatrixRunner.normalizingAddresses("-[A b]: unrecognized selector sent to instance 0x55d1c0a3e8f0"),
-                       "-[A b]: unrecognized selector sent to instance 0x?")
+        XCTAssertEqual(
+            MatrixRunner.normalizingAddresses("-[A b]: unrecognized selector sent to instance 0x55d1c0a3e8f0"),
+            "-[A b]: unrecognized selector sent to instance 0x?")
         XCTAssertEqual(MatrixRunner.normalizingAddresses("index 0 beyond bounds, 0x"), "index 0 beyond bounds, 0x")
     }
 
     func testDebugModeReportsThenRaisesExactlyTheOriginalException() throws {
-        for name in ["unrecognizedSelector.instance.integer", "unrecognizedSelector.performSelector.untyped", "nsNull.length"] {
+        for name in [
+            "unrecognizedSelector.instance.integer", "unrecognizedSelector.performSelector.untyped", "nsNull.length",
+        ] {
             let original = try XCTUnwrap(try run(name).raised, name)
             try withShield(Configuration(guards: messaging, mode: .debug)) { sink in
                 let raised = try XCTUnwrap(try run(name).raised, "\(name) must fail in debug mode")
                 XCTAssertEqual(raised.name, original.name, name)
-                XCTAssertEqual(MatrixRunner.normalizingAddresses(raised.reason),
-                               MatrixRunner.normalizingAddresses(original.reason), name)
+                XCTAssertEqual(
+                    MatrixRunner.normalizingAddresses(raised.reason),
+                    MatrixRunner.normalizingAddresses(original.reason), name)
                 XCTAssertEqual(sink.reports.first?.action, .failedLoudly, "the report is delivered before the failure")
                 XCTAssertEqual(sink.reports.first?.reason, raised.reason, name)
             }
@@ -126,7 +134,8 @@ final class MessagingGuardTests: ShieldTestCase {
         var noFoundation = Configuration(guards: .unrecognizedSelector)
         noFoundation.unrecognizedSelectorFoundationClasses = []
         try withShield(noFoundation) { sink in
-            XCTAssertEqual(try run("unrecognizedSelector.foundation.numberAsString").raised?.name, "NSInvalidArgumentException")
+            XCTAssertEqual(
+                try run("unrecognizedSelector.foundation.numberAsString").raised?.name, "NSInvalidArgumentException")
             XCTAssertTrue(sink.reports.isEmpty)
         }
     }
@@ -139,7 +148,8 @@ final class MessagingGuardTests: ShieldTestCase {
     }
 
     func testDenyListedClassesBehaveAsWithoutCrashShield() throws {
-        try withShield(Configuration(guards: messaging, excludedClassNames: ["CSSMessagingProfile", "NSNull"])) { sink in
+        try withShield(Configuration(guards: messaging, excludedClassNames: ["CSSMessagingProfile", "NSNull"])) {
+            sink in
             XCTAssertEqual(try run("unrecognizedSelector.instance.range").raised?.name, "NSInvalidArgumentException")
             XCTAssertEqual(try run("unrecognizedSelector.class.object").raised?.name, "NSInvalidArgumentException")
             XCTAssertEqual(try run("nsNull.integerValue").raised?.name, "NSInvalidArgumentException")
@@ -185,8 +195,10 @@ final class MessagingGuardTests: ShieldTestCase {
         let around = plainObjectCalls()
         XCTAssertTrue(around.hasPrefix("responds=0 signature=nil fromFoundation=raised("), around)
         XCTAssertTrue(around.contains("classSide=raised("), around)
-        for configuration in [Configuration(guards: messaging), Configuration(), Configuration(guards: .all),
-                              Configuration(guards: messaging, isAppImage: { _ in true })] {
+        for configuration in [
+            Configuration(guards: messaging), Configuration(), Configuration(guards: .all),
+            Configuration(guards: messaging, isAppImage: { _ in true }),
+        ] {
             withShield(configuration) { sink in
                 XCTAssertEqual(placeholderDelegateCall(), "0")
                 CrashShield.flush()
@@ -203,20 +215,25 @@ final class MessagingGuardTests: ShieldTestCase {
             XCTAssertEqual(MatrixRunner.normalizingAddresses(raised), MatrixRunner.normalizingAddresses(unguarded))
             XCTAssertEqual(sink.reports.first?.action, .failedLoudly)
             let report = try XCTUnwrap(sink.reports.first)
-            XCTAssertEqual("raised(\(MatrixRunner.normalizingAddresses(report.reason)))", MatrixRunner.normalizingAddresses(unguarded))
+            XCTAssertEqual(
+                "raised(\(MatrixRunner.normalizingAddresses(report.reason)))",
+                MatrixRunner.normalizingAddresses(unguarded))
         }
         // Deny-listing NSObject would deny-list every class: start refuses it (README Configuration) and nothing is
         // installed.
         XCTAssertThrowsError(try CrashShield.start(Configuration(guards: messaging, excludedClassNames: ["NSObject"])))
         XCTAssertFalse(CrashShield.isRunning)
-        XCTAssertEqual(MatrixRunner.normalizingAddresses(placeholderDelegateCall()),
-                       MatrixRunner.normalizingAddresses(unguarded), "after stop")
+        XCTAssertEqual(
+            MatrixRunner.normalizingAddresses(placeholderDelegateCall()),
+            MatrixRunner.normalizingAddresses(unguarded), "after stop")
     }
 
     /// Sends the same untyped message `count` times to each kind of receiver; checks every send got nil and one
     /// report per receiver kind carries the count. Untyped selectors are what Apple's runtime always has: GNUstep
     /// can then forward only with the guard's `methodSignatureForSelector:` answer.
-    private func assertEveryUntypedRepetitionIsStopped(_ count: UInt, file: StaticString = #filePath, line: UInt = #line) {
+    private func assertEveryUntypedRepetitionIsStopped(
+        _ count: UInt, file: StaticString = #filePath, line: UInt = #line
+    ) {
         withShield(Configuration(guards: messaging)) { sink in
             for receiver in ["instance", "class", "null"] {
                 var nils: UInt = 0
@@ -224,12 +241,14 @@ final class MessagingGuardTests: ShieldTestCase {
                 XCTAssertEqual(nils, count, "\(receiver): every send must be stopped", file: file, line: line)
             }
             CrashShield.flush()
-            XCTAssertEqual(sink.reports.map { "\($0.isClassMethod ? "+" : "-")[\($0.className) \($0.selector)]" },
-                           ["-[CSSMessagingProfile count]", "+[CSSMessagingProfile length]", "-[NSNull length]"],
-                           file: file, line: line)
+            XCTAssertEqual(
+                sink.reports.map { "\($0.isClassMethod ? "+" : "-")[\($0.className) \($0.selector)]" },
+                ["-[CSSMessagingProfile count]", "+[CSSMessagingProfile length]", "-[NSNull length]"],
+                file: file, line: line)
             for report in sink.reports {
-                XCTAssertEqual(CrashShield.reports.first { $0.signature == report.signature }?.occurrences, Int(count),
-                               report.selector, file: file, line: line)
+                XCTAssertEqual(
+                    CrashShield.reports.first { $0.signature == report.signature }?.occurrences, Int(count),
+                    report.selector, file: file, line: line)
             }
         }
     }
@@ -256,7 +275,12 @@ final class MessagingGuardTests: ShieldTestCase {
             let imp = csr_class_methodImplementation(cls, selector)
             let start = UInt(bitPattern: imp.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
             return (Int32(CSRHotObjectMethodSignature)...Int32(CSRHotClassMethodSignature)).contains { tableIndex in
-                (0..<32).contains { UInt(bitPattern: csr_answer_first_trampoline(tableIndex, $0).map { unsafeBitCast($0, to: UnsafeRawPointer.self) }) == start }
+                (0..<32).contains {
+                    UInt(
+                        bitPattern: csr_answer_first_trampoline(tableIndex, $0).map {
+                            unsafeBitCast($0, to: UnsafeRawPointer.self)
+                        }) == start
+                }
             }
         }
         func signatures() -> [String] {
@@ -264,9 +288,11 @@ final class MessagingGuardTests: ShieldTestCase {
             withAutoreleasePool {
                 let string = css_test_mutable_string("abc")
                 let stringClass = css_test_string_class()
-                for (object, name) in [(string, "length"), (string, "replaceCharactersInRange:withString:"),
-                                       (string, "noSuchSelectorAnywhere:"), (stringClass, "stringWithString:"),
-                                       (stringClass, "noSuchClassSelectorAnywhere")] {
+                for (object, name) in [
+                    (string, "length"), (string, "replaceCharactersInRange:withString:"),
+                    (string, "noSuchSelectorAnywhere:"), (stringClass, "stringWithString:"),
+                    (stringClass, "noSuchClassSelectorAnywhere"),
+                ] {
                     var buffer = [CChar](repeating: 0, count: 128)
                     css_test_signature_text(object, name, &buffer, UInt(buffer.count))
                     texts.append("\(name)=\(String(cString: buffer))")
@@ -281,15 +307,18 @@ final class MessagingGuardTests: ShieldTestCase {
             XCTAssertTrue(isAnswerFirst(root.pointer), "instance side")
             XCTAssertTrue(isAnswerFirst(root.metaclass.pointer), "class side")
             XCTAssertEqual(signatures(), without, "answers and nil answers as without CrashShield")
-            XCTAssertEqual(try run("unrecognizedSelector.instance.double").result, "0.000", "a failing message is stopped")
+            XCTAssertEqual(
+                try run("unrecognizedSelector.instance.double").result, "0.000", "a failing message is stopped")
             XCTAssertEqual(sink.reports.count, 1)
         }
         XCTAssertFalse(isAnswerFirst(root.pointer))
     }
 
     func testKillSwitchAndStopRestoreTheOriginalBehaviour() throws {
-        let forwardingSelectors: Set<String> = ["forwardingTargetForSelector:", "methodSignatureForSelector:",
-                                                "forwardInvocation:"]
+        let forwardingSelectors: Set<String> = [
+            "forwardingTargetForSelector:", "methodSignatureForSelector:",
+            "forwardInvocation:",
+        ]
         try withShield(Configuration(guards: messaging)) { sink in
             XCTAssertTrue(HookEngine.shared.activeHooks.contains { forwardingSelectors.contains($0.selector.name) })
             XCTAssertNoThrow(try CrashShield.setGuard(.unrecognizedSelector, enabled: false))
@@ -306,7 +335,7 @@ final class MessagingGuardTests: ShieldTestCase {
     }
 }
 
-#if os(macOS) || os(Linux)   // a child process: Foundation's Process
+#if os(macOS) || os(Linux)  // a child process: Foundation's Process
 /// The unrecognized-selector guard's lookup of an untyped selector's types (every selector on Apple's runtime is
 /// untyped) runs on the thread that sent the bad message. It must not read every class in the process: on Apple
 /// `objc_getClassList` realizes all of them under the runtime lock (objc-runtime-new.mm, `realizeAllClasses`).

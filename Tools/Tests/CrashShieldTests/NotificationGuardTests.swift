@@ -138,9 +138,11 @@ final class NotificationGuardTests: ShieldTestCase {
             css_note_add(own, observer, "forgotten:", "CSSNote.Forgotten", nil)
             css_note_post(own, "CSSNote.Forgotten", nil, nil, nil)
             XCTAssertEqual(takeLog(), ["\(tag)|forgotten:|CSSNote.Forgotten"], "delivered as usual")
-            result = (HookEngine.shared.activeHooks.contains {
-                $0.selector.name == "dealloc" && $0.targetClass.name == "CSSNoteForgottenObserver"
-            }, ObservationStatus.notificationObserverCount == 1)
+            result = (
+                HookEngine.shared.activeHooks.contains {
+                    $0.selector.name == "dealloc" && $0.targetClass.name == "CSSNoteForgottenObserver"
+                }, ObservationStatus.notificationObserverCount == 1
+            )
             css_object_release(observer)
             css_object_release(own)
         }
@@ -153,8 +155,9 @@ final class NotificationGuardTests: ShieldTestCase {
     func testWhereTheCenterForgetsDeadObserversNothingIsWatchedOrReported() throws {
         csr_test_emulateAppleNotificationCenter(true)
         try withShield(Configuration(guards: .notification)) { sink in
-            XCTAssertFalse(HookEngine.shared.activeHooks.contains { $0.selector.name.hasPrefix("removeObserver") },
-                           "no ledger to keep: removals are not hooked")
+            XCTAssertFalse(
+                HookEngine.shared.activeHooks.contains { $0.selector.name.hasPrefix("removeObserver") },
+                "no ledger to keep: removals are not hooked")
             let apple = observerDiesRegistered(tag: 7)
             XCTAssertFalse(apple.deallocHooked, "Apple's center: no -dealloc hook")
             XCTAssertFalse(apple.inLedger)
@@ -221,9 +224,11 @@ final class NotificationGuardTests: ShieldTestCase {
             }
             XCTAssertEqual(raised?.name, unguarded?.name)
             XCTAssertEqual(reports(sink).first?.action, .failedLoudly)
-            XCTAssertEqual(reports(sink).first?.reason.replacingOccurrences(of: #"0x[0-9a-f]+"#, with: "0x",
-                                                                            options: .regularExpression),
-                           raised?.reason.replacingOccurrences(of: #"0x[0-9a-f]+"#, with: "0x", options: .regularExpression))
+            XCTAssertEqual(
+                reports(sink).first?.reason.replacingOccurrences(
+                    of: #"0x[0-9a-f]+"#, with: "0x",
+                    options: .regularExpression),
+                raised?.reason.replacingOccurrences(of: #"0x[0-9a-f]+"#, with: "0x", options: .regularExpression))
         }
     }
 
@@ -244,13 +249,16 @@ final class NotificationGuardTests: ShieldTestCase {
     // MARK: Lifecycle and threads
 
     func testStopRevertsTheHooksAndForgetsTheLedger() throws {
-        let selectors: Set<String> = ["addObserver:selector:name:object:", "removeObserver:", "removeObserver:name:object:"]
+        let selectors: Set<String> = [
+            "addObserver:selector:name:object:", "removeObserver:", "removeObserver:name:object:",
+        ]
         withAutoreleasePool {
             let observer = css_note_recorder_new(1)!
             withShield(Configuration(guards: .notification)) { _ in
                 css_note_add(center, observer, "note:", "CSSNote.S", nil)
                 XCTAssertEqual(ObservationStatus.notificationObserverCount, 1)
-                XCTAssertEqual(Set(HookEngine.shared.activeHooks.map(\.selector.name)).intersection(selectors), selectors)
+                XCTAssertEqual(
+                    Set(HookEngine.shared.activeHooks.map(\.selector.name)).intersection(selectors), selectors)
             }
             XCTAssertTrue(Set(HookEngine.shared.activeHooks.map(\.selector.name)).isDisjoint(with: selectors))
             XCTAssertEqual(ObservationStatus.notificationObserverCount, 0)
@@ -274,15 +282,16 @@ final class NotificationGuardTests: ShieldTestCase {
                         if round % 3 == 0 {
                             let dying = css_note_recorder_new(index)!
                             css_note_add(center, dying, "other:", name, nil)
-                            css_object_release(dying)                   // dies registered
+                            css_object_release(dying)  // dies registered
                         }
-                        css_object_release(observer)                    // removes itself
+                        css_object_release(observer)  // removes itself
                     }
                 }
             }
             XCTAssertEqual(ObservationStatus.notificationObserverCount, 0)
-            XCTAssertTrue(reports(sink).allSatisfy { $0.className == "CSSNoteRecorder" && $0.selector == "other:" },
-                          "\(reports(sink).map(\.reason))")
+            XCTAssertTrue(
+                reports(sink).allSatisfy { $0.className == "CSSNoteRecorder" && $0.selector == "other:" },
+                "\(reports(sink).map(\.reason))")
             XCTAssertFalse(reports(sink).isEmpty)
             _ = takeLog()
         }
@@ -348,7 +357,8 @@ final class NotificationGuardTests: ShieldTestCase {
                     order.append("high:\(note.name)")
                 }
                 try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner)) { note in
-                    order.append("default2:\(css_note_dictionary_value(note.userInfo, "k").map { String(cString: $0) } ?? "-")")
+                    order.append(
+                        "default2:\(css_note_dictionary_value(note.userInfo, "k").map { String(cString: $0) } ?? "-")")
                 }
                 try? CrashShield.observe("CSSNote.O", object: sender, owner: notificationOwner(other)) { note in
                     order.append("from-sender:\(note.object == sender)")
@@ -382,7 +392,7 @@ final class NotificationGuardTests: ShieldTestCase {
             var second: NotificationObservation?
             second = try? CrashShield.observe("CSSNote.K", owner: notificationOwner(owner)) { _ in
                 count += 10
-                second?.cancel()                     // cancelling itself while running
+                second?.cancel()  // cancelling itself while running
             }
             css_note_post(center, "CSSNote.K", nil, nil, nil)
             XCTAssertEqual(count, 11)

@@ -31,7 +31,8 @@ private func churn(_ count: Int = 64, length: Int = 96) {
 /// The name of an observed notification, read whole.
 private func fullName(_ note: ObservedNotification) -> String {
     var buffer = [CChar](repeating: 0, count: 8192)
-    return csr_string_copyUTF8(csr_notification_name(note.notification), &buffer, buffer.count) ? String(cString: buffer) : "?"
+    return csr_string_copyUTF8(csr_notification_name(note.notification), &buffer, buffer.count)
+        ? String(cString: buffer) : "?"
 }
 
 final class OwnershipTests: ShieldTestCase {
@@ -49,7 +50,8 @@ final class OwnershipTests: ShieldTestCase {
             withAutoreleasePool {
                 _ = takeKVOLog()
                 let model = css_kvo_model_new()!
-                let both = css_kvo_recorder_new(1)!, newOnly = css_kvo_recorder_new(2)!, oldOnly = css_kvo_recorder_new(3)!
+                let both = css_kvo_recorder_new(1)!, newOnly = css_kvo_recorder_new(2)!,
+                    oldOnly = css_kvo_recorder_new(3)!
                 css_kvo_set_level(model, 7)
                 css_kvo_add(model, both, "level", new | old, 0x61)
                 css_kvo_add(model, newOnly, "level", new, 0x62)
@@ -60,8 +62,10 @@ final class OwnershipTests: ShieldTestCase {
                         css_kvo_set_level(model, level)
                         churn(8)
                     }
-                    expected += ["3|level|99|{kind=1,old=\(level - 1)}", "2|level|98|{kind=1,new=\(level)}",
-                                 "1|level|97|{kind=1,new=\(level),old=\(level - 1)}"]
+                    expected += [
+                        "3|level|99|{kind=1,old=\(level - 1)}", "2|level|98|{kind=1,new=\(level)}",
+                        "1|level|97|{kind=1,new=\(level),old=\(level - 1)}",
+                    ]
                 }
                 XCTAssertEqual(takeKVOLog(), expected, "newest first; each observer only the keys it asked for")
                 [both, newOnly, oldOnly].forEach { css_kvo_remove(model, $0, "level") }
@@ -116,8 +120,9 @@ final class OwnershipTests: ShieldTestCase {
             withAutoreleasePool { nils = css_messaging_untyped_shapes(100) }
             XCTAssertEqual(nils, 300, "every send stopped with nil")
             CrashShield.flush()
-            XCTAssertEqual(Set(sink.reports.map(\.selector)),
-                           ["cssOwnershipProbe", "cssOwnershipProbe:", "cssOwnershipProbe:with:"])
+            XCTAssertEqual(
+                Set(sink.reports.map(\.selector)),
+                ["cssOwnershipProbe", "cssOwnershipProbe:", "cssOwnershipProbe:with:"])
             XCTAssertTrue(sink.reports.allSatisfy { $0.action == .recovered })
         }
         // The answer itself: alive (and readable) until the pool it was made in drains.

@@ -27,7 +27,8 @@ private let areaPoint: HookPoint<AreaIMP> = HookPoint("areaOf:") { receiver, cmd
 }
 private let rectPoint: HookPoint<RectIMP> = HookPoint("rectScaledBy:") { receiver, cmd, factor in
     shapeEntries += 1
-    var value = rectPoint.original(for: receiver)?(receiver, cmd, factor) ?? CSSShapeRect(x: -1, y: -1, width: -1, height: -1)
+    var value =
+        rectPoint.original(for: receiver)?(receiver, cmd, factor) ?? CSSShapeRect(x: -1, y: -1, width: -1, height: -1)
     if rectPoint.isActive(for: receiver) { value.x += 100 }
     return value
 }
@@ -52,8 +53,10 @@ final class PassThroughShapeTests: ShieldTestCase {
         return (cls, try XCTUnwrap(css_object_new(name)))
     }
 
-    private func assertStopsIntoPassThrough<Value: Equatable>(_ point: AnyHookPoint, suffix: String, hooked: (Value) -> Value,
-                                                              call: (CSRObject) -> Value, line: UInt = #line) throws {
+    private func assertStopsIntoPassThrough<Value: Equatable>(
+        _ point: AnyHookPoint, suffix: String, hooked: (Value) -> Value,
+        call: (CSRObject) -> Value, line: UInt = #line
+    ) throws {
         let plain = try XCTUnwrap(css_object_new("CSSShapeView"))
         defer { css_object_release(plain) }
         let expected = call(plain)
@@ -74,17 +77,22 @@ final class PassThroughShapeTests: ShieldTestCase {
         XCTAssertTrue(try HookEngine.shared.install(point, on: cls) === hook)
         XCTAssertEqual(call(object), hooked(expected), line: line)
         XCTAssertEqual(hook.revert(), .passingThrough, line: line)
-        XCTAssertEqual(csr_class_methodImplementation(cls.pointer, point.selector.pointer).map { unsafeBitCast($0, to: Int.self) },
-                       unsafeBitCast(stopped, to: Int.self), line: line)
+        XCTAssertEqual(
+            csr_class_methodImplementation(cls.pointer, point.selector.pointer).map { unsafeBitCast($0, to: Int.self) },
+            unsafeBitCast(stopped, to: Int.self), line: line)
         XCTAssertEqual(call(object), expected, line: line)
     }
 
     func testADoubleArgumentAndResult() throws {
-        try assertStopsIntoPassThrough(scaledPoint, suffix: "Scaled", hooked: { $0 + 100 }) { css_shape_scaled($0, 2.25) }
+        try assertStopsIntoPassThrough(scaledPoint, suffix: "Scaled", hooked: { $0 + 100 }) {
+            css_shape_scaled($0, 2.25)
+        }
     }
 
     func testARectArgument() throws {
-        try assertStopsIntoPassThrough(areaPoint, suffix: "Area", hooked: { $0 + 100 }) { css_shape_area($0, self.rect) }
+        try assertStopsIntoPassThrough(areaPoint, suffix: "Area", hooked: { $0 + 100 }) {
+            css_shape_area($0, self.rect)
+        }
     }
 
     func testARectReturnedInMemory() throws {
@@ -92,7 +100,8 @@ final class PassThroughShapeTests: ShieldTestCase {
             let value = css_shape_rect_scaled(object, 1.5)
             return [value.x, value.y, value.width, value.height]
         }
-        try assertStopsIntoPassThrough(rectPoint, suffix: "Rect", hooked: { [$0[0] + 100] + $0.dropFirst() }, call: call)
+        try assertStopsIntoPassThrough(
+            rectPoint, suffix: "Rect", hooked: { [$0[0] + 100] + $0.dropFirst() }, call: call)
     }
 
     func testIntegerDoubleRectAndFloatArgumentsTogether() throws {

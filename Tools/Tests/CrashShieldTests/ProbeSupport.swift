@@ -37,8 +37,9 @@ struct Probe {
     private static var every: [Probe] {
         (0..<css_probe_count()).map { id in
             let size = css_probe_size(id)
-            return Probe(id: id, name: String(cString: css_probe_name(id)), size: size < 0 ? nil : UInt(size),
-                         reasonIsUndefined: css_probe_reason_is_undefined(id))
+            return Probe(
+                id: id, name: String(cString: css_probe_name(id)), size: size < 0 ? nil : UInt(size),
+                reasonIsUndefined: css_probe_reason_is_undefined(id))
         }
     }
 
@@ -46,7 +47,9 @@ struct Probe {
     var indexes: [UInt] {
         guard let size else { return [0] }
         let high: UInt = 1 << 32
-        let candidates: [UInt] = [0, 1, size &- 1, size, size + 1, high, high + 1, high + size, high + size + 1, UInt(Int.max)]
+        let candidates: [UInt] = [
+            0, 1, size &- 1, size, size + 1, high, high + 1, high + size, high + size + 1, UInt(Int.max),
+        ]
         var result: [UInt] = []
         for index in candidates where index <= UInt(Int.max) && !result.contains(index) { result.append(index) }
         return result
@@ -89,8 +92,10 @@ extension XCTestCase {
     /// `selector`: the method every report must name (the one the probes call), if given.
     /// Returns how many calls were compared.
     @discardableResult
-    func assertProbesBehaveAsFoundation(_ probes: [Probe], selector: String? = nil, file: StaticString = #filePath,
-                                        line: UInt = #line) throws -> Int {
+    func assertProbesBehaveAsFoundation(
+        _ probes: [Probe], selector: String? = nil, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> Int {
         XCTAssertFalse(probes.isEmpty, file: file, line: line)
         var cases: [(probe: Probe, index: UInt, foundation: Probe.Outcome)] = []
         for probe in probes {
@@ -100,9 +105,12 @@ extension XCTestCase {
         try withShield(Configuration(guards: .all)) { sink in
             for (probe, index, foundation) in cases where foundation.raised == nil {
                 let guarded = probe.run(index)
-                XCTAssertEqual(guarded, foundation, "\(probe.name) at \(index): valid call changed", file: file, line: line)
+                XCTAssertEqual(
+                    guarded, foundation, "\(probe.name) at \(index): valid call changed", file: file, line: line)
                 CrashShield.flush()
-                XCTAssertEqual(sink.reports.map(\.method), [], "\(probe.name) at \(index): a valid call reported", file: file, line: line)
+                XCTAssertEqual(
+                    sink.reports.map(\.method), [], "\(probe.name) at \(index): a valid call reported", file: file,
+                    line: line)
                 sink.removeAll()
             }
         }
@@ -114,14 +122,23 @@ extension XCTestCase {
                 CrashShield.flush()
                 let label = "\(probe.name) at \(index) (Foundation: \(raised))"
                 XCTAssertNil(guarded?.raised, "\(label): not recovered", file: file, line: line)
-                XCTAssertEqual(guarded?.after, guarded?.before, "\(label): the recovered call changed the receiver", file: file, line: line)
+                XCTAssertEqual(
+                    guarded?.after, guarded?.before, "\(label): the recovered call changed the receiver", file: file,
+                    line: line)
                 XCTAssertEqual(sink.reports.count, 1, "\(label): \(sink.reports.map(\.method))", file: file, line: line)
-                XCTAssertEqual(sink.reports.first?.occurrences, 1, "\(label): one bad call, one occurrence", file: file, line: line)
+                XCTAssertEqual(
+                    sink.reports.first?.occurrences, 1, "\(label): one bad call, one occurrence", file: file, line: line
+                )
                 guard let report = sink.reports.first else { return }
                 XCTAssertEqual(report.exceptionName, String(raised.prefix { $0 != ":" }), label, file: file, line: line)
-                if let selector { XCTAssertEqual(report.selector, selector, "\(label): the report names the app's call", file: file, line: line) }
+                if let selector {
+                    XCTAssertEqual(
+                        report.selector, selector, "\(label): the report names the app's call", file: file, line: line)
+                }
                 if !probe.reasonIsUndefined {
-                    XCTAssertEqual("\(report.exceptionName): \(report.reason)", raised, "\(label): the report's reason", file: file, line: line)
+                    XCTAssertEqual(
+                        "\(report.exceptionName): \(report.reason)", raised, "\(label): the report's reason",
+                        file: file, line: line)
                 }
             }
         }
@@ -133,10 +150,14 @@ extension XCTestCase {
     /// `assertProbesBehaveAsFoundation` over the overflowing-range probes of each call ("receiver.selector", with
     /// "nil " before a nil argument's label): what GNUstep raises for is stopped with its exception and reason, and
     /// reported as the call the app made; what its own checks let through (some wrap) reaches it unchanged.
-    func assertOverflowingRangesBehaveAsFoundation(_ calls: String..., file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertOverflowingRangesBehaveAsFoundation(
+        _ calls: String..., file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         for call in calls {
             let probes = Probe.overflowing(call)
-            XCTAssertEqual(probes.count, Probe.overflowForms.count, "\(call): its overflowing-range probes", file: file, line: line)
+            XCTAssertEqual(
+                probes.count, Probe.overflowForms.count, "\(call): its overflowing-range probes", file: file, line: line
+            )
             let selector = call.drop { $0 != "." }.dropFirst().replacingOccurrences(of: "nil ", with: "")
             try assertProbesBehaveAsFoundation(probes, selector: selector, file: file, line: line)
         }
@@ -146,10 +167,14 @@ extension XCTestCase {
 extension XCTestCase {
     /// `assertProbesBehaveAsFoundation` over the range probes of each call (`Probe.ranges`), whose reports must name
     /// `selector` (the method the call funnels into, where the guard stops it).
-    func assertRangeProbesBehaveAsFoundation(_ calls: [String], selector: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertRangeProbesBehaveAsFoundation(
+        _ calls: [String], selector: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         for call in calls {
             let probes = Probe.ranges(call)
-            XCTAssertEqual(probes.count, Probe.edgeForms.count + Probe.overflowForms.count, "\(call): its range probes", file: file, line: line)
+            XCTAssertEqual(
+                probes.count, Probe.edgeForms.count + Probe.overflowForms.count, "\(call): its range probes",
+                file: file, line: line)
             try assertProbesBehaveAsFoundation(probes, selector: selector, file: file, line: line)
         }
     }

@@ -31,8 +31,9 @@ final class ReportContextTests: ShieldTestCase {
         // The kernel's count of seconds since this process started (whole seconds, truncated).
         let elapsed = try XCTUnwrap(Double(try run("/bin/ps", ["-o", "etimes=", "-p", "\(getpid())"])))
         let sinceReport = Date().timeIntervalSince(report.firstSeen)
-        XCTAssertEqual(context.secondsSinceLaunch + sinceReport, elapsed, accuracy: 1.5,
-                       "time since launch is the process's age at the report, not the time since CrashShield started")
+        XCTAssertEqual(
+            context.secondsSinceLaunch + sinceReport, elapsed, accuracy: 1.5,
+            "time since launch is the process's age at the report, not the time since CrashShield started")
         // The same from the kernel's own start time, whatever the moment the context was collected.
         XCTAssertEqual(try XCTUnwrap(ProcessContext.processAge()), elapsed, accuracy: 1.5)
     }
@@ -41,16 +42,19 @@ final class ReportContextTests: ShieldTestCase {
         let report = try realReport()
         let context = try XCTUnwrap(report.context)
         let caller = try XCTUnwrap(report.callerFrame)
-        XCTAssertEqual(Set(context.images.map(\.loadAddress)), Set(report.callStack.map(\.imageBase).filter { $0 != 0 }),
-                       "one image per image the stack points into")
+        XCTAssertEqual(
+            Set(context.images.map(\.loadAddress)), Set(report.callStack.map(\.imageBase).filter { $0 != 0 }),
+            "one image per image the stack points into")
         XCTAssertEqual(context.images.count, Set(context.images.map(\.loadAddress)).count, "each image once")
         let image = try XCTUnwrap(context.image(for: caller), "the caller's image is listed")
         XCTAssertEqual(image.path, caller.image)
         XCTAssertEqual(image.name, (caller.image as NSString).lastPathComponent)
         // The GNU build ID, as readelf reads it from the file.
         let notes = try run("/usr/bin/readelf", ["-n", caller.image])
-        let buildID = try XCTUnwrap(notes.components(separatedBy: "Build ID: ").dropFirst().first?
-            .prefix { $0.isHexDigit }).description
+        let buildID = try XCTUnwrap(
+            notes.components(separatedBy: "Build ID: ").dropFirst().first?
+                .prefix { $0.isHexDigit }
+        ).description
         XCTAssertEqual(image.buildID, buildID)
         // The load bias: the caller's address minus it is inside css_test_call_objectAtIndex as nm lists it.
         let slide = try XCTUnwrap(image.slide)
@@ -65,7 +69,7 @@ final class ReportContextTests: ShieldTestCase {
     }
 
     /// One launch ID for every report of a process; another process has its own.
-#if os(macOS) || os(Linux)   // child processes: not on iOS
+    #if os(macOS) || os(Linux)  // child processes: not on iOS
     func testOneLaunchIDPerProcess() throws {
         let first = try realReport()
         var second: CrashReport?
@@ -78,7 +82,8 @@ final class ReportContextTests: ShieldTestCase {
         XCTAssertEqual(first.context?.launchID, other.context?.launchID)
 
         let children = try (0..<2).map { _ in
-            let out = try run(productPath("crashshield-matrix"), ["child", "array.objectAtIndex.beyondEnd", "--protected"])
+            let out = try run(
+                productPath("crashshield-matrix"), ["child", "array.objectAtIndex.beyondEnd", "--protected"])
             return try XCTUnwrap(ChildOutcome(ending: .exited(0), stdout: out, stderr: "").reports.first?.context)
         }
         XCTAssertNotEqual(children[0].launchID, children[1].launchID)
@@ -86,12 +91,13 @@ final class ReportContextTests: ShieldTestCase {
         XCTAssertEqual(children[0].device, first.context?.device)
         XCTAssertEqual(children[0].appIdentifier, "crashshield-matrix")
     }
-#endif
+    #endif
 
     /// Reports written before the context existed still load; reports with it round-trip through the store.
     func testReportsWithoutContextStillDecodeAndReportsWithItRoundTrip() throws {
         // A line exactly as JSONLinesReportStore wrote it before reports had a context (commit cd4bd9a).
-        let old = #"{"action":"recovered","callStack":[{"address":4198416,"image":"/usr/lib/libapp.so","imageBase":4194304,"symbol":"_$s3App5startyyF"}],"callerFrameIndex":0,"category":"container","className":"GSInlineArray","details":{"count":"2","index":"5"},"exceptionName":"NSRangeException","firstSeen":"2023-11-14T22:13:21.000Z","hint":"check the index against count before calling objectAtIndex:","isClassMethod":false,"lastSeen":"2023-11-14T22:13:21.250Z","occurrences":10,"reason":"Index 5 is out of range 2 (in 'objectAtIndex:')","selector":"objectAtIndex:","signature":"0123456789abcdef","thread":{"id":42,"isMain":false,"name":"worker"}}"#
+        let old =
+            #"{"action":"recovered","callStack":[{"address":4198416,"image":"/usr/lib/libapp.so","imageBase":4194304,"symbol":"_$s3App5startyyF"}],"callerFrameIndex":0,"category":"container","className":"GSInlineArray","details":{"count":"2","index":"5"},"exceptionName":"NSRangeException","firstSeen":"2023-11-14T22:13:21.000Z","hint":"check the index against count before calling objectAtIndex:","isClassMethod":false,"lastSeen":"2023-11-14T22:13:21.250Z","occurrences":10,"reason":"Index 5 is out of range 2 (in 'objectAtIndex:')","selector":"objectAtIndex:","signature":"0123456789abcdef","thread":{"id":42,"isMain":false,"name":"worker"}}"#
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ReportContextTests-\(UUID())")
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = folder.appendingPathComponent("reports.jsonl")
@@ -110,20 +116,20 @@ final class ReportContextTests: ShieldTestCase {
         XCTAssertFalse(try XCTUnwrap(loaded.reports[1].context).images.isEmpty)
     }
 
-#if os(macOS) || os(Linux)   // child processes: not on iOS
+    #if os(macOS) || os(Linux)  // child processes: not on iOS
     /// The output of a program, trimmed.
     private func run(_ executable: String, _ arguments: [String]) throws -> String {
         let result = try runProgram(executable, arguments)
         XCTAssertEqual(result.status, 0, "\(executable) \(arguments): \(result.stderr)")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
-#endif
+    #endif
 }
 
 // MARK: - Programs (also used by ReportToolTests)
 
 /// A program built with the tests (`swift build --build-tests` builds every product into the test bundle's folder).
-#if os(macOS) || os(Linux)   // child processes: not on iOS
+#if os(macOS) || os(Linux)  // child processes: not on iOS
 func productPath(_ name: String) -> String {
     URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
 }
@@ -143,7 +149,9 @@ func runProgram(_ executable: String, _ arguments: [String]) throws -> (status: 
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self),
-            String(decoding: try Data(contentsOf: errorFile), as: UTF8.self))
+    return (
+        process.terminationStatus, String(decoding: data, as: UTF8.self),
+        String(decoding: try Data(contentsOf: errorFile), as: UTF8.self)
+    )
 }
 #endif

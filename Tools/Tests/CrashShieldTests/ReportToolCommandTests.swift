@@ -6,7 +6,7 @@ import CrashShieldScenarios
 import Foundation
 import XCTest
 
-#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
+#if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
 /// `crashshield-report`'s filters, list, --json, --version, --limit, HTTP bodies, CSV formula cells, named call
 /// sites, and the html page in a real headless browser.
 extension ReportToolTests {
@@ -14,7 +14,9 @@ extension ReportToolTests {
         String(decoding: try CrashReport.makeJSONEncoder().encode(report), as: UTF8.self) + "\n"
     }
 
-    private func tool(_ arguments: [String], status: Int32 = 0, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    private func tool(
+        _ arguments: [String], status: Int32 = 0, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> String {
         let run = try runProgram(toolPath, arguments)
         XCTAssertEqual(run.status, status, "\(arguments): \(run.stderr)", file: file, line: line)
         return run.stdout
@@ -53,31 +55,41 @@ extension ReportToolTests {
         let since = reports(ReportFilter(since: ReportFilter.date("2026-01-02")))
         XCTAssertEqual(since.count, 4)
         XCTAssertEqual(since.first { $0.group == storm.group }?.occurrences, 12, "the January launch is left out")
-        XCTAssertEqual(reports(ReportFilter(until: ReportFilter.date("2026-01-01", endOfDay: true))).map(\.occurrences), [5])
+        XCTAssertEqual(
+            reports(ReportFilter(until: ReportFilter.date("2026-01-01", endOfDay: true))).map(\.occurrences), [5])
         XCTAssertEqual(reports(ReportFilter(until: ReportFilter.date("2026-01-01T10:59:00Z"))).count, 1)
         XCTAssertEqual(reports(ReportFilter(until: ReportFilter.date("2026-01-01T09:59:00Z"))).count, 0)
         XCTAssertEqual(reports(ReportFilter(guards: ["string"])).map(\.signature), [string.signature])
         let bySignature = reports(ReportFilter(signatures: [String(storm.signature.prefix(6))]))
         XCTAssertEqual(bySignature.map(\.occurrences), [17])
-        XCTAssertEqual(reports(ReportFilter(signatures: [String(storm.group.prefix(6))])).map(\.group), [storm.group],
-                       "a grouping key prefix")
+        XCTAssertEqual(
+            reports(ReportFilter(signatures: [String(storm.group.prefix(6))])).map(\.group), [storm.group],
+            "a grouping key prefix")
         XCTAssertNil(ReportFilter.date("yesterday"))
 
         // Every command takes the filters.
         let launch = ["--launch", "launch-two"]
-        XCTAssertTrue(try tool(["summary"] + launch + paths).hasSuffix("\n1 reports (5 occurrences) from 2 files; 0 unreadable lines\n"))
+        XCTAssertTrue(
+            try tool(["summary"] + launch + paths).hasSuffix(
+                "\n1 reports (5 occurrences) from 2 files; 0 unreadable lines\n"))
         let listed = try tool(["list", "--release", "2.0+7"] + paths).split(separator: "\n")
         XCTAssertEqual(listed.count, 1)
         XCTAssertTrue(listed[0].hasPrefix("\(storm.signature)  5  container  "), String(listed[0]))
-        let exported = try CrashReport.makeJSONDecoder().decode([CrashReport].self, from: Data(try tool(["export", "--until", "2026-01-01"] + paths).utf8))
+        let exported = try CrashReport.makeJSONDecoder().decode(
+            [CrashReport].self, from: Data(try tool(["export", "--until", "2026-01-01"] + paths).utf8))
         XCTAssertEqual(exported.map(\.occurrences), [5])
         XCTAssertTrue(try tool(["show", storm.signature] + launch + paths).contains("occurrences  5\n"))
         let hidden = try runProgram(toolPath, ["show", storm.signature, "--guard", "string"] + paths)
         XCTAssertEqual(hidden.status, 64, "filtered out: no such report")
-        let symbolicated = try JSONSerialization.jsonObject(with: Data(try tool(["symbolicate", "--json", "--guard", "string"] + paths).utf8)) as? [[String: Any]]
+        let symbolicated =
+            try JSONSerialization.jsonObject(
+                with: Data(try tool(["symbolicate", "--json", "--guard", "string"] + paths).utf8)) as? [[String: Any]]
         XCTAssertEqual(symbolicated?.map { $0["signature"] as? String }, [string.signature])
         let page = folder.appendingPathComponent("filtered.html").path
-        let written = try JSONSerialization.jsonObject(with: Data(try tool(["html", "--json", "-o", page, "--since", "2026-01-02"] + paths).utf8)) as? [String: Any]
+        let written =
+            try JSONSerialization.jsonObject(
+                with: Data(try tool(["html", "--json", "-o", page, "--since", "2026-01-02"] + paths).utf8))
+            as? [String: Any]
         XCTAssertEqual(written?["reports"] as? Int, 4)
         XCTAssertEqual(written?["occurrences"] as? Int, 17)
         let bad = try runProgram(toolPath, ["summary", "--since", "last week"] + paths)
@@ -91,9 +103,11 @@ extension ReportToolTests {
     func testHTTPUploadBodiesPlainAndGzippedAreReadLikeTheStore() throws {
         let server = try LoopbackServer(recordURL: folder.appendingPathComponent("server.jsonl"))
         defer { server.stop() }
-        let sink = try HTTPUploadSink(endpoint: server.url, folder: folder.appendingPathComponent("sink"),
-                                      options: UploadOptions(maxBatchSize: 10, batchDelay: 0.1, requestTimeout: 5,
-                                                             initialBackoff: 0.05, maxBackoff: 1))
+        let sink = try HTTPUploadSink(
+            endpoint: server.url, folder: folder.appendingPathComponent("sink"),
+            options: UploadOptions(
+                maxBatchSize: 10, batchDelay: 0.1, requestTimeout: 5,
+                initialBackoff: 0.05, maxBackoff: 1))
         let store = try JSONLinesReportStore(fileURL: fileURL)
         withShield(Configuration(guards: [.container, .string], sinks: [store, sink])) { _ in
             withAutoreleasePool {
@@ -127,7 +141,9 @@ extension ReportToolTests {
         try packed.write(to: gz)
         let zipped = ReportSet.load([gz.path]).set
         XCTAssertEqual(zipped.reports, ReportSet.load([last.path]).set.reports)
-        XCTAssertEqual(zipped.badLines.map(\.description), ["\(gz.path): report 1: not a valid crash report (missing field 'signature')"])
+        XCTAssertEqual(
+            zipped.badLines.map(\.description),
+            ["\(gz.path): report 1: not a valid crash report (missing field 'signature')"])
         let run = try runProgram(toolPath, ["summary", gz.path])
         XCTAssertEqual(run.status, 0)
         XCTAssertEqual(run.stdout, ReportText.summary(zipped, callerNames: callerNames(zipped)))
@@ -135,7 +151,9 @@ extension ReportToolTests {
 
         let torn = folder.appendingPathComponent("torn.json.gz")
         try packed.prefix(packed.count / 2).write(to: torn)
-        XCTAssertEqual(ReportSet.load([torn.path]).set.badLines.map(\.problem), ["gzip data that does not decompress (truncated or corrupt)"])
+        XCTAssertEqual(
+            ReportSet.load([torn.path]).set.badLines.map(\.problem),
+            ["gzip data that does not decompress (truncated or corrupt)"])
     }
 
     // MARK: - options
@@ -149,23 +167,35 @@ extension ReportToolTests {
         let summary = try tool(["summary", "--limit", "1", fileURL.path]).split(separator: "\n")
         XCTAssertEqual(summary.count, 3, "header, one row, the totals line: \(summary)")
         XCTAssertTrue(summary[1].hasSuffix(storm.group))
-        XCTAssertEqual(summary[2], "4 reports (17 occurrences) from 1 files; 0 unreadable lines", "totals are of every report")
+        XCTAssertEqual(
+            summary[2], "4 reports (17 occurrences) from 1 files; 0 unreadable lines", "totals are of every report")
         XCTAssertEqual(try tool(["list", "--limit", "2", fileURL.path]).split(separator: "\n").count, 2)
         XCTAssertEqual(try tool(["list", fileURL.path]).split(separator: "\n").count, 4)
-        XCTAssertEqual(try CrashReport.makeJSONDecoder().decode([CrashReport].self, from: Data(try tool(["export", "--limit", "1", fileURL.path]).utf8)).map(\.signature),
-                       [storm.signature])
+        XCTAssertEqual(
+            try CrashReport.makeJSONDecoder().decode(
+                [CrashReport].self, from: Data(try tool(["export", "--limit", "1", fileURL.path]).utf8)
+            ).map(\.signature),
+            [storm.signature])
 
         // --json everywhere.
         let set = ReportSet.load([fileURL.path]).set
-        let summaryJSON = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try tool(["summary", "--json", fileURL.path]).utf8)) as? [String: Any])
+        let summaryJSON = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(try tool(["summary", "--json", fileURL.path]).utf8))
+                as? [String: Any])
         XCTAssertEqual((summaryJSON["totals"] as? [String: Int])?["occurrences"], 17)
         XCTAssertEqual((summaryJSON["reports"] as? [[String: Any]])?.first?["count"] as? Int, 12)
-        let listJSON = try JSONDecoder().decode([ReportText.Row].self, from: Data(try tool(["list", "--json", fileURL.path]).utf8))
+        let listJSON = try JSONDecoder().decode(
+            [ReportText.Row].self, from: Data(try tool(["list", "--json", fileURL.path]).utf8))
         XCTAssertEqual(listJSON, set.ranked().map { ReportText.Row($0, callerNames: callerNames(set)) })
-        let shown = try CrashReport.makeJSONDecoder().decode(CrashReport.self, from: Data(try tool(["show", "--json", storm.signature, fileURL.path]).utf8))
+        let shown = try CrashReport.makeJSONDecoder().decode(
+            CrashReport.self, from: Data(try tool(["show", "--json", storm.signature, fileURL.path]).utf8))
         XCTAssertEqual(shown, try set.report(matching: storm.signature))
-        XCTAssertEqual(try CrashReport.makeJSONDecoder().decode([CrashReport].self, from: Data(try tool(["export", "--json", fileURL.path]).utf8)), set.reports)
-        let symbols = try JSONDecoder().decode([Symbolicator.JSONReport].self, from: Data(try tool(["symbolicate", "--json", "--signature", storm.signature, fileURL.path]).utf8))
+        XCTAssertEqual(
+            try CrashReport.makeJSONDecoder().decode(
+                [CrashReport].self, from: Data(try tool(["export", "--json", fileURL.path]).utf8)), set.reports)
+        let symbols = try JSONDecoder().decode(
+            [Symbolicator.JSONReport].self,
+            from: Data(try tool(["symbolicate", "--json", "--signature", storm.signature, fileURL.path]).utf8))
         XCTAssertEqual(symbols.count, 1)
         let caller = try XCTUnwrap(symbols.first?.frames.first { $0.isCaller })
         XCTAssertEqual(caller.index, storm.callerFrameIndex)
@@ -183,13 +213,16 @@ extension ReportToolTests {
             XCTAssertTrue(run.stderr.contains("Usage: crashshield-report show <report>"), run.stderr)
             XCTAssertTrue(run.stderr.contains("See 'crashshield-report show --help'"), run.stderr)
         }
-        XCTAssertTrue(try runProgram(toolPath, ["show", "zz", fileURL.path]).stderr.contains("no report has the signature 'zz'"))
+        XCTAssertTrue(
+            try runProgram(toolPath, ["show", "zz", fileURL.path]).stderr.contains("no report has the signature 'zz'"))
     }
 
     /// OWASP's CSV injection rule, read back by Python's csv module.
     func testCSVCellsThatCouldStartAFormulaAreEscaped() throws {
         let base = try XCTUnwrap(try writeRealReports(to: fileURL).first)
-        let reasons = ["=HYPERLINK(\"http://x\",\"y\")", "+1+2", "-3", "@SUM(A1)", "\tTAB", "\r\nCRLF", "plain, text", "a=b"]
+        let reasons = [
+            "=HYPERLINK(\"http://x\",\"y\")", "+1+2", "-3", "@SUM(A1)", "\tTAB", "\r\nCRLF", "plain, text", "a=b",
+        ]
         var text = ""
         for (index, reason) in reasons.enumerated() {
             var report = base
@@ -207,8 +240,12 @@ extension ReportToolTests {
         XCTAssertEqual(parsed.status, 0, parsed.stderr)
         let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [[String]])
         let column = try XCTUnwrap(rows.first?.firstIndex(of: "reason"))
-        XCTAssertEqual(rows.dropFirst().map { $0[column] },
-                       ["'=HYPERLINK(\"http://x\",\"y\")", "'+1+2", "'-3", "'@SUM(A1)", "'\tTAB", "'\r\nCRLF", "plain, text", "a=b"])
+        XCTAssertEqual(
+            rows.dropFirst().map { $0[column] },
+            [
+                "'=HYPERLINK(\"http://x\",\"y\")", "'+1+2", "'-3", "'@SUM(A1)", "'\tTAB", "'\r\nCRLF", "plain, text",
+                "a=b",
+            ])
     }
 
     /// A call site the device did not name (a stripped caller) is named from the binary at hand.
@@ -219,10 +256,12 @@ extension ReportToolTests {
         let unnamed = folder.appendingPathComponent("unnamed.jsonl")
         try Data(try line(report).utf8).write(to: unnamed)
         let set = ReportSet.load([unnamed.path]).set
-        XCTAssertFalse(ReportText.summary(set).contains("css_test_call_objectAtIndex"), "the file alone has image+offset")
+        XCTAssertFalse(
+            ReportText.summary(set).contains("css_test_call_objectAtIndex"), "the file alone has image+offset")
         let row = try tool(["summary", unnamed.path]).split(separator: "\n")[1]
         XCTAssertTrue(row.contains("  css_test_call_objectAtIndex (") && row.contains("CSSTestSupport.m:"), String(row))
-        let listed = try JSONDecoder().decode([ReportText.Row].self, from: Data(try tool(["list", "--json", unnamed.path]).utf8))
+        let listed = try JSONDecoder().decode(
+            [ReportText.Row].self, from: Data(try tool(["list", "--json", unnamed.path]).utf8))
         XCTAssertTrue(listed.first?.callSite.hasPrefix("css_test_call_objectAtIndex (") == true, "\(listed)")
     }
 
@@ -243,40 +282,56 @@ extension ReportToolTests {
         hostile.context?.launchID = "hostile-launch"
         try append(try line(hostile), to: fileURL)
         let set = ReportSet.load([fileURL.path]).set
-        XCTAssertEqual(set.reports.last?.group, hostile.group, "first appearance: last (the page's script sorts it first)")
+        XCTAssertEqual(
+            set.reports.last?.group, hostile.group, "first appearance: last (the page's script sorts it first)")
 
         let page = folder.appendingPathComponent("report.html")
-        XCTAssertTrue(try tool(["html", fileURL.path, "-o", page.path]).hasPrefix("wrote \(page.path): 5 reports (517 occurrences)"))
+        XCTAssertTrue(
+            try tool(["html", fileURL.path, "-o", page.path]).hasPrefix(
+                "wrote \(page.path): 5 reports (517 occurrences)"))
         let html = try String(contentsOf: page, encoding: .utf8)
         XCTAssertFalse(html.contains("<script>document") || html.contains("<img"), "app data is escaped")
-        XCTAssertTrue(html.contains("&lt;script&gt;document.body.setAttribute(&#39;data-pwned&#39;,&#39;1&#39;)&lt;/script&gt;"))
+        XCTAssertTrue(
+            html.contains("&lt;script&gt;document.body.setAttribute(&#39;data-pwned&#39;,&#39;1&#39;)&lt;/script&gt;"))
         XCTAssertEqual(html.components(separatedBy: "<script").count, 2, "one script: the page's own")
-        XCTAssertFalse(html.contains("http:") || html.contains("https:") || html.contains("//"), "self-contained: no URL")
+        XCTAssertFalse(
+            html.contains("http:") || html.contains("https:") || html.contains("//"), "self-contained: no URL")
         XCTAssertTrue(html.contains("Content-Security-Policy\" content=\"default-src 'none'"))
 
         let chromium = try headlessChromium()
         let profile = folder.appendingPathComponent("chromium-profile").path
-        let common = ["120", chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                      "--no-first-run", "--user-data-dir=\(profile)", "--window-size=1200,1600"]
+        let common = [
+            "120", chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--no-first-run", "--user-data-dir=\(profile)", "--window-size=1200,1600",
+        ]
         let dump = try runProgram("/usr/bin/timeout", common + ["--dump-dom", page.absoluteString])
         XCTAssertEqual(dump.status, 0, dump.stderr)
         let dom = dump.stdout
         let groups = matches(#"<tr class="callsite" data-group="([0-9a-f|]+)""#, in: dom)
-        let byCount = set.reports.enumerated().sorted { ($0.element.occurrences, $1.offset) > ($1.element.occurrences, $0.offset) }
-        XCTAssertEqual(groups, byCount.map(\.element.group), "rows by count, most first (ties in file order), after the script ran")
+        let byCount = set.reports.enumerated().sorted {
+            ($0.element.occurrences, $1.offset) > ($1.element.occurrences, $0.offset)
+        }
+        XCTAssertEqual(
+            groups, byCount.map(\.element.group), "rows by count, most first (ties in file order), after the script ran"
+        )
         XCTAssertEqual(groups.first, hostile.group)
         XCTAssertTrue(dom.contains(#"data-sort-column="3" data-sort-order="desc""#), "sortCallSites ran")
         XCTAssertTrue(dom.contains("function sortCallSites(column, descending)"))
         XCTAssertFalse(dom.contains("data-pwned=\""), "no injected code ran")
-        let callers = matches(#"<li class="frame caller" data-caller="true"><span class="marker">▶ caller</span> <code>([^<]*)</code>"#, in: dom)
-        XCTAssertEqual(callers.count, set.reports.filter { $0.callerFrameIndex != nil }.count, "one marked caller per report")
+        let callers = matches(
+            #"<li class="frame caller" data-caller="true"><span class="marker">▶ caller</span> <code>([^<]*)</code>"#,
+            in: dom)
+        XCTAssertEqual(
+            callers.count, set.reports.filter { $0.callerFrameIndex != nil }.count, "one marked caller per report")
         let stormSection = try XCTUnwrap(dom.range(of: "id=\"report-\(storm.group)\""))
-        let stormCaller = try XCTUnwrap(dom.range(of: "data-caller=\"true\"", range: stormSection.upperBound..<dom.endIndex))
+        let stormCaller = try XCTUnwrap(
+            dom.range(of: "data-caller=\"true\"", range: stormSection.upperBound..<dom.endIndex))
         let frameText = dom[stormCaller.upperBound...].prefix(300)
         XCTAssertTrue(frameText.contains("css_test_storm_objectAtIndex"), String(frameText))
 
         let screenshot = folder.appendingPathComponent("report.png")
-        let shot = try runProgram("/usr/bin/timeout", common + ["--screenshot=\(screenshot.path)", page.absoluteString])
+        let shot = try runProgram(
+            "/usr/bin/timeout", common + ["--screenshot=\(screenshot.path)", page.absoluteString])
         XCTAssertEqual(shot.status, 0, shot.stderr)
         let evidence = FileManager.default.temporaryDirectory.appendingPathComponent("crashshield-report-html.png")
         try? FileManager.default.removeItem(at: evidence)
@@ -294,7 +349,9 @@ extension ReportToolTests {
     /// The names `crashshield-report` gives call sites the device did not name.
     func callerNames(_ set: ReportSet) -> [String: String] {
         var names: [String: String] = [:]
-        for report in set.reports where report.callerFunction == nil { names[report.group] = Symbolicator().callerName(report) }
+        for report in set.reports where report.callerFunction == nil {
+            names[report.group] = Symbolicator().callerName(report)
+        }
         return names
     }
 
@@ -311,11 +368,14 @@ extension ReportToolTests {
         if let found = candidates.first(where: FileManager.default.isExecutableFile) { return found }
         if getuid() == 0 {
             _ = try runProgram("/usr/bin/apt-get", ["update", "-qq"])
-            _ = try runProgram("/usr/bin/env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", "chromium"])
+            _ = try runProgram(
+                "/usr/bin/env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", "chromium"])
         }
         guard let found = candidates.first(where: FileManager.default.isExecutableFile) else {
-            XCTFail("chromium is not installed and could not be installed (apt-get install chromium, or scripts/install-deps.sh as root): the html page cannot be checked in a browser")
-            throw XCTSkip("no browser")   // already failed above
+            XCTFail(
+                "chromium is not installed and could not be installed (apt-get install chromium, or scripts/install-deps.sh as root): the html page cannot be checked in a browser"
+            )
+            throw XCTSkip("no browser")  // already failed above
         }
         return found
     }
@@ -324,53 +384,53 @@ extension ReportToolTests {
     /// pixels not white, and pixels of exactly `colour` (#rrggbb).
     private func decodePNG(_ url: URL, colour: String) throws -> [String: Int] {
         let script = #"""
-        import json, struct, sys, zlib
-        data = open(sys.argv[1], 'rb').read()
-        assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
-        pos, idat = 8, b''
-        while pos < len(data):
-            length, kind = struct.unpack('>I4s', data[pos:pos + 8])
-            chunk = data[pos + 8:pos + 8 + length]
-            pos += 12 + length
-            if kind == b'IHDR':
-                width, height, depth, ctype, _, _, interlace = struct.unpack('>IIBBBBB', chunk)
-            elif kind == b'IDAT':
-                idat += chunk
-        assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
-        bpp = 3 if ctype == 2 else 4
-        raw = zlib.decompress(idat)
-        stride = width * bpp
-        target = bytes.fromhex(sys.argv[2].lstrip('#'))
-        prev = bytearray(stride)
-        colours, nonwhite, hits, i = set(), 0, 0, 0
-        for y in range(height):
-            kind = raw[i]
-            line = bytearray(raw[i + 1:i + 1 + stride])
-            i += 1 + stride
-            if kind == 1:
-                for x in range(bpp, stride): line[x] = (line[x] + line[x - bpp]) & 255
-            elif kind == 2:
-                for x in range(stride): line[x] = (line[x] + prev[x]) & 255
-            elif kind == 3:
-                for x in range(stride):
-                    a = line[x - bpp] if x >= bpp else 0
-                    line[x] = (line[x] + ((a + prev[x]) >> 1)) & 255
-            elif kind == 4:
-                for x in range(stride):
-                    a = line[x - bpp] if x >= bpp else 0
-                    b = prev[x]
-                    c = prev[x - bpp] if x >= bpp else 0
-                    p = a + b - c
-                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                    line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-            for x in range(0, stride, bpp):
-                pixel = bytes(line[x:x + 3])
-                colours.add(pixel)
-                if pixel != b'\xff\xff\xff': nonwhite += 1
-                if pixel == target: hits += 1
-            prev = line
-        print(json.dumps({'width': width, 'height': height, 'colours': len(colours), 'nonWhite': nonwhite, 'colour': hits}))
-        """#
+            import json, struct, sys, zlib
+            data = open(sys.argv[1], 'rb').read()
+            assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
+            pos, idat = 8, b''
+            while pos < len(data):
+                length, kind = struct.unpack('>I4s', data[pos:pos + 8])
+                chunk = data[pos + 8:pos + 8 + length]
+                pos += 12 + length
+                if kind == b'IHDR':
+                    width, height, depth, ctype, _, _, interlace = struct.unpack('>IIBBBBB', chunk)
+                elif kind == b'IDAT':
+                    idat += chunk
+            assert depth == 8 and ctype in (2, 6) and interlace == 0, (depth, ctype, interlace)
+            bpp = 3 if ctype == 2 else 4
+            raw = zlib.decompress(idat)
+            stride = width * bpp
+            target = bytes.fromhex(sys.argv[2].lstrip('#'))
+            prev = bytearray(stride)
+            colours, nonwhite, hits, i = set(), 0, 0, 0
+            for y in range(height):
+                kind = raw[i]
+                line = bytearray(raw[i + 1:i + 1 + stride])
+                i += 1 + stride
+                if kind == 1:
+                    for x in range(bpp, stride): line[x] = (line[x] + line[x - bpp]) & 255
+                elif kind == 2:
+                    for x in range(stride): line[x] = (line[x] + prev[x]) & 255
+                elif kind == 3:
+                    for x in range(stride):
+                        a = line[x - bpp] if x >= bpp else 0
+                        line[x] = (line[x] + ((a + prev[x]) >> 1)) & 255
+                elif kind == 4:
+                    for x in range(stride):
+                        a = line[x - bpp] if x >= bpp else 0
+                        b = prev[x]
+                        c = prev[x - bpp] if x >= bpp else 0
+                        p = a + b - c
+                        pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                        line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+                for x in range(0, stride, bpp):
+                    pixel = bytes(line[x:x + 3])
+                    colours.add(pixel)
+                    if pixel != b'\xff\xff\xff': nonwhite += 1
+                    if pixel == target: hits += 1
+                prev = line
+            print(json.dumps({'width': width, 'height': height, 'colours': len(colours), 'nonWhite': nonwhite, 'colour': hits}))
+            """#
         let run = try runProgram("/usr/bin/python3", ["-c", script, url.path, colour])
         XCTAssertEqual(run.status, 0, run.stderr)
         return try JSONDecoder().decode([String: Int].self, from: Data(run.stdout.utf8))

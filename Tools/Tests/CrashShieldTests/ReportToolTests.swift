@@ -5,7 +5,7 @@ import CrashShieldScenarios
 import Foundation
 import XCTest
 
-#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
+#if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
 /// `crashshield-report` and its library, on files written by the real store from reports of real stopped crashes.
 final class ReportToolTests: ShieldTestCase {
     var folder: URL!
@@ -88,18 +88,24 @@ final class ReportToolTests: ShieldTestCase {
         XCTAssertEqual(output.last, "4 reports (17 occurrences) from 1 files; 3 unreadable lines")
         XCTAssertTrue(output[0].hasPrefix("GUARD"), output[0])
         let storm = try XCTUnwrap(expected.first { $0.occurrences == 12 })
-        XCTAssertTrue(output[1].hasPrefix("container  \(storm.appFacingMethod)"), "most occurrences first: \(output[1])")
+        XCTAssertTrue(
+            output[1].hasPrefix("container  \(storm.appFacingMethod)"), "most occurrences first: \(output[1])")
         XCTAssertTrue(output[1].contains("css_test_storm_objectAtIndex") && output[1].contains(" 12  "), output[1])
         XCTAssertTrue(output[1].hasSuffix(storm.group), "one row per group (README Grouping): \(output[1])")
         XCTAssertTrue(output.contains { $0.hasPrefix("\(fileURL.path): line 2: not a valid crash report (") }, text)
-        XCTAssertTrue(output.contains("\(fileURL.path): line 3: not a valid crash report (missing field 'signature')"), text)
-        XCTAssertTrue(output.contains("\(fileURL.path): line \(bad.torn): incomplete last line (the process was probably stopped while writing it)"), text)
+        XCTAssertTrue(
+            output.contains("\(fileURL.path): line 3: not a valid crash report (missing field 'signature')"), text)
+        XCTAssertTrue(
+            output.contains(
+                "\(fileURL.path): line \(bad.torn): incomplete last line (the process was probably stopped while writing it)"
+            ), text)
 
         // The real command prints the same, its last line exactly.
         let run = try runProgram(toolPath, ["summary", fileURL.path])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(run.stdout, ReportText.summary(set, callerNames: callerNames(set)),
-                       "the same, with call sites the device did not name named from this binary")
+        XCTAssertEqual(
+            run.stdout, ReportText.summary(set, callerNames: callerNames(set)),
+            "the same, with call sites the device did not name named from this binary")
     }
 
     /// Two processes (two launches) reporting the same call site add up; two copies of one launch's file do not.
@@ -114,7 +120,8 @@ final class ReportToolTests: ShieldTestCase {
         // Two child processes stop the same bad call: same signature, two launch IDs.
         let launches = try (1...2).map { index -> URL in
             let run = try runProgram(matrixPath, ["child", "array.objectAtIndex.beyondEnd", "--protected"])
-            let report = try XCTUnwrap(ChildOutcome(ending: .exited(run.status), stdout: run.stdout, stderr: "").reports.first)
+            let report = try XCTUnwrap(
+                ChildOutcome(ending: .exited(run.status), stdout: run.stdout, stderr: "").reports.first)
             let url = folder.appendingPathComponent("launch\(index).jsonl")
             try Data(CrashReport.makeJSONEncoder().encode(report) + Data("\n".utf8)).write(to: url)
             return url
@@ -139,14 +146,20 @@ final class ReportToolTests: ShieldTestCase {
         let set = ReportSet.load([fileURL.path]).set
         let storm = try XCTUnwrap(expected.first { $0.occurrences == 12 })
         XCTAssertEqual(try set.report(matching: String(storm.signature.prefix(10))).signature, storm.signature)
-        XCTAssertThrowsError(try set.report(matching: "")) { XCTAssertEqual(($0 as? ReportLookupError)?.candidates.count, 4) }
-        XCTAssertThrowsError(try set.report(matching: "zz")) { XCTAssertEqual(($0 as? ReportLookupError)?.candidates, []) }
+        XCTAssertThrowsError(try set.report(matching: "")) {
+            XCTAssertEqual(($0 as? ReportLookupError)?.candidates.count, 4)
+        }
+        XCTAssertThrowsError(try set.report(matching: "zz")) {
+            XCTAssertEqual(($0 as? ReportLookupError)?.candidates, [])
+        }
 
         let text = ReportText.show(try set.report(matching: storm.signature))
         let output = text.split(separator: "\n").map(String.init)
         XCTAssertEqual(output.first, storm.method)
-        for field in ["signature", "guard", "exception", "reason", "action", "hint", "occurrences", "first seen",
-                      "last seen", "thread", "app", "os", "device", "crashshield", "launch"] {
+        for field in [
+            "signature", "guard", "exception", "reason", "action", "hint", "occurrences", "first seen",
+            "last seen", "thread", "app", "os", "device", "crashshield", "launch",
+        ] {
             XCTAssertTrue(output.contains { $0.hasPrefix("  \(field) ") }, "\(field) missing:\n\(text)")
         }
         XCTAssertTrue(text.contains(storm.reason))
@@ -162,7 +175,8 @@ final class ReportToolTests: ShieldTestCase {
         let run = try runProgram(toolPath, ["show", String(storm.signature.prefix(8)), fileURL.path])
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(run.stdout, text)
-        XCTAssertTrue(run.stderr.contains(": line 2: not a valid crash report"), "bad lines go to stderr: \(run.stderr)")
+        XCTAssertTrue(
+            run.stderr.contains(": line 2: not a valid crash report"), "bad lines go to stderr: \(run.stderr)")
     }
 
     // MARK: - export
@@ -222,7 +236,7 @@ final class ReportToolTests: ShieldTestCase {
             .deletingLastPathComponent().appendingPathComponent("Sources/CrashShieldScenarios/CSSTestSupport.m")
         let lines = try String(contentsOf: source, encoding: .utf8).components(separatedBy: "\n")
         let function = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("void *css_test_call_objectAtIndex(") })
-        let callLine = "CSSTestSupport.m:\(function + 2)"   // the next line, 1-based
+        let callLine = "CSSTestSupport.m:\(function + 2)"  // the next line, 1-based
         XCTAssertTrue(lines[function + 1].contains("objectAtIndex: index"), lines[function + 1])
         let report = try oneRealReportFromTheStore()
         let caller = try XCTUnwrap(report.callerFrameIndex)
@@ -234,15 +248,20 @@ final class ReportToolTests: ShieldTestCase {
         for tools in [installed, SymbolTools.installed(symbolizer: "addr2line")] {
             let result = Symbolicator(tools: tools).symbolicate(report)
             let name = try XCTUnwrap(result.names[caller], "\(tools.elfSymbolizer!.path): \(result.notes)")
-            XCTAssertTrue(name.hasPrefix("css_test_call_objectAtIndex (") && name.contains(callLine),
-                          "\(tools.elfSymbolizer!.path): \(name)")
-            XCTAssertTrue(result.names.values.contains { $0.hasPrefix("CrashShieldTests.ReportToolTests.testSymbolicateResolves") },
-                          "the test method's frame, demangled: \(result.names.values.sorted())")
+            XCTAssertTrue(
+                name.hasPrefix("css_test_call_objectAtIndex (") && name.contains(callLine),
+                "\(tools.elfSymbolizer!.path): \(name)")
+            XCTAssertTrue(
+                result.names.values.contains {
+                    $0.hasPrefix("CrashShieldTests.ReportToolTests.testSymbolicateResolves")
+                },
+                "the test method's frame, demangled: \(result.names.values.sorted())")
         }
         var withoutContext = report
         withoutContext.context = nil
-        XCTAssertTrue(Symbolicator().symbolicate(withoutContext).names[caller]?.hasPrefix("css_test_call_objectAtIndex") == true,
-                      "a report written before the context existed: the load address stands for the slide (PIE)")
+        XCTAssertTrue(
+            Symbolicator().symbolicate(withoutContext).names[caller]?.hasPrefix("css_test_call_objectAtIndex") == true,
+            "a report written before the context existed: the load address stands for the slide (PIE)")
 
         let run = try runProgram(toolPath, ["symbolicate", "--signature", report.signature, fileURL.path])
         XCTAssertEqual(run.status, 0, run.stderr)
@@ -283,18 +302,21 @@ final class ReportToolTests: ShieldTestCase {
 
         let refused = Symbolicator().symbolicate(stale)
         XCTAssertNil(refused.names[caller], "no symbol from another build: \(refused.names[caller] ?? "")")
-        XCTAssertTrue(refused.notes.contains { $0.contains("no binary with build ID \(id)") && $0.contains("refused") },
-                      "\(refused.notes)")
+        XCTAssertTrue(
+            refused.notes.contains { $0.contains("no binary with build ID \(id)") && $0.contains("refused") },
+            "\(refused.notes)")
 
         let byName = folder.appendingPathComponent("symbols-by-name", isDirectory: true)
         try FileManager.default.createDirectory(at: byName, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: byName.appendingPathComponent(name).path, withDestinationPath: real)
+        try FileManager.default.createSymbolicLink(
+            atPath: byName.appendingPathComponent(name).path, withDestinationPath: real)
         let found = Symbolicator(searchPaths: [byName.path]).symbolicate(stale)
         XCTAssertTrue(found.names[caller]?.hasPrefix("css_test_call_objectAtIndex") == true, "\(found.notes)")
 
         let byID = folder.appendingPathComponent("symbols-by-id", isDirectory: true)
         try FileManager.default.createDirectory(at: byID, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: byID.appendingPathComponent("renamed").path, withDestinationPath: real)
+        try FileManager.default.createSymbolicLink(
+            atPath: byID.appendingPathComponent("renamed").path, withDestinationPath: real)
         let foundByID = Symbolicator(searchPaths: [byID.path]).symbolicate(stale)
         XCTAssertTrue(foundByID.names[caller]?.hasPrefix("css_test_call_objectAtIndex") == true, "\(foundByID.notes)")
 
@@ -309,9 +331,9 @@ final class ReportToolTests: ShieldTestCase {
         func thin(_ uuid: [UInt8]) -> Data {
             var data = Data()
             func le(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-            le(0xFEEDFACF); le(0x0100000C); le(0); le(2); le(2); le(16 + 24); le(0); le(0)   // header, 2 commands
-            le(0x19); le(16); le(0); le(0)                                                     // a command to skip
-            le(0x1B); le(24); data.append(contentsOf: uuid)                                    // LC_UUID
+            le(0xFEEDFACF); le(0x0100000C); le(0); le(2); le(2); le(16 + 24); le(0); le(0)  // header, 2 commands
+            le(0x19); le(16); le(0); le(0)  // a command to skip
+            le(0x1B); le(24); data.append(contentsOf: uuid)  // LC_UUID
             return data
         }
         let a = Array(0..<16).map(UInt8.init), b = Array(16..<32).map(UInt8.init)
@@ -328,8 +350,9 @@ final class ReportToolTests: ShieldTestCase {
         fat.append(Data(count: 256 - fat.count)); fat.append(thin(b))
         let fatURL = folder.appendingPathComponent("fat")
         try fat.write(to: fatURL)
-        XCTAssertEqual(BinaryIdentity.read(fatURL.path)?.uuids,
-                       ["000102030405060708090A0B0C0D0E0F", "101112131415161718191A1B1C1D1E1F"])
+        XCTAssertEqual(
+            BinaryIdentity.read(fatURL.path)?.uuids,
+            ["000102030405060708090A0B0C0D0E0F", "101112131415161718191A1B1C1D1E1F"])
         XCTAssertNil(BinaryIdentity.read(fileURL.path), "a text file is no binary")
     }
 
@@ -351,7 +374,8 @@ final class ReportToolTests: ShieldTestCase {
         XCTAssertNil(tools.atos)
         let result = Symbolicator(tools: tools).symbolicate(report)
         let frames = report.callStack.filter { $0.image == binary }
-        let expected = "atos -o \(binary) -l 0x\(String(frames[0].imageBase, radix: 16)) "
+        let expected =
+            "atos -o \(binary) -l 0x\(String(frames[0].imageBase, radix: 16)) "
             + frames.map { "0x" + String($0.address, radix: 16) }.joined(separator: " ")
             + "   # \((binary as NSString).lastPathComponent) uuid \(uuid) slide 0x4000 (image not here: use its dSYM)"
         XCTAssertEqual(result.atosCommands, [expected], "the ELF file at the path has no such UUID: not that build")
@@ -377,18 +401,21 @@ final class ReportToolTests: ShieldTestCase {
         XCTAssertTrue(next[0].contains("count 100") && next[0].hasSuffix(update.signature), next[0])
         XCTAssertEqual(follower.set.reports.first?.occurrences, 100)
 
-        try append(#"{"action":"recov"#, to: fileURL)   // a process killed mid-write
+        try append(#"{"action":"recov"#, to: fileURL)  // a process killed mid-write
         XCTAssertEqual(follower.poll(), [], "an unterminated line waits")
         let lineCount = try lines(of: fileURL).count
-        store.receive(reports[1])                         // the store starts a new line after the torn one
+        store.receive(reports[1])  // the store starts a new line after the torn one
         let afterTorn = follower.poll()
         XCTAssertEqual(afterTorn.count, 2, "\(afterTorn)")
-        XCTAssertTrue(afterTorn.contains { $0.hasPrefix("\(fileURL.path): line \(lineCount): not a valid crash report") }, "\(afterTorn)")
+        XCTAssertTrue(
+            afterTorn.contains { $0.hasPrefix("\(fileURL.path): line \(lineCount): not a valid crash report") },
+            "\(afterTorn)")
 
         try store.removeAll()
         store.receive(reports[2])
         let rewritten = follower.poll()
-        XCTAssertEqual(rewritten.first, "\(fileURL.path): the file was rewritten (compacted or removed); reading it again")
+        XCTAssertEqual(
+            rewritten.first, "\(fileURL.path): the file was rewritten (compacted or removed); reading it again")
         XCTAssertTrue(rewritten.last?.hasPrefix("\(fileURL.path):1: ") == true, "\(rewritten)")
 
         let started = Date()

@@ -20,10 +20,11 @@ struct CatalogScenario {
         guard let table = css_scenarios(&count) else { return [] }
         return (0..<Int(count)).map { index in
             let entry = table[index]
-            return CatalogScenario(name: String(cString: entry.name), category: String(cString: entry.category),
-                                   selector: String(cString: entry.selector), exception: String(cString: entry.exception),
-                                   expectedResult: String(cString: entry.expectedResult),
-                                   expectedReports: Int(entry.expectedReports), run: entry.run)
+            return CatalogScenario(
+                name: String(cString: entry.name), category: String(cString: entry.category),
+                selector: String(cString: entry.selector), exception: String(cString: entry.exception),
+                expectedResult: String(cString: entry.expectedResult),
+                expectedReports: Int(entry.expectedReports), run: entry.run)
         }.filter { $0.category == category }
     }
 
@@ -47,14 +48,17 @@ struct CatalogScenario {
 extension XCTestCase {
     /// Runs each scenario under `guards` in release mode, in this process: the caller gets the catalog's safe value,
     /// and exactly the expected reports, naming the catalog's selector and exception.
-    func assertScenariosRecover(_ scenarios: [CatalogScenario], guards: GuardCategory,
-                                file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertScenariosRecover(
+        _ scenarios: [CatalogScenario], guards: GuardCategory,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         XCTAssertFalse(scenarios.isEmpty, file: file, line: line)
         for scenario in scenarios {
             try withShield(Configuration(guards: guards)) { sink in
                 XCTAssertEqual(scenario.perform(), scenario.expectedResult, scenario.name, file: file, line: line)
-                XCTAssertEqual(sink.reports.count, scenario.expectedReports,
-                               "\(scenario.name): \(sink.reports.map(\.method))", file: file, line: line)
+                XCTAssertEqual(
+                    sink.reports.count, scenario.expectedReports,
+                    "\(scenario.name): \(sink.reports.map(\.method))", file: file, line: line)
                 guard let report = sink.reports.first else { return }
                 XCTAssertEqual(report.category.name, scenario.category, scenario.name, file: file, line: line)
                 XCTAssertEqual(report.selector, scenario.selector, scenario.name, file: file, line: line)
@@ -66,25 +70,31 @@ extension XCTestCase {
     }
 
     /// Debug mode: the report comes first, then the call fails exactly as Foundation does (same exception, same reason).
-    func assertDebugModeFailsLikeFoundation(_ scenario: CatalogScenario, guards: GuardCategory,
-                                            file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertDebugModeFailsLikeFoundation(
+        _ scenario: CatalogScenario, guards: GuardCategory,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         var unguarded: (name: String, reason: String)?
         withAutoreleasePool { unguarded = catchingObjCException { _ = scenario.run() } }
-        XCTAssertEqual(unguarded?.name, scenario.exception, "without CrashShield: \(scenario.name)", file: file, line: line)
+        XCTAssertEqual(
+            unguarded?.name, scenario.exception, "without CrashShield: \(scenario.name)", file: file, line: line)
         try withShield(Configuration(guards: guards, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
             XCTAssertEqual(raised?.name, scenario.exception, scenario.name, file: file, line: line)
             XCTAssertEqual(sink.reports.count, 1, scenario.name, file: file, line: line)
             XCTAssertEqual(sink.reports.first?.action, .failedLoudly, scenario.name, file: file, line: line)
-            XCTAssertEqual(sink.reports.first?.reason, raised?.reason, "the report names what Foundation raised",
-                           file: file, line: line)
+            XCTAssertEqual(
+                sink.reports.first?.reason, raised?.reason, "the report names what Foundation raised",
+                file: file, line: line)
         }
     }
 
     /// Implementations of `selectors` in `classes`, to compare before start and after stop.
     func implementations(of selectors: [ObjCSelector], in classes: [ObjCClass]) -> [Int] {
-        classes.flatMap { cls in selectors.map { unsafeBitCast(csr_class_methodImplementation(cls.pointer, $0.pointer), to: Int.self) } }
+        classes.flatMap { cls in
+            selectors.map { unsafeBitCast(csr_class_methodImplementation(cls.pointer, $0.pointer), to: Int.self) }
+        }
     }
 }
 
@@ -96,7 +106,7 @@ extension XCTestCase {
 /// once in 300 runs (ARCHITECTURE.md, "Runtime notes"). Tests that observe `CSSKVOModel` from several threads call
 /// this first, on one thread.
 func setUpGNUstepKVOOnOneThread() {
-    withAutoreleasePool {   // GNUstep's KVO autoreleases what it builds on first use
+    withAutoreleasePool {  // GNUstep's KVO autoreleases what it builds on first use
         let model = css_kvo_model_new()!, observer = css_kvo_recorder_new(0)!
         for key in ["level", "name"] { css_kvo_add(model, observer, key, 0x01, 0) }
         css_kvo_set_level(model, 1)
@@ -104,6 +114,6 @@ func setUpGNUstepKVOOnOneThread() {
         css_object_release(observer)
         css_object_release(model)
         var scratch = [CChar](repeating: 0, count: 1 << 12)
-        css_kvo_take_log(&scratch, UInt(scratch.count))   // the warm-up's change is nobody's
+        css_kvo_take_log(&scratch, UInt(scratch.count))  // the warm-up's change is nobody's
     }
 }

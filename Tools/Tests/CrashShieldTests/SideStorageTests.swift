@@ -9,7 +9,8 @@ import CrashShieldScenarios
 final class SideStorageTests: XCTestCase {
     private static let dealloc = ObjCSelector("dealloc")
 
-    private func newObject(_ className: String, file: StaticString = #filePath, line: UInt = #line) throws -> CSRObject {
+    private func newObject(_ className: String, file: StaticString = #filePath, line: UInt = #line) throws -> CSRObject
+    {
         try XCTUnwrap(css_object_new(className), "no class \(className)", file: file, line: line)
     }
 
@@ -173,7 +174,7 @@ final class SideStorageTests: XCTestCase {
                 XCTAssertEqual(table[object], value)
                 if index % 3 == 0 { table[object] = nil } else { reports += 1 }
                 if index % 5 == 0 {
-                    kept.append(object)   // released later, in a batch
+                    kept.append(object)  // released later, in a batch
                 } else {
                     css_object_release(object)
                 }
@@ -192,10 +193,11 @@ final class SideStorageTests: XCTestCase {
         let calls = Calls<Int>()
         let table = SideStorage<Int>(onDeallocate: calls.record)
         let parent = try newObject("CSSTrackedObject")
-        table[parent] = 1   // hooks CSSTrackedObject
+        table[parent] = 1  // hooks CSSTrackedObject
         let child = try newObject("CSSTrackedChild")
         table[child] = 2
-        XCTAssertTrue(deallocHooks(on: "CSSTrackedChild").isEmpty, "the subclass inherits the hook through [super dealloc]")
+        XCTAssertTrue(
+            deallocHooks(on: "CSSTrackedChild").isEmpty, "the subclass inherits the hook through [super dealloc]")
         let childDeallocs = css_dealloc_count("CSSTrackedChild"), parentDeallocs = css_dealloc_count("CSSTrackedObject")
         css_object_release(child)
         XCTAssertEqual(calls.calls.current.map(\.value), [2])
@@ -278,9 +280,15 @@ final class SideStorageKVOTests: XCTestCase {
         let object = try XCTUnwrap(css_object_new("CSSObservedLateObject"))
         let observedClass = String(cString: css_kvo_observe(object))
         XCTAssertNotEqual(observedClass, "CSSObservedLateObject", "KVO swapped the class")
-        table[object] = 20   // hooks the class the object claims (-class), not the KVO subclass
-        XCTAssertEqual(HookEngine.shared.activeHooks.filter { $0.selector.name == "dealloc" && $0.targetClass.name == observedClass }.count, 0)
-        XCTAssertEqual(HookEngine.shared.activeHooks.filter { $0.selector.name == "dealloc" && $0.targetClass.name == "CSSObservedLateObject" }.count, 1)
+        table[object] = 20  // hooks the class the object claims (-class), not the KVO subclass
+        XCTAssertEqual(
+            HookEngine.shared.activeHooks.filter {
+                $0.selector.name == "dealloc" && $0.targetClass.name == observedClass
+            }.count, 0)
+        XCTAssertEqual(
+            HookEngine.shared.activeHooks.filter {
+                $0.selector.name == "dealloc" && $0.targetClass.name == "CSSObservedLateObject"
+            }.count, 1)
         // GNUstep gives the object its own class back when the last observer goes; the value must still be cleaned up.
         css_kvo_unobserve(object)
         css_object_release(object)

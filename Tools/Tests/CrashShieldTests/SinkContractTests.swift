@@ -20,8 +20,10 @@ final class SinkContractTests: XCTestCase {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    private func assertKeepsTheContract(_ violations: [ReportSinkContract.Violation], file: StaticString = #filePath,
-                                        line: UInt = #line) {
+    private func assertKeepsTheContract(
+        _ violations: [ReportSinkContract.Violation], file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
         XCTAssertEqual(violations, [], violations.map(\.description).joined(separator: "\n"), file: file, line: line)
     }
 
@@ -78,26 +80,30 @@ final class SinkContractTests: XCTestCase {
         }
         let added = contract.check(adding, readBack: { Array(totals.current.values) })
         XCTAssertEqual(added.map(\.rule), ["keepsTheLatestCount"], "\(added)")
-        XCTAssertTrue(added[0].detail.contains("kept with 23 occurrences, the latest delivered was 12"), added[0].detail)
+        XCTAssertTrue(
+            added[0].detail.contains("kept with 23 occurrences, the latest delivered was 12"), added[0].detail)
     }
 }
 
-#if os(macOS) || os(Linux)   // the loopback server is a child process (Foundation's Process): not on iOS
+#if os(macOS) || os(Linux)  // the loopback server is a child process (Foundation's Process): not on iOS
 /// `HTTPUploadSink` keeps the contract: `receive` persists and returns, the sink's own queue sends to a real server.
 final class UploadSinkContractTests: UploadTestCase {
     func testHTTPUploadSinkKeepsTheContract() throws {
         let server = try server()
-        let sink = try HTTPUploadSink(endpoint: server.url, folder: folder.appendingPathComponent("sink"),
-                                      options: fastOptions { $0.uploadedGuards = .all })
-        let violations = ReportSinkContract().check(sink, readBack: {
-            XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
-            var latest: [String: CrashReport] = [:]
-            for report in try self.deliveredReports(server).flatMap(\.reports)
-            where report.occurrences >= latest[report.signature]?.occurrences ?? 0 {
-                latest[report.signature] = report
-            }
-            return Array(latest.values)
-        })
+        let sink = try HTTPUploadSink(
+            endpoint: server.url, folder: folder.appendingPathComponent("sink"),
+            options: fastOptions { $0.uploadedGuards = .all })
+        let violations = ReportSinkContract().check(
+            sink,
+            readBack: {
+                XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
+                var latest: [String: CrashReport] = [:]
+                for report in try self.deliveredReports(server).flatMap(\.reports)
+                where report.occurrences >= latest[report.signature]?.occurrences ?? 0 {
+                    latest[report.signature] = report
+                }
+                return Array(latest.values)
+            })
         XCTAssertEqual(violations, [], violations.map(\.description).joined(separator: "\n"))
     }
 }

@@ -10,10 +10,14 @@ final class SinkFaultTests: ShieldTestCase {
     private struct SinkFailure: Error {}
 
     /// Runs `body` on another thread and fails (instead of hanging the suite) when it does not finish in time.
-    private func finishes(within seconds: TimeInterval, _ what: String, file: StaticString = #filePath, line: UInt = #line,
-                          _ body: @escaping @Sendable () -> Void) {
+    private func finishes(
+        within seconds: TimeInterval, _ what: String, file: StaticString = #filePath, line: UInt = #line,
+        _ body: @escaping @Sendable () -> Void
+    ) {
         let done = DispatchSemaphore(value: 0)
-        Thread { body(); done.signal() }.start()
+        Thread {
+            body(); done.signal()
+        }.start()
         if done.wait(timeout: .now() + seconds) == .timedOut {
             XCTFail("\(what) did not finish within \(seconds) s (deadlock or wait for a sink)", file: file, line: line)
         }
@@ -84,14 +88,18 @@ final class SinkFaultTests: ShieldTestCase {
         try CrashShield.start(configuration([reentrant, after]))
         XCTAssertNil(css_test_bad_call())
         XCTAssertTrue(CrashShield.waitForSinks(timeout: 5))
-        XCTAssertEqual(sinkCalls.current, ["entered", "recovered"], "the sink's bad call was recovered while the guard ran")
+        XCTAssertEqual(
+            sinkCalls.current, ["entered", "recovered"], "the sink's bad call was recovered while the guard ran")
         XCTAssertNil(css_test_bad_call())
         finishes(within: 5, "stop() with a sink that makes a bad call") {
             CrashShield.stop()
             CrashShield.waitForSinks(timeout: 3)
         }
-        XCTAssertEqual(sinkCalls.current, ["entered", "recovered", "entered"],
-                       "after stop() the sink's bad call raised inside the sink and was caught there")
-        XCTAssertEqual(after.reports.first?.occurrences, 3, "the sink after it still got the final count (2 app calls + 1 of the sink's)")
+        XCTAssertEqual(
+            sinkCalls.current, ["entered", "recovered", "entered"],
+            "after stop() the sink's bad call raised inside the sink and was caught there")
+        XCTAssertEqual(
+            after.reports.first?.occurrences, 3,
+            "the sink after it still got the final count (2 app calls + 1 of the sink's)")
     }
 }

@@ -10,8 +10,11 @@ import XCTest
 final class StackWalkTests: XCTestCase {
     private static let brokenBits: Set<UInt> = [UInt((1.0 as Double).bitPattern), UInt((2.0 as Double).bitPattern)]
 
-    private func walkFromBrokenFrame(_ walk: @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>?, Int32) -> Int32)
-        -> [UInt] {
+    private func walkFromBrokenFrame(
+        _ walk: @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>?, Int32) -> Int32
+    )
+        -> [UInt]
+    {
         var frames = [UnsafeMutableRawPointer?](repeating: nil, count: 64)
         let count = frames.withUnsafeMutableBufferPointer { css_test_walk_from_broken_frame(walk, $0.baseAddress, 64) }
         return frames.prefix(Int(count)).map { UInt(bitPattern: $0) }
@@ -22,7 +25,8 @@ final class StackWalkTests: XCTestCase {
     func testTheFullWalkStopsAtABrokenFrame() {
         let frames = walkFromBrokenFrame(csr_backtrace)
         XCTAssertGreaterThanOrEqual(frames.count, 2, "the walker's own frame and the broken function's")
-        XCTAssertLessThanOrEqual(frames.count, 3, "nothing past the broken return address: \(frames.map { String($0, radix: 16) })")
+        XCTAssertLessThanOrEqual(
+            frames.count, 3, "nothing past the broken return address: \(frames.map { String($0, radix: 16) })")
         XCTAssertTrue(frames.dropLast().allSatisfy { !Self.brokenBits.contains($0) })
     }
 
@@ -35,7 +39,8 @@ final class StackWalkTests: XCTestCase {
     /// A whole call-site search from under the broken frame: the decision's walks both meet it.
     func testLocatingACallSiteUnderABrokenFrameDoesNotCrash() {
         let frames = walkFromBrokenFrame { _, _ in
-            let location = CallStack.locate(callerOf: nil, callSite: .directCaller, maxDepth: 64, isAppImage: { _ in true })
+            let location = CallStack.locate(
+                callerOf: nil, callSite: .directCaller, maxDepth: 64, isAppImage: { _ in true })
             return Int32(location.addresses.count)
         }
         XCTAssertTrue((1...8).contains(frames.count), "the stack kept ends at the broken frame: \(frames.count) frames")

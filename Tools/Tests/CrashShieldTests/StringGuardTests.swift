@@ -29,26 +29,31 @@ final class StringGuardTests: ShieldTestCase {
     /// reaches no attribute dictionary) reaches it unchanged; what it raises for is recovered with the string
     /// untouched and one report naming its exception.
     func testIndexEdgesBehaveAsFoundationWithEveryGuardOn() throws {
-        let calls = try assertProbesBehaveAsFoundation(Probe.all("string.", "constantString.", "mutableString.",
-                                                                  "attributedString.", "mutableAttributedString."))
+        let calls = try assertProbesBehaveAsFoundation(
+            Probe.all(
+                "string.", "constantString.", "mutableString.",
+                "attributedString.", "mutableAttributedString."))
         XCTAssertGreaterThan(calls, 380)
     }
 
     // MARK: Ranges whose end passes 2^64 ({i, UInt.max}, {UInt.max, i}, {2^63 + i, 2^63}; i from 0 past length)
 
     func testOverflowingRangesSubstringWithRange() throws {
-        try assertOverflowingRangesBehaveAsFoundation("string.substringWithRange:", "constantString.substringWithRange:",
-                                                      "mutableString.substringWithRange:")
+        try assertOverflowingRangesBehaveAsFoundation(
+            "string.substringWithRange:", "constantString.substringWithRange:",
+            "mutableString.substringWithRange:")
     }
 
     func testOverflowingRangesReplaceCharactersInRange() throws {
-        try assertOverflowingRangesBehaveAsFoundation("mutableString.replaceCharactersInRange:withString:",
-                                                      "mutableAttributedString.replaceCharactersInRange:withString:")
+        try assertOverflowingRangesBehaveAsFoundation(
+            "mutableString.replaceCharactersInRange:withString:",
+            "mutableAttributedString.replaceCharactersInRange:withString:")
     }
 
     func testOverflowingRangesDeleteCharactersInRange() throws {
-        try assertOverflowingRangesBehaveAsFoundation("mutableString.deleteCharactersInRange:",
-                                                      "mutableAttributedString.deleteCharactersInRange:")
+        try assertOverflowingRangesBehaveAsFoundation(
+            "mutableString.deleteCharactersInRange:",
+            "mutableAttributedString.deleteCharactersInRange:")
     }
 
     func testOverflowingRangesAttributedSubstringFromRange() throws {
@@ -56,7 +61,8 @@ final class StringGuardTests: ShieldTestCase {
     }
 
     func testOverflowingRangesReplaceCharactersInRangeWithAttributedString() throws {
-        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.replaceCharactersInRange:withAttributedString:")
+        try assertOverflowingRangesBehaveAsFoundation(
+            "mutableAttributedString.replaceCharactersInRange:withAttributedString:")
     }
 
     func testOverflowingRangesAddAttribute() throws {
@@ -66,8 +72,9 @@ final class StringGuardTests: ShieldTestCase {
     /// GNUstep's check wraps: past it, a range that starts inside the run at its location fails in
     /// setAttributes:range:, after GNUstep began editing.
     func testOverflowingRangesAddAttributes() throws {
-        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.addAttributes:range:",
-                                                      "plainMutableAttributedString.addAttributes:range:")
+        try assertOverflowingRangesBehaveAsFoundation(
+            "mutableAttributedString.addAttributes:range:",
+            "plainMutableAttributedString.addAttributes:range:")
     }
 
     func testOverflowingRangesSetAttributes() throws {
@@ -80,67 +87,89 @@ final class StringGuardTests: ShieldTestCase {
 
     /// The range limit: GNUstep's check wraps (an end past 2^64 passes it), a limit past the end raises.
     func testOverflowingRangesAttributesAtIndexLongestEffectiveRange() throws {
-        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.attributesAtIndex:longestEffectiveRange:inRange:")
+        try assertOverflowingRangesBehaveAsFoundation(
+            "mutableAttributedString.attributesAtIndex:longestEffectiveRange:inRange:")
     }
 
     func testOverflowingRangesAttributeAtIndexLongestEffectiveRange() throws {
-        try assertOverflowingRangesBehaveAsFoundation("mutableAttributedString.attribute:atIndex:longestEffectiveRange:inRange:")
+        try assertOverflowingRangesBehaveAsFoundation(
+            "mutableAttributedString.attribute:atIndex:longestEffectiveRange:inRange:")
     }
 
     // MARK: Searches and comparisons: every range edge ({i, 0}, {i, 1}, {0, i}; ends past 2^64), nil arguments,
     // each kind of implementation (run-time, constant and mutable strings); reports name the funnel the guard hooks
 
     func testRangeOfStringOptionsRangeBehavesAsFoundation() throws {
-        try assertRangeProbesBehaveAsFoundation(["string.rangeOfString:options:range:", "mutableString.rangeOfString:options:range:",
-                                                 "string.rangeOfString:nil options:range:"], selector: "rangeOfString:options:range:locale:")
+        try assertRangeProbesBehaveAsFoundation(
+            [
+                "string.rangeOfString:options:range:", "mutableString.rangeOfString:options:range:",
+                "string.rangeOfString:nil options:range:",
+            ], selector: "rangeOfString:options:range:locale:")
     }
 
     func testRangeOfStringOptionsRangeLocaleBehavesAsFoundation() throws {
-        try assertRangeProbesBehaveAsFoundation(["constantString.rangeOfString:options:range:locale:"], selector: "rangeOfString:options:range:locale:")
+        try assertRangeProbesBehaveAsFoundation(
+            ["constantString.rangeOfString:options:range:locale:"], selector: "rangeOfString:options:range:locale:")
     }
 
     /// GNUstep's string classes check in compare:options:range: (a nil string: "[Class -compare:options:range:] nil
     /// string argument"), also with NSNumericSearch, which they hand to NSString's compare:options:range:locale:.
     func testCompareOptionsRangeBehavesAsFoundation() throws {
-        try assertRangeProbesBehaveAsFoundation(["string.compare:options:range:", "mutableString.compare:options:range:",
-                                                 "string.compare:nil options:range:", "mutableString.compare:options:range:(numeric)",
-                                                 "string.compare:nil options:range:(numeric)"], selector: "compare:options:range:")
+        try assertRangeProbesBehaveAsFoundation(
+            [
+                "string.compare:options:range:", "mutableString.compare:options:range:",
+                "string.compare:nil options:range:", "mutableString.compare:options:range:(numeric)",
+                "string.compare:nil options:range:(numeric)",
+            ], selector: "compare:options:range:")
     }
 
     /// NSString's own (constant strings): checked in compare:options:range:locale: ("compare with nil").
     func testCompareOptionsRangeLocaleBehavesAsFoundation() throws {
-        try assertRangeProbesBehaveAsFoundation(["constantString.compare:options:range:", "constantString.compare:nil options:range:",
-                                                 "string.compare:options:range:locale:"], selector: "compare:options:range:locale:")
+        try assertRangeProbesBehaveAsFoundation(
+            [
+                "constantString.compare:options:range:", "constantString.compare:nil options:range:",
+                "string.compare:options:range:locale:",
+            ], selector: "compare:options:range:locale:")
     }
 
     /// A nil set: GSString.m's implementations raise; the constant string's reads no character of an empty range.
     func testRangeOfCharacterFromSetBehavesAsFoundation() throws {
-        try assertRangeProbesBehaveAsFoundation(["string.rangeOfCharacterFromSet:options:range:", "constantString.rangeOfCharacterFromSet:options:range:",
-                                                 "mutableString.rangeOfCharacterFromSet:options:range:", "string.rangeOfCharacterFromSet:nil options:range:",
-                                                 "constantString.rangeOfCharacterFromSet:nil options:range:"],
-                                                selector: "rangeOfCharacterFromSet:options:range:")
+        try assertRangeProbesBehaveAsFoundation(
+            [
+                "string.rangeOfCharacterFromSet:options:range:",
+                "constantString.rangeOfCharacterFromSet:options:range:",
+                "mutableString.rangeOfCharacterFromSet:options:range:",
+                "string.rangeOfCharacterFromSet:nil options:range:",
+                "constantString.rangeOfCharacterFromSet:nil options:range:",
+            ],
+            selector: "rangeOfCharacterFromSet:options:range:")
     }
 
     func testLineRangeForRangeBehavesAsFoundation() throws {
-        try assertRangeProbesBehaveAsFoundation(["string.lineRangeForRange:", "string.getLineStart:end:contentsEnd:forRange:"],
-                                                selector: "getLineStart:end:contentsEnd:forRange:")
+        try assertRangeProbesBehaveAsFoundation(
+            ["string.lineRangeForRange:", "string.getLineStart:end:contentsEnd:forRange:"],
+            selector: "getLineStart:end:contentsEnd:forRange:")
     }
 
     func testParagraphRangeForRangeBehavesAsFoundation() throws {
-        try assertRangeProbesBehaveAsFoundation(["string.paragraphRangeForRange:", "constantString.getParagraphStart:end:contentsEnd:forRange:"],
-                                                selector: "getParagraphStart:end:contentsEnd:forRange:")
+        try assertRangeProbesBehaveAsFoundation(
+            ["string.paragraphRangeForRange:", "constantString.getParagraphStart:end:contentsEnd:forRange:"],
+            selector: "getParagraphStart:end:contentsEnd:forRange:")
     }
 
     /// The replacing family funnels into NSMutableString's `replaceOccurrencesOfString:withString:options:range:`
     /// (`stringByReplacingOccurrencesOfString:...` on a mutable copy): a nil target or replacement and a range past
     /// the end (NSMaxRange, wrapping as GNUstep computes it) raise there; every other edge reaches Foundation.
     func testReplaceOccurrencesBehavesAsFoundation() throws {
-        try assertRangeProbesBehaveAsFoundation(["mutableString.replaceOccurrencesOfString:withString:options:range:",
-                                                 "mutableString.replaceOccurrencesOfString:nil withString:options:range:",
-                                                 "mutableString.replaceOccurrencesOfString:withString:nil options:range:",
-                                                 "string.stringByReplacingOccurrencesOfString:withString:options:range:",
-                                                 "constantString.stringByReplacingOccurrencesOfString:withString:options:range:"],
-                                                selector: "replaceOccurrencesOfString:withString:options:range:")
+        try assertRangeProbesBehaveAsFoundation(
+            [
+                "mutableString.replaceOccurrencesOfString:withString:options:range:",
+                "mutableString.replaceOccurrencesOfString:nil withString:options:range:",
+                "mutableString.replaceOccurrencesOfString:withString:nil options:range:",
+                "string.stringByReplacingOccurrencesOfString:withString:options:range:",
+                "constantString.stringByReplacingOccurrencesOfString:withString:options:range:",
+            ],
+            selector: "replaceOccurrencesOfString:withString:options:range:")
     }
 
     /// GNUstep's texts, the receiver untouched and 0 replacements; the copy a `stringByReplacing...` answers unchanged.
@@ -179,10 +208,14 @@ final class StringGuardTests: ShieldTestCase {
     func testSearchesWithNilArgumentsUnderAppleRules() throws {
         #if !canImport(Darwin)
         let expected = [
-            "mutableString.rangeOfStringOptionsRange.nil": "*** -[GSMutableString rangeOfString:options:range:locale:]: nil argument",
-            "constantString.rangeOfStringOptions.nil": "*** -[NSConstantString rangeOfString:options:range:locale:]: nil argument",
-            "string.rangeOfCharacterFromSet.nilSet": "*** -[GSCInlineString rangeOfCharacterFromSet:options:range:]: nil argument",
-            "constantString.rangeOfCharacterFromSet.nilSet": "*** -[NSConstantString rangeOfCharacterFromSet:options:range:]: nil argument",
+            "mutableString.rangeOfStringOptionsRange.nil":
+                "*** -[GSMutableString rangeOfString:options:range:locale:]: nil argument",
+            "constantString.rangeOfStringOptions.nil":
+                "*** -[NSConstantString rangeOfString:options:range:locale:]: nil argument",
+            "string.rangeOfCharacterFromSet.nilSet":
+                "*** -[GSCInlineString rangeOfCharacterFromSet:options:range:]: nil argument",
+            "constantString.rangeOfCharacterFromSet.nilSet":
+                "*** -[NSConstantString rangeOfCharacterFromSet:options:range:]: nil argument",
         ]
         try underAppleRules {
             for (name, reason) in expected {
@@ -198,7 +231,8 @@ final class StringGuardTests: ShieldTestCase {
                 try withShield(Configuration(guards: .string)) { sink in
                     var raised: (name: String, reason: String)?
                     withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
-                    XCTAssertEqual(raised?.name, "NSInvalidArgumentException", "\(name): reaches GNUstep under Apple's rules")
+                    XCTAssertEqual(
+                        raised?.name, "NSInvalidArgumentException", "\(name): reaches GNUstep under Apple's rules")
                     XCTAssertTrue(sink.reports.isEmpty, name)
                 }
             }
@@ -213,9 +247,11 @@ final class StringGuardTests: ShieldTestCase {
     func testReasonsNameWhatGNUstepChecks() throws {
         #if !canImport(Darwin)
         let expected = [
-            "string.substringFromIndex.pastEnd": "in substringWithRange:, range { 6, 18446744073709551615 } extends beyond size (5)",
+            "string.substringFromIndex.pastEnd":
+                "in substringWithRange:, range { 6, 18446744073709551615 } extends beyond size (5)",
             "string.characterAtIndex.constant": "-characterAtIndex: index out of range",
-            "mutableString.insertString.pastEnd": "in replaceCharactersInRange:withString:, range { 6, 0 } extends beyond size (5)",
+            "mutableString.insertString.pastEnd":
+                "in replaceCharactersInRange:withString:, range { 6, 0 } extends beyond size (5)",
         ]
         for (name, reason) in expected {
             let scenario = try XCTUnwrap(CatalogScenario.named(name))
@@ -230,7 +266,7 @@ final class StringGuardTests: ShieldTestCase {
     /// Also where GNUstep's implementation calls other guarded methods (`substringFromIndex:` calls
     /// `substringWithRange:`, the tracker's edits call the attributed string's): one report, and the failure is loud.
     func testDebugModeReportsThenFailsLikeFoundationForEveryScenario() throws {
-        let scenarios = CatalogScenario.all(category: "string").filter { !$0.exception.hasPrefix("SIG") }   // they kill the process
+        let scenarios = CatalogScenario.all(category: "string").filter { !$0.exception.hasPrefix("SIG") }  // they kill the process
         XCTAssertGreaterThan(scenarios.count, 30)
         for scenario in scenarios {
             try assertDebugModeFailsLikeFoundation(scenario, guards: .string)
@@ -250,19 +286,24 @@ final class StringGuardTests: ShieldTestCase {
     func testStopRestoresEveryOriginalImplementation() throws {
         let strings = try XCTUnwrap(ClassFamily("NSString", "NSMutableString"))
         let attributed = try XCTUnwrap(ClassFamily("NSAttributedString", "NSMutableAttributedString"))
-        let selectors: [ObjCSelector] = ["substringWithRange:", "characterAtIndex:", "substringFromIndex:", "insertString:atIndex:",
-                                         "deleteCharactersInRange:", "replaceCharactersInRange:withString:", "initWithString:",
-                                         "attributesAtIndex:effectiveRange:"]
+        let selectors: [ObjCSelector] = [
+            "substringWithRange:", "characterAtIndex:", "substringFromIndex:", "insertString:atIndex:",
+            "deleteCharactersInRange:", "replaceCharactersInRange:withString:", "initWithString:",
+            "attributesAtIndex:effectiveRange:",
+        ]
         let classes = strings.members + attributed.members
         let before = implementations(of: selectors, in: classes)
         try CrashShield.start(Configuration(guards: .string))
         XCTAssertNotEqual(implementations(of: selectors, in: classes), before)
         CrashShield.stop()
-        XCTAssertEqual(implementations(of: selectors, in: classes), before, "nothing of CrashShield stays installed after stop")
+        XCTAssertEqual(
+            implementations(of: selectors, in: classes), before, "nothing of CrashShield stays installed after stop")
         XCTAssertTrue(HookEngine.shared.activeHooks.filter { selectors.contains($0.point.selector) }.isEmpty)
         // And the original behaviour is back.
         var raised: (name: String, reason: String)?
-        withAutoreleasePool { raised = catchingObjCException { _ = CatalogScenario.named("string.substringWithRange.constant")!.run() } }
+        withAutoreleasePool {
+            raised = catchingObjCException { _ = CatalogScenario.named("string.substringWithRange.constant")!.run() }
+        }
         XCTAssertEqual(raised?.name, "NSRangeException")
     }
 

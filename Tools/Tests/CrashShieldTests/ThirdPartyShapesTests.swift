@@ -12,14 +12,16 @@ final class ThirdPartyShapesTests: ShieldTestCase {
     private func forwardingCalls() -> String {
         var text = ""
         withAutoreleasePool { text = String(cString: css_third_party_forwarding_calls()) }
-        return MatrixRunner.normalizingAddresses(text)   // a new receiver each time
+        return MatrixRunner.normalizingAddresses(text)  // a new receiver each time
     }
 
     private func kvoSequence() -> (log: [String], removals: [String]) {
         var log = [CChar](repeating: 0, count: 1 << 16), removals = [CChar](repeating: 0, count: 1 << 12)
         css_third_party_kvo_sequence(&log, UInt(log.count), &removals, UInt(removals.count))
-        return (String(cString: log).split(separator: "\n").map(String.init),
-                String(cString: removals).split(separator: "\n").map(String.init))
+        return (
+            String(cString: log).split(separator: "\n").map(String.init),
+            String(cString: removals).split(separator: "\n").map(String.init)
+        )
     }
 
     private func sameKeySequence() -> [String] {
@@ -45,14 +47,17 @@ final class ThirdPartyShapesTests: ShieldTestCase {
     /// builds; every removal with a context works with CrashShield (GNUstep itself lacks the method).
     func testKVOUsersWithTheirOwnContextsBehaveExactlyAsWithoutCrashShield() throws {
         let unguarded = kvoSequence()
-        XCTAssertFalse(unguarded.log.contains { $0.contains("raised") || $0.contains("unknown context") }, "\(unguarded.log)")
-        XCTAssertTrue(unguarded.log.contains("appOp|finished=1") && unguarded.log.contains("queuedOp|finished=1"),
-                      "\(unguarded.log)")
+        XCTAssertFalse(
+            unguarded.log.contains { $0.contains("raised") || $0.contains("unknown context") }, "\(unguarded.log)")
+        XCTAssertTrue(
+            unguarded.log.contains("appOp|finished=1") && unguarded.log.contains("queuedOp|finished=1"),
+            "\(unguarded.log)")
         try withShield(Configuration(guards: .all)) { sink in
             let guarded = kvoSequence()
             XCTAssertEqual(guarded.log, unguarded.log)
-            XCTAssertEqual(guarded.removals, Array(repeating: "context", count: unguarded.removals.count),
-                           "removal with a context works")
+            XCTAssertEqual(
+                guarded.removals, Array(repeating: "context", count: unguarded.removals.count),
+                "removal with a context works")
             CrashShield.flush()
             XCTAssertEqual(sink.reports.map(\.method), [])
             XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0, "every registration was removed")

@@ -49,12 +49,14 @@ final class TimerGuardTests: ShieldTestCase {
 
     func testValidTimersFireExactlyAsWithoutTheGuard() throws {
         let unguarded = validSequence()
-        XCTAssertEqual(unguarded, [
-            "1|tick:|one|timer|valid|1",
-            "2|tick:|three|timer|valid|1", "2|tick:|three|timer|valid|2", "2|tick:|three|timer|valid|3",
-            "3|tick:|nil|timer|valid|1", "3|tick:|nil|timer|valid|2",
-            "valid:0,0,1",
-        ], "one-shot, repeating (invalidated by its target), added by hand, invalidated before firing")
+        XCTAssertEqual(
+            unguarded,
+            [
+                "1|tick:|one|timer|valid|1",
+                "2|tick:|three|timer|valid|1", "2|tick:|three|timer|valid|2", "2|tick:|three|timer|valid|3",
+                "3|tick:|nil|timer|valid|1", "3|tick:|nil|timer|valid|2",
+                "valid:0,0,1",
+            ], "one-shot, repeating (invalidated by its target), added by hand, invalidated before firing")
         try withShield(Configuration(guards: .timer)) { sink in
             XCTAssertEqual(validSequence(), unguarded)
             XCTAssertEqual(reports(sink).count, 0, "\(reports(sink).map(\.reason))")
@@ -76,9 +78,11 @@ final class TimerGuardTests: ShieldTestCase {
     /// timer alone and keep firing, with every guard on exactly as without CrashShield (JJException #76, #102, #134).
     func testTargetsOnlyTheTimerKeepsAliveFireExactlyAsWithoutTheGuard() throws {
         let unguarded = unownedTargetSequence(5)
-        XCTAssertEqual(unguarded, (1...5).map { "1|work:|\($0)|valid" } + ["1|dealloc"]
-                       + (1...5).map { "2|tick:|\($0)|own" } + ["2|owner.dealloc", "2|proxy.dealloc"]
-                       + ["3|responds=0"] + (1...5).map { "3|work:|\($0)|valid" } + ["3|forwarder.dealloc", "3|dealloc"])
+        XCTAssertEqual(
+            unguarded,
+            (1...5).map { "1|work:|\($0)|valid" } + ["1|dealloc"]
+                + (1...5).map { "2|tick:|\($0)|own" } + ["2|owner.dealloc", "2|proxy.dealloc"]
+                + ["3|responds=0"] + (1...5).map { "3|work:|\($0)|valid" } + ["3|forwarder.dealloc", "3|dealloc"])
         for mode in [GuardMode.release, .debug] {
             try withShield(Configuration(guards: .all, mode: mode)) { sink in
                 XCTAssertEqual(unownedTargetSequence(5), unguarded, "\(mode)")
@@ -132,11 +136,11 @@ final class TimerGuardTests: ShieldTestCase {
                     XCTAssertEqual(ObservationStatus.timerProxyCount, 1)
                     css_runloop_run(0.03)
                     XCTAssertEqual(takeLog().first, "1|tick:|u|timer|valid|1", "userInfo and the timer as argument")
-                    css_object_release(target)                   // the owner is done: the timer keeps it
+                    css_object_release(target)  // the owner is done: the timer keeps it
                     css_runloop_run(0.03)
                     XCTAssertGreaterThanOrEqual(takeLog().count, 1, "still firing")
                     XCTAssertEqual(self.reports(sink).count, 0)
-                    css_object_release(target)                   // a release too many: freed under the timer
+                    css_object_release(target)  // a release too many: freed under the timer
                     XCTAssertEqual(ObservationStatus.timerProxyCount, 0)
                     XCTAssertTrue(css_timer_is_valid(timer), "invalidated at its next fire")
                     css_runloop_run(0.03)
@@ -164,10 +168,10 @@ final class TimerGuardTests: ShieldTestCase {
                 _ = takeLog()
                 let owner = css_timer_owner_new(1, 0.01)!
                 result.append("retained=\(css_object_retain_count(owner))")
-                css_object_release(owner)                        // the cycle keeps it
+                css_object_release(owner)  // the cycle keeps it
                 css_runloop_run(0.05)
                 result.append("fired=\(!takeLog().isEmpty) valid=\(css_timer_is_valid(css_timer_owner_timer(owner)))")
-                css_timer_invalidate(css_timer_owner_timer(owner))   // frees the owner; its -dealloc runs
+                css_timer_invalidate(css_timer_owner_timer(owner))  // frees the owner; its -dealloc runs
                 css_runloop_run(0.02)
                 result.append("after=\(takeLog().count)")
             }
@@ -188,7 +192,7 @@ final class TimerGuardTests: ShieldTestCase {
                 _ = takeLog()
                 let target = css_timer_target_new(1, 0)!
                 css_timer_schedule(0.01, target, "tick:", "once", false)
-                css_object_release(target)                       // fire and forget: the timer owns it
+                css_object_release(target)  // fire and forget: the timer owns it
                 css_runloop_run(0.05)
                 XCTAssertEqual(takeLog(), ["1|tick:|once|timer|valid|1"])
             }
@@ -284,7 +288,7 @@ final class TimerGuardTests: ShieldTestCase {
                         let timer = css_timer_retain(css_timer_schedule(0.005, dying, "tick:", nil, true))!
                         css_runloop_run(0.02)
                         css_object_release(dying)
-                        css_object_release(dying)                // a release too many
+                        css_object_release(dying)  // a release too many
                         css_runloop_run(0.02)
                         XCTAssertFalse(css_timer_is_valid(timer))
                         css_object_release(timer)

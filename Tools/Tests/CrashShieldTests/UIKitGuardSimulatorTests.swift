@@ -16,7 +16,7 @@ final class UIKitGuardSimulatorTests: ShieldTestCase {
             layer.bounds = CGRect(x: 0, y: CGFloat.nan, width: 320, height: 291)
             layer.frame = CGRect(x: CGFloat.nan, y: 0, width: 10, height: 10)
             let view = UIView(frame: CGRect(x: 0, y: 0, width: 10, height: 10))
-            view.frame = CGRect(x: 0, y: 0, width: CGFloat.nan, height: 10)   // through the layer's setters: no crash
+            view.frame = CGRect(x: 0, y: 0, width: CGFloat.nan, height: 10)  // through the layer's setters: no crash
             XCTAssertEqual(layer.position, position)
             XCTAssertEqual(layer.bounds, bounds)
             CrashShield.flush()

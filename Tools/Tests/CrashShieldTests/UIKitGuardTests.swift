@@ -16,8 +16,9 @@ final class UIKitGuardTests: ShieldTestCase {
         super.setUp()
         savedNames = UIKitGuard.classNames.current
         UIKitGuard.classNames.withLock {
-            $0 = .init(layer: "CSSLayer", navigationController: "CSSNavigationController",
-                       viewController: "CSSPresentingController", alertController: "CSSAlertController")
+            $0 = .init(
+                layer: "CSSLayer", navigationController: "CSSNavigationController",
+                viewController: "CSSPresentingController", alertController: "CSSAlertController")
         }
     }
 
@@ -38,19 +39,22 @@ final class UIKitGuardTests: ShieldTestCase {
 
     /// Each bad geometry call with the selector the report names.
     private var badGeometry: [(selector: String, call: (CSRObject) -> Void)] {
-        [("setPosition:", { css_layer_set_position($0, .nan, 43.5) }),
-         ("setPosition:", { css_layer_set_position($0, 75.75, .nan) }),
-         ("setBounds:", { css_layer_set_bounds($0, self.rect(0, .nan, 320, 291)) }),
-         ("setFrame:", { css_layer_set_frame($0, self.rect(.nan, 0, 10, 10)) }),
-         ("setFrame:", { css_layer_set_frame($0, self.rect(0, 0, 10, .nan)) }),
-         ("setFrame:", { css_layer_set_frame($0, self.rect(-.infinity, 0, .infinity, 10)) })]   // position: -inf + inf
+        [
+            ("setPosition:", { css_layer_set_position($0, .nan, 43.5) }),
+            ("setPosition:", { css_layer_set_position($0, 75.75, .nan) }),
+            ("setBounds:", { css_layer_set_bounds($0, self.rect(0, .nan, 320, 291)) }),
+            ("setFrame:", { css_layer_set_frame($0, self.rect(.nan, 0, 10, 10)) }),
+            ("setFrame:", { css_layer_set_frame($0, self.rect(0, 0, 10, .nan)) }),
+            ("setFrame:", { css_layer_set_frame($0, self.rect(-.infinity, 0, .infinity, 10)) }),
+        ]  // position: -inf + inf
     }
 
     func testNaNGeometryIsSkippedAndReportedAsCoreAnimationRaisesIt() throws {
         for (index, bad) in badGeometry.enumerated() {
             let plain = try XCTUnwrap(css_layer_new())
             defer { css_object_release(plain) }
-            let raised = try XCTUnwrap(catchingObjCException { bad.call(plain) }, "case \(index): the fixture must raise")
+            let raised = try XCTUnwrap(
+                catchingObjCException { bad.call(plain) }, "case \(index): the fixture must raise")
             XCTAssertEqual(raised.name, "CALayerInvalidGeometry")
             try withShield(Configuration(guards: .uikit)) { sink in
                 let layer = try XCTUnwrap(css_layer_new())
@@ -96,7 +100,7 @@ final class UIKitGuardTests: ShieldTestCase {
             css_layer_set_position(layer, 3, 4); seen.append(geometry(layer))
             css_layer_set_bounds(layer, rect(0, 0, 320, 291)); seen.append(geometry(layer))
             css_layer_set_frame(layer, rect(10, 20, 100, 50)); seen.append(geometry(layer))
-            css_layer_set_frame(layer, rect(.infinity, 0, 10, 10)); seen.append(geometry(layer))   // inf, not NaN: taken
+            css_layer_set_frame(layer, rect(.infinity, 0, 10, 10)); seen.append(geometry(layer))  // inf, not NaN: taken
             css_layer_set_position(layer, -0.0, .greatestFiniteMagnitude); seen.append(geometry(layer))
             return seen
         }
@@ -132,13 +136,15 @@ final class UIKitGuardTests: ShieldTestCase {
             XCTAssertEqual(report.className, "CSSNavigationController")
             XCTAssertEqual(report.selector, "pushViewController:animated:")
             XCTAssertEqual(report.exceptionName, raised.name)
-            let expected = "<CSSNavigationController: \(GuardFailure.address(UnsafeRawPointer(navigation)))> is pushing the same "
+            let expected =
+                "<CSSNavigationController: \(GuardFailure.address(UnsafeRawPointer(navigation)))> is pushing the same "
                 + "view controller instance (<CSSViewController: \(GuardFailure.address(UnsafeRawPointer(first)))>) more than "
                 + "once which is not supported and is most likely an error in the application"
             XCTAssertTrue(report.reason.hasPrefix(expected), report.reason)
             // The fixture words it the same way (its own addresses).
             XCTAssertTrue(raised.reason.hasPrefix("<CSSNavigationController: 0x"), raised.reason)
-            XCTAssertTrue(raised.reason.contains("> is pushing the same view controller instance (<CSSViewController: 0x"))
+            XCTAssertTrue(
+                raised.reason.contains("> is pushing the same view controller instance (<CSSViewController: 0x"))
         }
     }
 
@@ -162,24 +168,33 @@ final class UIKitGuardTests: ShieldTestCase {
             XCTAssertFalse(HookEngine.shared.activeHooks.contains { $0.targetClass.name == "CSSLayer" })
         }
         try withShield(Configuration(guards: .uikit)) { _ in
-            let hooked = HookEngine.shared.activeHooks.filter { ["CSSLayer", "CSSNavigationController"].contains($0.targetClass.name) }
-            XCTAssertEqual(Set(hooked.map(\.selector.name)), ["setPosition:", "setBounds:", "setFrame:", "pushViewController:animated:"])
-            XCTAssertTrue(HookEngine.shared.activeHooks.contains {
-                $0.targetClass.name == "CSSPresentingController" && $0.selector.name == "presentViewController:animated:completion:"
-            })
+            let hooked = HookEngine.shared.activeHooks.filter {
+                ["CSSLayer", "CSSNavigationController"].contains($0.targetClass.name)
+            }
+            XCTAssertEqual(
+                Set(hooked.map(\.selector.name)),
+                ["setPosition:", "setBounds:", "setFrame:", "pushViewController:animated:"])
+            XCTAssertTrue(
+                HookEngine.shared.activeHooks.contains {
+                    $0.targetClass.name == "CSSPresentingController"
+                        && $0.selector.name == "presentViewController:animated:completion:"
+                })
         }
         XCTAssertFalse(HookEngine.shared.activeHooks.contains { $0.targetClass.name == "CSSLayer" })
         let layer = try XCTUnwrap(css_layer_new())
         defer { css_object_release(layer) }
-        XCTAssertEqual(catchingObjCException { css_layer_set_position(layer, .nan, 1) }?.name, "CALayerInvalidGeometry",
-                       "unguarded again after stop()")
+        XCTAssertEqual(
+            catchingObjCException { css_layer_set_position(layer, .nan, 1) }?.name, "CALayerInvalidGeometry",
+            "unguarded again after stop()")
     }
 
     /// Where UIKit is absent (here, an app extension without it) the guard installs nothing and starts.
     func testMissingClassesAreSkipped() throws {
         UIKitGuard.classNames.withLock {
-            $0 = .init(layer: "CSSNoSuchLayer", navigationController: "CSSNoSuchNavigation", viewController: "CSSNoSuchController",
-                       alertController: "CSSNoSuchAlert")
+            $0 = .init(
+                layer: "CSSNoSuchLayer", navigationController: "CSSNoSuchNavigation",
+                viewController: "CSSNoSuchController",
+                alertController: "CSSNoSuchAlert")
         }
         try withShield(Configuration(guards: .uikit)) { _ in
             XCTAssertTrue(CrashShield.activeGuards.contains(.uikit))
@@ -210,10 +225,12 @@ final class UIKitGuardTests: ShieldTestCase {
             XCTAssertEqual(report.exceptionName, raised.name)
             let alertText = "CSSAlertController: \(GuardFailure.address(UnsafeRawPointer(alert)))"
             let presenterText = "CSSPresentingController: \(GuardFailure.address(UnsafeRawPointer(presenter)))"
-            XCTAssertEqual(report.reason, raised.reason.replacingOccurrences(of: "CSSAlertController: 0x", with: "@A@")
-                .replacingOccurrences(of: "CSSPresentingController: 0x", with: "@P@")
-                .replacingOccurrences(of: #"@A@[0-9a-f]+"#, with: alertText, options: .regularExpression)
-                .replacingOccurrences(of: #"@P@[0-9a-f]+"#, with: presenterText, options: .regularExpression))
+            XCTAssertEqual(
+                report.reason,
+                raised.reason.replacingOccurrences(of: "CSSAlertController: 0x", with: "@A@")
+                    .replacingOccurrences(of: "CSSPresentingController: 0x", with: "@P@")
+                    .replacingOccurrences(of: #"@A@[0-9a-f]+"#, with: alertText, options: .regularExpression)
+                    .replacingOccurrences(of: #"@P@[0-9a-f]+"#, with: presenterText, options: .regularExpression))
         }
     }
 
@@ -222,7 +239,8 @@ final class UIKitGuardTests: ShieldTestCase {
     func testOtherPresentationsAreUntouched() throws {
         try withShield(Configuration(guards: .uikit)) { sink in
             for (regular, style, popover) in [(true, 1, true), (false, 0, true), (true, 0, false)] {
-                let presenter = try XCTUnwrap(css_presenter_new(regular)), alert = try XCTUnwrap(css_alert_new(style, popover))
+                let presenter = try XCTUnwrap(css_presenter_new(regular)),
+                    alert = try XCTUnwrap(css_alert_new(style, popover))
                 defer { css_object_release(presenter); css_object_release(alert) }
                 XCTAssertNil(catchingObjCException { css_presenter_present(presenter, alert) })
                 var rect = [Double](repeating: 0, count: 4)

@@ -4,7 +4,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import XCTest
-#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
+#if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -12,19 +12,27 @@ import FoundationNetworking
 /// `HTTPUploadSink` against real HTTP servers on loopback (Tests/Fixtures/upload_server.py): accepting, down, slow,
 /// 500, 429/503 with Retry-After, closing mid-body, rejecting.
 final class UploadHTTPTests: UploadTestCase {
-    private func sink(_ url: URL, options: UploadOptions? = nil, logs: InMemoryLogHandler? = nil) throws -> HTTPUploadSink {
-        let logger = logs.map { handler in Logger(label: "upload-test") { _ in handler } } ?? Logger(label: "upload-test")
-        return try HTTPUploadSink(endpoint: url, folder: folder.appendingPathComponent("sink"),
-                                  options: options ?? fastOptions(), logger: logger)
+    private func sink(
+        _ url: URL, options: UploadOptions? = nil, logs: InMemoryLogHandler? = nil
+    ) throws -> HTTPUploadSink {
+        let logger =
+            logs.map { handler in Logger(label: "upload-test") { _ in handler } } ?? Logger(label: "upload-test")
+        return try HTTPUploadSink(
+            endpoint: url, folder: folder.appendingPathComponent("sink"),
+            options: options ?? fastOptions(), logger: logger)
     }
 
     /// Each report of `sent` arrives exactly once once duplicates (same idempotency key) are dropped, as a server
     /// that remembers keys would.
-    private func assertEachArrivesOnce(_ sent: [CrashReport], _ server: LoopbackServer, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertEachArrivesOnce(
+        _ sent: [CrashReport], _ server: LoopbackServer, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         var byKey: [String: [CrashReport]] = [:]
         for delivery in try deliveredReports(server) {
             if let earlier = byKey[delivery.key] {
-                XCTAssertEqual(earlier, delivery.reports, "a retried batch has the same key and the same reports", file: file, line: line)
+                XCTAssertEqual(
+                    earlier, delivery.reports, "a retried batch has the same key and the same reports", file: file,
+                    line: line)
             }
             byKey[delivery.key] = delivery.reports
         }
@@ -37,7 +45,7 @@ final class UploadHTTPTests: UploadTestCase {
         let sink = try sink(server.url, options: fastOptions { $0.headers = ["Authorization": "Bearer t0ken"] })
         let reports = (1...7).map { makeReport($0) }
         reports.forEach(sink.receive)
-        reports.forEach(sink.receive)   // a re-delivery with no new occurrences (flush) is not uploaded again
+        reports.forEach(sink.receive)  // a re-delivery with no new occurrences (flush) is not uploaded again
         XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
         let requests = server.requests
         // 7 reports in batches of at most 3 (how many batches depends on when the sender woke: at least 3).
@@ -51,8 +59,11 @@ final class UploadHTTPTests: UploadTestCase {
         }
         XCTAssertEqual(Set(requests.compactMap(\.idempotencyKey)).count, requests.count, "one key per batch")
         XCTAssertEqual(try deliveredReports(server).flatMap(\.reports), reports, "in order, every field intact")
-        XCTAssertEqual(sink.statistics, UploadStatistics(deliveredReports: 7, rejectedBatches: 0, droppedReports: 0,
-                                                         requests: requests.count, queuedReports: 0))
+        XCTAssertEqual(
+            sink.statistics,
+            UploadStatistics(
+                deliveredReports: 7, rejectedBatches: 0, droppedReports: 0,
+                requests: requests.count, queuedReports: 0))
     }
 
     func testRefusedThen500ThenCutOffThenTooSlowStillDeliversEachReportExactlyOnce() throws {
@@ -68,14 +79,17 @@ final class UploadHTTPTests: UploadTestCase {
         let server = try server(["500", "close", "slow:2.5", "500"], port: port)
         XCTAssertTrue(sink.waitUntilIdle(timeout: 15))
         let slowDone = Date().addingTimeInterval(5)
-        while !server.requests.contains(where: { $0.behaviour.hasPrefix("slow") }) && Date() < slowDone { usleep(20_000) }
+        while !server.requests.contains(where: { $0.behaviour.hasPrefix("slow") }) && Date() < slowDone {
+            usleep(20_000)
+        }
 
         let behaviours = server.requests.map(\.behaviour)
         XCTAssertEqual(Set(behaviours), ["500", "close", "slow:2.5", "ok"], "\(behaviours)")
         let slow = try XCTUnwrap(server.requests.first { $0.behaviour.hasPrefix("slow") })
         let keysOfProcessed = server.requests.filter(\.processed).compactMap(\.idempotencyKey)
-        XCTAssertEqual(keysOfProcessed.filter { $0 == slow.idempotencyKey }.count, 2,
-                       "the server processed the slow request and its retry: same idempotency key")
+        XCTAssertEqual(
+            keysOfProcessed.filter { $0 == slow.idempotencyKey }.count, 2,
+            "the server processed the slow request and its retry: same idempotency key")
         try assertEachArrivesOnce(reports, server)
         XCTAssertEqual(sink.statistics.deliveredReports, 5)
     }
@@ -112,10 +126,10 @@ final class UploadHTTPTests: UploadTestCase {
         let rejected = reports.filter { String(decoding: rejectedBody, as: UTF8.self).contains($0.signature) }
         XCTAssertFalse(rejected.isEmpty)
 
-        first.receive(makeReport(4))   // the sink goes on with the next batch
+        first.receive(makeReport(4))  // the sink goes on with the next batch
         XCTAssertTrue(first.waitUntilIdle(timeout: 10))
         first.close()
-        let second = try sink(server.url)   // the next launch: the rejected batch is gone
+        let second = try sink(server.url)  // the next launch: the rejected batch is gone
         XCTAssertTrue(second.waitUntilIdle(timeout: 10))
         XCTAssertEqual(server.requests.filter { $0.behaviour == "400" }.count, 1)
         try assertEachArrivesOnce((reports + [makeReport(4)]).filter { !rejected.contains($0) }, server)
@@ -129,7 +143,7 @@ final class UploadHTTPTests: UploadTestCase {
         reports.forEach(launch1.receive)
         let deadline = Date().addingTimeInterval(5)
         while failing.requests.count < 2 && Date() < deadline { usleep(10_000) }
-        launch1.receive(makeReport(6))   // persisted while the first batch is being retried: stays unsent
+        launch1.receive(makeReport(6))  // persisted while the first batch is being retried: stays unsent
         launch1.close()
         let firstKey = try XCTUnwrap(failing.requests.first?.idempotencyKey)
         // A kill between writing the batch files and emptying the unsent file leaves the batched reports in both.
@@ -142,7 +156,8 @@ final class UploadHTTPTests: UploadTestCase {
         XCTAssertTrue(launch2.waitUntilIdle(timeout: 10))
         try assertEachArrivesOnce(reports + [makeReport(6)], accepting)
         XCTAssertEqual(accepting.requests.first?.idempotencyKey, firstKey, "a batch keeps its key across launches")
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("sink/batches").path), [])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("sink/batches").path), [])
     }
 
     func testMainThreadUIReportsStayLocalByDefault() throws {
@@ -163,34 +178,50 @@ final class UploadHTTPTests: UploadTestCase {
     func testMemoryAndDiskCapsHoldWhileTheServerIsDown() throws {
         let port = try LoopbackServer.freePort(in: folder)
         let url = URL(string: "http://127.0.0.1:\(port)/")!
-        let capped = try sink(url, options: fastOptions { $0.maxQueuedReports = 5; $0.maxStoredBytes = 16_384 })
+        let capped = try sink(
+            url,
+            options: fastOptions {
+                $0.maxQueuedReports = 5; $0.maxStoredBytes = 16_384
+            })
         for n in 1...40 { capped.receive(makeReport(n)) }
-        capped.receive(makeReport(1, occurrences: 10))   // a count update of a queued report is never dropped
+        capped.receive(makeReport(1, occurrences: 10))  // a count update of a queued report is never dropped
         XCTAssertEqual(capped.statistics.droppedReports, 35)
-        XCTAssertTrue((5...6).contains(capped.statistics.queuedReports),
-                      "5, plus the update when report 1 was already in a batch in flight: \(capped.statistics)")
+        XCTAssertTrue(
+            (5...6).contains(capped.statistics.queuedReports),
+            "5, plus the update when report 1 was already in a batch in flight: \(capped.statistics)")
         capped.close()
 
-        let roomy = try sink(url, options: fastOptions { $0.maxQueuedReports = 100_000; $0.maxStoredBytes = 16_384 })
+        let roomy = try sink(
+            url,
+            options: fastOptions {
+                $0.maxQueuedReports = 100_000; $0.maxStoredBytes = 16_384
+            })
         for n in 1...400 { roomy.receive(makeReport(1000 + n)) }
         XCTAssertLessThanOrEqual(try folderBytes(), 16_384 + 4096, "the unsent file compacts at half the cap")
         roomy.close()
     }
 
     private func folderBytes() throws -> Int {
-        let enumerator = FileManager.default.enumerator(at: folder.appendingPathComponent("sink"), includingPropertiesForKeys: [.fileSizeKey])
+        let enumerator = FileManager.default.enumerator(
+            at: folder.appendingPathComponent("sink"), includingPropertiesForKeys: [.fileSizeKey])
         var total = 0
-        while let url = enumerator?.nextObject() as? URL { total += (try url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0 }
+        while let url = enumerator?.nextObject() as? URL {
+            total += (try url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0
+        }
         return total
     }
 
     func testASendAfterTheTransportWasInvalidatedFailsInsteadOfStoppingTheProcess() throws {
         let server = try server()
         let transport = URLSessionUploadTransport()
-        transport.invalidate()   // what close() does while the sender may be about to send
+        transport.invalidate()  // what close() does while the sender may be about to send
         let done = expectation(description: "completion")
         transport.send(URLRequest(url: server.url)) { result in
-            if case .failure(let error as URLError) = result { XCTAssertEqual(error.code, .cancelled) } else { XCTFail("\(result)") }
+            if case .failure(let error as URLError) = result {
+                XCTAssertEqual(error.code, .cancelled)
+            } else {
+                XCTFail("\(result)")
+            }
             done.fulfill()
         }
         wait(for: [done], timeout: 5)
@@ -208,7 +239,8 @@ final class UploadHTTPTests: UploadTestCase {
     func testRefusedCredentialsKeepTheBatchForTheNextLaunchWithNewCredentials() throws {
         let refusing = try server(["401"])
         let logs = InMemoryLogHandler()
-        let first = try sink(refusing.url, options: fastOptions { $0.headers = ["Authorization": "Bearer expired"] }, logs: logs)
+        let first = try sink(
+            refusing.url, options: fastOptions { $0.headers = ["Authorization": "Bearer expired"] }, logs: logs)
         let reports = (1...2).map { makeReport($0) }
         reports.forEach(first.receive)
         let deadline = Date().addingTimeInterval(5)
@@ -218,7 +250,8 @@ final class UploadHTTPTests: UploadTestCase {
         XCTAssertEqual(first.statistics.rejectedBatches, 0, "\(first.statistics)")
         XCTAssertEqual(first.statistics.queuedReports, 2, "kept while the credentials may be fixed")
         let line = logs.entries.filter { $0.level >= .error }.map(\.message.description).joined(separator: "\n")
-        XCTAssertTrue(line.contains("HTTP 401") && line.contains("refused the credentials") && line.contains("kept"), line)
+        XCTAssertTrue(
+            line.contains("HTTP 401") && line.contains("refused the credentials") && line.contains("kept"), line)
         first.close()
 
         // The next launch, with a renewed token: the same batch (same idempotency key) goes out.
@@ -247,13 +280,18 @@ final class UploadHTTPTests: UploadTestCase {
     func testABatchRefusedForCredentialsPastTheHoldLimitIsDropped() throws {
         let server = try server(Array(repeating: "401", count: 100))
         let logs = InMemoryLogHandler()
-        let sink = try sink(server.url, options: fastOptions { $0.credentialRetryDelay = 0.1; $0.credentialHoldLimit = 0.5 },
-                            logs: logs)
+        let sink = try sink(
+            server.url,
+            options: fastOptions {
+                $0.credentialRetryDelay = 0.1; $0.credentialHoldLimit = 0.5
+            },
+            logs: logs)
         sink.receive(makeReport(1))
         XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
         XCTAssertEqual(sink.statistics.rejectedBatches, 1)
         XCTAssertEqual(sink.statistics.queuedReports, 0)
-        XCTAssertTrue((2...10).contains(server.requests.count), "retried every credentialRetryDelay: \(server.requests.count)")
+        XCTAssertTrue(
+            (2...10).contains(server.requests.count), "retried every credentialRetryDelay: \(server.requests.count)")
         XCTAssertTrue(logs.entries.contains { $0.message.description.contains("credentialHoldLimit") })
     }
 
@@ -268,8 +306,12 @@ final class UploadHTTPTests: UploadTestCase {
         XCTAssertEqual(sink.statistics.rejectedBatches, 2)
         let lines = logs.entries.filter { $0.level >= .error }.map(\.message.description)
         XCTAssertEqual(lines.count, 2, "\(lines)")
-        XCTAssertTrue(lines[0].contains("HTTP 404") && lines[0].contains("does not exist") && lines[0].contains("dropped"), lines[0])
-        XCTAssertTrue(lines[1].contains("HTTP 413") && lines[1].contains("maxBatchSize") && lines[1].contains("dropped"), lines[1])
+        XCTAssertTrue(
+            lines[0].contains("HTTP 404") && lines[0].contains("does not exist") && lines[0].contains("dropped"),
+            lines[0])
+        XCTAssertTrue(
+            lines[1].contains("HTTP 413") && lines[1].contains("maxBatchSize") && lines[1].contains("dropped"), lines[1]
+        )
     }
 
     func testARealStoppedCrashReachesTheServerOffTheAppThread() throws {

@@ -5,7 +5,7 @@ import InMemoryLogging
 import Logging
 import XCTest
 
-#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
+#if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
 /// `SentrySink` against a fake Sentry on loopback; every envelope is parsed back by the sentry-sdk Python package's
 /// own envelope parser (Tests/Fixtures/sentry_envelopes.py), not by CrashShield's code.
 final class UploadSentryTests: UploadTestCase {
@@ -28,8 +28,10 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertTrue(Self.sdkInstalled, "pip install sentry-sdk failed")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", LoopbackServer.fixtures.appendingPathComponent("sentry_envelopes.py").path,
-                             server.recordURL.path]
+        process.arguments = [
+            "python3", LoopbackServer.fixtures.appendingPathComponent("sentry_envelopes.py").path,
+            server.recordURL.path,
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -42,24 +44,29 @@ final class UploadSentryTests: UploadTestCase {
     }
 
     private func sentrySink(port: Int, logs: InMemoryLogHandler? = nil) throws -> SentrySink {
-        let logger = logs.map { handler in Logger(label: "sentry-test") { _ in handler } } ?? Logger(label: "sentry-test")
-        return try SentrySink(dsn: "http://0123abcd@127.0.0.1:\(port)/42", folder: folder.appendingPathComponent("sentry"),
-                              options: fastOptions(), environment: "test", release: "app@1.2", logger: logger)
+        let logger =
+            logs.map { handler in Logger(label: "sentry-test") { _ in handler } } ?? Logger(label: "sentry-test")
+        return try SentrySink(
+            dsn: "http://0123abcd@127.0.0.1:\(port)/42", folder: folder.appendingPathComponent("sentry"),
+            options: fastOptions(), environment: "test", release: "app@1.2", logger: logger)
     }
 
     func testEachReportIsAHandledEventThatSentrySDKReadsBackFieldByField() throws {
-        let server = try server(["close", "close"])   // cut off by the network: retried
+        let server = try server(["close", "close"])  // cut off by the network: retried
         let sink = try sentrySink(port: server.port)
         let uuid = "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9"
         var withContext = makeReport(1, occurrences: 12, uuid: uuid)
         withContext.context = ReportContext(
             appIdentifier: "com.example.app", appVersion: "1.2", appBuild: "34", osName: "iOS", osVersion: "17.4",
             osBuild: "21E236", device: "iPhone15,2", launchID: "L1", secondsSinceLaunch: 3.5,
-            images: [BinaryImage(name: "libfoo.so", path: "/app/libfoo.so", loadAddress: 0x7000_0000, slide: 0x7000_0000,
-                                 size: 0x1000, buildID: "f1c3bcc0279865fe3058404b2831d9e64135386c")])
+            images: [
+                BinaryImage(
+                    name: "libfoo.so", path: "/app/libfoo.so", loadAddress: 0x7000_0000, slide: 0x7000_0000,
+                    size: 0x1000, buildID: "f1c3bcc0279865fe3058404b2831d9e64135386c")
+            ])
         let reports = [withContext, makeReport(2)]
         reports.forEach(sink.receive)
-        sink.receive(makeReport(3, category: .mainThreadUI))   // stays local by default
+        sink.receive(makeReport(3, category: .mainThreadUI))  // stays local by default
         XCTAssertTrue(sink.waitUntilIdle(timeout: 15))
         XCTAssertEqual(server.requests.map(\.behaviour), ["close", "close", "ok", "ok"])
 
@@ -95,18 +102,21 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertEqual(mechanism["type"] as? String, "crashshield")
         XCTAssertEqual(mechanism["handled"] as? Bool, true)
         let frames = try XCTUnwrap((exception["stacktrace"] as? [String: Any])?["frames"] as? [[String: Any]])
-        XCTAssertEqual(frames.map { $0["instruction_addr"] as? String },
-                       report.callStack.reversed().map { "0x" + String($0.address, radix: 16) }, "oldest frame first")
+        XCTAssertEqual(
+            frames.map { $0["instruction_addr"] as? String },
+            report.callStack.reversed().map { "0x" + String($0.address, radix: 16) }, "oldest frame first")
         XCTAssertEqual(frames.map { $0["package"] as? String }, report.callStack.reversed().map(\.image))
-        XCTAssertEqual(frames.map { $0["in_app"] as? Bool },
-                       [false, true, true, false], "system image, the caller, app, CrashShield's replacement frame")
+        XCTAssertEqual(
+            frames.map { $0["in_app"] as? Bool },
+            [false, true, true, false], "system image, the caller, app, CrashShield's replacement frame")
         let callerIndex = try XCTUnwrap((mechanism["data"] as? [String: Any])?["caller_frame"] as? String)
         XCTAssertEqual(frames[Int(callerIndex)!]["function"] as? String, "_$s5MyApp4loadyyF", "the caller is marked")
         let images = try XCTUnwrap((event["debug_meta"] as? [String: Any])?["images"] as? [[String: Any]])
         XCTAssertEqual(images.count, 2, "one entry per image: the context's (a build ID), then the frames' UUID")
         XCTAssertEqual(images[0]["type"] as? String, "elf")
         XCTAssertEqual(images[0]["code_id"] as? String, "f1c3bcc0279865fe3058404b2831d9e64135386c")
-        XCTAssertEqual(images[0]["debug_id"] as? String, "c0bcc3f1-9827-fe65-3058-404b2831d9e6", "Sentry's ELF debug id")
+        XCTAssertEqual(
+            images[0]["debug_id"] as? String, "c0bcc3f1-9827-fe65-3058-404b2831d9e6", "Sentry's ELF debug id")
         XCTAssertEqual(images[0]["image_size"] as? Int, 0x1000)
         XCTAssertEqual(images[1]["debug_id"] as? String, "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
         XCTAssertEqual(images[1]["image_addr"] as? String, "0x400000")
@@ -148,7 +158,7 @@ final class UploadSentryTests: UploadTestCase {
         let server = try server(["500", "400", "413", "close"])
         let logs = InMemoryLogHandler()
         let sink = try sentrySink(port: server.port, logs: logs)
-        for n in 1...4 {   // one at a time: each answer meets a known envelope
+        for n in 1...4 {  // one at a time: each answer meets a known envelope
             sink.receive(makeReport(n))
             XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
         }
@@ -160,12 +170,17 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertEqual(sink.statistics.deliveredReports, 1)
         let lines = logs.entries.filter { $0.level >= .error }.map(\.message.description)
         XCTAssertEqual(lines.count, 3, "one line per discarded envelope: \(lines)")
-        XCTAssertTrue(zip(lines, ["HTTP 500", "HTTP 400", "HTTP 413"]).allSatisfy { $0.contains($1) && $0.contains("dropped") }, "\(lines)")
+        XCTAssertTrue(
+            zip(lines, ["HTTP 500", "HTTP 400", "HTTP 413"]).allSatisfy { $0.contains($1) && $0.contains("dropped") },
+            "\(lines)")
     }
 
     func testSentryRateLimitsAreHonouredPerCategoryFromAnyAnswer() throws {
         // A 200 limiting another category; then a 429 limiting errors for 2 s (and transactions for 60 s).
-        let plan = ["limits:200:60:transaction;session:key", "limits:429:2:default;error;security:organization:quota|60:transaction:key"]
+        let plan = [
+            "limits:200:60:transaction;session:key",
+            "limits:429:2:default;error;security:organization:quota|60:transaction:key",
+        ]
         let server = try server(plan)
         let sink = try sentrySink(port: server.port)
         for n in 1...2 {
@@ -174,11 +189,12 @@ final class UploadSentryTests: UploadTestCase {
         }
         let limited = Date()
         XCTAssertEqual(server.requests.map(\.behaviour), plan, "a limit of another category does not hold errors back")
-        sink.receive(makeReport(3))   // while errors are limited: discarded, not sent
+        sink.receive(makeReport(3))  // while errors are limited: discarded, not sent
         XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
         usleep(UInt32(max(0, 2.2 - Date().timeIntervalSince(limited)) * 1_000_000))
-        XCTAssertEqual(server.requests.count, 2, "nothing was sent during the limit; the 429'd envelope is not sent again")
-        sink.receive(makeReport(4))   // the limit expired
+        XCTAssertEqual(
+            server.requests.count, 2, "nothing was sent during the limit; the 429'd envelope is not sent again")
+        sink.receive(makeReport(4))  // the limit expired
         XCTAssertTrue(sink.waitUntilIdle(timeout: 10))
         let requests = server.requests
         XCTAssertEqual(requests.map(\.behaviour), plan + ["ok"])
@@ -191,25 +207,34 @@ final class UploadSentryTests: UploadTestCase {
     }
 
     func testReturnAddressesStartUpAndRuntimeFramesAndTheDist() throws {
-        let envelope = SentryEnvelope(dsn: try SentryDSN("http://k@127.0.0.1:1/2"), environment: nil, release: nil,
-                                      isAppImage: { $0.hasPrefix("/app/") })
+        let envelope = SentryEnvelope(
+            dsn: try SentryDSN("http://k@127.0.0.1:1/2"), environment: nil, release: nil,
+            isAppImage: { $0.hasPrefix("/app/") })
         var report = makeReport(1)
         // The caller's callers, outwards: app code, the Objective-C runtime, main, start-up; all linked into the app.
-        for (offset, symbol) in [(0x100, "objc_msgSend"), (0x200, "$ss5print_9separator10terminatoryypd_S2StF"),
-                                 (0x300, "main"), (0x400, "_start")] {
-            report.callStack.append(StackFrame(address: 0x40_2000 + UInt64(offset), image: "/app/MyApp", imageBase: 0x40_0000,
-                                               symbol: symbol))
+        for (offset, symbol) in [
+            (0x100, "objc_msgSend"), (0x200, "$ss5print_9separator10terminatoryypd_S2StF"),
+            (0x300, "main"), (0x400, "_start"),
+        ] {
+            report.callStack.append(
+                StackFrame(
+                    address: 0x40_2000 + UInt64(offset), image: "/app/MyApp", imageBase: 0x40_0000,
+                    symbol: symbol))
         }
-        report.context = ReportContext(appIdentifier: "com.example.app", appVersion: "1.2", appBuild: "34", osName: "iOS",
-                                       osVersion: "17.4", device: "iPhone15,2", launchID: "L", secondsSinceLaunch: 1)
+        report.context = ReportContext(
+            appIdentifier: "com.example.app", appVersion: "1.2", appBuild: "34", osName: "iOS",
+            osVersion: "17.4", device: "iPhone15,2", launchID: "L", secondsSinceLaunch: 1)
         let event = envelope.event(for: report, eventID: "e")
         let exception = try XCTUnwrap(((event["exception"] as? [String: Any])?["values"] as? [[String: Any]])?.first)
         let stacktrace = try XCTUnwrap(exception["stacktrace"] as? [String: Any])
         XCTAssertEqual(stacktrace["instruction_addr_adjustment"] as? String, "all", "every address is a return address")
         let frames = try XCTUnwrap(stacktrace["frames"] as? [[String: Any]])
-        XCTAssertEqual(frames.map { $0["function"] as? String ?? $0["package"] as? String ?? "" },
-                       ["_start", "main", "$ss5print_9separator10terminatoryypd_S2StF", "objc_msgSend",
-                        "/usr/lib/libSystem.dylib", "/app/MyApp", "_$s5MyApp4loadyyF", "/app/CrashShield"])
+        XCTAssertEqual(
+            frames.map { $0["function"] as? String ?? $0["package"] as? String ?? "" },
+            [
+                "_start", "main", "$ss5print_9separator10terminatoryypd_S2StF", "objc_msgSend",
+                "/usr/lib/libSystem.dylib", "/app/MyApp", "_$s5MyApp4loadyyF", "/app/CrashShield",
+            ])
         XCTAssertEqual(frames.map { $0["in_app"] as? Bool }, [false, true, false, false, false, true, true, false])
         XCTAssertEqual(event["dist"] as? String, "34")
     }
@@ -217,44 +242,61 @@ final class UploadSentryTests: UploadTestCase {
     func testSentrysRateLimitRulesAndAGivenDist() throws {
         let limits = "60:transaction:key, 2700:default;error;security:organization"
         XCTAssertEqual(RetryPolicy.sentryRateLimit(limits, category: "error"), 2700)
-        XCTAssertEqual(RetryPolicy.sentryRateLimit("60::organization, 2700::organization", category: "error"), 2700, "empty: all")
-        XCTAssertEqual(RetryPolicy.sentryRateLimit("2.5:error:key:quota:ns:more", category: "error"), 2.5, "later fields ignored")
+        XCTAssertEqual(
+            RetryPolicy.sentryRateLimit("60::organization, 2700::organization", category: "error"), 2700, "empty: all")
+        XCTAssertEqual(
+            RetryPolicy.sentryRateLimit("2.5:error:key:quota:ns:more", category: "error"), 2.5, "later fields ignored")
         XCTAssertNil(RetryPolicy.sentryRateLimit("60:transaction:key", category: "error"))
         XCTAssertNil(RetryPolicy.sentryRateLimit("soon:error:key", category: "error"))
         let policy = RetryPolicy(initialBackoff: 1, maxBackoff: 10, maxRetryAfter: 3600, rules: .sentry)
-        XCTAssertEqual(policy.rateLimit(of: UploadResponse(statusCode: 429)), 60, "Sentry's default without Retry-After")
+        XCTAssertEqual(
+            policy.rateLimit(of: UploadResponse(statusCode: 429)), 60, "Sentry's default without Retry-After")
         XCTAssertEqual(policy.rateLimit(of: UploadResponse(statusCode: 429, retryAfter: "7")), 7)
-        XCTAssertEqual(policy.rateLimit(of: UploadResponse(statusCode: 429, retryAfter: "7", rateLimits: "30:error:key")), 30,
-                       "X-Sentry-Rate-Limits takes precedence")
-        XCTAssertEqual(policy.rateLimit(of: UploadResponse(statusCode: 200, rateLimits: "30::key")), 30, "on any answer")
-        XCTAssertEqual(policy.rateLimit(of: UploadResponse(statusCode: 429, rateLimits: "99999:error:key")), 3600, "capped")
+        XCTAssertEqual(
+            policy.rateLimit(of: UploadResponse(statusCode: 429, retryAfter: "7", rateLimits: "30:error:key")), 30,
+            "X-Sentry-Rate-Limits takes precedence")
+        XCTAssertEqual(
+            policy.rateLimit(of: UploadResponse(statusCode: 200, rateLimits: "30::key")), 30, "on any answer")
+        XCTAssertEqual(
+            policy.rateLimit(of: UploadResponse(statusCode: 429, rateLimits: "99999:error:key")), 3600, "capped")
         XCTAssertNil(policy.rateLimit(of: UploadResponse(statusCode: 500)))
-        XCTAssertEqual(policy.outcome(of: .success(UploadResponse(statusCode: 503, retryAfter: "1")), attempt: 1),
-                       .rejected(status: 503, why: RetryPolicy.meaning(of: 503)))
-        if case .retry = policy.outcome(of: .failure(URLError(.networkConnectionLost)), attempt: 1) {} else { XCTFail("network errors retry") }
+        XCTAssertEqual(
+            policy.outcome(of: .success(UploadResponse(statusCode: 503, retryAfter: "1")), attempt: 1),
+            .rejected(status: 503, why: RetryPolicy.meaning(of: 503)))
+        if case .retry = policy.outcome(of: .failure(URLError(.networkConnectionLost)), attempt: 1) {
+        } else {
+            XCTFail("network errors retry")
+        }
         let http = RetryPolicy(initialBackoff: 1, maxBackoff: 10, maxRetryAfter: 3600)
-        XCTAssertNil(http.rateLimit(of: UploadResponse(statusCode: 429, rateLimits: "30:error:key")), "HTTP sinks: Retry-After only")
+        XCTAssertNil(
+            http.rateLimit(of: UploadResponse(statusCode: 429, rateLimits: "30:error:key")),
+            "HTTP sinks: Retry-After only")
 
-        let envelope = SentryEnvelope(dsn: try SentryDSN("http://k@127.0.0.1:1/2"), environment: nil, release: "app@1.2",
-                                      dist: "build-7", isAppImage: { _ in true })
+        let envelope = SentryEnvelope(
+            dsn: try SentryDSN("http://k@127.0.0.1:1/2"), environment: nil, release: "app@1.2",
+            dist: "build-7", isAppImage: { _ in true })
         XCTAssertEqual(envelope.event(for: makeReport(1), eventID: "e")["dist"] as? String, "build-7")
     }
 
     func testWithoutAGivenReleaseTheAppsVersionIsTheRelease() throws {
-        let envelope = SentryEnvelope(dsn: try SentryDSN("http://k@127.0.0.1:1/2"), environment: nil, release: nil,
-                                      isAppImage: { _ in true })
+        let envelope = SentryEnvelope(
+            dsn: try SentryDSN("http://k@127.0.0.1:1/2"), environment: nil, release: nil,
+            isAppImage: { _ in true })
         var report = makeReport(1)
         XCTAssertNil(envelope.event(for: report, eventID: "e")["release"], "no context: no release")
-        report.context = ReportContext(appIdentifier: "com.example.app", appVersion: "1.2", appBuild: "34", osName: "iOS",
-                                       osVersion: "17.4", device: "iPhone15,2", launchID: "L", secondsSinceLaunch: 1)
+        report.context = ReportContext(
+            appIdentifier: "com.example.app", appVersion: "1.2", appBuild: "34", osName: "iOS",
+            osVersion: "17.4", device: "iPhone15,2", launchID: "L", secondsSinceLaunch: 1)
         XCTAssertEqual(envelope.event(for: report, eventID: "e")["release"] as? String, "com.example.app@1.2+34")
     }
 
     func testDSNsParseIntoTheEnvelopeEndpointAndBadOnesSayWhy() throws {
-        XCTAssertEqual(try SentryDSN("https://k3y@o1.ingest.sentry.io/123").envelopeURL.absoluteString,
-                       "https://o1.ingest.sentry.io/api/123/envelope/")
-        XCTAssertEqual(try SentryDSN("http://k@sentry.local:9000/prefix/7").envelopeURL.absoluteString,
-                       "http://sentry.local:9000/prefix/api/7/envelope/")
+        XCTAssertEqual(
+            try SentryDSN("https://k3y@o1.ingest.sentry.io/123").envelopeURL.absoluteString,
+            "https://o1.ingest.sentry.io/api/123/envelope/")
+        XCTAssertEqual(
+            try SentryDSN("http://k@sentry.local:9000/prefix/7").envelopeURL.absoluteString,
+            "http://sentry.local:9000/prefix/api/7/envelope/")
         for bad in ["ftp://k@host/1", "https://host/1", "https://k@host/", "not a url"] {
             XCTAssertThrowsError(try SentryDSN(bad), bad) { error in
                 XCTAssertTrue("\(error)".contains("Client Keys"), "\(error)")
@@ -271,7 +313,8 @@ final class UploadSentryTests: UploadTestCase {
         let event = try XCTUnwrap(((envelopes.first?["items"] as? [[String: Any]])?.first)?["event"] as? [String: Any])
         let exception = try XCTUnwrap(((event["exception"] as? [String: Any])?["values"] as? [[String: Any]])?.first)
         let frames = try XCTUnwrap((exception["stacktrace"] as? [String: Any])?["frames"] as? [[String: Any]])
-        let callerIndex = try XCTUnwrap(((exception["mechanism"] as? [String: Any])?["data"] as? [String: Any])?["caller_frame"] as? String)
+        let callerIndex = try XCTUnwrap(
+            ((exception["mechanism"] as? [String: Any])?["data"] as? [String: Any])?["caller_frame"] as? String)
         XCTAssertEqual(frames[Int(callerIndex)!]["function"] as? String, "css_test_call_objectAtIndex")
         XCTAssertEqual(frames.last?["in_app"] as? Bool, false, "the innermost frame is CrashShield's replacement")
         XCTAssertEqual((event["tags"] as? [String: String])?["selector"], "objectAtIndex:")

@@ -4,7 +4,7 @@ import CrashShieldScenarios
 import Foundation
 import XCTest
 
-#if os(macOS) || os(Linux)   // child processes (Foundation's Process): not on iOS
+#if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
 /// A real HTTP server on 127.0.0.1: Tests/Fixtures/upload_server.py in a child process, with a plan of behaviours
 /// (ok, 500, 429:S, slow:S, close, ...) and a log of every request it got.
 final class LoopbackServer {
@@ -34,8 +34,10 @@ final class LoopbackServer {
         self.recordURL = recordURL
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.fixtures.appendingPathComponent("upload_server.py").path,
-                             "--record", recordURL.path, "--port", String(port), "--plan", plan.joined(separator: ",")]
+        process.arguments = [
+            "python3", Self.fixtures.appendingPathComponent("upload_server.py").path,
+            "--record", recordURL.path, "--port", String(port), "--plan", plan.joined(separator: ","),
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -46,9 +48,13 @@ final class LoopbackServer {
             line.append(chunk)
         }
         let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let listening = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+        guard text.hasPrefix("PORT "),
+            let listening = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
             process.terminate()
-            throw NSError(domain: "LoopbackServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "server did not start: \(text)"])
+            throw NSError(
+                domain: "LoopbackServer", code: 1,
+                userInfo: [NSLocalizedDescriptionKey: "server did not start: \(text)"])
         }
         self.port = listening
     }
@@ -67,11 +73,14 @@ final class LoopbackServer {
     var requests: [Request] {
         guard let data = try? Data(contentsOf: recordURL) else { return [] }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
-            return Request(time: object["time"] as? Double ?? 0, behaviour: object["behaviour"] as? String ?? "",
-                           path: object["path"] as? String ?? "", headers: object["headers"] as? [String: String] ?? [:],
-                           body: Data(base64Encoded: object["body"] as? String ?? "") ?? Data(),
-                           processed: object["processed"] as? Bool ?? false)
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                return nil
+            }
+            return Request(
+                time: object["time"] as? Double ?? 0, behaviour: object["behaviour"] as? String ?? "",
+                path: object["path"] as? String ?? "", headers: object["headers"] as? [String: String] ?? [:],
+                body: Data(base64Encoded: object["body"] as? String ?? "") ?? Data(),
+                processed: object["processed"] as? Bool ?? false)
         }
     }
 
@@ -99,7 +108,8 @@ class UploadTestCase: ShieldTestCase {
     }
 
     func server(_ plan: [String] = [], port: Int = 0, name: String = "server") throws -> LoopbackServer {
-        try LoopbackServer(plan: plan, port: port, recordURL: folder.appendingPathComponent("\(name)-\(UUID().uuidString).jsonl"))
+        try LoopbackServer(
+            plan: plan, port: port, recordURL: folder.appendingPathComponent("\(name)-\(UUID().uuidString).jsonl"))
     }
 
     /// Starts CrashShield with `sink`, makes one real out-of-range `objectAtIndex:` call, and waits until the sink
@@ -116,21 +126,26 @@ class UploadTestCase: ShieldTestCase {
 
     /// Short delays, so that retries take milliseconds.
     func fastOptions(_ change: (inout UploadOptions) -> Void = { _ in }) -> UploadOptions {
-        var options = UploadOptions(maxBatchSize: 3, batchDelay: 0.1, requestTimeout: 1, initialBackoff: 0.05, maxBackoff: 1)
+        var options = UploadOptions(
+            maxBatchSize: 3, batchDelay: 0.1, requestTimeout: 1, initialBackoff: 0.05, maxBackoff: 1)
         change(&options)
         return options
     }
 
-    func makeReport(_ n: Int, category: GuardCategory = .container, occurrences: Int = 1, uuid: String? = nil) -> CrashReport {
+    func makeReport(
+        _ n: Int, category: GuardCategory = .container, occurrences: Int = 1, uuid: String? = nil
+    ) -> CrashReport {
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         // Innermost first: CrashShield's replacement, the caller (app), more app code, a system library.
         let images = ["/app/CrashShield", "/app/MyApp", "/app/MyApp", "/usr/lib/libSystem.dylib"]
         var stack: [StackFrame] = []
         for (i, image) in images.enumerated() {
             let isApp = image.hasPrefix("/app/")
-            stack.append(StackFrame(address: 0x40_1000 + UInt64(i) * 16, image: image,
-                                    imageBase: isApp ? 0x40_0000 : 0x7f00_0000, symbol: i == 1 ? "_$s5MyApp4loadyyF" : nil,
-                                    imageUUID: isApp ? uuid : nil))
+            stack.append(
+                StackFrame(
+                    address: 0x40_1000 + UInt64(i) * 16, image: image,
+                    imageBase: isApp ? 0x40_0000 : 0x7f00_0000, symbol: i == 1 ? "_$s5MyApp4loadyyF" : nil,
+                    imageUUID: isApp ? uuid : nil))
         }
         return CrashReport(
             signature: "\(category.name)|GSInlineArray|objectAtIndex:|caller-\(n)", category: category,

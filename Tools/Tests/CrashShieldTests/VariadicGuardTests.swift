@@ -15,8 +15,10 @@ final class VariadicGuardTests: ShieldTestCase {
         "mutableDictionary.initWithObjectsAndKeys.missingKey", "userDefaults.setObjectForKey.nilKey",
         "userDefaults.setInteger.nilKey",
     ]
-    static let variadicSelectors: Set<String> = ["stringWithFormat:", "appendFormat:", "dictionaryWithObjectsAndKeys:",
-                                                  "initWithObjectsAndKeys:"]
+    static let variadicSelectors: Set<String> = [
+        "stringWithFormat:", "appendFormat:", "dictionaryWithObjectsAndKeys:",
+        "initWithObjectsAndKeys:",
+    ]
 
     override func tearDown() {
         FoundationRules.current = FoundationRules.platform
@@ -60,9 +62,11 @@ final class VariadicGuardTests: ShieldTestCase {
 
     /// The report's caller frame is the one that called the replacement (the frame below it runs the replacement).
     private func callerIsRightAboveTheHook(_ report: CrashReport?) -> Bool {
-        let replacements: [AnyHookPoint] = [FormatHooks.stringWithFormat, FormatHooks.appendFormat,
-                                            ObjectsAndKeysHooks.dictionaryWithObjectsAndKeys,
-                                            ObjectsAndKeysHooks.initWithObjectsAndKeys, UserDefaultsHooks.setObjectForKey]
+        let replacements: [AnyHookPoint] = [
+            FormatHooks.stringWithFormat, FormatHooks.appendFormat,
+            ObjectsAndKeysHooks.dictionaryWithObjectsAndKeys,
+            ObjectsAndKeysHooks.initWithObjectsAndKeys, UserDefaultsHooks.setObjectForKey,
+        ]
         guard let report, let caller = report.callerFrameIndex, caller > 0 else { return false }
         let below = Images.function(containing: UInt(report.callStack[caller - 1].address) - 1)
         return replacements.contains { UInt(bitPattern: $0.replacementAddress) == below }
@@ -91,7 +95,9 @@ final class VariadicGuardTests: ShieldTestCase {
         for rules in [FoundationRules.gnustep, .apple] {
             FoundationRules.current = rules
             try withShield { sink in
-                let expected: Set<String> = rules == .apple ? Self.variadicSelectors
+                let expected: Set<String> =
+                    rules == .apple
+                    ? Self.variadicSelectors
                     : Self.variadicSelectors.subtracting(["appendFormat:"])
                 XCTAssertEqual(try installedSelectors().intersection(Self.variadicSelectors), expected, "\(rules)")
                 var guarded = validCalls()
@@ -102,7 +108,8 @@ final class VariadicGuardTests: ShieldTestCase {
                     // reading itself (abab+abab+). Apple's behaviour for this aliasing is closed source.
                     XCTAssertTrue(guarded.contains("appendFormat.self=abab+ab <"), guarded)
                     XCTAssertTrue(baseline.contains("appendFormat.self=abab+abab+ <"), baseline)
-                    guarded = guarded.replacingOccurrences(of: "appendFormat.self=abab+ab <", with: "appendFormat.self=abab+abab+ <")
+                    guarded = guarded.replacingOccurrences(
+                        of: "appendFormat.self=abab+ab <", with: "appendFormat.self=abab+abab+ <")
                 }
                 XCTAssertEqual(guarded, baseline, "\(rules): \(firstDifference(guarded, baseline))")
                 XCTAssertEqual(sink.reports.map(\.method), [], "\(rules)")
@@ -127,11 +134,13 @@ final class VariadicGuardTests: ShieldTestCase {
             guard let table = css_variadic_apple_rules_scenarios(&count) else { return [] }
             return (0..<count).map { index in
                 let raw = table[Int(index)]
-                let scenario = CatalogScenario(name: String(cString: raw.name), category: String(cString: raw.category),
-                                               selector: String(cString: raw.selector), exception: String(cString: raw.exception),
-                                               expectedResult: String(cString: raw.expectedResult),
-                                               expectedReports: Int(raw.expectedReports), run: raw.run)
-                return AppleRow(scenario: scenario, appleReason: String(cString: css_variadic_apple_rules_reason(index)))
+                let scenario = CatalogScenario(
+                    name: String(cString: raw.name), category: String(cString: raw.category),
+                    selector: String(cString: raw.selector), exception: String(cString: raw.exception),
+                    expectedResult: String(cString: raw.expectedResult),
+                    expectedReports: Int(raw.expectedReports), run: raw.run)
+                return AppleRow(
+                    scenario: scenario, appleReason: String(cString: css_variadic_apple_rules_reason(index)))
             }
         }()
 
@@ -139,7 +148,8 @@ final class VariadicGuardTests: ShieldTestCase {
         /// its own (the NSString placeholder behind `+stringWithFormat:`).
         func expectedReason(className: String) -> String {
             guard scenario.selector != "stringWithFormat:", let open = appleReason.firstIndex(of: "["),
-                  let space = appleReason[open...].firstIndex(of: " ") else { return appleReason }
+                let space = appleReason[open...].firstIndex(of: " ")
+            else { return appleReason }
             return appleReason.replacingCharacters(in: appleReason.index(after: open)..<space, with: className)
         }
     }
@@ -166,7 +176,8 @@ final class VariadicGuardTests: ShieldTestCase {
                 withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
                 CrashShield.flush()
                 XCTAssertEqual(raised?.name, scenario.exception, scenario.name)
-                XCTAssertEqual(raised?.reason, row.expectedReason(className: sink.reports.first?.className ?? "?"), scenario.name)
+                XCTAssertEqual(
+                    raised?.reason, row.expectedReason(className: sink.reports.first?.className ?? "?"), scenario.name)
             }
         }
     }
@@ -195,16 +206,21 @@ final class VariadicGuardTests: ShieldTestCase {
         let classes = ["NSString", "NSDictionary", "NSUserDefaults"].compactMap { ObjCClass(named: $0) }
         let metaclasses = classes.map(\.metaclass)
         let mutable = try XCTUnwrap(ObjCClass(named: "GSMutableString"))
-        let selectors: [ObjCSelector] = ["stringWithFormat:", "dictionaryWithObjectsAndKeys:", "initWithObjectsAndKeys:",
-                                         "setObject:forKey:"]
-        let before = implementations(of: selectors, in: classes + metaclasses + [mutable])
+        let selectors: [ObjCSelector] = [
+            "stringWithFormat:", "dictionaryWithObjectsAndKeys:", "initWithObjectsAndKeys:",
+            "setObject:forKey:",
+        ]
+        let before =
+            implementations(of: selectors, in: classes + metaclasses + [mutable])
             + implementations(of: ["appendFormat:"], in: [mutable])
         withShield { _ in
-            let during = implementations(of: selectors, in: classes + metaclasses + [mutable])
+            let during =
+                implementations(of: selectors, in: classes + metaclasses + [mutable])
                 + implementations(of: ["appendFormat:"], in: [mutable])
             XCTAssertNotEqual(during, before)
         }
-        XCTAssertEqual(implementations(of: selectors, in: classes + metaclasses + [mutable])
-                       + implementations(of: ["appendFormat:"], in: [mutable]), before)
+        XCTAssertEqual(
+            implementations(of: selectors, in: classes + metaclasses + [mutable])
+                + implementations(of: ["appendFormat:"], in: [mutable]), before)
     }
 }

@@ -15,7 +15,9 @@ final class ZombieGuardTests: ShieldTestCase {
 
     private var targetSize: Int { csr_class_getInstanceSize(csr_class_lookup("CSSZombieTarget")) }
 
-    private func configuration(_ mode: GuardMode = .release, _ options: ZombieOptions = ZombieOptions()) -> Configuration {
+    private func configuration(
+        _ mode: GuardMode = .release, _ options: ZombieOptions = ZombieOptions()
+    ) -> Configuration {
         var configuration = Configuration(guards: .zombie, mode: mode)
         configuration.zombies = options
         return configuration
@@ -44,7 +46,8 @@ final class ZombieGuardTests: ShieldTestCase {
             XCTAssertEqual(report.action, .recovered)
             XCTAssertEqual(report.occurrences, 2)
             XCTAssertTrue(report.thread.isMain)
-            XCTAssertTrue(report.reason.hasPrefix("*** -[CSSZombieTarget value]: message sent to deallocated instance 0x"))
+            XCTAssertTrue(
+                report.reason.hasPrefix("*** -[CSSZombieTarget value]: message sent to deallocated instance 0x"))
             XCTAssertEqual(report.details["address"], "0x" + String(UInt(bitPattern: object), radix: 16))
             XCTAssertNotNil(report.details["deallocatedAt"], "where the object was deallocated")
             XCTAssertNotNil(report.callerFrame)
@@ -57,7 +60,7 @@ final class ZombieGuardTests: ShieldTestCase {
         try withShield(configuration()) { sink in
             let object = try target()
             css_object_release(object)
-            css_zombie_send_release(object)                                  // an over-release
+            css_zombie_send_release(object)  // an over-release
             XCTAssertEqual(String(cString: css_zombie_send_description(object)), "nil")
             XCTAssertEqual(Set(sink.reports(in: .zombie).map(\.selector)), ["release", "description"])
         }
@@ -69,8 +72,9 @@ final class ZombieGuardTests: ShieldTestCase {
             css_object_release(object)
             let raised = catchingObjCException { _ = css_zombie_send_value(object) }
             XCTAssertEqual(raised?.name, "NSInternalInconsistencyException")
-            XCTAssertTrue(raised?.reason.contains("-[CSSZombieTarget value]: message sent to deallocated instance") ?? false,
-                          raised?.reason ?? "nothing raised")
+            XCTAssertTrue(
+                raised?.reason.contains("-[CSSZombieTarget value]: message sent to deallocated instance") ?? false,
+                raised?.reason ?? "nothing raised")
             XCTAssertEqual(sink.reports(in: .zombie).first?.action, .failedLoudly)
         }
     }
@@ -84,7 +88,7 @@ final class ZombieGuardTests: ShieldTestCase {
             XCTAssertFalse(filter.isProtected(csr_class_lookup("CSSZombieTarget")), "not listed")
             XCTAssertFalse(filter.isProtected(csr_class_lookup("NSObject")))
             XCTAssertFalse(filter.isProtected(csr_class_lookup("CSRZombie")), "CrashShield's own classes never")
-            let object = try target()   // owns one part
+            let object = try target()  // owns one part
             css_object_release(object)
             XCTAssertEqual(ZombiePool.shared.usage.count, 1, "only the part is kept")
         }
@@ -115,12 +119,12 @@ final class ZombieGuardTests: ShieldTestCase {
             let before = css_dealloc_count("CSSUnwatchedObject")
             withAutoreleasePool {
                 for _ in 0..<100 {
-                    let string = csr_string_create("not an app object")   // autoreleased NSString
+                    let string = csr_string_create("not an app object")  // autoreleased NSString
                     XCTAssertNotNil(string)
                 }
             }
             XCTAssertEqual(ZombiePool.shared.usage.count, 0, "system objects are never kept")
-            let object = try XCTUnwrap(css_object_new("CSSUnwatchedObject"))   // an app class: kept
+            let object = try XCTUnwrap(css_object_new("CSSUnwatchedObject"))  // an app class: kept
             css_object_release(object)
             XCTAssertEqual(css_dealloc_count("CSSUnwatchedObject"), before + 1)
             XCTAssertEqual(ZombiePool.shared.usage.count, 1)
@@ -150,7 +154,7 @@ final class ZombieGuardTests: ShieldTestCase {
 
     func testByteBoundIsHonouredExactly() throws {
         var options = ZombieOptions()
-        options.classNames = ["CSSZombieTarget"]   // parts are freed at once
+        options.classNames = ["CSSZombieTarget"]  // parts are freed at once
         options.maxBytes = 3 * targetSize + targetSize / 2
         try withShield(configuration(.release, options)) { _ in
             for _ in 0..<10 {
@@ -271,8 +275,10 @@ final class ZombieGuardTests: ShieldTestCase {
     func testIsOptIn() {
         XCTAssertFalse(GuardCategory.productionSafe.contains(.zombie))
         XCTAssertTrue(CrashShield.availableGuards.contains(.zombie))
-        XCTAssertThrowsError(try Configuration(guards: .zombie, excludedClassNames: []).with {
-            $0.zombies.classNames = ["NoSuchClass"] }.validate())
+        XCTAssertThrowsError(
+            try Configuration(guards: .zombie, excludedClassNames: []).with {
+                $0.zombies.classNames = ["NoSuchClass"]
+            }.validate())
     }
 }
 

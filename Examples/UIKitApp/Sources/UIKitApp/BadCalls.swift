@@ -21,29 +21,30 @@ enum BadCall: CaseIterable {
         switch self {
         case .indexOutOfRange:
             let tags = Self.json(#"["new", "sale"]"#) as! NSArray
-            let third = tags.object(at: 2)   // NSRangeException: index 2 beyond bounds [0 .. 1]
+            let third = tags.object(at: 2)  // NSRangeException: index 2 beyond bounds [0 .. 1]
             return "tags.object(at: 2) returned \(third)"
         case .nilDictionaryValue:
             let session = NSMutableDictionary()
-            let token: String? = nil   // not logged in yet
+            let token: String? = nil  // not logged in yet
             // A dynamic call (a plug-in, a script bridge) passes nil where Swift's types would not let it through.
             _ = session.perform(#selector(NSMutableDictionary.setObject(_:forKey:)), with: token, with: "token")
             return "setObject(nil, forKey: \"token\") was skipped: \(session.count) entries"
         case .undefinedKey:
             let profile = Profile()
             // The server renamed a field: NSUnknownKeyException, this class is not key value coding-compliant
-            profile.setValuesForKeys(Self.json(#"{"nickname": "kim", "avatar_url": "https://example.com/k.png"}"#)
-                                         as! [String: Any])
+            profile.setValuesForKeys(
+                Self.json(#"{"nickname": "kim", "avatar_url": "https://example.com/k.png"}"#)
+                    as! [String: Any])
             return "the undefined key was skipped; nickname = \(profile.nickname)"
         case .unbalancedObserverRemoval:
             let watcher = NicknameWatcher(profile: Profile())
             watcher.stop()
-            watcher.stop()   // NSRangeException: Cannot remove an observer ... because it is not registered
+            watcher.stop()  // NSRangeException: Cannot remove an observer ... because it is not registered
             return "the second removeObserver was skipped"
         case .messageToNSNull:
             let profile = Profile()
-            profile.setValuesForKeys(Self.json(#"{"nickname": null}"#) as! [String: Any])   // nickname is NSNull now
-            let length = profile.nickname.length   // -[NSNull length]: unrecognized selector sent to instance
+            profile.setValuesForKeys(Self.json(#"{"nickname": null}"#) as! [String: Any])  // nickname is NSNull now
+            let length = profile.nickname.length  // -[NSNull length]: unrecognized selector sent to instance
             return "profile.nickname.length returned \(length), as a message to nil would"
         }
     }
@@ -75,6 +76,8 @@ final class NicknameWatcher: NSObject {
     }
 
     // `nonisolated`: KVO calls it on the thread of the change (and NSObject's is nonisolated).
-    nonisolated override func observeValue(forKeyPath keyPath: String?, of object: Any?, change: [NSKeyValueChangeKey: Any]?,
-                               context: UnsafeMutableRawPointer?) {}
+    nonisolated override func observeValue(
+        forKeyPath keyPath: String?, of object: Any?, change: [NSKeyValueChangeKey: Any]?,
+        context: UnsafeMutableRawPointer?
+    ) {}
 }

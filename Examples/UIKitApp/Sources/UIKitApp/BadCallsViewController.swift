@@ -24,7 +24,8 @@ final class BadCallsViewController: UIViewController {
         output.numberOfLines = 0
         output.font = .preferredFont(forTextStyle: .footnote)
         #if DEBUG
-        output.text = "Debug build: a bad call is reported, then fails as it would without CrashShield. "
+        output.text =
+            "Debug build: a bad call is reported, then fails as it would without CrashShield. "
             + "Run the Release configuration to see the app recover."
         #else
         output.text = "Release build: a bad call is stopped and reported; the app keeps running."
@@ -56,7 +57,9 @@ final class BadCallsViewController: UIViewController {
     @objc private func makeBadCall(_ button: UIButton) {
         let result = BadCall.allCases[button.tag].run()
         let latest = CrashShield.reports.max { $0.lastSeen < $1.lastSeen }
-        output.text = result + "\n\n" + (latest.map { "Reported: \($0.method): \($0.reason) (\($0.occurrences)x)" }
-                                          ?? "Nothing reported (is the guard switched off?)")
+        output.text =
+            result + "\n\n"
+            + (latest.map { "Reported: \($0.method): \($0.reason) (\($0.occurrences)x)" }
+                ?? "Nothing reported (is the guard switched off?)")
     }
 }

@@ -43,7 +43,7 @@ enum CrashReporting {
             for name in names.sorted() where name.hasPrefix("unsent-") && name.hasSuffix(".jsonl") {
                 do {
                     let store = try JSONLinesReportStore(fileURL: folder.appendingPathComponent(name))
-                    let saved = try store.load()   // one report per signature, latest count; torn lines skipped
+                    let saved = try store.load()  // one report per signature, latest count; torn lines skipped
                     for warning in saved.warnings { NSLog("CrashShield: %@: %@", name, warning) }
                     if saved.reports.isEmpty {
                         try store.removeAll()
@@ -51,7 +51,8 @@ enum CrashReporting {
                         try store.removeAll()
                     }
                 } catch {
-                    NSLog("CrashShield: %@ not uploaded (kept for the next launch): %@", name, String(describing: error))
+                    NSLog(
+                        "CrashShield: %@ not uploaded (kept for the next launch): %@", name, String(describing: error))
                 }
             }
         }

@@ -25,31 +25,40 @@ enum ArrayIndexSetHooks {
         if FoundationRules.isApple { try context.install(removeObjectInRange, onOwnersIn: mutable) }
     }
 
-    static let replaceObjectsAtIndexes: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod("replaceObjectsAtIndexes:withObjects:", .container, layers: [
-        { replaceObjectsAtIndexes(in: replaceObjectsAtIndexes, $0, $1, $2, $3) },
-        { replaceObjectsAtIndexes(in: replaceObjectsAtIndexes.layer(1), $0, $1, $2, $3) },
-        { replaceObjectsAtIndexes(in: replaceObjectsAtIndexes.layer(2), $0, $1, $2, $3) },
-    ])
-    private static func replaceObjectsAtIndexes(in point: GuardedMethod<IMP.VoidWithObjectObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                                _ indexes: CSRObject?, _ objects: CSRObject?) {
-        point.mutation(r, cmd, replacementFailure(indexes, objects, count: count(of: r))) { $0(r, cmd, indexes, objects) }
+    static let replaceObjectsAtIndexes: GuardedMethod<IMP.VoidWithObjectObject> = GuardedMethod(
+        "replaceObjectsAtIndexes:withObjects:", .container,
+        layers: [
+            { replaceObjectsAtIndexes(in: replaceObjectsAtIndexes, $0, $1, $2, $3) },
+            { replaceObjectsAtIndexes(in: replaceObjectsAtIndexes.layer(1), $0, $1, $2, $3) },
+            { replaceObjectsAtIndexes(in: replaceObjectsAtIndexes.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func replaceObjectsAtIndexes(
+        in point: GuardedMethod<IMP.VoidWithObjectObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ indexes: CSRObject?, _ objects: CSRObject?
+    ) {
+        point.mutation(r, cmd, replacementFailure(indexes, objects, count: count(of: r))) {
+            $0(r, cmd, indexes, objects)
+        }
     }
 
     /// Why the call raises, if it does (nil where an argument is not an index set or an array: Foundation's own).
     private static func replacementFailure(_ indexes: CSRObject?, _ objects: CSRObject?, count: UInt) -> Violation? {
         let hint = "check the index set against count, and that it has one index per object"
         let replacing = probe(objects, Selectors.count)
-        let last = probe(indexes, ContainerSelectors.lastIndex)   // an index set answers it, an array does not
+        let last = probe(indexes, ContainerSelectors.lastIndex)  // an index set answers it, an array does not
         if (objects != nil && replacing == nil) || (indexes != nil && last == nil) { return nil }
         let used = indexes.map { Messaging.sendUInt($0, Selectors.count) }
         if FoundationRules.isApple {
             if indexes == nil || objects == nil {
-                return .fixed(ExceptionName.invalidArgument, "", method: "replaceObjectsAtIndexes:withObjects:",
-                              apple: indexes == nil ? "index set cannot be nil" : "objects array cannot be nil", hint: hint)
+                return .fixed(
+                    ExceptionName.invalidArgument, "", method: "replaceObjectsAtIndexes:withObjects:",
+                    apple: indexes == nil ? "index set cannot be nil" : "objects array cannot be nil", hint: hint)
             }
             if used != replacing {
-                return .fixed(ExceptionName.invalidArgument, "", method: "replaceObjectsAtIndexes:withObjects:",
-                              apple: "count of array (\(replacing ?? 0)) differs from count of index set (\(used ?? 0))", hint: hint)
+                return .fixed(
+                    ExceptionName.invalidArgument, "", method: "replaceObjectsAtIndexes:withObjects:",
+                    apple: "count of array (\(replacing ?? 0)) differs from count of index set (\(used ?? 0))",
+                    hint: hint)
             }
             guard let last, last != UInt(Int.max), last >= count else { return nil }
             return .index(last, count: count, method: "replaceObjectsAtIndexes:withObjects:", hint: hint)
@@ -73,15 +82,21 @@ enum ArrayIndexSetHooks {
     }
 
     /// Apple's rules only (GNUstep accepts every range).
-    static let removeObjectInRange: GuardedMethod<RemoveObjectInRange> = GuardedMethod("removeObject:inRange:", .container, layers: [
-        { removeObjectInRange(in: removeObjectInRange, $0, $1, $2, $3) },
-        { removeObjectInRange(in: removeObjectInRange.layer(1), $0, $1, $2, $3) },
-        { removeObjectInRange(in: removeObjectInRange.layer(2), $0, $1, $2, $3) },
-    ])
-    private static func removeObjectInRange(in point: GuardedMethod<RemoveObjectInRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                            _ object: CSRObject?, _ range: CSRRange) {
+    static let removeObjectInRange: GuardedMethod<RemoveObjectInRange> = GuardedMethod(
+        "removeObject:inRange:", .container,
+        layers: [
+            { removeObjectInRange(in: removeObjectInRange, $0, $1, $2, $3) },
+            { removeObjectInRange(in: removeObjectInRange.layer(1), $0, $1, $2, $3) },
+            { removeObjectInRange(in: removeObjectInRange.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func removeObjectInRange(
+        in point: GuardedMethod<RemoveObjectInRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ object: CSRObject?, _ range: CSRRange
+    ) {
         let count = count(of: r)
-        point.mutation(r, cmd, valid: range.fits(in: count), else: .range(range, count: count, method: "removeObject:inRange:")) {
+        point.mutation(
+            r, cmd, valid: range.fits(in: count), else: .range(range, count: count, method: "removeObject:inRange:")
+        ) {
             $0(r, cmd, object, range)
         }
     }

@@ -20,15 +20,19 @@ enum Base64Hooks {
     static let initWithBase64String: GuardedMethod<InitWithObjectOptions> = GuardedMethod(
         "initWithBase64EncodedString:options:", .container
     ) { r, cmd, string, options in
-        initWithBase64String.read(r, cmd, valid: string != nil, else: .nilBase64(data: false),
-                                  recovery: { $0(r, cmd, csr_string_create("!"), 0) }) { $0(r, cmd, string, options) }
+        initWithBase64String.read(
+            r, cmd, valid: string != nil, else: .nilBase64(data: false),
+            recovery: { $0(r, cmd, csr_string_create("!"), 0) }
+        ) { $0(r, cmd, string, options) }
     }
 
     static let initWithBase64Data: GuardedMethod<InitWithObjectOptions> = GuardedMethod(
         "initWithBase64EncodedData:options:", .container
     ) { r, cmd, data, options in
-        initWithBase64Data.read(r, cmd, valid: data != nil, else: .nilBase64(data: true),
-                                recovery: { $0(r, cmd, undecodable(), 0) }) { $0(r, cmd, data, options) }
+        initWithBase64Data.read(
+            r, cmd, valid: data != nil, else: .nilBase64(data: true),
+            recovery: { $0(r, cmd, undecodable(), 0) }
+        ) { $0(r, cmd, data, options) }
     }
 
     private typealias DataUsingEncoding = @convention(c) (CSRObject?, CSRSelector?, UInt) -> CSRObject?
@@ -37,6 +41,7 @@ enum Base64Hooks {
     /// "!" as UTF-8 data (autoreleased): Base64 that does not decode.
     private static func undecodable() -> CSRObject? {
         let string = csr_string_create("!")
-        return Messaging.implementation(string, dataUsingEncoding, as: DataUsingEncoding.self)(string, dataUsingEncoding, 4)
+        return Messaging.implementation(string, dataUsingEncoding, as: DataUsingEncoding.self)(
+            string, dataUsingEncoding, 4)
     }
 }

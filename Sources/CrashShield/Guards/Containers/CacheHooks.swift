@@ -17,11 +17,14 @@ enum CacheHooks {
     typealias SetObjectForKey = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?) -> Void
     typealias SetObjectForKeyCost = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UInt) -> Void
 
-    static let setObjectForKey: GuardedMethod<SetObjectForKey> = GuardedMethod("setObject:forKey:", .container) { r, cmd, object, key in
+    static let setObjectForKey: GuardedMethod<SetObjectForKey> = GuardedMethod("setObject:forKey:", .container) {
+        r, cmd, object, key in
         setObjectForKey.mutation(r, cmd, nilObjectFailure(object, key)) { $0(r, cmd, object, key) }
     }
 
-    static let setObjectForKeyCost: GuardedMethod<SetObjectForKeyCost> = GuardedMethod("setObject:forKey:cost:", .container) { r, cmd, object, key, cost in
+    static let setObjectForKeyCost: GuardedMethod<SetObjectForKeyCost> = GuardedMethod(
+        "setObject:forKey:cost:", .container
+    ) { r, cmd, object, key, cost in
         setObjectForKeyCost.mutation(r, cmd, nilObjectFailure(object, key)) { $0(r, cmd, object, key, cost) }
     }
 

@@ -4,8 +4,10 @@ import CrashShieldRuntime.Internal
 enum ContainerFailure {
     /// Copies the non-nil entries of `objects` (and the matching `keys`, when given: a pair with a nil side is
     /// dropped), calls `body` with the compacted buffers and their count.
-    static func withoutNils<R>(_ objects: UnsafePointer<CSRObject?>?, _ keys: UnsafePointer<CSRObject?>?, count: UInt,
-                               _ body: (UnsafePointer<CSRObject?>?, UnsafePointer<CSRObject?>?, UInt) -> R) -> R {
+    static func withoutNils<R>(
+        _ objects: UnsafePointer<CSRObject?>?, _ keys: UnsafePointer<CSRObject?>?, count: UInt,
+        _ body: (UnsafePointer<CSRObject?>?, UnsafePointer<CSRObject?>?, UInt) -> R
+    ) -> R {
         var keptObjects: [CSRObject?] = []
         var keptKeys: [CSRObject?] = []
         for index in 0..<Int(count) {
@@ -25,12 +27,17 @@ enum ContainerFailure {
 
     /// A constructor given nil objects (`text`: GNUstep's), for arrays, sets and ordered sets. Recovery: the
     /// collection of the non-nil objects.
-    static func initWithObjects(_ point: GuardedMethod<ContainerIMP.InitWithObjectsCount>, _ text: @autoclosure () -> String,
-                                _ r: CSRObject?, _ cmd: CSRSelector?, _ objects: UnsafePointer<CSRObject?>?, _ count: UInt) -> CSRObject? {
+    static func initWithObjects(
+        _ point: GuardedMethod<ContainerIMP.InitWithObjectsCount>, _ text: @autoclosure () -> String,
+        _ r: CSRObject?, _ cmd: CSRSelector?, _ objects: UnsafePointer<CSRObject?>?, _ count: UInt
+    ) -> CSRObject? {
         let slot = firstNil(objects, count: count)
-        return point.read(r, cmd, valid: slot == nil, else: slot.map { .nilInInit(text(), slot: $0) }, recovery: { original in
-            withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
-        }) { $0(r, cmd, objects, count) }
+        return point.read(
+            r, cmd, valid: slot == nil, else: slot.map { .nilInInit(text(), slot: $0) },
+            recovery: { original in
+                withoutNils(objects, nil, count: count) { kept, _, n in original(r, cmd, kept, n) }
+            }
+        ) { $0(r, cmd, objects, count) }
     }
 
     /// Index of the first nil among `count` entries (objects or keys), if any.
@@ -81,8 +88,12 @@ enum ContainerIMP {
     typealias ObjectWithObjectObject = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?) -> CSRObject?
     typealias VoidWithObjectObject = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?) -> Void
     typealias VoidWithRangeObject = @convention(c) (CSRObject?, CSRSelector?, CSRRange, CSRObject?) -> Void
-    typealias VoidWithBufferRange = @convention(c) (CSRObject?, CSRSelector?, UnsafeMutablePointer<CSRObject?>?, CSRRange) -> Void
+    typealias VoidWithBufferRange =
+        @convention(c) (CSRObject?, CSRSelector?, UnsafeMutablePointer<CSRObject?>?, CSRRange) -> Void
     typealias Void0 = @convention(c) (CSRObject?, CSRSelector?) -> Void
-    typealias InitWithObjectsCount = @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CSRObject?>?, UInt) -> CSRObject?
-    typealias InitWithObjectsKeysCount = @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CSRObject?>?, UnsafePointer<CSRObject?>?, UInt) -> CSRObject?
+    typealias InitWithObjectsCount =
+        @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CSRObject?>?, UInt) -> CSRObject?
+    typealias InitWithObjectsKeysCount =
+        @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CSRObject?>?, UnsafePointer<CSRObject?>?, UInt) ->
+        CSRObject?
 }

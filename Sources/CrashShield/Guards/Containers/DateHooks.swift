@@ -16,13 +16,18 @@ enum DateHooks {
     /// Two layers (the concrete classes' own `compare:` under NSDate's generic one); the text is that of the
     /// implementation the receiver runs.
     static let compare: GuardedMethod<Compare> = GuardedMethod(
-        "compare:", .container, checkFirst: Int32(CSRHotDateCompare), layers: [
+        "compare:", .container, checkFirst: Int32(CSRHotDateCompare),
+        layers: [
             { r, cmd, other in compare(in: compare, r, cmd, other) },
             { r, cmd, other in compare(in: compare.layer(1), r, cmd, other) },
         ])
-    private static func compare(in point: GuardedMethod<Compare>, _ r: CSRObject?, _ cmd: CSRSelector?, _ other: CSRObject?) -> Int {
-        point.guarded(r, cmd, valid: other != nil, else: .nilDateCompare(generic: runsGenericCompare(r)), unhooked: 0,
-                      recovery: { _ in 1 }) { $0(r, cmd, other) }
+    private static func compare(
+        in point: GuardedMethod<Compare>, _ r: CSRObject?, _ cmd: CSRSelector?, _ other: CSRObject?
+    ) -> Int {
+        point.guarded(
+            r, cmd, valid: other != nil, else: .nilDateCompare(generic: runsGenericCompare(r)), unhooked: 0,
+            recovery: { _ in 1 }
+        ) { $0(r, cmd, other) }
     }
 
     private static let dateClass = ObjCClass(named: "NSDate")

@@ -11,23 +11,30 @@ import CrashShieldRuntime.Internal
 /// relativeToURL:` and `URLWithString:nil` (nil).
 enum FileURLHooks {
     typealias InitFileURLWithPath = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> CSRObject?
-    typealias InitFileURLWithPathIsDirectory = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt8) -> CSRObject?
+    typealias InitFileURLWithPathIsDirectory =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt8) -> CSRObject?
 
     static func install(in context: GuardContext) throws {
         guard let url = ObjCClass(named: "NSURL") else { return }
         try context.install([initFileURLWithPath, initFileURLWithPathIsDirectory] as [AnyHookPoint], on: [url])
     }
 
-    static let initFileURLWithPath: GuardedMethod<InitFileURLWithPath> = GuardedMethod("initFileURLWithPath:", .container) { r, cmd, path in
-        initFileURLWithPath.read(r, cmd, valid: path != nil, else: .nilFileURLPath(method: "initFileURLWithPath:"),
-                                 recovery: { _ in failed(r) }) { $0(r, cmd, path) }
+    static let initFileURLWithPath: GuardedMethod<InitFileURLWithPath> = GuardedMethod(
+        "initFileURLWithPath:", .container
+    ) { r, cmd, path in
+        initFileURLWithPath.read(
+            r, cmd, valid: path != nil, else: .nilFileURLPath(method: "initFileURLWithPath:"),
+            recovery: { _ in failed(r) }
+        ) { $0(r, cmd, path) }
     }
 
     static let initFileURLWithPathIsDirectory: GuardedMethod<InitFileURLWithPathIsDirectory> = GuardedMethod(
         "initFileURLWithPath:isDirectory:", .container
     ) { r, cmd, path, isDirectory in
-        initFileURLWithPathIsDirectory.read(r, cmd, valid: path != nil, else: .nilFileURLPath(method: "initFileURLWithPath:isDirectory:"),
-                                            recovery: { _ in failed(r) }) { $0(r, cmd, path, isDirectory) }
+        initFileURLWithPathIsDirectory.read(
+            r, cmd, valid: path != nil, else: .nilFileURLPath(method: "initFileURLWithPath:isDirectory:"),
+            recovery: { _ in failed(r) }
+        ) { $0(r, cmd, path, isDirectory) }
     }
 
     /// A failed initializer's answer: nil, the receiver (owned by the initializer) released.

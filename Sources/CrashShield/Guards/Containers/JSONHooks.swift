@@ -10,7 +10,8 @@ import CrashShieldRuntime.Internal
 /// Recovery: nil, and where the caller passed an error pointer, an NSError in NSCocoaErrorDomain with code 3840 (the
 /// code of Apple's own JSON failures) whose NSDebugDescription is the reason: what a valid failure gives.
 enum JSONHooks {
-    typealias JSONMethod = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, UnsafeMutablePointer<CSRObject?>?) -> CSRObject?
+    typealias JSONMethod =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, UnsafeMutablePointer<CSRObject?>?) -> CSRObject?
 
     static func install(in context: GuardContext) throws {
         // GNUstep answers nil and an NSError for every one of these calls: only Apple's Foundation raises.
@@ -21,15 +22,19 @@ enum JSONHooks {
     static let jsonObjectWithData: GuardedMethod<JSONMethod> = GuardedMethod(
         "JSONObjectWithData:options:error:", .container, kind: .class
     ) { r, cmd, data, options, error in
-        jsonObjectWithData.read(r, cmd, valid: data != nil, else: .nilJSONData,
-                                recovery: { _ in failed(error, .nilJSONData) }) { $0(r, cmd, data, options, error) }
+        jsonObjectWithData.read(
+            r, cmd, valid: data != nil, else: .nilJSONData,
+            recovery: { _ in failed(error, .nilJSONData) }
+        ) { $0(r, cmd, data, options, error) }
     }
 
     static let dataWithJSONObject: GuardedMethod<JSONMethod> = GuardedMethod(
         "dataWithJSONObject:options:error:", .container, kind: .class
     ) { r, cmd, object, options, error in
         let violation = JSONCheck.writeFailure(object, fragmentsAllowed: options & fragmentsAllowed != 0)
-        return dataWithJSONObject.read(r, cmd, violation, recovery: { _ in failed(error, violation) }) { $0(r, cmd, object, options, error) }
+        return dataWithJSONObject.read(r, cmd, violation, recovery: { _ in failed(error, violation) }) {
+            $0(r, cmd, object, options, error)
+        }
     }
 
     /// NSJSONWritingFragmentsAllowed.
@@ -39,7 +44,9 @@ enum JSONHooks {
 
     /// nil, and the NSError the caller asked for.
     private static func failed(_ error: UnsafeMutablePointer<CSRObject?>?, _ violation: Violation?) -> CSRObject? {
-        if let error, let violation { error.pointee = csr_cocoa_error_create(errorCode, violation.reason("NSJSONSerialization")) }
+        if let error, let violation {
+            error.pointee = csr_cocoa_error_create(errorCode, violation.reason("NSJSONSerialization"))
+        }
         return nil
     }
 }
@@ -62,7 +69,8 @@ enum JSONCheck {
         let c = PropertyListCheck.classes
         if PropertyListCheck.isKind(object, c.string) || PropertyListCheck.isKind(object, null) { return nil }
         if PropertyListCheck.isKind(object, c.number) {
-            let value = Messaging.implementation(object, doubleValue.pointer, as: DoubleIMP.self)(object, doubleValue.pointer)
+            let value = Messaging.implementation(object, doubleValue.pointer, as: DoubleIMP.self)(
+                object, doubleValue.pointer)
             if value.isNaN { return .invalidJSONNumber("NaN") }
             return value.isInfinite ? .invalidJSONNumber("infinite") : nil
         }

@@ -18,9 +18,11 @@ enum NumberHooks {
     }
 
     static let compare: GuardedMethod<Compare> = GuardedMethod(
-        "compare:", .container, checkFirst: Int32(CSRHotNumberCompare), layers: [
+        "compare:", .container, checkFirst: Int32(CSRHotNumberCompare),
+        layers: [
             { r, cmd, other in
-                compare.guarded(r, cmd, valid: other != nil, else: .nilNumberCompare, unhooked: 0, recovery: { _ in 1 }) { $0(r, cmd, other) }
-            },
+                compare.guarded(r, cmd, valid: other != nil, else: .nilNumberCompare, unhooked: 0, recovery: { _ in 1 })
+                { $0(r, cmd, other) }
+            }
         ])
 }

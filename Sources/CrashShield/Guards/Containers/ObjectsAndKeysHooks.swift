@@ -13,7 +13,8 @@ enum ObjectsAndKeysHooks {
 
     static func install(in context: GuardContext) throws {
         guard let dictionary = ObjCClass(named: "NSDictionary"),
-              let dictionaries = ClassFamily("NSDictionary", "NSMutableDictionary") else { return }
+            let dictionaries = ClassFamily("NSDictionary", "NSMutableDictionary")
+        else { return }
         try context.install(dictionaryWithObjectsAndKeys, on: [dictionary])
         try context.install(initWithObjectsAndKeys, onOwnersIn: dictionaries)
     }

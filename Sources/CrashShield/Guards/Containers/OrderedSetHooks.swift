@@ -13,10 +13,15 @@ enum OrderedSetHooks {
 
     static func install(in context: GuardContext) throws {
         guard let orderedSets = ClassFamily("NSOrderedSet", "NSMutableOrderedSet"),
-              let mutable = ClassFamily("NSMutableOrderedSet") else { return }
-        try context.install([initWithObjectsCount, objectAtIndex, objectAtIndexedSubscript, objectsAtIndexes], onOwnersIn: orderedSets)
-        try context.install([SetHooks.addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex,
-                             setObjectAtIndexedSubscript, exchangeObjects], onOwnersIn: mutable)
+            let mutable = ClassFamily("NSMutableOrderedSet")
+        else { return }
+        try context.install(
+            [initWithObjectsCount, objectAtIndex, objectAtIndexedSubscript, objectsAtIndexes], onOwnersIn: orderedSets)
+        try context.install(
+            [
+                SetHooks.addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex,
+                setObjectAtIndexedSubscript, exchangeObjects,
+            ], onOwnersIn: mutable)
         #if !canImport(Darwin)
         try context.install(moveObjectsAtIndexes, onOwnersIn: mutable)
         #endif
@@ -36,57 +41,81 @@ enum OrderedSetHooks {
     /// own: `addObject:` is `SetHooks.addObject`.
     private static let addNil = "Tried to add nil to set"
     private static let mutableRoot = ObjCClass(named: "NSMutableOrderedSet")
-    private static func isMutable(_ r: CSRObject?) -> Bool { mutableRoot.map { ObjCClass(of: r)?.isKind(of: $0) ?? false } ?? false }
+    private static func isMutable(_ r: CSRObject?) -> Bool {
+        mutableRoot.map { ObjCClass(of: r)?.isKind(of: $0) ?? false } ?? false
+    }
 
     // MARK: Construction and reads
 
     /// Behind `orderedSetWithObjects:count:`, `orderedSetWithObject:`; GNUstep's mutable ordered set adds the objects
     /// one by one. Recovery: the ordered set of the non-nil objects.
-    static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod("initWithObjects:count:", .container, layers: [
-        { initWithObjectsCount(in: initWithObjectsCount, $0, $1, $2, $3) },
-        { initWithObjectsCount(in: initWithObjectsCount.layer(1), $0, $1, $2, $3) },
-        { initWithObjectsCount(in: initWithObjectsCount.layer(2), $0, $1, $2, $3) },
-    ])
-    private static func initWithObjectsCount(in point: GuardedMethod<IMP.InitWithObjectsCount>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                             _ objects: UnsafePointer<CSRObject?>?, _ count: UInt) -> CSRObject? {
-        ContainerFailure.initWithObjects(point, isMutable(r) ? addNil : "Tried to init set with nil value", r, cmd, objects, count)
+    static let initWithObjectsCount: GuardedMethod<IMP.InitWithObjectsCount> = GuardedMethod(
+        "initWithObjects:count:", .container,
+        layers: [
+            { initWithObjectsCount(in: initWithObjectsCount, $0, $1, $2, $3) },
+            { initWithObjectsCount(in: initWithObjectsCount.layer(1), $0, $1, $2, $3) },
+            { initWithObjectsCount(in: initWithObjectsCount.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func initWithObjectsCount(
+        in point: GuardedMethod<IMP.InitWithObjectsCount>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ objects: UnsafePointer<CSRObject?>?, _ count: UInt
+    ) -> CSRObject? {
+        ContainerFailure.initWithObjects(
+            point, isMutable(r) ? addNil : "Tried to init set with nil value", r, cmd, objects, count)
     }
 
-    static let objectAtIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("objectAtIndex:", .container, layers: [
-        { objectAtIndex(in: objectAtIndex, $0, $1, $2) }, { objectAtIndex(in: objectAtIndex.layer(1), $0, $1, $2) },
-        { objectAtIndex(in: objectAtIndex.layer(2), $0, $1, $2) },
-    ])
-    private static func objectAtIndex(in point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                      _ index: UInt) -> CSRObject? {
+    static let objectAtIndex: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod(
+        "objectAtIndex:", .container,
+        layers: [
+            { objectAtIndex(in: objectAtIndex, $0, $1, $2) }, { objectAtIndex(in: objectAtIndex.layer(1), $0, $1, $2) },
+            { objectAtIndex(in: objectAtIndex.layer(2), $0, $1, $2) },
+        ])
+    private static func objectAtIndex(
+        in point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ index: UInt
+    ) -> CSRObject? {
         read(point, r, cmd, index)
     }
-    static let objectAtIndexedSubscript: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod("objectAtIndexedSubscript:", .container, layers: [
-        { objectAtIndexedSubscript(in: objectAtIndexedSubscript, $0, $1, $2) },
-        { objectAtIndexedSubscript(in: objectAtIndexedSubscript.layer(1), $0, $1, $2) },
-        { objectAtIndexedSubscript(in: objectAtIndexedSubscript.layer(2), $0, $1, $2) },
-    ])
-    private static func objectAtIndexedSubscript(in point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                                 _ index: UInt) -> CSRObject? {
+    static let objectAtIndexedSubscript: GuardedMethod<IMP.ObjectAtIndex> = GuardedMethod(
+        "objectAtIndexedSubscript:", .container,
+        layers: [
+            { objectAtIndexedSubscript(in: objectAtIndexedSubscript, $0, $1, $2) },
+            { objectAtIndexedSubscript(in: objectAtIndexedSubscript.layer(1), $0, $1, $2) },
+            { objectAtIndexedSubscript(in: objectAtIndexedSubscript.layer(2), $0, $1, $2) },
+        ])
+    private static func objectAtIndexedSubscript(
+        in point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ index: UInt
+    ) -> CSRObject? {
         read(point, r, cmd, index)
     }
 
     /// One element by index. Recovery: nil.
-    private static func read(_ point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?, _ index: UInt) -> CSRObject? {
+    private static func read(
+        _ point: GuardedMethod<IMP.ObjectAtIndex>, _ r: CSRObject?, _ cmd: CSRSelector?, _ index: UInt
+    ) -> CSRObject? {
         let count = count(of: r)
-        return point.read(r, cmd, valid: indexFits(index, count: count), else: .orderedSetIndex(index, count: count, method: point.selector.name)) {
+        return point.read(
+            r, cmd, valid: indexFits(index, count: count),
+            else: .orderedSetIndex(index, count: count, method: point.selector.name)
+        ) {
             $0(r, cmd, index)
         }
     }
 
     /// Recovery: nil. A nil index set is left alone (GNUstep loops on it rather than raising). Every index is read
     /// in turn; on GNUstep the first one whose low 32 bits are past the end raises ({0, 2^32} reads o[0] twice).
-    static let objectsAtIndexes: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod("objectsAtIndexes:", .container, layers: [
-        { objectsAtIndexes(in: objectsAtIndexes, $0, $1, $2) },
-        { objectsAtIndexes(in: objectsAtIndexes.layer(1), $0, $1, $2) },
-        { objectsAtIndexes(in: objectsAtIndexes.layer(2), $0, $1, $2) },
-    ])
-    private static func objectsAtIndexes(in point: GuardedMethod<IMP.ObjectWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                         _ indexes: CSRObject?) -> CSRObject? {
+    static let objectsAtIndexes: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod(
+        "objectsAtIndexes:", .container,
+        layers: [
+            { objectsAtIndexes(in: objectsAtIndexes, $0, $1, $2) },
+            { objectsAtIndexes(in: objectsAtIndexes.layer(1), $0, $1, $2) },
+            { objectsAtIndexes(in: objectsAtIndexes.layer(2), $0, $1, $2) },
+        ])
+    private static func objectsAtIndexes(
+        in point: GuardedMethod<IMP.ObjectWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ indexes: CSRObject?
+    ) -> CSRObject? {
         point.read(r, cmd, indexes.flatMap { indexSetFailure($0, count: count(of: r)) }) { $0(r, cmd, indexes) }
     }
 
@@ -101,87 +130,123 @@ enum OrderedSetHooks {
         }
         if indexFits(failing, count: count) { return nil }
         #endif
-        return .orderedSetIndex(failing, count: count, method: "objectsAtIndexes:", hint: "check the index set against count")
+        return .orderedSetIndex(
+            failing, count: count, method: "objectsAtIndexes:", hint: "check the index set against count")
     }
 
     // MARK: Mutations (an invalid one is skipped)
 
     /// A nil object; on Apple platforms also an index past count (GNUstep appends).
-    static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertObject:atIndex:", .container, layers: [
-        { insertObjectAtIndex(in: insertObjectAtIndex, $0, $1, $2, $3) },
-        { insertObjectAtIndex(in: insertObjectAtIndex.layer(1), $0, $1, $2, $3) },
-        { insertObjectAtIndex(in: insertObjectAtIndex.layer(2), $0, $1, $2, $3) },
-    ])
-    private static func insertObjectAtIndex(in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                            _ object: CSRObject?, _ index: UInt) {
+    static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod(
+        "insertObject:atIndex:", .container,
+        layers: [
+            { insertObjectAtIndex(in: insertObjectAtIndex, $0, $1, $2, $3) },
+            { insertObjectAtIndex(in: insertObjectAtIndex.layer(1), $0, $1, $2, $3) },
+            { insertObjectAtIndex(in: insertObjectAtIndex.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func insertObjectAtIndex(
+        in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ object: CSRObject?, _ index: UInt
+    ) {
         var violation: Violation? = object != nil ? nil : .nilArgument(addNil, method: "insertObject:atIndex:")
         #if canImport(Darwin)
         let count = count(of: r)
         if index > count {
-            violation = .orderedSetIndex(index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count")
+            violation = .orderedSetIndex(
+                index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count")
         }
         #endif
         point.mutation(r, cmd, violation) { $0(r, cmd, object, index) }
     }
 
-    static let removeObjectAtIndex: GuardedMethod<IMP.VoidWithIndex> = GuardedMethod("removeObjectAtIndex:", .container, layers: [
-        { removeObjectAtIndex(in: removeObjectAtIndex, $0, $1, $2) },
-        { removeObjectAtIndex(in: removeObjectAtIndex.layer(1), $0, $1, $2) },
-        { removeObjectAtIndex(in: removeObjectAtIndex.layer(2), $0, $1, $2) },
-    ])
-    private static func removeObjectAtIndex(in point: GuardedMethod<IMP.VoidWithIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                            _ index: UInt) {
+    static let removeObjectAtIndex: GuardedMethod<IMP.VoidWithIndex> = GuardedMethod(
+        "removeObjectAtIndex:", .container,
+        layers: [
+            { removeObjectAtIndex(in: removeObjectAtIndex, $0, $1, $2) },
+            { removeObjectAtIndex(in: removeObjectAtIndex.layer(1), $0, $1, $2) },
+            { removeObjectAtIndex(in: removeObjectAtIndex.layer(2), $0, $1, $2) },
+        ])
+    private static func removeObjectAtIndex(
+        in point: GuardedMethod<IMP.VoidWithIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ index: UInt
+    ) {
         let count = count(of: r)
-        point.mutation(r, cmd, indexFits(index, count: count) ? nil
-                          : .orderedSetIndex(index, count: count, method: "removeObjectAtIndex:")) { $0(r, cmd, index) }
+        point.mutation(
+            r, cmd,
+            indexFits(index, count: count)
+                ? nil
+                : .orderedSetIndex(index, count: count, method: "removeObjectAtIndex:")
+        ) { $0(r, cmd, index) }
     }
 
     /// The index is checked before the object (GNUstep removes, then inserts: a nil object raises after the removal;
     /// the guard skips the whole call).
-    static let replaceObjectAtIndex: GuardedMethod<IMP.VoidWithIndexObject> = GuardedMethod("replaceObjectAtIndex:withObject:", .container, layers: [
-        { replaceObjectAtIndex(in: replaceObjectAtIndex, $0, $1, $2, $3) },
-        { replaceObjectAtIndex(in: replaceObjectAtIndex.layer(1), $0, $1, $2, $3) },
-        { replaceObjectAtIndex(in: replaceObjectAtIndex.layer(2), $0, $1, $2, $3) },
-    ])
-    private static func replaceObjectAtIndex(in point: GuardedMethod<IMP.VoidWithIndexObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                             _ index: UInt, _ object: CSRObject?) {
-        point.mutation(r, cmd, replacementFailure(r, index, object, appends: false, method: "replaceObjectAtIndex:withObject:")) {
+    static let replaceObjectAtIndex: GuardedMethod<IMP.VoidWithIndexObject> = GuardedMethod(
+        "replaceObjectAtIndex:withObject:", .container,
+        layers: [
+            { replaceObjectAtIndex(in: replaceObjectAtIndex, $0, $1, $2, $3) },
+            { replaceObjectAtIndex(in: replaceObjectAtIndex.layer(1), $0, $1, $2, $3) },
+            { replaceObjectAtIndex(in: replaceObjectAtIndex.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func replaceObjectAtIndex(
+        in point: GuardedMethod<IMP.VoidWithIndexObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ index: UInt, _ object: CSRObject?
+    ) {
+        point.mutation(
+            r, cmd, replacementFailure(r, index, object, appends: false, method: "replaceObjectAtIndex:withObject:")
+        ) {
             $0(r, cmd, index, object)
         }
     }
 
     /// `o[i] = x`: legal for i == count (appends); any other index replaces (GNUstep: `replaceObjectAtIndex:withObject:`,
     /// whose index is cut to 32 bits).
-    static let setObjectAtIndexedSubscript: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("setObject:atIndexedSubscript:", .container, layers: [
-        { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript, $0, $1, $2, $3) },
-        { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript.layer(1), $0, $1, $2, $3) },
-        { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript.layer(2), $0, $1, $2, $3) },
-    ])
-    private static func setObjectAtIndexedSubscript(in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                                    _ object: CSRObject?, _ index: UInt) {
-        point.mutation(r, cmd, replacementFailure(r, index, object, appends: true, method: "setObject:atIndexedSubscript:")) {
+    static let setObjectAtIndexedSubscript: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod(
+        "setObject:atIndexedSubscript:", .container,
+        layers: [
+            { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript, $0, $1, $2, $3) },
+            { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript.layer(1), $0, $1, $2, $3) },
+            { setObjectAtIndexedSubscript(in: setObjectAtIndexedSubscript.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func setObjectAtIndexedSubscript(
+        in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ object: CSRObject?, _ index: UInt
+    ) {
+        point.mutation(
+            r, cmd, replacementFailure(r, index, object, appends: true, method: "setObject:atIndexedSubscript:")
+        ) {
             $0(r, cmd, object, index)
         }
     }
 
-    private static func replacementFailure(_ r: CSRObject?, _ index: UInt, _ object: CSRObject?, appends: Bool, method: String) -> Violation? {
+    private static func replacementFailure(
+        _ r: CSRObject?, _ index: UInt, _ object: CSRObject?, appends: Bool, method: String
+    ) -> Violation? {
         let count = count(of: r)
         guard (appends && index == count) || indexFits(index, count: count) else {
-            return .orderedSetIndex(index, count: count, method: method, hint: appends ? "assign at an index from 0 to count" : Hint.index)
+            return .orderedSetIndex(
+                index, count: count, method: method, hint: appends ? "assign at an index from 0 to count" : Hint.index)
         }
         return object != nil ? nil : .nilArgument(addNil, method: method)
     }
 
     /// Foundation names the first index that is out of range.
-    static let exchangeObjects: GuardedMethod<IMP.VoidWithIndexIndex> = GuardedMethod("exchangeObjectAtIndex:withObjectAtIndex:", .container, layers: [
-        { exchangeObjects(in: exchangeObjects, $0, $1, $2, $3) },
-        { exchangeObjects(in: exchangeObjects.layer(1), $0, $1, $2, $3) },
-        { exchangeObjects(in: exchangeObjects.layer(2), $0, $1, $2, $3) },
-    ])
-    private static func exchangeObjects(in point: GuardedMethod<IMP.VoidWithIndexIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                        _ first: UInt, _ second: UInt) {
+    static let exchangeObjects: GuardedMethod<IMP.VoidWithIndexIndex> = GuardedMethod(
+        "exchangeObjectAtIndex:withObjectAtIndex:", .container,
+        layers: [
+            { exchangeObjects(in: exchangeObjects, $0, $1, $2, $3) },
+            { exchangeObjects(in: exchangeObjects.layer(1), $0, $1, $2, $3) },
+            { exchangeObjects(in: exchangeObjects.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func exchangeObjects(
+        in point: GuardedMethod<IMP.VoidWithIndexIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ first: UInt, _ second: UInt
+    ) {
         let count = count(of: r)
-        point.mutation(r, cmd, valid: first < count && second < count, else: exchangeFailure(first >= count ? first : second, count: count)) {
+        point.mutation(
+            r, cmd, valid: first < count && second < count,
+            else: exchangeFailure(first >= count ? first : second, count: count)
+        ) {
             $0(r, cmd, first, second)
         }
     }
@@ -199,13 +264,17 @@ enum OrderedSetHooks {
     /// before: the k-th index must be below count - k (its low 32 bits, GSIArray's), or the removal fails an
     /// assertion with the k objects before it already removed. The guard checks before the original runs and skips
     /// the whole call.
-    static let moveObjectsAtIndexes: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("moveObjectsAtIndexes:toIndex:", .container, layers: [
-        { moveObjectsAtIndexes(in: moveObjectsAtIndexes, $0, $1, $2, $3) },
-        { moveObjectsAtIndexes(in: moveObjectsAtIndexes.layer(1), $0, $1, $2, $3) },
-        { moveObjectsAtIndexes(in: moveObjectsAtIndexes.layer(2), $0, $1, $2, $3) },
-    ])
-    private static func moveObjectsAtIndexes(in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                             _ indexes: CSRObject?, _ index: UInt) {
+    static let moveObjectsAtIndexes: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod(
+        "moveObjectsAtIndexes:toIndex:", .container,
+        layers: [
+            { moveObjectsAtIndexes(in: moveObjectsAtIndexes, $0, $1, $2, $3) },
+            { moveObjectsAtIndexes(in: moveObjectsAtIndexes.layer(1), $0, $1, $2, $3) },
+            { moveObjectsAtIndexes(in: moveObjectsAtIndexes.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func moveObjectsAtIndexes(
+        in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ indexes: CSRObject?, _ index: UInt
+    ) {
         point.mutation(r, cmd, moveFailure(r, indexes)) { $0(r, cmd, indexes, index) }
     }
 
@@ -218,6 +287,9 @@ enum OrderedSetHooks {
             removed += 1
             return failing == nil && removed <= count
         }
-        return failing.map { .orderedSetIndex($0, count: count, method: "moveObjectsAtIndexes:toIndex:", hint: "check the index set against count") }
+        return failing.map {
+            .orderedSetIndex(
+                $0, count: count, method: "moveObjectsAtIndexes:toIndex:", hint: "check the index set against count")
+        }
     }
 }

@@ -24,22 +24,31 @@ enum UserDefaultsHooks {
         try context.install(setObjectForKey, on: [defaults])
     }
 
-    static let setObjectForKey: GuardedMethod<ContainerIMP.VoidWithObjectObject> = GuardedMethod("setObject:forKey:", .container) { r, cmd, value, key in
-        setObjectForKey.mutation(r, cmd, valid: value == nil || (key != nil && PropertyListCheck.isPropertyList(value)),
-                                 else: failure(value, key)) { $0(r, cmd, value, key) }
+    static let setObjectForKey: GuardedMethod<ContainerIMP.VoidWithObjectObject> = GuardedMethod(
+        "setObject:forKey:", .container
+    ) { r, cmd, value, key in
+        setObjectForKey.mutation(
+            r, cmd, valid: value == nil || (key != nil && PropertyListCheck.isPropertyList(value)),
+            else: failure(value, key)
+        ) { $0(r, cmd, value, key) }
     }
 
     /// What the running Foundation raises for a call the fast check refused, or nil where it raises something else.
     private static func failure(_ value: CSRObject?, _ key: CSRObject?) -> Violation? {
         guard let key else {
-            return .fixed(ExceptionName.invalidArgument, "attempt to set object with bad key ((null))", method: "setObject:forKey:",
-                          apple: "attempt to insert nil key", hint: "check the key for nil before storing a default")
+            return .fixed(
+                ExceptionName.invalidArgument, "attempt to set object with bad key ((null))",
+                method: "setObject:forKey:",
+                apple: "attempt to insert nil key", hint: "check the key for nil before storing a default")
         }
         // GNUstep checks the key (a non-empty string) before the value: a bad key is its own failure, not guarded.
-        if !FoundationRules.isApple, !PropertyListCheck.isKind(key, PropertyListCheck.classes.string) || length(of: key) == 0 {
+        if !FoundationRules.isApple,
+            !PropertyListCheck.isKind(key, PropertyListCheck.classes.string) || length(of: key) == 0
+        {
             return nil
         }
-        return .nonPropertyListDefault(value: String(describing: value, limit: 4096), key: String(describing: key, limit: 4096))
+        return .nonPropertyListDefault(
+            value: String(describing: value, limit: 4096), key: String(describing: key, limit: 4096))
     }
 }
 
@@ -53,9 +62,10 @@ enum PropertyListCheck {
     struct Classes: @unchecked Sendable {
         let string, data, date, number, array, dictionary: ObjCClass?
     }
-    static let classes = Classes(string: ObjCClass(named: "NSString"), data: ObjCClass(named: "NSData"),
-                                 date: ObjCClass(named: "NSDate"), number: ObjCClass(named: "NSNumber"),
-                                 array: ObjCClass(named: "NSArray"), dictionary: ObjCClass(named: "NSDictionary"))
+    static let classes = Classes(
+        string: ObjCClass(named: "NSString"), data: ObjCClass(named: "NSData"),
+        date: ObjCClass(named: "NSDate"), number: ObjCClass(named: "NSNumber"),
+        array: ObjCClass(named: "NSArray"), dictionary: ObjCClass(named: "NSDictionary"))
 
     private typealias IsKindIMP = @convention(c) (CSRObject?, CSRSelector?, CSRClass?) -> UInt8
     private typealias ObjectWithObjectIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> CSRObject?
@@ -76,19 +86,25 @@ enum PropertyListCheck {
         let c = classes
         // The common values: a class walk answers as isKindOfClass: does for every NSObject.
         if let cls = ObjCClass(of: object), let string = c.string, let number = c.number,
-           cls.isKind(of: string) || cls.isKind(of: number) { return true }
+            cls.isKind(of: string) || cls.isKind(of: number)
+        {
+            return true
+        }
         return isPlist(object, stringKeys: FoundationRules.isApple)
     }
 
     private static func isPlist(_ object: CSRObject?, stringKeys: Bool) -> Bool {
         let c = classes
-        if isKind(object, c.string) || isKind(object, c.data) || isKind(object, c.date) || isKind(object, c.number) { return true }
+        if isKind(object, c.string) || isKind(object, c.data) || isKind(object, c.date) || isKind(object, c.number) {
+            return true
+        }
         if isKind(object, c.array) {
             return forEach(in: object, keys: false) { element, _ in isPlist(element, stringKeys: stringKeys) }
         }
         if isKind(object, c.dictionary) {
             return forEach(in: object, keys: true) { key, value in
-                (stringKeys ? isKind(key, c.string) : isPlist(key, stringKeys: stringKeys)) && isPlist(value, stringKeys: stringKeys)
+                (stringKeys ? isKind(key, c.string) : isPlist(key, stringKeys: stringKeys))
+                    && isPlist(value, stringKeys: stringKeys)
             }
         }
         return false
@@ -103,7 +119,9 @@ enum PropertyListCheck {
         }
         let lookup = objectForKey.pointer
         let valueFor = Messaging.implementation(collection, lookup, as: ObjectWithObjectIMP.self)
-        return all(Messaging.sendObject(collection, keyEnumerator.pointer)) { key in body(key, valueFor(collection, lookup, key)) }
+        return all(Messaging.sendObject(collection, keyEnumerator.pointer)) { key in
+            body(key, valueFor(collection, lookup, key))
+        }
     }
 
     /// Whether `test` holds for every object `enumerator` gives (`nextObject` until nil), stopping at the first failure.

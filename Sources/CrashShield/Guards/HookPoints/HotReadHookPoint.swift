@@ -17,8 +17,10 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
     /// - Parameters:
     ///   - tableIndex: the hot table (`CSRHotStringCharacterAtIndex`, ...) whose trampolines replace the method.
     ///   - precondition: whether the call was valid for this receiver and argument (asked only after a raise).
-    init(_ selector: ObjCSelector, hotTable tableIndex: Int32, category: GuardCategory, hint: String,
-         precondition: @escaping (CSRObject?, UInt) -> Bool) {
+    init(
+        _ selector: ObjCSelector, hotTable tableIndex: Int32, category: GuardCategory, hint: String,
+        precondition: @escaping (CSRObject?, UInt) -> Bool
+    ) {
         self.category = category
         self.hint = hint
         self.tableIndex = tableIndex
@@ -27,9 +29,13 @@ final class HotReadHookPoint<Signature>: HookPoint<Signature>, @unchecked Sendab
         _ = HotReadResolver.registered
         _ = IncidentChannel.registered
         // The trampolines find their point through the table: one point per table, for the life of the process.
-        Swift.precondition(csr_hot_table(tableIndex).pointee.owner == nil, "hot table \(tableIndex) already has a hook point")
-        guard let generic = csr_hot_read_trampoline(tableIndex, -1) else { fatalError("no trampolines for hot table \(tableIndex)") }
-        super.init(selector, hotTable: csr_hot_table(tableIndex), replacement: unsafeBitCast(generic, to: Signature.self))
+        Swift.precondition(
+            csr_hot_table(tableIndex).pointee.owner == nil, "hot table \(tableIndex) already has a hook point")
+        guard let generic = csr_hot_read_trampoline(tableIndex, -1) else {
+            fatalError("no trampolines for hot table \(tableIndex)")
+        }
+        super.init(
+            selector, hotTable: csr_hot_table(tableIndex), replacement: unsafeBitCast(generic, to: Signature.self))
     }
 
     /// The slot's marker where its original allows one and `.atRaise` is configured (CSRHotReads.h, markers),
@@ -109,20 +115,25 @@ enum HotReadResolver {
 
     /// A trampoline caught `exception`, raised by the original for `argument`: the incident, when the precondition
     /// really failed (an exception for a valid argument is none of the guard's business and propagates).
-    static func incident(_ point: CaughtFailurePolicy, _ trampoline: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
-                         _ exception: CSRObject?) -> Incident? {
+    static func incident(
+        _ point: CaughtFailurePolicy, _ trampoline: CSRIMP?, _ receiver: CSRObject?, _ argument: UInt,
+        _ exception: CSRObject?
+    ) -> Incident? {
         guard let (name, reason) = precondition(of: point, failedFor: receiver, argument, raising: exception) else {
             return nil
         }
-        return Incident(point.category, receiver: receiver, selector: point.selector.pointer,
-                        Violation(name, hint: point.hint) { _ in reason }, point: point,
-                        implementation: trampoline.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
+        return Incident(
+            point.category, receiver: receiver, selector: point.selector.pointer,
+            Violation(name, hint: point.hint) { _ in reason }, point: point,
+            implementation: trampoline.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
     }
 
     /// The exception's name and reason when it is an NSException raised because `point`'s precondition failed for
     /// `receiver` and `argument`; nil otherwise.
-    static func precondition(of point: CaughtFailurePolicy, failedFor receiver: CSRObject?, _ argument: UInt,
-                             raising exception: CSRObject?) -> (name: String, reason: String)? {
+    static func precondition(
+        of point: CaughtFailurePolicy, failedFor receiver: CSRObject?, _ argument: UInt,
+        raising exception: CSRObject?
+    ) -> (name: String, reason: String)? {
         guard let described = describe(exception), !point.precondition(receiver, argument) else { return nil }
         return described
     }
@@ -178,11 +189,16 @@ enum RaiseRecovery {
 
     /// Protects `point`'s original on `target` at the raise, if the running Foundation allows it; false: install the
     /// trampoline instead.
-    static func protect(_ point: AnyHookPoint & CaughtFailurePolicy, on target: ObjCClass, in context: GuardContext,
-                        tableIndex: Int32) throws -> Bool {
+    static func protect(
+        _ point: AnyHookPoint & CaughtFailurePolicy, on target: ObjCClass, in context: GuardContext,
+        tableIndex: Int32
+    ) throws -> Bool {
         guard raiseHook != nil,
-              let original = csr_class_methodImplementation(target.pointer, point.selector.pointer) else { return false }
-        guard csr_hot_raise_eligible(tableIndex, original), csr_hot_raise_protect(tableIndex, original) else { return false }
+            let original = csr_class_methodImplementation(target.pointer, point.selector.pointer)
+        else { return false }
+        guard csr_hot_raise_eligible(tableIndex, original), csr_hot_raise_protect(tableIndex, original) else {
+            return false
+        }
         try require(for: context.category)
         return true
     }
@@ -196,11 +212,14 @@ enum RaiseRecovery {
     /// A protected original raised: the same incident as a trampoline's, with the receiver and index the exception
     /// names. The raising frame must be the receiver's own implementation (its class runs it), and the precondition
     /// must really have failed.
-    static func incident(raisedBy implementation: CSRIMP?, table: Int32, _ receiver: CSRObject?, _ argument: UInt,
-                         _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Incident? {
+    static func incident(
+        raisedBy implementation: CSRIMP?, table: Int32, _ receiver: CSRObject?, _ argument: UInt,
+        _ exception: CSRObject?, frames: CallStack.KnownFrames
+    ) -> Incident? {
         guard let point = AnyHookPoint.owner(of: csr_hot_table(table)) as? CaughtFailurePolicy, let implementation,
-              let runs = csr_class_methodImplementation(csr_object_getClass(receiver), point.selector.pointer),
-              address(runs) == address(implementation) else { return nil }
+            let runs = csr_class_methodImplementation(csr_object_getClass(receiver), point.selector.pointer),
+            address(runs) == address(implementation)
+        else { return nil }
         return incident(point, implementation, receiver, argument, exception, frames: frames)
     }
 
@@ -208,30 +227,42 @@ enum RaiseRecovery {
     /// recorded for it (for an unhooked character original, the class that owns it). With the `receiver` (named by the
     /// exception, so alive) the precondition is asked; without, the runtime layer found the exception raised by an
     /// implementation that raises for this failure only (CSRHotRaise.m).
-    static func incident(markedBy implementation: CSRIMP?, table: Int32, _ cls: CSRClass?, _ receiver: CSRObject?,
-                         _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Incident? {
+    static func incident(
+        markedBy implementation: CSRIMP?, table: Int32, _ cls: CSRClass?, _ receiver: CSRObject?,
+        _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames
+    ) -> Incident? {
         guard let point = AnyHookPoint.owner(of: csr_hot_table(table)) as? MarkedFailurePolicy else { return nil }
         if receiver != nil {
             guard let point = point as? CaughtFailurePolicy else { return nil }
             return incident(point, implementation, receiver, argument, exception, frames: frames)
         }
         guard let cls, let (name, reason) = HotReadResolver.describe(exception) else { return nil }
-        return Incident(point.category, subject: Incident.Subject(cls: ObjCClass(cls)), selector: String(cString: csr_sel_getName(point.selector.pointer)),
-                        Violation(name, hint: point.hint) { _ in reason }, implementation: implementation.map(address),
-                        knownFrames: frames)
+        return Incident(
+            point.category, subject: Incident.Subject(cls: ObjCClass(cls)),
+            selector: String(cString: csr_sel_getName(point.selector.pointer)),
+            Violation(name, hint: point.hint) { _ in reason }, implementation: implementation.map(address),
+            knownFrames: frames)
     }
 
     /// The incident of a failure found at the raise, when the precondition really failed; nil otherwise.
-    private static func incident(_ point: CaughtFailurePolicy, _ implementation: CSRIMP?, _ receiver: CSRObject?,
-                                 _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames) -> Incident? {
-        guard let (name, reason) = HotReadResolver.precondition(of: point, failedFor: receiver, argument,
-                                                                raising: exception) else { return nil }
-        return Incident(point.category, receiver: receiver, selector: point.selector.pointer,
-                        Violation(name, hint: point.hint) { _ in reason }, implementation: implementation.map(address),
-                        knownFrames: frames)
+    private static func incident(
+        _ point: CaughtFailurePolicy, _ implementation: CSRIMP?, _ receiver: CSRObject?,
+        _ argument: UInt, _ exception: CSRObject?, frames: CallStack.KnownFrames
+    ) -> Incident? {
+        guard
+            let (name, reason) = HotReadResolver.precondition(
+                of: point, failedFor: receiver, argument,
+                raising: exception)
+        else { return nil }
+        return Incident(
+            point.category, receiver: receiver, selector: point.selector.pointer,
+            Violation(name, hint: point.hint) { _ in reason }, implementation: implementation.map(address),
+            knownFrames: frames)
     }
 
-    private static func address(_ function: CSRIMP) -> UnsafeRawPointer { unsafeBitCast(function, to: UnsafeRawPointer.self) }
+    private static func address(_ function: CSRIMP) -> UnsafeRawPointer {
+        unsafeBitCast(function, to: UnsafeRawPointer.self)
+    }
 }
 
 extension CallStack {
@@ -245,7 +276,8 @@ extension CallStack {
     /// pointers; nil when the caller is Foundation's own code (the full walk looks past Foundation's conveniences).
     static func directCaller(_ frames: KnownFrames) -> Location? {
         guard let image = Images.path(of: frames.caller), !foundationImages.contains(image) else { return nil }
-        return Location(addresses: [frames.own, frames.caller], callerIndex: 1, callerImage: image,
-                        callerAddress: frames.caller, isComplete: false)
+        return Location(
+            addresses: [frames.own, frames.caller], callerIndex: 1, callerImage: image,
+            callerAddress: frames.caller, isComplete: false)
     }
 }

@@ -12,15 +12,22 @@ final class VariadicHookPoint: AnyHookPoint, @unchecked Sendable {
 
     /// - Parameters:
     ///   - trampolineIndex: the trampoline (`CSRVariadicStringWithFormat`, ...); one hook point each, for the process's life.
-    init(_ selector: ObjCSelector, kind: MethodKind = .instance, trampoline trampolineIndex: Int32, category: GuardCategory,
-         violation: @escaping (_ count: UInt) -> Violation) {
+    init(
+        _ selector: ObjCSelector, kind: MethodKind = .instance, trampoline trampolineIndex: Int32,
+        category: GuardCategory,
+        violation: @escaping (_ count: UInt) -> Violation
+    ) {
         self.category = category
         self.violation = violation
         _ = VariadicResolver.registered
         _ = IncidentChannel.registered
-        guard let trampoline = csr_variadic_trampoline(trampolineIndex) else { fatalError("no variadic trampoline \(trampolineIndex)") }
+        guard let trampoline = csr_variadic_trampoline(trampolineIndex) else {
+            fatalError("no variadic trampoline \(trampolineIndex)")
+        }
         super.init(selector: selector, kind: kind, replacement: trampoline, handlesReentry: false, table: nil)
-        precondition(csr_variadic_bind(trampolineIndex, originals.storage), "variadic trampoline \(trampolineIndex) already has a hook point")
+        precondition(
+            csr_variadic_bind(trampolineIndex, originals.storage),
+            "variadic trampoline \(trampolineIndex) already has a hook point")
     }
 }
 
@@ -34,10 +41,13 @@ private enum VariadicResolver {
 
 extension VariadicHookPoint {
     /// The incident of an invalid call the trampoline of `table` read: failing loudly raises Foundation's exception.
-    static func incident(_ table: UnsafeMutablePointer<CSRHookTable>?, _ receiver: CSRObject?, _ cmd: CSRSelector?,
-                         count: UInt) -> Incident? {
+    static func incident(
+        _ table: UnsafeMutablePointer<CSRHookTable>?, _ receiver: CSRObject?, _ cmd: CSRSelector?,
+        count: UInt
+    ) -> Incident? {
         guard let table, let point = AnyHookPoint.owner(of: table) as? VariadicHookPoint else { return nil }
-        return Incident(point.category, receiver: receiver, selector: cmd, point.violation(count), point: point,
-                        unrecovered: .raiseWhenLoud)
+        return Incident(
+            point.category, receiver: receiver, selector: cmd, point.violation(count), point: point,
+            unrecovered: .raiseWhenLoud)
     }
 }

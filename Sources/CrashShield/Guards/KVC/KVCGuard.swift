@@ -47,9 +47,13 @@ final class KVCGuard: CrashGuard {
         points.append(Self.setValueForNilKey)
         #endif
         for point in points { try context.install(point, on: [root]) }
-        for names in [("NSArray", "NSMutableArray"), ("NSSet", "NSMutableSet"), ("NSOrderedSet", "NSMutableOrderedSet")] {
+        for names in [
+            ("NSArray", "NSMutableArray"), ("NSSet", "NSMutableSet"), ("NSOrderedSet", "NSMutableOrderedSet"),
+        ] {
             guard let family = ClassFamily(names.0, names.1) else { continue }
-            for point in [Self.collectionValueForKey, Self.collectionValueForKeyPath, Self.collectionSetValueForKey] as [AnyHookPoint] {
+            for point in [Self.collectionValueForKey, Self.collectionValueForKeyPath, Self.collectionSetValueForKey]
+                as [AnyHookPoint]
+            {
                 try context.install(point, onOwnersIn: family)
             }
         }
@@ -64,7 +68,9 @@ final class KVCGuard: CrashGuard {
     @inline(__always)
     static func fallbackRaises(_ receiver: CSRObject?, _ point: AnyHookPoint, legacyHandler: CSRSelector?) -> Bool {
         let imp = csr_msg_lookup(receiver, point.selector.pointer)
-        guard imp.map({ unsafeBitCast($0, to: UInt.self) }) == unsafeBitCast(point.replacement, to: UInt.self) else { return false }
+        guard imp.map({ unsafeBitCast($0, to: UInt.self) }) == unsafeBitCast(point.replacement, to: UInt.self) else {
+            return false
+        }
         return !M.overridesLegacyHandler(receiver, legacyHandler)
     }
 
@@ -74,32 +80,48 @@ final class KVCGuard: CrashGuard {
 
     /// The failure path of the fallbacks. true: skip the original (return nil, or leave the property as it is);
     /// false: run it (it raises: debug mode, guard off, or a failure inside a collection's call, which ends there).
-    private static func stops(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint, _ exception: String,
-                              key: CSRObject?, hint: String, reason: @escaping () -> String) -> Bool {
+    private static func stops(
+        _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint, _ exception: String,
+        key: CSRObject?, hint: String, reason: @escaping () -> String
+    ) -> Bool {
         let violation = Violation(exception, hint: hint) { _ in reason() }
-        let verdict = IncidentPath.handle(Incident(.kvc, receiver: receiver, selector: cmd, violation, details: details(key),
-                                                   point: point, callSite: .firstAppFrame))
+        let verdict = IncidentPath.handle(
+            Incident(
+                .kvc, receiver: receiver, selector: cmd, violation, details: details(key),
+                point: point, callSite: .firstAppFrame))
         return verdict == .recover && !KVCScope.endsCallInProgress()
     }
 
     private static func undefinedKeyHint(_ key: CSRObject?) -> String { key == nil ? M.nilKeyHint : M.undefinedKeyHint }
 
-    static let setValueForUndefinedKey: HookPoint<VoidWithObjectObject> = HookPoint("setValue:forUndefinedKey:") { receiver, cmd, value, key in
+    static let setValueForUndefinedKey: HookPoint<VoidWithObjectObject> = HookPoint("setValue:forUndefinedKey:") {
+        receiver, cmd, value, key in
         guard let original = setValueForUndefinedKey.original(for: receiver) else { return }
         if fallbackRaises(receiver, setValueForUndefinedKey, legacyHandler: M.legacyTakeValue),
-           stops(receiver, cmd, setValueForUndefinedKey, M.unknownKey, key: key, hint: undefinedKeyHint(key), reason: {
-               M.setUndefined(receiver: receiver, key: key)
-           }) { return }
+            stops(
+                receiver, cmd, setValueForUndefinedKey, M.unknownKey, key: key, hint: undefinedKeyHint(key),
+                reason: {
+                    M.setUndefined(receiver: receiver, key: key)
+                })
+        {
+            return
+        }
         original(receiver, cmd, value, key)
     }
 
     /// Recovery: nil.
-    static let valueForUndefinedKey: HookPoint<ObjectWithObject> = HookPoint("valueForUndefinedKey:") { receiver, cmd, key in
+    static let valueForUndefinedKey: HookPoint<ObjectWithObject> = HookPoint("valueForUndefinedKey:") {
+        receiver, cmd, key in
         guard let original = valueForUndefinedKey.original(for: receiver) else { return nil }
         if fallbackRaises(receiver, valueForUndefinedKey, legacyHandler: M.legacyQuery),
-           stops(receiver, cmd, valueForUndefinedKey, M.unknownKey, key: key, hint: undefinedKeyHint(key), reason: {
-               M.valueUndefined(receiver: receiver, key: key)
-           }) { return nil }
+            stops(
+                receiver, cmd, valueForUndefinedKey, M.unknownKey, key: key, hint: undefinedKeyHint(key),
+                reason: {
+                    M.valueUndefined(receiver: receiver, key: key)
+                })
+        {
+            return nil
+        }
         return original(receiver, cmd, key)
     }
 
@@ -107,10 +129,15 @@ final class KVCGuard: CrashGuard {
     static let setNilValueForKey: HookPoint<VoidWithObject> = HookPoint("setNilValueForKey:") { receiver, cmd, key in
         guard let original = setNilValueForKey.original(for: receiver) else { return }
         if fallbackRaises(receiver, setNilValueForKey, legacyHandler: M.legacyNilHandler),
-           stops(receiver, cmd, setNilValueForKey, M.invalidArgument, key: key,
-                 hint: "give scalar properties a number (NSNumber/NSValue), or override setNilValueForKey:", reason: {
-               M.nilValue(receiver: receiver, key: key)
-           }) { return }
+            stops(
+                receiver, cmd, setNilValueForKey, M.invalidArgument, key: key,
+                hint: "give scalar properties a number (NSNumber/NSValue), or override setNilValueForKey:",
+                reason: {
+                    M.nilValue(receiver: receiver, key: key)
+                })
+        {
+            return
+        }
         original(receiver, cmd, key)
     }
 
@@ -121,26 +148,34 @@ final class KVCGuard: CrashGuard {
         return KVCScope.call(original, receiver, cmd, key)
     }
 
-    static let collectionValueForKeyPath: HookPoint<ObjectWithObject> = HookPoint("valueForKeyPath:") { receiver, cmd, path in
+    static let collectionValueForKeyPath: HookPoint<ObjectWithObject> = HookPoint("valueForKeyPath:") {
+        receiver, cmd, path in
         guard let original = collectionValueForKeyPath.original(for: receiver) else { return nil }
         return KVCScope.call(original, receiver, cmd, path)
     }
 
-    static let collectionSetValueForKey: HookPoint<VoidWithObjectObject> = HookPoint("setValue:forKey:") { receiver, cmd, value, key in
+    static let collectionSetValueForKey: HookPoint<VoidWithObjectObject> = HookPoint("setValue:forKey:") {
+        receiver, cmd, value, key in
         guard let original = collectionSetValueForKey.original(for: receiver) else { return }
         KVCScope.call(original, receiver, cmd, value, key)
     }
 
     #if canImport(Darwin)
     /// Apple raises for a nil key in `setValue:forKey:` itself. Recovery: skipped.
-    static let setValueForNilKey: HookPoint<VoidWithObjectObject> = HookPoint("setValue:forKey:") { receiver, cmd, value, key in
+    static let setValueForNilKey: HookPoint<VoidWithObjectObject> = HookPoint("setValue:forKey:") {
+        receiver, cmd, value, key in
         guard let original = setValueForNilKey.original(for: receiver) else { return }
         if key != nil { return original(receiver, cmd, value, key) }
         let violation = Violation(M.invalidArgument, hint: M.nilKeyHint) { cls in
             "*** -[\(cls) setValue:forKey:]: attempt to set a value for a nil key"
         }
-        if IncidentPath.handle(Incident(.kvc, receiver: receiver, selector: cmd, violation, details: details(key),
-                                        point: setValueForNilKey, callSite: .firstAppFrame)) == .recover { return }
+        if IncidentPath.handle(
+            Incident(
+                .kvc, receiver: receiver, selector: cmd, violation, details: details(key),
+                point: setValueForNilKey, callSite: .firstAppFrame)) == .recover
+        {
+            return
+        }
         original(receiver, cmd, value, key)
     }
     #endif
@@ -184,11 +219,14 @@ enum KVCScope {
         var result: CSRObject?
     }
 
-    static func call(_ original: KVCGuard.ObjectWithObject, _ receiver: CSRObject?, _ cmd: CSRSelector?,
-                     _ argument: CSRObject?) -> CSRObject? {
+    static func call(
+        _ original: KVCGuard.ObjectWithObject, _ receiver: CSRObject?, _ cmd: CSRSelector?,
+        _ argument: CSRObject?
+    ) -> CSRObject? {
         if state & open != 0 { return original(receiver, cmd, argument) }
-        var call = Call(original: unsafeBitCast(original, to: UnsafeRawPointer.self), receiver: receiver, cmd: cmd,
-                        first: argument, second: nil, result: nil)
+        var call = Call(
+            original: unsafeBitCast(original, to: UnsafeRawPointer.self), receiver: receiver, cmd: cmd,
+            first: argument, second: nil, result: nil)
         run(&call) { raw in
             let call = raw!.assumingMemoryBound(to: Call.self)
             let original = unsafeBitCast(call.pointee.original, to: KVCGuard.ObjectWithObject.self)
@@ -197,11 +235,14 @@ enum KVCScope {
         return call.result
     }
 
-    static func call(_ original: KVCGuard.VoidWithObjectObject, _ receiver: CSRObject?, _ cmd: CSRSelector?,
-                     _ first: CSRObject?, _ second: CSRObject?) {
+    static func call(
+        _ original: KVCGuard.VoidWithObjectObject, _ receiver: CSRObject?, _ cmd: CSRSelector?,
+        _ first: CSRObject?, _ second: CSRObject?
+    ) {
         if state & open != 0 { return original(receiver, cmd, first, second) }
-        var call = Call(original: unsafeBitCast(original, to: UnsafeRawPointer.self), receiver: receiver, cmd: cmd,
-                        first: first, second: second, result: nil)
+        var call = Call(
+            original: unsafeBitCast(original, to: UnsafeRawPointer.self), receiver: receiver, cmd: cmd,
+            first: first, second: second, result: nil)
         run(&call) { raw in
             let call = raw!.assumingMemoryBound(to: Call.self)
             let original = unsafeBitCast(call.pointee.original, to: KVCGuard.VoidWithObjectObject.self)
@@ -213,11 +254,13 @@ enum KVCScope {
     private static func run(_ call: inout Call, _ body: CSRBody) {
         state = open
         let ended = withUnsafeMutablePointer(to: &call) { pointer in
-            csr_try_filtered(body, { _, _ in
-                let ended = KVCScope.state & KVCScope.ending != 0
-                KVCScope.state = 0
-                return ended
-            }, pointer)
+            csr_try_filtered(
+                body,
+                { _, _ in
+                    let ended = KVCScope.state & KVCScope.ending != 0
+                    KVCScope.state = 0
+                    return ended
+                }, pointer)
         }
         state = 0
         if ended { call.result = nil }
@@ -247,7 +290,8 @@ enum KVCMessages {
 
     static func setUndefined(receiver: CSRObject?, key: CSRObject?) -> String {
         #if canImport(Darwin)
-        return "[<\(className(receiver)) \(GuardFailure.address(receiver))> setValue:forUndefinedKey:]: this class is not key value coding-compliant for the key \(format(key))."
+        return
+            "[<\(className(receiver)) \(GuardFailure.address(receiver))> setValue:forUndefinedKey:]: this class is not key value coding-compliant for the key \(format(key))."
         #else
         return "Unable to set value for undefined key"
         #endif
@@ -255,7 +299,8 @@ enum KVCMessages {
 
     static func valueUndefined(receiver: CSRObject?, key: CSRObject?) -> String {
         #if canImport(Darwin)
-        return "[<\(className(receiver)) \(GuardFailure.address(receiver))> valueForUndefinedKey:]: this class is not key value coding-compliant for the key \(format(key))."
+        return
+            "[<\(className(receiver)) \(GuardFailure.address(receiver))> valueForUndefinedKey:]: this class is not key value coding-compliant for the key \(format(key))."
         #else
         return "Unable to find value for key \"\(format(key))\" of object \(format(receiver)) (\(className(receiver)))"
         #endif
@@ -263,12 +308,13 @@ enum KVCMessages {
 
     static func nilValue(receiver: CSRObject?, key: CSRObject?) -> String {
         #if canImport(Darwin)
-        return "[<\(className(receiver)) \(GuardFailure.address(receiver))> setNilValueForKey]: could not set nil as the value for the key \(format(key))."
+        return
+            "[<\(className(receiver)) \(GuardFailure.address(receiver))> setNilValueForKey]: could not set nil as the value for the key \(format(key))."
         #else
-        return "setNilValueForKey: -- \(className(receiver)) \(GuardFailure.address(receiver)): Given nil value to set for key \"\(format(key))\""
+        return
+            "setNilValueForKey: -- \(className(receiver)) \(GuardFailure.address(receiver)): Given nil value to set for key \"\(format(key))\""
         #endif
     }
-
 
     /// The older (pre-10.3) handlers GNUstep's NSObject fallbacks call, instead of raising, when a class overrides
     /// them: `valueForUndefinedKey:` answers `handleQueryWithUnboundKey:`, `setValue:forUndefinedKey:` calls
@@ -284,7 +330,8 @@ enum KVCMessages {
         return false
         #else
         guard let root = ObjCClass(named: "NSObject"), let cls = ObjCClass(of: receiver),
-              let inherited = csr_class_methodImplementation(root.pointer, handler) else { return false }
+            let inherited = csr_class_methodImplementation(root.pointer, handler)
+        else { return false }
         let own = csr_class_methodImplementation(cls.pointer, handler)
         return own.map { unsafeBitCast($0, to: UInt.self) } != unsafeBitCast(inherited, to: UInt.self)
         #endif

@@ -18,7 +18,8 @@ final class MainThreadGuard: CrashGuard {
 
     /// What UIKit raises when its layout engine is touched from a background thread.
     static let exceptionName = ExceptionName.internalInconsistency
-    static let uikitReason = "Modifications to the layout engine must not be performed from a background thread "
+    static let uikitReason =
+        "Modifications to the layout engine must not be performed from a background thread "
         + "after it has been accessed from the main thread."
     static let hint = "call this on the main thread (DispatchQueue.main.async / performSelectorOnMainThread:)"
 
@@ -26,17 +27,18 @@ final class MainThreadGuard: CrashGuard {
 
     func install(in context: GuardContext) throws {
         for (className, selectors) in context.configuration.mainThreadOnlyMethods.sorted(by: { $0.key < $1.key }) {
-            guard let cls = ObjCClass(named: className) else { continue }   // UIKit is not everywhere
+            guard let cls = ObjCClass(named: className) else { continue }  // UIKit is not everywhere
             for name in selectors {
                 let selector = ObjCSelector(name)
                 guard let types = csr_class_methodTypes(cls.pointer, selector.pointer) else {
-                    throw CrashShieldError.invalidConfiguration("mainThreadOnlyMethods: \(className) has no method \(name)")
+                    throw CrashShieldError.invalidConfiguration(
+                        "mainThreadOnlyMethods: \(className) has no method \(name)")
                 }
                 let shape = csr_call_shape(types)
                 guard shape >= 0 else {
                     throw CrashShieldError.invalidConfiguration(
                         "mainThreadOnlyMethods: -[\(className) \(name)] cannot run later on the main thread "
-                        + "(it returns a value or takes arguments other than one object, integer, double or rect)")
+                            + "(it returns a value or takes arguments other than one object, integer, double or rect)")
                 }
                 let point = MainThreadPoints.shared.point(for: name, shape: CSRCallShape(rawValue: UInt32(shape)))
                 try context.install(point, on: [cls])
@@ -66,7 +68,9 @@ final class MainThreadGuard: CrashGuard {
             return unsafeBitCast(imp, to: ObjectIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
-        withUnsafePointer(to: &copy) { csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeObject, $0) }
+        withUnsafePointer(to: &copy) {
+            csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeObject, $0)
+        }
     }
 
     static let wordReplacement: WordIMP = { receiver, cmd, argument in
@@ -75,7 +79,9 @@ final class MainThreadGuard: CrashGuard {
             return unsafeBitCast(imp, to: WordIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
-        withUnsafePointer(to: &copy) { csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeWord, $0) }
+        withUnsafePointer(to: &copy) {
+            csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeWord, $0)
+        }
     }
 
     static let doubleReplacement: DoubleIMP = { receiver, cmd, argument in
@@ -84,7 +90,9 @@ final class MainThreadGuard: CrashGuard {
             return unsafeBitCast(imp, to: DoubleIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
-        withUnsafePointer(to: &copy) { csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeDouble, $0) }
+        withUnsafePointer(to: &copy) {
+            csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeDouble, $0)
+        }
     }
 
     static let rectReplacement: RectIMP = { receiver, cmd, argument in
@@ -93,7 +101,9 @@ final class MainThreadGuard: CrashGuard {
             return unsafeBitCast(imp, to: RectIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
-        withUnsafePointer(to: &copy) { csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeRect, $0) }
+        withUnsafePointer(to: &copy) {
+            csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeRect, $0)
+        }
     }
 
     /// Cold path: a main-thread-only call on another thread, handed to the incident path (which raises in debug mode);
@@ -105,11 +115,13 @@ final class MainThreadGuard: CrashGuard {
         let selectorName = cmd.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let method = "-[\(GuardFailure.className(receiver)) \(selectorName)]"
         let loudReason = "\(method) must be called on the main thread only; called on \(threadText). " + uikitReason
-        return IncidentPath.handle(Incident(.mainThreadUI, receiver: receiver, selector: cmd,
-                                            Violation(exceptionName, hint: hint) { _ in uikitReason },
-                                            details: ["method": method, "thread": threadText],
-                                            raised: (exceptionName, { _ in loudReason }), point: point,
-                                            unrecovered: .raiseWhenLoud))
+        return IncidentPath.handle(
+            Incident(
+                .mainThreadUI, receiver: receiver, selector: cmd,
+                Violation(exceptionName, hint: hint) { _ in uikitReason },
+                details: ["method": method, "thread": threadText],
+                raised: (exceptionName, { _ in loudReason }), point: point,
+                unrecovered: .raiseWhenLoud))
     }
 }
 
@@ -129,11 +141,12 @@ final class MainThreadPoints: @unchecked Sendable {
     private var byName: [String: AnyHookPoint] = [:]
 
     private init() {
-        csr_main_set_fallbacks(unsafeBitCast(MainThreadGuard.noneReplacement, to: CSRIMP.self),
-                               unsafeBitCast(MainThreadGuard.objectReplacement, to: CSRIMP.self),
-                               unsafeBitCast(MainThreadGuard.wordReplacement, to: CSRIMP.self),
-                               unsafeBitCast(MainThreadGuard.doubleReplacement, to: CSRIMP.self),
-                               unsafeBitCast(MainThreadGuard.rectReplacement, to: CSRIMP.self))
+        csr_main_set_fallbacks(
+            unsafeBitCast(MainThreadGuard.noneReplacement, to: CSRIMP.self),
+            unsafeBitCast(MainThreadGuard.objectReplacement, to: CSRIMP.self),
+            unsafeBitCast(MainThreadGuard.wordReplacement, to: CSRIMP.self),
+            unsafeBitCast(MainThreadGuard.doubleReplacement, to: CSRIMP.self),
+            unsafeBitCast(MainThreadGuard.rectReplacement, to: CSRIMP.self))
     }
 
     /// The point for `name` (made on first use).
@@ -152,7 +165,8 @@ final class MainThreadPoints: @unchecked Sendable {
             case CSRCallShapeRect:
                 point = MainThreadHookPoint(selector, shape: shape, replacement: MainThreadGuard.rectReplacement)
             default:
-                point = MainThreadHookPoint(selector, shape: CSRCallShapeNone, replacement: MainThreadGuard.noneReplacement)
+                point = MainThreadHookPoint(
+                    selector, shape: CSRCallShapeNone, replacement: MainThreadGuard.noneReplacement)
             }
             byName[name] = point
             append(UInt(bitPattern: selector.pointer), point)

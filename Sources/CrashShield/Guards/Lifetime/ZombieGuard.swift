@@ -36,10 +36,11 @@ final class ZombieGuard: CrashGuard {
         guard let receiver else { return }
         let originalWord = deallocPoint.originals.original(forClass: rootClassWord.load(ordering: .relaxed))
         if active.load(ordering: .acquiring) != 0, let cls = csr_object_getClass(receiver),
-           ZombieClassFilter.shared.isProtected(cls), ZombiePool.shared.admit(receiver, cls: cls) {
+            ZombieClassFilter.shared.isProtected(cls), ZombiePool.shared.admit(receiver, cls: cls)
+        {
             return
         }
-        guard originalWord != 0 else { return }   // unreachable: leak rather than crash
+        guard originalWord != 0 else { return }  // unreachable: leak rather than crash
         unsafeBitCast(originalWord, to: DeallocIMP.self)(receiver, cmd)
     }
 
@@ -70,7 +71,8 @@ final class ZombieGuard: CrashGuard {
 
     // MARK: Messages to zombies
 
-    static let hint = "an object was used after its last release: find the missing retain (a weak/assign reference, "
+    static let hint =
+        "an object was used after its last release: find the missing retain (a weak/assign reference, "
         + "an unbalanced release, a delegate or block that outlived its owner)"
 
     /// The incident of a message a zombie received (CSRIncident.h, `CSRIncidentZombie`): reported as the SIGSEGV it
@@ -94,10 +96,11 @@ final class ZombieGuard: CrashGuard {
             if let appFrame { details["deallocatedAt"] = describe(appFrame) }
             details["deallocationStack"] = frames.map(describe).joined(separator: "\n")
         }
-        return Incident(.zombie, subject: Incident.Subject(className: className), selector: selectorName,
-                        Violation("SIGSEGV", hint: hint) { _ in reason }, details: details,
-                        raised: (ExceptionName.internalInconsistency, { _ in reason }),
-                        implementation: csr_zombie_message_address(), unrecovered: .raiseInDebug)
+        return Incident(
+            .zombie, subject: Incident.Subject(className: className), selector: selectorName,
+            Violation("SIGSEGV", hint: hint) { _ in reason }, details: details,
+            raised: (ExceptionName.internalInconsistency, { _ in reason }),
+            implementation: csr_zombie_message_address(), unrecovered: .raiseInDebug)
     }
 
     private static func describe(_ frame: StackFrame) -> String {
@@ -136,10 +139,11 @@ final class ZombieClassFilter: @unchecked Sendable {
     func configure(_ configuration: Configuration, session: Session?) {
         lock.withLock {
             let options = configuration.zombies
-            rules = Rules(classNames: options.classNames, prefixes: configuration.protectedClassPrefixes,
-                          excluded: configuration.excludedClassNames.compactMap { ObjCClass(named: $0) },
-                          maxObjectSize: options.maxCount == 0 ? -1 : min(options.maxObjectSize, options.maxBytes),
-                          session: session)
+            rules = Rules(
+                classNames: options.classNames, prefixes: configuration.protectedClassPrefixes,
+                excluded: configuration.excludedClassNames.compactMap { ObjCClass(named: $0) },
+                maxObjectSize: options.maxCount == 0 ? -1 : min(options.maxObjectSize, options.maxBytes),
+                session: session)
             _ = generation.loadThenWrappingIncrement(ordering: .acquiringAndReleasing)
         }
     }
@@ -174,7 +178,9 @@ final class ZombieClassFilter: @unchecked Sendable {
             let entry = entries[index].load(ordering: .acquiring)
             // Take an empty slot, or one left by an earlier configuration.
             if entry == 0 || entry & 0x7FFF_0000_0000_0000 != tag {
-                if entries[index].compareExchange(expected: entry, desired: value, ordering: .acquiringAndReleasing).exchanged {
+                if entries[index].compareExchange(expected: entry, desired: value, ordering: .acquiringAndReleasing)
+                    .exchanged
+                {
                     break
                 }
             } else if entry & 0x0000_FFFF_FFFF_FFF8 == word {
@@ -191,7 +197,7 @@ final class ZombieClassFilter: @unchecked Sendable {
         let rules = lock.withLock { self.rules }
         guard rules.maxObjectSize >= 0, csr_class_getInstanceSize(cls) <= rules.maxObjectSize else { return false }
         let objcClass = ObjCClass(cls)
-        if objcClass.name.hasPrefix("CSR") { return false }   // CrashShield's own runtime classes
+        if objcClass.name.hasPrefix("CSR") { return false }  // CrashShield's own runtime classes
         if rules.excluded.contains(where: { objcClass.isKind(of: $0) }) { return false }
         guard !rules.classNames.isEmpty || !rules.prefixes.isEmpty else {
             return rules.session?.isAppClass(objcClass) == true
@@ -243,7 +249,7 @@ final class ZombiePool: @unchecked Sendable {
             csr_zombie_make(object)
             csr_zombie_pool_add(object, cls, size, nil, 0)
         }
-        DeallocWatcher.shared.notifyDidDeallocate(notified, address: UInt(bitPattern: object))   // the chain has run
+        DeallocWatcher.shared.notifyDidDeallocate(notified, address: UInt(bitPattern: object))  // the chain has run
         return true
     }
 

@@ -62,24 +62,30 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         "methodSignatureForSelector:", kind: .class, hotTable: Int32(CSRHotClassMethodSignature),
         replacement: { receiver, cmd, selector in signature(classSignature, receiver, cmd, selector) },
         fallback: { receiver, _, selector in missingSignature(classSignature, receiver, selector) })
-    static let instanceForward: HookPoint<Forwarding.ForwardIMP> = HookPoint("forwardInvocation:") { receiver, cmd, invocation in
+    static let instanceForward: HookPoint<Forwarding.ForwardIMP> = HookPoint("forwardInvocation:") {
+        receiver, cmd, invocation in
         forward(instanceForward, receiver, cmd, invocation)
     }
-    static let classForward: HookPoint<Forwarding.ForwardIMP> = HookPoint("forwardInvocation:", kind: .class) { receiver, cmd, invocation in
+    static let classForward: HookPoint<Forwarding.ForwardIMP> = HookPoint("forwardInvocation:", kind: .class) {
+        receiver, cmd, invocation in
         forward(classForward, receiver, cmd, invocation)
     }
 
     /// Apple's forwarding handler asks the receiver for another target first, for every message that found no
     /// method: remember which (see `csr_forwarding_markDispatch`).
-    static let instanceTarget: HookPoint<Forwarding.TargetIMP> = HookPoint("forwardingTargetForSelector:") { receiver, cmd, selector in
+    static let instanceTarget: HookPoint<Forwarding.TargetIMP> = HookPoint("forwardingTargetForSelector:") {
+        receiver, cmd, selector in
         Forwarding.target(instanceTarget, receiver, cmd, selector)
     }
-    static let classTarget: HookPoint<Forwarding.TargetIMP> = HookPoint("forwardingTargetForSelector:", kind: .class) { receiver, cmd, selector in
+    static let classTarget: HookPoint<Forwarding.TargetIMP> = HookPoint("forwardingTargetForSelector:", kind: .class) {
+        receiver, cmd, selector in
         Forwarding.target(classTarget, receiver, cmd, selector)
     }
 
-    private static func signature(_ point: HookPoint<Forwarding.SignatureIMP>, _ receiver: CSRObject?,
-                                  _ cmd: CSRSelector?, _ selector: CSRSelector?) -> CSRObject? {
+    private static func signature(
+        _ point: HookPoint<Forwarding.SignatureIMP>, _ receiver: CSRObject?,
+        _ cmd: CSRSelector?, _ selector: CSRSelector?
+    ) -> CSRObject? {
         guard let original = point.original(for: receiver) else { return nil }
         if let answer = original(receiver, cmd, selector) { return answer }
         return missingSignature(point, receiver, selector)
@@ -87,24 +93,30 @@ final class UnrecognizedSelectorGuard: CrashGuard {
 
     /// The original had no signature for `selector`: inside a failing dispatch, for a protected receiver, the one
     /// forwarding needs to reach `forwardInvocation:`; nil otherwise, as without CrashShield.
-    private static func missingSignature(_ point: HookPoint<Forwarding.SignatureIMP>, _ receiver: CSRObject?,
-                                         _ selector: CSRSelector?) -> CSRObject? {
-        guard let selector, csr_forwarding_isDispatching(receiver, selector), isProtected(receiver, selector, point) else {
+    private static func missingSignature(
+        _ point: HookPoint<Forwarding.SignatureIMP>, _ receiver: CSRObject?,
+        _ selector: CSRSelector?
+    ) -> CSRObject? {
+        guard let selector, csr_forwarding_isDispatching(receiver, selector), isProtected(receiver, selector, point)
+        else {
             return nil
         }
         csr_forwarding_remember(receiver, selector)
         return csr_signature_for_selector(receiver, selector)
     }
 
-    private static func forward(_ point: HookPoint<Forwarding.ForwardIMP>, _ receiver: CSRObject?, _ cmd: CSRSelector?,
-                                _ invocation: CSRObject?) {
+    private static func forward(
+        _ point: HookPoint<Forwarding.ForwardIMP>, _ receiver: CSRObject?, _ cmd: CSRSelector?,
+        _ invocation: CSRObject?
+    ) {
         guard let original = point.original(for: receiver) else { return }
         guard let invoked = csr_invocation_getSelector(invocation), isProtected(receiver, invoked, point) else {
             return original(receiver, cmd, invocation)
         }
-        Forwarding.stop(.unrecognizedSelector, receiver, invocation, invoked, point,
-                        hint: "the receiver is not the type the code expects: check its class (a wrong cast, a stale "
-                            + "delegate, JSON of another shape?) or implement the method")
+        Forwarding.stop(
+            .unrecognizedSelector, receiver, invocation, invoked, point,
+            hint: "the receiver is not the type the code expects: check its class (a wrong cast, a stale "
+                + "delegate, JSON of another shape?) or implement the method")
     }
 
     // MARK: Scope
@@ -113,8 +125,9 @@ final class UnrecognizedSelectorGuard: CrashGuard {
     /// messages that are about to fail get here), cached per class.
     static func isProtected(_ receiver: CSRObject?, _ selector: CSRSelector, _ point: AnyHookPoint) -> Bool {
         guard let receiver, let isa = ObjCClass(of: receiver),
-              let session = Session.current.load(ordering: .acquiring), session.isEnabled(category),
-              !isa.responds(to: ObjCSelector(selector)), point.isActive(for: receiver) else { return false }
+            let session = Session.current.load(ordering: .acquiring), session.isEnabled(category),
+            !isa.responds(to: ObjCSelector(selector)), point.isActive(for: receiver)
+        else { return false }
         return scope.decide(isa) { classIsProtected(isa, session: session) }
     }
 
@@ -129,7 +142,9 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         let configuration = session.configuration
         if configuration.unrecognizedSelectorFoundationClasses.contains(where: { name in
             ObjCClass(named: name).map { objectClass.isKind(of: $0) } ?? false
-        }) { return true }
+        }) {
+            return true
+        }
         let name = objectClass.name
         if configuration.protectedClassPrefixes.contains(where: { name.hasPrefix($0) }) { return true }
         // An instance of exactly NSObject: a placeholder the app made (a delegate sent an optional method it does not
@@ -151,7 +166,7 @@ final class ClassDecisions: @unchecked Sendable {
     func decide(_ cls: ObjCClass, _ compute: () -> Bool) -> Bool {
         let key = UInt(bitPattern: cls.pointer)
         if let known = lock.withLock({ decisions[key] }) { return known }
-        let decision = compute()   // outside the lock: it sends messages
+        let decision = compute()  // outside the lock: it sends messages
         lock.withLock { decisions[key] = decision }
         return decision
     }
@@ -168,16 +183,20 @@ enum Forwarding {
     static let exception = ExceptionName.invalidArgument
 
     /// `forwardingTargetForSelector:`: marks the failing dispatch, then answers exactly as before.
-    static func target(_ point: HookPoint<TargetIMP>, _ receiver: CSRObject?, _ cmd: CSRSelector?,
-                       _ selector: CSRSelector?) -> CSRObject? {
+    static func target(
+        _ point: HookPoint<TargetIMP>, _ receiver: CSRObject?, _ cmd: CSRSelector?,
+        _ selector: CSRSelector?
+    ) -> CSRObject? {
         csr_forwarding_markDispatch(receiver, selector)
         return point.original(for: receiver)?(receiver, cmd, selector)
     }
 
     /// Reports a message nothing answers and recovers with a zeroed return value; in debug mode (a call from the
     /// app's own code) raises exactly what the runtime would have raised.
-    static func stop(_ category: GuardCategory, _ receiver: CSRObject?, _ invocation: CSRObject?,
-                     _ invoked: CSRSelector, _ point: AnyHookPoint, hint: String) {
+    static func stop(
+        _ category: GuardCategory, _ receiver: CSRObject?, _ invocation: CSRObject?,
+        _ invoked: CSRSelector, _ point: AnyHookPoint, hint: String
+    ) {
         // The selector the message was really sent with (GNUstep may have retyped it after our signature answer).
         var untypedFailure = false
         let sent = csr_forwarding_recall(receiver, invoked, &untypedFailure)
@@ -190,9 +209,12 @@ enum Forwarding {
         }
         // Not recovered, the message raises what the runtime raises (the incident path raises it).
         let violation = Violation(exception, hint: hint) { _ in reason() }
-        if IncidentPath.handle(Incident(category, receiver: receiver, selector: sent, violation,
-                                        details: details(invocation), point: point, callSite: .pastForwarding,
-                                        unrecovered: .raise)) == .recover {
+        if IncidentPath.handle(
+            Incident(
+                category, receiver: receiver, selector: sent, violation,
+                details: details(invocation), point: point, callSite: .pastForwarding,
+                unrecovered: .raise)) == .recover
+        {
             csr_invocation_setZeroReturn(invocation)
         }
     }

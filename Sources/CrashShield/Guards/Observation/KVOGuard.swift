@@ -66,15 +66,17 @@ final class KVOGuard: CrashGuard {
         if !hasContextRemoval {
             // GNUstep 1.28 has no -removeObserver:forKeyPath:context:; the guard adds it (it stays after stop, and
             // then raises "does not recognize" as before).
-            if csr_class_addMethod(object.pointer, Self.removeObserverContext.selector.pointer,
-                                   Self.removeObserverContext.replacement, "v@:@@^v") {
+            if csr_class_addMethod(
+                object.pointer, Self.removeObserverContext.selector.pointer,
+                Self.removeObserverContext.replacement, "v@:@@^v")
+            {
                 Self.addedContextRemovalFlag.store(true, ordering: .releasing)
             }
         }
     }
 
     func uninstall() {
-        Self.hooks.switchOff()   // reverted now, or once the last registration on a proxy ends
+        Self.hooks.switchOff()  // reverted now, or once the last registration on a proxy ends
     }
 
     /// The guard's hooks (see `KVOHookLifetime`).
@@ -90,17 +92,22 @@ final class KVOGuard: CrashGuard {
 
     // MARK: Hooks
 
-    typealias AddIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UInt, UnsafeMutableRawPointer?) -> Void
+    typealias AddIMP =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UInt, UnsafeMutableRawPointer?) -> Void
     typealias RemoveIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?) -> Void
-    typealias RemoveContextIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UnsafeMutableRawPointer?) -> Void
+    typealias RemoveContextIMP =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UnsafeMutableRawPointer?) -> Void
 
-    static let addObserver: HookPoint<AddIMP> = HookPoint("addObserver:forKeyPath:options:context:") { receiver, cmd, observer, keyPath, options, context in
+    static let addObserver: HookPoint<AddIMP> = HookPoint("addObserver:forKeyPath:options:context:") {
+        receiver, cmd, observer, keyPath, options, context in
         guard let original = addObserver.original(for: receiver) else { return }
         guard let receiver, !csr_kvo_is_proxy(observer) else {
             return original(receiver, cmd, observer, keyPath, options, context)
         }
         func toFoundation() {
-            registry.callFoundation(on: receiver, adds: true) { original(receiver, cmd, observer, keyPath, options, context) }
+            registry.callFoundation(on: receiver, adds: true) {
+                original(receiver, cmd, observer, keyPath, options, context)
+            }
         }
         guard Session.isGuarding(.kvo, receiver) else { return toFoundation() }
         let name = keyPath.flatMap(string)
@@ -119,45 +126,58 @@ final class KVOGuard: CrashGuard {
             }
             // Failing loudly raises Foundation's exception here: GNUstep's own path for an empty key path goes
             // through -substringFromIndex:, which the string guard would stop (and report) a second time.
-            if IncidentPath.handle(Incident(.kvo, receiver: receiver, selector: cmd,
-                                            Violation(exception, hint: "pass an observer and a non-empty key path") { _ in reason },
-                                            point: addObserver, unrecovered: .raiseWhenLoud)) == .recover { return }
+            if IncidentPath.handle(
+                Incident(
+                    .kvo, receiver: receiver, selector: cmd,
+                    Violation(exception, hint: "pass an observer and a non-empty key path") { _ in reason },
+                    point: addObserver, unrecovered: .raiseWhenLoud)) == .recover
+            {
+                return
+            }
             return original(receiver, cmd, observer, keyPath, options, context)
         }
         if leavesAlone(receiver, observer) { return toFoundation() }
         let outcome: KVOProxyRegistry.AddOutcome
         do {
-            outcome = try registry.add(observed: receiver, observer: observer, keyPathObject: keyPath, keyPath: name,
-                                       options: options, context: UInt(bitPattern: context),
-                                       watchObserved: watchesDeallocation(of: receiver, keyPath: keyPath, name))
+            outcome = try registry.add(
+                observed: receiver, observer: observer, keyPathObject: keyPath, keyPath: name,
+                options: options, context: UInt(bitPattern: context),
+                watchObserved: watchesDeallocation(of: receiver, keyPath: keyPath, name))
         } catch {
-            return toFoundation()   // the classes cannot be watched
+            return toFoundation()  // the classes cannot be watched
         }
-        if outcome == .notOurs { toFoundation() }   // the guard is being switched off
+        if outcome == .notOurs { toFoundation() }  // the guard is being switched off
     }
 
-    static let removeObserver: HookPoint<RemoveIMP> = HookPoint("removeObserver:forKeyPath:") { receiver, cmd, observer, keyPath in
+    static let removeObserver: HookPoint<RemoveIMP> = HookPoint("removeObserver:forKeyPath:") {
+        receiver, cmd, observer, keyPath in
         guard let original = removeObserver.original(for: receiver) else { return }
         guard let receiver, !registry.isProxy(observer) else { return original(receiver, cmd, observer, keyPath) }
         guard remove(receiver, cmd, observer, keyPath, context: nil, point: removeObserver) != .handled else { return }
         registry.callFoundation(on: receiver, adds: false) { original(receiver, cmd, observer, keyPath) }
     }
 
-    static let removeObserverContext: HookPoint<RemoveContextIMP> = HookPoint("removeObserver:forKeyPath:context:") { receiver, cmd, observer, keyPath, context in
+    static let removeObserverContext: HookPoint<RemoveContextIMP> = HookPoint("removeObserver:forKeyPath:context:") {
+        receiver, cmd, observer, keyPath, context in
         let original = removeObserverContext.original(for: receiver)
         guard let receiver, !registry.isProxy(observer) else {
             if let original { original(receiver, cmd, observer, keyPath, context) }
             return
         }
-        let removal = remove(receiver, cmd, observer, keyPath, context: UInt(bitPattern: context), point: removeObserverContext)
+        let removal = remove(
+            receiver, cmd, observer, keyPath, context: UInt(bitPattern: context), point: removeObserverContext)
         guard removal != .handled else { return }
         if let original {
-            return registry.callFoundation(on: receiver, adds: false) { original(receiver, cmd, observer, keyPath, context) }
+            return registry.callFoundation(on: receiver, adds: false) {
+                original(receiver, cmd, observer, keyPath, context)
+            }
         }
         // GNUstep: the method is the guard's own. A registration Foundation may know (made before start(), while the
         // guard was off, or as system KVO) is removed by key path, GNUstep's only removal; otherwise (guard off,
         // debug mode) it fails as GNUstep does without the method.
-        if removal == .foundation, Session.isGuarding(.kvo, receiver), let plain = removeObserver.original(for: receiver) {
+        if removal == .foundation, Session.isGuarding(.kvo, receiver),
+            let plain = removeObserver.original(for: receiver)
+        {
             let selector = removeObserver.selector.pointer
             return registry.callFoundation(on: receiver, adds: false) { plain(receiver, selector, observer, keyPath) }
         }
@@ -175,13 +195,18 @@ final class KVOGuard: CrashGuard {
     }
 
     /// The common part of the two removals.
-    private static func remove(_ receiver: CSRObject, _ cmd: CSRSelector?, _ observer: CSRObject?, _ keyPath: CSRObject?,
-                               context: UInt?, point: AnyHookPoint) -> Removal {
+    private static func remove(
+        _ receiver: CSRObject, _ cmd: CSRSelector?, _ observer: CSRObject?, _ keyPath: CSRObject?,
+        context: UInt?, point: AnyHookPoint
+    ) -> Removal {
         let name = keyPath.flatMap(string)
         if let observer, let name, !name.isEmpty {
-            if registry.remove(observed: receiver, observer: observer, keyPath: name, context: context) { return .handled }
+            if registry.remove(observed: receiver, observer: observer, keyPath: name, context: context) {
+                return .handled
+            }
             // Not the registry's. Unbalanced only when Foundation has no other observer of the object either.
-            guard Session.isGuarding(.kvo, receiver), registry.removalIsUnbalanced(from: receiver), !leavesAlone(receiver, observer)
+            guard Session.isGuarding(.kvo, receiver), registry.removalIsUnbalanced(from: receiver),
+                !leavesAlone(receiver, observer)
             else { return .foundation }
         } else {
             guard Session.isGuarding(.kvo, receiver) else { return .foundation }
@@ -189,7 +214,9 @@ final class KVOGuard: CrashGuard {
         // Only Apple's Foundation raises for it: GNUstep's removes nothing and raises nothing for a registration it does
         // not know, or for a nil or empty key path (`FoundationRules`). The context removal the guard adds on GNUstep
         // is the exception: without CrashShield that call fails there whatever its arguments.
-        guard FoundationRules.isApple || (point === removeObserverContext && addedContextRemoval) else { return .foundation }
+        guard FoundationRules.isApple || (point === removeObserverContext && addedContextRemoval) else {
+            return .foundation
+        }
         let hint = "remove only what was added (balance add/remove; check the key path and context)"
         let reason: (String) -> String = { cls in
             "Cannot remove an observer \(String(describing: observer)) for the key path \"\(name ?? "(null)")\" from \(cls)"
@@ -198,11 +225,15 @@ final class KVOGuard: CrashGuard {
         }
         if point === removeObserverContext && addedContextRemoval {
             // Not a hook (GNUstep has no original): report directly.
-            return IncidentPath.handle(Incident(.kvo, receiver: receiver, selector: cmd, Violation(ExceptionName.range, hint: hint, reason: reason),
-                                                implementation: point.replacementAddress)) == .recover ? .handled : .failLoudly
+            return IncidentPath.handle(
+                Incident(
+                    .kvo, receiver: receiver, selector: cmd, Violation(ExceptionName.range, hint: hint, reason: reason),
+                    implementation: point.replacementAddress)) == .recover ? .handled : .failLoudly
         }
-        return IncidentPath.handle(Incident(.kvo, receiver: receiver, selector: cmd, Violation(ExceptionName.range, hint: hint, reason: reason),
-                                            point: point)) == .recover ? .handled : .failLoudly
+        return IncidentPath.handle(
+            Incident(
+                .kvo, receiver: receiver, selector: cmd, Violation(ExceptionName.range, hint: hint, reason: reason),
+                point: point)) == .recover ? .handled : .failLoudly
     }
 
     // MARK: Incidents that are not a call
@@ -210,26 +241,46 @@ final class KVOGuard: CrashGuard {
     /// An observer that does not implement `observeValueForKeyPath:ofObject:change:context:` got a change. true: skip.
     static func unhandledChange(observer: CSRObject, keyPath: CSRObject) -> Bool {
         let cls = GuardFailure.className(observer)
-        return IncidentPath.handle(Incident(.kvo, subject: Incident.Subject(className: cls), selector: observeSelector,
-                                            Violation(unhandledException, hint: "implement observeValueForKeyPath:ofObject:change:context: in the observer") { _ in unhandledReason(cls, keyPath: string(keyPath) ?? "") },
-                                            implementation: nil)) == .recover
+        return IncidentPath.handle(
+            Incident(
+                .kvo, subject: Incident.Subject(className: cls), selector: observeSelector,
+                Violation(
+                    unhandledException,
+                    hint: "implement observeValueForKeyPath:ofObject:change:context: in the observer"
+                ) { _ in unhandledReason(cls, keyPath: string(keyPath) ?? "") },
+                implementation: nil)) == .recover
     }
 
     /// An observer's `-dealloc` returned while it was still registered: its registrations were removed before anything
     /// was sent to it. Nothing failed (without CrashShield the next change of those key paths would have been sent to
     /// the freed observer): reported as recovered, in every mode.
     static func observerDied(className: String, keyPaths: [String]) {
-        _ = IncidentPath.handle(Incident(.kvo, subject: Incident.Subject(className: className), selector: observeSelector,
-                                         Violation(deadObserverException, hint: "remove the observer (removeObserver:forKeyPath:) before it is deallocated, e.g. in its -dealloc") { _ in "An instance of \(className) was deallocated while still observing the key paths \(keyPaths.joined(separator: ", ")); CrashShield removed its registrations, so no change is sent to it (without CrashShield the next change would be sent to the freed object)" },
-                                         implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
+        _ = IncidentPath.handle(
+            Incident(
+                .kvo, subject: Incident.Subject(className: className), selector: observeSelector,
+                Violation(
+                    deadObserverException,
+                    hint:
+                        "remove the observer (removeObserver:forKeyPath:) before it is deallocated, e.g. in its -dealloc"
+                ) { _ in
+                    "An instance of \(className) was deallocated while still observing the key paths \(keyPaths.joined(separator: ", ")); CrashShield removed its registrations, so no change is sent to it (without CrashShield the next change would be sent to the freed object)"
+                },
+                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
     }
 
     /// An observed object's `-dealloc` returned with observers still registered, where Foundation raises for that
     /// (`csr_kvo_foundation_raises_for_dead_observed_objects`): they were removed. Nothing failed.
     static func observedDied(_ address: UInt, className: String, keyPaths: [String]) {
-        _ = IncidentPath.handle(Incident(.kvo, subject: Incident.Subject(className: className), selector: "dealloc",
-                                         Violation(ExceptionName.internalInconsistency, hint: "remove every observer before the observed object goes away") { _ in "An instance \(GuardFailure.address(UnsafeRawPointer(bitPattern: address))) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); CrashShield removed them" },
-                                         implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
+        _ = IncidentPath.handle(
+            Incident(
+                .kvo, subject: Incident.Subject(className: className), selector: "dealloc",
+                Violation(
+                    ExceptionName.internalInconsistency,
+                    hint: "remove every observer before the observed object goes away"
+                ) { _ in
+                    "An instance \(GuardFailure.address(UnsafeRawPointer(bitPattern: address))) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); CrashShield removed them"
+                },
+                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
     }
 
     // MARK: Helpers
@@ -259,9 +310,10 @@ final class KVOGuard: CrashGuard {
     /// but its runtime has no associated objects: there the guard always watches (and reports), as before.
     static func watchesDeallocation(of object: CSRObject, keyPath: CSRObject, _ name: String) -> Bool {
         guard csr_kvo_foundation_forgets_dead_observed_objects(), let cls = ObjCClass(of: object) else { return true }
-        let key = ClassKey(cls: UInt(bitPattern: cls.pointer), key: name.split(separator: ".").first.map(String.init) ?? name)
+        let key = ClassKey(
+            cls: UInt(bitPattern: cls.pointer), key: name.split(separator: ".").first.map(String.init) ?? name)
         if let known = automaticKeys.withLock({ $0[key] }) { return !known }
-        let automatic = csr_kvo_class_notifies_automatically(object, keyPath)   // outside the lock: it sends messages
+        let automatic = csr_kvo_class_notifies_automatically(object, keyPath)  // outside the lock: it sends messages
         automaticKeys.withLock { $0[key] = automatic }
         return !automatic
     }
@@ -274,7 +326,8 @@ final class KVOGuard: CrashGuard {
     /// the observed object or the observer is of a class defined outside the app's own binaries.
     static func leavesAlone(_ object: CSRObject, _ observer: CSRObject) -> Bool {
         guard let session = Session.current.load(ordering: .acquiring),
-              session.configuration.kvoLeavesSystemClassesAlone else { return false }
+            session.configuration.kvoLeavesSystemClassesAlone
+        else { return false }
         return isSystemObject(object, session) || isSystemObject(observer, session)
     }
 

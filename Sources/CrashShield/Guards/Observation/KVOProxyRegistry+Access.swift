@@ -73,7 +73,8 @@ extension KVOProxyRegistry {
                     if !entry.isLive {
                         if let next = endRetiredLocked(address, entry) { return next }
                     } else if dying[address] == nil, let stale = entry.staleKeyPath,
-                              let applied = entry.applied.removeValue(forKey: stale) {
+                        let applied = entry.applied.removeValue(forKey: stale)
+                    {
                         return .prune(applied.keyPath)
                     }
                     entry.owner = nil

@@ -15,7 +15,8 @@ extension KVOProxyRegistry {
         lock.withLock {
             // First let calls to it on other threads return (no new one starts once it is dying).
             // Held: the original -dealloc runs when the last call on another thread returns.
-            let held = hasForeignPins(address, except: thread)
+            let held =
+                hasForeignPins(address, except: thread)
                 && settleDeliveries(to: address, object: object, thread: thread)
             defer { if !held { dying[address] = nil } }
             var left = Departed()
@@ -38,7 +39,7 @@ extension KVOProxyRegistry {
                 }
                 switch acquireLocked(objectAddress, entry, thread: thread, wait: false) {
                 case .held: prunes.append((objectAddress, entry, .held))
-                case .without: _ = unpinLocked(objectAddress, thread: thread)   // its access holder prunes
+                case .without: _ = unpinLocked(objectAddress, thread: thread)  // its access holder prunes
                 case .gone: break
                 }
             }
@@ -103,13 +104,16 @@ extension KVOProxyRegistry {
 
     /// The object's own `-dealloc` has run: report what it left registered (see `departed`).
     func objectDidDeallocate(_ address: UInt) {
-        guard let left = lock.withLock({ () -> Departed? in
-            defer { noteEndLocked() }
-            return departed.removeValue(forKey: address)
-        }) else { return }
+        guard
+            let left = lock.withLock({ () -> Departed? in
+                defer { noteEndLocked() }
+                return departed.removeValue(forKey: address)
+            })
+        else { return }
         if let first = left.observing.first {
-            KVOGuard.observerDied(className: first.registration.observerClass,
-                                  keyPaths: left.observing.map(\.registration.keyPath))
+            KVOGuard.observerDied(
+                className: first.registration.observerClass,
+                keyPaths: left.observing.map(\.registration.keyPath))
         }
         if !left.observedBy.isEmpty, csr_kvo_foundation_raises_for_dead_observed_objects() {
             KVOGuard.observedDied(address, className: left.observedClass, keyPaths: left.observedBy.map(\.keyPath))

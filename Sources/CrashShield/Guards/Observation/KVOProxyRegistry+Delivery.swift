@@ -7,7 +7,9 @@ extension KVOProxyRegistry {
     // MARK: Delivery
 
     /// A change Foundation delivered to a proxy: forward it to the registrations of that key path.
-    func deliver(proxy: CSRObject, keyPath: CSRObject, object: CSRObject, change: CSRObject, context: UnsafeMutableRawPointer?) {
+    func deliver(
+        proxy: CSRObject, keyPath: CSRObject, object: CSRObject, change: CSRObject, context: UnsafeMutableRawPointer?
+    ) {
         let name = KVOGuard.string(keyPath) ?? ""
         let isPrior = csr_kvo_change_is_prior(change)
         let thread = csr_thread_id()
@@ -30,7 +32,7 @@ extension KVOProxyRegistry {
                 pinned = nil
                 // Skip a registration removed (or whose observer died) while earlier ones were being notified.
                 guard dying.isEmpty || dying[target.observer] == nil,
-                      observed[UInt(bitPattern: object)]?.registrations.contains(where: { $0.id == target.id }) == true
+                    observed[UInt(bitPattern: object)]?.registrations.contains(where: { $0.id == target.id }) == true
                 else { return (false, finish) }
                 pins[Pin(observer: target.observer, thread: thread), default: 0] += 1
                 pinned = target.observer
@@ -64,11 +66,13 @@ extension KVOProxyRegistry {
             return
         }
         // +0: the change itself, or an autoreleased copy that lives until the pool around this delivery drains.
-        let filtered = Self.filtersChangesPerObserver
+        let filtered =
+            Self.filtersChangesPerObserver
             ? csr_kvo_change_filtered(change, target.options & Options.new != 0, target.options & Options.old != 0)
             : change
         // An exception out of the observer unwinds past `deliver`: its pin is dropped on the way.
-        csr_kvo_deliver(observer, keyPath, object, filtered, UnsafeMutableRawPointer(bitPattern: target.context)) { observer in
+        csr_kvo_deliver(observer, keyPath, object, filtered, UnsafeMutableRawPointer(bitPattern: target.context)) {
+            observer in
             guard let observer else { return }
             KVOProxyRegistry.shared.unpin(UInt(bitPattern: observer), thread: csr_thread_id())
         }

@@ -13,8 +13,10 @@ extension KVOProxyRegistry {
     /// Registers `observer` through the proxy of `object`. `.notOurs`: the registry is closed (the guard is off and
     /// its hooks are being reverted); the caller registers it with Foundation directly. Throws when the classes cannot be watched.
     /// `watchObserved`: `object`'s `-dealloc` must be watched for this registration (else an end mark will do).
-    func add(observed object: CSRObject, observer: CSRObject, keyPathObject: CSRObject, keyPath: String,
-             options: UInt, context: UInt, watchObserved: Bool) throws -> AddOutcome {
+    func add(
+        observed object: CSRObject, observer: CSRObject, keyPathObject: CSRObject, keyPath: String,
+        options: UInt, context: UInt, watchObserved: Bool
+    ) throws -> AddOutcome {
         if watchObserved { try watcher.cover(objectOf: object) }
         try watcher.cover(objectOf: observer)
         let objectAddress = UInt(bitPattern: object), observerAddress = UInt(bitPattern: observer)
@@ -35,7 +37,7 @@ extension KVOProxyRegistry {
             if let existing = observed[objectAddress] {
                 entry = existing
             } else {
-                guard let proxy = spareProxy else { return (nil, .notOurs(nil)) }   // created and retired meanwhile
+                guard let proxy = spareProxy else { return (nil, .notOurs(nil)) }  // created and retired meanwhile
                 spareProxy = nil
                 nextID += 1
                 entry = Observed(proxy: proxy, className: GuardFailure.className(object), token: UInt(nextID))
@@ -53,14 +55,19 @@ extension KVOProxyRegistry {
             // that one the new context and options, in place (its turn in the notification order stays).
             let registration: Registration
             if !FoundationRules.isApple,
-               let index = entry.registrations.firstIndex(where: { $0.observer == observerAddress && $0.keyPath == keyPath }) {
-                registration = Registration(id: entry.registrations[index].id, observer: observerAddress, keyPath: keyPath,
-                                            context: context, options: options, observerClass: observerClass)
+                let index = entry.registrations.firstIndex(where: {
+                    $0.observer == observerAddress && $0.keyPath == keyPath
+                })
+            {
+                registration = Registration(
+                    id: entry.registrations[index].id, observer: observerAddress, keyPath: keyPath,
+                    context: context, options: options, observerClass: observerClass)
                 entry.registrations[index] = registration
             } else {
                 nextID += 1
-                registration = Registration(id: nextID, observer: observerAddress, keyPath: keyPath, context: context,
-                                            options: options, observerClass: observerClass)
+                registration = Registration(
+                    id: nextID, observer: observerAddress, keyPath: keyPath, context: context,
+                    options: options, observerClass: observerClass)
                 entry.registrations.append(registration)
                 if observers[observerAddress] == nil { watcher.watch(observerAddress, by: self) }
                 observers[observerAddress, default: []].insert(objectAddress)
@@ -73,10 +80,16 @@ extension KVOProxyRegistry {
             let copy = previous?.keyPath ?? UInt(bitPattern: unusedCopy)
             if previous == nil { unusedCopy = nil }
             _ = csr_object_retain_owned(UnsafeMutableRawPointer(bitPattern: copy))
-            return (entry, .added(access, ProxyCall(keyPath: keyPath, keyPathObject: copy, options: union,
-                                                   replaces: previous != nil, initial: initial,
-                                                   first: entry.applied.isEmpty, id: registration.id,
-                                                   proxy: csr_object_retain_owned(entry.proxy))))
+            return (
+                entry,
+                .added(
+                    access,
+                    ProxyCall(
+                        keyPath: keyPath, keyPathObject: copy, options: union,
+                        replaces: previous != nil, initial: initial,
+                        first: entry.applied.isEmpty, id: registration.id,
+                        proxy: csr_object_retain_owned(entry.proxy)))
+            )
         }
         switch step {
         case let .notOurs(access):
@@ -167,7 +180,9 @@ extension KVOProxyRegistry {
 
     /// Under the lock: removes a registration an object in its `-dealloc` left behind (see `departed`).
     private func removeDepartedLocked(object: UInt, observer: UInt, _ matches: (Registration) -> Bool) -> Bool {
-        if var left = departed[observer], let index = left.observing.lastIndex(where: { $0.object == object && matches($0.registration) }) {
+        if var left = departed[observer],
+            let index = left.observing.lastIndex(where: { $0.object == object && matches($0.registration) })
+        {
             left.observing.remove(at: index)
             departed[observer] = left
             return true
@@ -198,7 +213,9 @@ extension KVOProxyRegistry {
         if observers[observerAddress]?.isEmpty == true {
             observers[observerAddress] = nil
             // Still watched while a call to it is in flight: its dealloc must wait for the call (`unpinLocked`).
-            if observed[observerAddress] == nil, !isPinned(observerAddress) { watcher.unwatch(observerAddress, by: self) }
+            if observed[observerAddress] == nil, !isPinned(observerAddress) {
+                watcher.unwatch(observerAddress, by: self)
+            }
         }
     }
 }

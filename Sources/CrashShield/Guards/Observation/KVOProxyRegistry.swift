@@ -219,7 +219,8 @@ final class KVOProxyRegistry: DeallocObserver, @unchecked Sendable {
     func closeIfDrained() -> Bool {
         lock.withLock {
             if mode == .draining, departed.isEmpty, dying.isEmpty, pendingPrunes.isEmpty,
-               observed.values.allSatisfy(\.isEmpty) {
+                observed.values.allSatisfy(\.isEmpty)
+            {
                 mode = .closed
             }
             return mode == .closed

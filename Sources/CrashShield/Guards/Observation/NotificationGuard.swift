@@ -59,25 +59,35 @@ final class NotificationGuard: CrashGuard {
 
     // MARK: Hooks
 
-    typealias AddIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRSelector?, CSRObject?, CSRObject?) -> Void
+    typealias AddIMP =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRSelector?, CSRObject?, CSRObject?) -> Void
     typealias RemoveIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> Void
-    typealias RemoveNameObjectIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, CSRObject?) -> Void
+    typealias RemoveNameObjectIMP =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, CSRObject?) -> Void
 
-    static let addObserver: HookPoint<AddIMP> = HookPoint("addObserver:selector:name:object:") { receiver, cmd, observer, selector, name, object in
+    static let addObserver: HookPoint<AddIMP> = HookPoint("addObserver:selector:name:object:") {
+        receiver, cmd, observer, selector, name, object in
         guard let original = addObserver.original(for: receiver) else { return }
-        guard let receiver, Session.isGuarding(.notification, receiver), !csr_notification_is_trampoline(observer) else {
+        guard let receiver, Session.isGuarding(.notification, receiver), !csr_notification_is_trampoline(observer)
+        else {
             return original(receiver, cmd, observer, selector, name, object)
         }
         if let problem = addProblem(center: receiver, cmd: cmd, observer: observer, selector: selector) {
             let violation = Violation(problem.exception, hint: problem.hint) { _ in problem.reason }
-            if IncidentPath.handle(Incident(.notification, receiver: receiver, selector: cmd, violation,
-                                            point: addObserver)) == .recover { return }
+            if IncidentPath.handle(
+                Incident(
+                    .notification, receiver: receiver, selector: cmd, violation,
+                    point: addObserver)) == .recover
+            {
+                return
+            }
             return original(receiver, cmd, observer, selector, name, object)
         }
         original(receiver, cmd, observer, selector, name, object)
         guard watchesObservers, let observer, let selector else { return }
-        registry.added(center: receiver, observer: observer, selector: String(cString: csr_sel_getName(selector)),
-                       name: name.flatMap(KVOGuard.string), object: object)
+        registry.added(
+            center: receiver, observer: observer, selector: String(cString: csr_sel_getName(selector)),
+            name: name.flatMap(KVOGuard.string), object: object)
     }
 
     static let removeObserver: HookPoint<RemoveIMP> = HookPoint("removeObserver:") { receiver, cmd, observer in
@@ -86,10 +96,13 @@ final class NotificationGuard: CrashGuard {
         if let receiver, let observer { registry.removed(center: receiver, observer: observer, name: nil, object: nil) }
     }
 
-    static let removeObserverNameObject: HookPoint<RemoveNameObjectIMP> = HookPoint("removeObserver:name:object:") { receiver, cmd, observer, name, object in
+    static let removeObserverNameObject: HookPoint<RemoveNameObjectIMP> = HookPoint("removeObserver:name:object:") {
+        receiver, cmd, observer, name, object in
         guard let original = removeObserverNameObject.original(for: receiver) else { return }
         original(receiver, cmd, observer, name, object)
-        if let receiver { registry.removed(center: receiver, observer: observer, name: name.flatMap(KVOGuard.string), object: object) }
+        if let receiver {
+            registry.removed(center: receiver, observer: observer, name: name.flatMap(KVOGuard.string), object: object)
+        }
     }
 
     /// Removes `observer` from `center` without the guard's bookkeeping (the original implementation, or a plain
@@ -108,34 +121,45 @@ final class NotificationGuard: CrashGuard {
 
     /// What `addObserver:selector:name:object:` would raise at add time: GNUstep checks; Apple accepts every
     /// registration (a missing selector fails at each post instead, as an unrecognized selector).
-    static func addProblem(center: CSRObject, cmd: CSRSelector?, observer: CSRObject?, selector: CSRSelector?) -> Problem? {
+    static func addProblem(
+        center: CSRObject, cmd: CSRSelector?, observer: CSRObject?, selector: CSRSelector?
+    ) -> Problem? {
         guard checksRegistrations else { return nil }
         guard let observer else {
-            return Problem(exception: ExceptionName.invalidArgument, reason: "Nil observer passed to addObserver ...",
-                           hint: "pass the object that should receive the notification")
+            return Problem(
+                exception: ExceptionName.invalidArgument, reason: "Nil observer passed to addObserver ...",
+                hint: "pass the object that should receive the notification")
         }
         guard let selector else {
-            return Problem(exception: ExceptionName.invalidArgument, reason: "Null selector passed to addObserver ...",
-                           hint: "pass the selector the observer implements")
+            return Problem(
+                exception: ExceptionName.invalidArgument, reason: "Null selector passed to addObserver ...",
+                hint: "pass the selector the observer implements")
         }
         guard !csr_object_responds(observer, selector) else { return nil }
         let name = String(cString: csr_sel_getName(selector))
         let command = cmd.map { String(cString: csr_sel_getName($0)) } ?? "addObserver:selector:name:object:"
-        return Problem(exception: ExceptionName.invalidArgument,
-                       reason: "[\(GuardFailure.className(center))-\(command)] Observer '\(describe(observer))' does not respond to selector '\(name)'",
-                       hint: "implement -\(name) in \(GuardFailure.className(observer)) or register the right selector")
+        return Problem(
+            exception: ExceptionName.invalidArgument,
+            reason:
+                "[\(GuardFailure.className(center))-\(command)] Observer '\(describe(observer))' does not respond to selector '\(name)'",
+            hint: "implement -\(name) in \(GuardFailure.className(observer)) or register the right selector")
     }
 
     // MARK: Incidents that are not a call
 
     /// An observer's `-dealloc` returned while it was still registered: it was removed before it was freed.
     static func observerDied(className: String, selector: String, names: [String]) {
-        let violation = Violation(deadObserverException, hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc") { _ in
+        let violation = Violation(
+            deadObserverException,
+            hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc"
+        ) { _ in
             "An instance of \(className) was deallocated while still registered for the notifications \(names.joined(separator: ", ")) (selector \(selector)); it was removed from the notification center"
         }
-        _ = IncidentPath.handle(Incident(.notification, subject: Incident.Subject(className: className), selector: selector,
-                                         violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
-                                         alreadyHandled: true))
+        _ = IncidentPath.handle(
+            Incident(
+                .notification, subject: Incident.Subject(className: className), selector: selector,
+                violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
+                alreadyHandled: true))
     }
 
     /// What the post would have crashed with. Only where the center messages dead observers (GNUstep); Apple's never
@@ -187,12 +211,13 @@ final class NotificationObserverRegistry: DeallocObserver, @unchecked Sendable {
             try watcher.cover(objectOf: observer)
             try watcher.cover(objectOf: center)
         } catch {
-            return   // the classes cannot be watched: Foundation alone keeps the registration
+            return  // the classes cannot be watched: Foundation alone keeps the registration
         }
         let observerAddress = UInt(bitPattern: observer), centerAddress = UInt(bitPattern: center)
         let className = GuardFailure.className(observer)
-        let registration = Registration(center: centerAddress, name: name, object: UInt(bitPattern: object),
-                                        selector: selector)
+        let registration = Registration(
+            center: centerAddress, name: name, object: UInt(bitPattern: object),
+            selector: selector)
         lock.withLock {
             if live[observerAddress] == nil {
                 live[observerAddress] = Observer(className: className, registrations: [])
@@ -207,7 +232,7 @@ final class NotificationObserverRegistry: DeallocObserver, @unchecked Sendable {
     /// Mirrors `removeObserver:name:object:` (nil name or object: any; nil observer: every observer).
     func removed(center: CSRObject, observer: CSRObject?, name: String?, object: CSRObject?) {
         let centerAddress = UInt(bitPattern: center), objectAddress = UInt(bitPattern: object)
-        if observer == nil && name == nil && object == nil { return }   // Foundation does nothing either
+        if observer == nil && name == nil && object == nil { return }  // Foundation does nothing either
         func matches(_ registration: Registration) -> Bool {
             registration.center == centerAddress
                 && (name == nil || registration.name == name)
@@ -289,8 +314,9 @@ final class NotificationObserverRegistry: DeallocObserver, @unchecked Sendable {
     }
 
     func objectDidDeallocate(_ address: UInt) {
-        guard let left = lock.withLock({ dying.removeValue(forKey: address) }), let first = left.registrations.first else {
-            return   // removed itself in its own -dealloc (or was never an observer): nothing to say
+        guard let left = lock.withLock({ dying.removeValue(forKey: address) }), let first = left.registrations.first
+        else {
+            return  // removed itself in its own -dealloc (or was never an observer): nothing to say
         }
         let names = left.registrations.map { $0.name ?? "(any name)" }
         NotificationGuard.observerDied(className: left.className, selector: first.selector, names: names)

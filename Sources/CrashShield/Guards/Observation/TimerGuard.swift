@@ -52,37 +52,48 @@ final class TimerGuard: CrashGuard {
         Self.forwarders.clear()
     }
 
-    typealias InitIMP = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, Double, CSRObject?, CSRSelector?, CSRObject?, UInt8) -> CSRObject?
+    typealias InitIMP =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, Double, CSRObject?, CSRSelector?, CSRObject?, UInt8) ->
+        CSRObject?
 
-    static let initPoint: HookPoint<InitIMP> = HookPoint("initWithFireDate:interval:target:selector:userInfo:repeats:") { receiver, cmd, date, interval, target, selector, userInfo, repeats in
+    static let initPoint: HookPoint<InitIMP> = HookPoint("initWithFireDate:interval:target:selector:userInfo:repeats:")
+    { receiver, cmd, date, interval, target, selector, userInfo, repeats in
         guard let original = initPoint.original(for: receiver) else { return nil }
-        guard let receiver, let target, let selector, Session.isGuarding(.timer, receiver), Session.isGuarding(.timer, target),
-              !csr_timer_is_proxy(target), !csr_object_is_class(target), let targetClass = ObjCClass(of: target),
-              !forwarders.decide(targetClass, { Forwarding.isProxy(targetClass) || Forwarding.takesPartInForwarding(targetClass) })
+        guard let receiver, let target, let selector, Session.isGuarding(.timer, receiver),
+            Session.isGuarding(.timer, target),
+            !csr_timer_is_proxy(target), !csr_object_is_class(target), let targetClass = ObjCClass(of: target),
+            !forwarders.decide(
+                targetClass, { Forwarding.isProxy(targetClass) || Forwarding.takesPartInForwarding(targetClass) })
         else {
             return original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
         }
         if !csr_object_responds(target, selector) {
             let targetClass = GuardFailure.className(target)
             let name = String(cString: csr_sel_getName(selector))
-            let violation = Violation(ExceptionName.invalidArgument,
-                                      hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector") { _ in
+            let violation = Violation(
+                ExceptionName.invalidArgument,
+                hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector"
+            ) { _ in
                 "-[\(targetClass) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(target))"
             }
-            let recover = initPoint.isActive(for: receiver) && IncidentPath.handle(Incident(
-                .timer, subject: Incident.Subject(className: targetClass), selector: name, violation,
-                details: ["timerSelector": "initWithFireDate:interval:target:selector:userInfo:repeats:"],
-                implementation: initPoint.replacementAddress)) == .recover
+            let recover =
+                initPoint.isActive(for: receiver)
+                && IncidentPath.handle(
+                    Incident(
+                        .timer, subject: Incident.Subject(className: targetClass), selector: name, violation,
+                        details: ["timerSelector": "initWithFireDate:interval:target:selector:userInfo:repeats:"],
+                        implementation: initPoint.replacementAddress)) == .recover
             let timer = original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
             // Stopped: a real, invalidated timer (it never fires; scheduling it is harmless; target and userInfo released).
             if recover, let timer { csr_timer_invalidate(timer) }
             return timer
         }
         guard Session.current.load(ordering: .acquiring)?.isAppClass(targetClass) == true,
-              let proxy = csr_timer_proxy_new(target, selector) else {
+            let proxy = csr_timer_proxy_new(target, selector)
+        else {
             return original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
         }
-        defer { csr_object_release_owned(proxy) }   // the timer retains it
+        defer { csr_object_release_owned(proxy) }  // the timer retains it
         guard registry.register(proxy: proxy, target: target, selector: selector) else {
             return original(receiver, cmd, date, interval, target, selector, userInfo, repeats)
         }
@@ -98,12 +109,18 @@ final class TimerGuard: CrashGuard {
     /// recovered, in every mode.
     static func targetFreed(className: String, selectors: [String]) {
         let selector = selectors.first ?? "?"
-        let violation = Violation(freedTargetException, hint: "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)") { _ in
+        let violation = Violation(
+            freedTargetException,
+            hint:
+                "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)"
+        ) { _ in
             "An instance of \(className) was deallocated while \(selectors.count == 1 ? "a timer" : "\(selectors.count) timers") (selector \(selectors.joined(separator: ", "))) still retained it: it was released once more than it was retained. Without CrashShield the timer's next fire would message the freed object; the timer is invalidated instead."
         }
-        _ = IncidentPath.handle(Incident(.timer, subject: Incident.Subject(className: className), selector: selector,
-                                         violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
-                                         alreadyHandled: true))
+        _ = IncidentPath.handle(
+            Incident(
+                .timer, subject: Incident.Subject(className: className), selector: selector,
+                violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
+                alreadyHandled: true))
     }
 
     /// What the timer's next fire would have crashed with (a message to freed memory), named as the zombie guard does.

@@ -21,14 +21,19 @@ enum AttributedInitHooks {
     }
 
     static let initWithStringAttributes: GuardedMethod<InitWithStringAttributes> = GuardedMethod(
-        "initWithString:attributes:", .string, layers: [
+        "initWithString:attributes:", .string,
+        layers: [
             { initWithStringAttributes(in: initWithStringAttributes, $0, $1, $2, $3) },
             { initWithStringAttributes(in: initWithStringAttributes.layer(1), $0, $1, $2, $3) },
             { initWithStringAttributes(in: initWithStringAttributes.layer(2), $0, $1, $2, $3) },
         ])
-    private static func initWithStringAttributes(in point: GuardedMethod<InitWithStringAttributes>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                                 _ string: CSRObject?, _ attributes: CSRObject?) -> CSRObject? {
-        point.read(r, cmd, valid: string != nil, else: .nilAttributedStringAttributesInit,
-                   recovery: { $0(r, cmd, csr_string_create(""), attributes) }) { $0(r, cmd, string, attributes) }
+    private static func initWithStringAttributes(
+        in point: GuardedMethod<InitWithStringAttributes>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ string: CSRObject?, _ attributes: CSRObject?
+    ) -> CSRObject? {
+        point.read(
+            r, cmd, valid: string != nil, else: .nilAttributedStringAttributesInit,
+            recovery: { $0(r, cmd, csr_string_create(""), attributes) }
+        ) { $0(r, cmd, string, attributes) }
     }
 }

@@ -14,7 +14,8 @@ import CrashShieldRuntime.Internal
 ///
 /// All three are check-first (CSRCheckFirst.h): a valid call jumps from a C trampoline straight to the original.
 enum CStringConstructorHooks {
-    typealias InitWithCStringEncoding = @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CChar>?, UInt) -> CSRObject?
+    typealias InitWithCStringEncoding =
+        @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CChar>?, UInt) -> CSRObject?
     typealias InitWithBytes = @convention(c) (CSRObject?, CSRSelector?, UnsafeRawPointer?, UInt, UInt) -> CSRObject?
 
     static func install(in context: GuardContext, placeholders: [ObjCClass], root: ObjCClass) throws {
@@ -26,25 +27,36 @@ enum CStringConstructorHooks {
     static let stringWithCStringEncoding: GuardedMethod<InitWithCStringEncoding> = GuardedMethod(
         "stringWithCString:encoding:", .string, kind: .class, checkFirst: Int32(CSRHotStringWithCStringEncoding)
     ) { r, cmd, bytes, encoding in
-        stringWithCStringEncoding.read(r, cmd, valid: bytes != nil, else: .nullCString({ _ in "[NSString+stringWithCString:encoding:]: NULL cString" },
-                                                                                  method: "stringWithCString:encoding:", isClassMethod: true),
-                                       recovery: { original in "".withCString { original(r, cmd, $0, encoding) } }) { $0(r, cmd, bytes, encoding) }
+        stringWithCStringEncoding.read(
+            r, cmd, valid: bytes != nil,
+            else: .nullCString(
+                { _ in "[NSString+stringWithCString:encoding:]: NULL cString" },
+                method: "stringWithCString:encoding:", isClassMethod: true),
+            recovery: { original in "".withCString { original(r, cmd, $0, encoding) } }
+        ) { $0(r, cmd, bytes, encoding) }
     }
 
     static let initWithCStringEncoding: GuardedMethod<InitWithCStringEncoding> = GuardedMethod(
         "initWithCString:encoding:", .string, checkFirst: Int32(CSRHotStringInitWithCStringEncoding)
     ) { r, cmd, bytes, encoding in
-        initWithCStringEncoding.read(r, cmd, valid: bytes != nil, else: .nullCString({ _ in "[NSString-initWithCString:encoding:]: NULL cString" },
-                                                                                method: "initWithCString:encoding:"),
-                                     recovery: { original in "".withCString { original(r, cmd, $0, encoding) } }) { $0(r, cmd, bytes, encoding) }
+        initWithCStringEncoding.read(
+            r, cmd, valid: bytes != nil,
+            else: .nullCString(
+                { _ in "[NSString-initWithCString:encoding:]: NULL cString" },
+                method: "initWithCString:encoding:"),
+            recovery: { original in "".withCString { original(r, cmd, $0, encoding) } }
+        ) { $0(r, cmd, bytes, encoding) }
     }
 
     /// Recovery: the original with a length of 0 (an empty string; GNUstep's placeholder answers its constant "").
     static let initWithBytes: GuardedMethod<InitWithBytes> = GuardedMethod(
         "initWithBytes:length:encoding:", .string, checkFirst: Int32(CSRHotStringInitWithBytes)
     ) { r, cmd, bytes, length, encoding in
-        initWithBytes.read(r, cmd, valid: bytes != nil || length == 0, else: .nullBytes(length: length, encoding: encoding, mutable: isMutable(r)),
-                           recovery: { $0(r, cmd, nil, 0, encoding) }) { $0(r, cmd, bytes, length, encoding) }
+        initWithBytes.read(
+            r, cmd, valid: bytes != nil || length == 0,
+            else: .nullBytes(length: length, encoding: encoding, mutable: isMutable(r)),
+            recovery: { $0(r, cmd, nil, 0, encoding) }
+        ) { $0(r, cmd, bytes, length, encoding) }
     }
 
     private static let mutableStringClass = ObjCClass(named: "NSMutableString")

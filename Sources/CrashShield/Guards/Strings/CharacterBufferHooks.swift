@@ -20,22 +20,31 @@ enum CharacterBufferHooks {
     }
 
     static let getCharactersRange: GuardedMethod<GetCharactersRange> = GuardedMethod(
-        "getCharacters:range:", .string, checkFirst: Int32(CSRHotStringGetCharactersRange), layers: [
+        "getCharacters:range:", .string, checkFirst: Int32(CSRHotStringGetCharactersRange),
+        layers: [
             { getCharactersRange(in: getCharactersRange, $0, $1, $2, $3) },
             { getCharactersRange(in: getCharactersRange.layer(1), $0, $1, $2, $3) },
             { getCharactersRange(in: getCharactersRange.layer(2), $0, $1, $2, $3) },
         ])
-    private static func getCharactersRange(in point: GuardedMethod<GetCharactersRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                           _ buffer: UnsafeMutableRawPointer?, _ range: CSRRange) {
+    private static func getCharactersRange(
+        in point: GuardedMethod<GetCharactersRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ buffer: UnsafeMutableRawPointer?, _ range: CSRRange
+    ) {
         let length = length(of: r)
-        point.mutation(r, cmd, valid: range.fits(in: length), else: failure(r, range, length)) { $0(r, cmd, buffer, range) }
+        point.mutation(r, cmd, valid: range.fits(in: length), else: failure(r, range, length)) {
+            $0(r, cmd, buffer, range)
+        }
     }
 
     /// What the receiver's implementation raises for a range that does not fit, or nil where it accepts it.
     private static func failure(_ r: CSRObject?, _ range: CSRRange, _ length: UInt) -> Violation? {
         #if !canImport(Darwin)
-        if !FoundationRules.isApple, let constant = constantStringClass, let cls = ObjCClass(of: r), cls.isKind(of: constant) {
-            if range.location != UInt(Int.max) && range.location > length && range.location &+ range.length == length { return nil }
+        if !FoundationRules.isApple, let constant = constantStringClass, let cls = ObjCClass(of: r),
+            cls.isKind(of: constant)
+        {
+            if range.location != UInt(Int.max) && range.location > length && range.location &+ range.length == length {
+                return nil
+            }
             return .constantTextRange(range, method: "getCharacters:range:")
         }
         #endif

@@ -21,28 +21,44 @@ enum MutableStringHooks {
     }
 
     /// Legal for index == length (appends). GNUstep checks in `replaceCharactersInRange:withString:`.
-    static let insertStringAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod("insertString:atIndex:", .string, layers: [
-        { insertStringAtIndex(in: insertStringAtIndex, $0, $1, $2, $3) },
-        { insertStringAtIndex(in: insertStringAtIndex.layer(1), $0, $1, $2, $3) },
-        { insertStringAtIndex(in: insertStringAtIndex.layer(2), $0, $1, $2, $3) },
-    ])
-    private static func insertStringAtIndex(in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                            _ string: CSRObject?, _ index: UInt) {
+    static let insertStringAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod(
+        "insertString:atIndex:", .string,
+        layers: [
+            { insertStringAtIndex(in: insertStringAtIndex, $0, $1, $2, $3) },
+            { insertStringAtIndex(in: insertStringAtIndex.layer(1), $0, $1, $2, $3) },
+            { insertStringAtIndex(in: insertStringAtIndex.layer(2), $0, $1, $2, $3) },
+        ])
+    private static func insertStringAtIndex(
+        in point: GuardedMethod<IMP.VoidWithObjectIndex>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ string: CSRObject?, _ index: UInt
+    ) {
         let length = length(of: r)
-        point.mutation(r, cmd, valid: index <= length, else: .textMutation(CSRRange(location: index, length: 0), length: length,
-                       method: "replaceCharactersInRange:withString:", appleMethod: "insertString:atIndex:")) { $0(r, cmd, string, index) }
+        point.mutation(
+            r, cmd, valid: index <= length,
+            else: .textMutation(
+                CSRRange(location: index, length: 0), length: length,
+                method: "replaceCharactersInRange:withString:", appleMethod: "insertString:atIndex:")
+        ) { $0(r, cmd, string, index) }
     }
 
     /// Apple's rules only (GNUstep appends nothing). Apple raises through CoreFoundation's `mutateError`, without
     /// `*** ` (`-[__NSCFString appendString:]: nil argument`).
-    static let appendString: GuardedMethod<IMP.VoidWithObject> = GuardedMethod("appendString:", .string, layers: [
-        { appendString(in: appendString, $0, $1, $2) }, { appendString(in: appendString.layer(1), $0, $1, $2) },
-        { appendString(in: appendString.layer(2), $0, $1, $2) },
-    ])
-    private static func appendString(in point: GuardedMethod<IMP.VoidWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                     _ string: CSRObject?) {
-        point.mutation(r, cmd, valid: string != nil, else: .appleOnly("appendString:", "nil argument",
-                                                                hint: "check the string for nil before appending it", starred: false)) { $0(r, cmd, string) }
+    static let appendString: GuardedMethod<IMP.VoidWithObject> = GuardedMethod(
+        "appendString:", .string,
+        layers: [
+            { appendString(in: appendString, $0, $1, $2) }, { appendString(in: appendString.layer(1), $0, $1, $2) },
+            { appendString(in: appendString.layer(2), $0, $1, $2) },
+        ])
+    private static func appendString(
+        in point: GuardedMethod<IMP.VoidWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ string: CSRObject?
+    ) {
+        point.mutation(
+            r, cmd, valid: string != nil,
+            else: .appleOnly(
+                "appendString:", "nil argument",
+                hint: "check the string for nil before appending it", starred: false)
+        ) { $0(r, cmd, string) }
     }
 
     /// Also installed on mutable attributed strings (an unrelated class hierarchy: no nesting).
@@ -51,19 +67,23 @@ enum MutableStringHooks {
     /// anything, gets a marker instead, and its failure is recovered at the raise (CSRHotRaise.m).
     static let replaceCharactersInRange: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod(
         "replaceCharactersInRange:withString:", .string, checkFirst: Int32(CSRHotMutableStringReplaceCharacters),
-        markerHint: Hint.text, layers: [
+        markerHint: Hint.text,
+        layers: [
             { replaceCharactersInRange(in: replaceCharactersInRange, $0, $1, $2, $3) },
             { replaceCharactersInRange(in: replaceCharactersInRange.layer(1), $0, $1, $2, $3) },
             { replaceCharactersInRange(in: replaceCharactersInRange.layer(2), $0, $1, $2, $3) },
         ])
-    private static func replaceCharactersInRange(in point: GuardedMethod<IMP.VoidWithRangeObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                                 _ range: CSRRange, _ string: CSRObject?) {
+    private static func replaceCharactersInRange(
+        in point: GuardedMethod<IMP.VoidWithRangeObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ range: CSRRange, _ string: CSRObject?
+    ) {
         point.mutation(r, cmd, valid: range.fits(in: length(of: r)), else: rangeFailure(range, r)) {
             $0(r, cmd, range, string)
         }
     }
 
-    typealias ReplaceOccurrences = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UInt, CSRRange) -> UInt
+    typealias ReplaceOccurrences =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UInt, CSRRange) -> UInt
 
     /// The primitive of the replacing family: `stringByReplacingOccurrencesOfString:withString:` and
     /// `...options:range:` (NSString.m) call it on a mutable copy of the receiver, which they answer. GNUstep checks,
@@ -72,48 +92,68 @@ enum MutableStringHooks {
     /// a string is Foundation's own failure, left to it. Recovery: 0 replacements, the receiver untouched (a
     /// `stringByReplacing...` answers an unchanged copy).
     static let replaceOccurrences: GuardedMethod<ReplaceOccurrences> = GuardedMethod(
-        "replaceOccurrencesOfString:withString:options:range:", .string, layers: [
+        "replaceOccurrencesOfString:withString:options:range:", .string,
+        layers: [
             { replaceOccurrences(in: replaceOccurrences, $0, $1, $2, $3, $4, $5) },
             { replaceOccurrences(in: replaceOccurrences.layer(1), $0, $1, $2, $3, $4, $5) },
             { replaceOccurrences(in: replaceOccurrences.layer(2), $0, $1, $2, $3, $4, $5) },
         ])
-    private static func replaceOccurrences(in point: GuardedMethod<ReplaceOccurrences>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                           _ target: CSRObject?, _ replacement: CSRObject?, _ options: UInt, _ range: CSRRange) -> UInt {
+    private static func replaceOccurrences(
+        in point: GuardedMethod<ReplaceOccurrences>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ target: CSRObject?, _ replacement: CSRObject?, _ options: UInt, _ range: CSRRange
+    ) -> UInt {
         let length = length(of: r)
-        return point.guarded(r, cmd, valid: target != nil && replacement != nil && range.fits(in: length),
-                             else: replaceOccurrencesFailure(target, replacement, range, length),
-                             unhooked: 0, recovery: { _ in 0 }) { $0(r, cmd, target, replacement, options, range) }
+        return point.guarded(
+            r, cmd, valid: target != nil && replacement != nil && range.fits(in: length),
+            else: replaceOccurrencesFailure(target, replacement, range, length),
+            unhooked: 0, recovery: { _ in 0 }
+        ) { $0(r, cmd, target, replacement, options, range) }
     }
 
     /// The first failure GNUstep meets; nil (Foundation's own) where a non-nil argument before it is not a string.
     /// A range whose end passes 2^64 passes GNUstep's wrapping check and crashes its search (`replaceOccurrencesWrap`).
-    private static func replaceOccurrencesFailure(_ target: CSRObject?, _ replacement: CSRObject?, _ range: CSRRange,
-                                                  _ length: UInt) -> Violation? {
+    private static func replaceOccurrencesFailure(
+        _ target: CSRObject?, _ replacement: CSRObject?, _ range: CSRRange,
+        _ length: UInt
+    ) -> Violation? {
         guard let target else { return .nilReplaceOccurrences(replacement: false) }
         guard probe(target, Selectors.length) != nil else { return nil }
         guard let replacement else { return .nilReplaceOccurrences(replacement: true) }
         guard probe(replacement, Selectors.length) != nil else { return nil }
-        if FoundationRules.isApple || range.location &+ range.length > length { return .replaceOccurrencesRange(range, length: length) }
+        if FoundationRules.isApple || range.location &+ range.length > length {
+            return .replaceOccurrencesRange(range, length: length)
+        }
         return .replaceOccurrencesWrap(range)
     }
 
     /// Two layers: NSMutableString's generic implementation (GNUstep: it checks in
     /// `replaceCharactersInRange:withString:`) under the concrete classes' own ones (which check in
     /// `deleteCharactersInRange:`).
-    static let deleteCharactersInRange: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("deleteCharactersInRange:", .string) { r, cmd, range in
-        deleteCharactersInRange.mutation(r, cmd, rangeFailure(range, r, method: "deleteCharactersInRange:", apple: "deleteCharactersInRange:")) { $0(r, cmd, range) }
+    static let deleteCharactersInRange: GuardedMethod<IMP.VoidWithRange> = GuardedMethod(
+        "deleteCharactersInRange:", .string
+    ) { r, cmd, range in
+        deleteCharactersInRange.mutation(
+            r, cmd, rangeFailure(range, r, method: "deleteCharactersInRange:", apple: "deleteCharactersInRange:")
+        ) { $0(r, cmd, range) }
     }
     /// The generic layer; also installed on mutable attributed strings (an unrelated class hierarchy: no nesting),
     /// which check in `replaceCharactersInRange:withString:` too.
-    static let deleteCharactersInRangeBase: GuardedMethod<IMP.VoidWithRange> = GuardedMethod("deleteCharactersInRange:", .string) { r, cmd, range in
-        deleteCharactersInRangeBase.mutation(r, cmd, rangeFailure(range, r, apple: "deleteCharactersInRange:")) { $0(r, cmd, range) }
+    static let deleteCharactersInRangeBase: GuardedMethod<IMP.VoidWithRange> = GuardedMethod(
+        "deleteCharactersInRange:", .string
+    ) { r, cmd, range in
+        deleteCharactersInRangeBase.mutation(r, cmd, rangeFailure(range, r, apple: "deleteCharactersInRange:")) {
+            $0(r, cmd, range)
+        }
     }
 
     /// The range check of every text mutation: `method` is where GNUstep checks, `apple` the method Apple names.
     @inline(__always)
-    static func rangeFailure(_ range: CSRRange, _ r: CSRObject?, method: String = "replaceCharactersInRange:withString:",
-                             apple: String? = nil) -> Violation? {
+    static func rangeFailure(
+        _ range: CSRRange, _ r: CSRObject?, method: String = "replaceCharactersInRange:withString:",
+        apple: String? = nil
+    ) -> Violation? {
         let length = length(of: r)
-        return range.fits(in: length) ? nil : .textMutation(range, length: length, method: method, appleMethod: apple ?? method)
+        return range.fits(in: length)
+            ? nil : .textMutation(range, length: length, method: method, appleMethod: apple ?? method)
     }
 }

@@ -22,21 +22,28 @@ import CrashShieldRuntime.Internal
 /// nil string or a range it does not have); the line or paragraph bounds asked for set to NSNotFound
 /// (`lineRangeForRange:` and `paragraphRangeForRange:` then answer {NSNotFound, 0}).
 enum SearchHooks {
-    typealias RangeOfString = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, CSRRange, CSRObject?) -> CSRRange
+    typealias RangeOfString =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, CSRRange, CSRObject?) -> CSRRange
     typealias Compare = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, CSRRange) -> Int
     typealias CompareLocale = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, CSRRange, CSRObject?) -> Int
     typealias RangeOfCharacter = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, CSRRange) -> CSRRange
-    typealias Bounds = @convention(c) (CSRObject?, CSRSelector?, UnsafeMutablePointer<UInt>?, UnsafeMutablePointer<UInt>?,
-                                       UnsafeMutablePointer<UInt>?, CSRRange) -> Void
+    typealias Bounds =
+        @convention(c) (
+            CSRObject?, CSRSelector?, UnsafeMutablePointer<UInt>?, UnsafeMutablePointer<UInt>?,
+            UnsafeMutablePointer<UInt>?, CSRRange
+        ) -> Void
 
     static func install(in context: GuardContext) throws {
         guard let strings = ClassFamily("NSString", "NSMutableString") else { return }
-        try context.install([rangeOfStringLocale, compare, compareLocale, lineStart, paragraphStart] as [AnyHookPoint], onOwnersIn: strings)
-        try context.install(layers: [rangeOfCharacterBase, rangeOfCharacter, rangeOfCharacterInner], onOwnersIn: strings)
+        try context.install(
+            [rangeOfStringLocale, compare, compareLocale, lineStart, paragraphStart] as [AnyHookPoint],
+            onOwnersIn: strings)
+        try context.install(
+            layers: [rangeOfCharacterBase, rangeOfCharacter, rangeOfCharacterInner], onOwnersIn: strings)
     }
 
-    static let descending = 1   // NSOrderedDescending
-    private static let numericSearch: UInt = 64   // NSNumericSearch
+    static let descending = 1  // NSOrderedDescending
+    private static let numericSearch: UInt = 64  // NSNumericSearch
 
     // MARK: rangeOfString
 
@@ -46,7 +53,9 @@ enum SearchHooks {
         "rangeOfString:options:range:locale:", .string, checkFirst: Int32(CSRHotStringRangeOfString)
     ) { r, cmd, search, mask, range, locale in
         let length = length(of: r)
-        let violation: Violation? = !range.fits(in: length) ? .textRange(range, length: length, method: "rangeOfString:options:range:locale:")
+        let violation: Violation? =
+            !range.fits(in: length)
+            ? .textRange(range, length: length, method: "rangeOfString:options:range:locale:")
             : search == nil ? .nilSearch(method: "rangeOfString:options:range:locale:") : nil
         return rangeOfStringLocale.guarded(r, cmd, violation, unhooked: .notFound, recovery: { _ in .notFound }) {
             $0(r, cmd, search, mask, range, locale)
@@ -61,22 +70,31 @@ enum SearchHooks {
         "compare:options:range:", .string, checkFirst: Int32(CSRHotStringCompare)
     ) { r, cmd, string, mask, range in
         let generic = !FoundationRules.isApple && mask & numericSearch != 0
-        return compare.guarded(r, cmd, compareFailure(r, string, range, generic: generic), unhooked: descending, recovery: { _ in descending }) {
+        return compare.guarded(
+            r, cmd, compareFailure(r, string, range, generic: generic), unhooked: descending,
+            recovery: { _ in descending }
+        ) {
             $0(r, cmd, string, mask, range)
         }
     }
 
-    static let compareLocale: GuardedMethod<CompareLocale> = GuardedMethod("compare:options:range:locale:", .string) { r, cmd, string, mask, range, locale in
-        compareLocale.guarded(r, cmd, compareFailure(r, string, range, generic: true), unhooked: descending, recovery: { _ in descending }) {
+    static let compareLocale: GuardedMethod<CompareLocale> = GuardedMethod("compare:options:range:locale:", .string) {
+        r, cmd, string, mask, range, locale in
+        compareLocale.guarded(
+            r, cmd, compareFailure(r, string, range, generic: true), unhooked: descending, recovery: { _ in descending }
+        ) {
             $0(r, cmd, string, mask, range, locale)
         }
     }
 
     /// `generic`: the check is NSString's `compare:options:range:locale:`.
-    private static func compareFailure(_ r: CSRObject?, _ string: CSRObject?, _ range: CSRRange, generic: Bool) -> Violation? {
+    private static func compareFailure(
+        _ r: CSRObject?, _ string: CSRObject?, _ range: CSRRange, generic: Bool
+    ) -> Violation? {
         let length = length(of: r)
         if !range.fits(in: length) {
-            return .textRange(range, length: length, method: generic ? "compare:options:range:locale:" : "compare:options:range:")
+            return .textRange(
+                range, length: length, method: generic ? "compare:options:range:locale:" : "compare:options:range:")
         }
         return string != nil || FoundationRules.isApple ? nil : .nilCompare(generic: generic)
     }
@@ -85,19 +103,30 @@ enum SearchHooks {
 
     /// Three layers, as `substringWithRange:`: NSString's generic implementation (app subclasses) under the string
     /// classes' own (GNUstep: GSString.m's and NXConstantString's).
-    static let rangeOfCharacter: GuardedMethod<RangeOfCharacter> = GuardedMethod("rangeOfCharacterFromSet:options:range:", .string) { r, cmd, set, mask, range in
+    static let rangeOfCharacter: GuardedMethod<RangeOfCharacter> = GuardedMethod(
+        "rangeOfCharacterFromSet:options:range:", .string
+    ) { r, cmd, set, mask, range in
         characterSearch(rangeOfCharacter, r, cmd, set, mask, range)
     }
-    static let rangeOfCharacterBase: GuardedMethod<RangeOfCharacter> = GuardedMethod("rangeOfCharacterFromSet:options:range:", .string) { r, cmd, set, mask, range in
+    static let rangeOfCharacterBase: GuardedMethod<RangeOfCharacter> = GuardedMethod(
+        "rangeOfCharacterFromSet:options:range:", .string
+    ) { r, cmd, set, mask, range in
         characterSearch(rangeOfCharacterBase, r, cmd, set, mask, range)
     }
-    static let rangeOfCharacterInner: GuardedMethod<RangeOfCharacter> = GuardedMethod("rangeOfCharacterFromSet:options:range:", .string) { r, cmd, set, mask, range in
+    static let rangeOfCharacterInner: GuardedMethod<RangeOfCharacter> = GuardedMethod(
+        "rangeOfCharacterFromSet:options:range:", .string
+    ) { r, cmd, set, mask, range in
         characterSearch(rangeOfCharacterInner, r, cmd, set, mask, range)
     }
 
-    private static func characterSearch(_ point: GuardedMethod<RangeOfCharacter>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                        _ set: CSRObject?, _ mask: UInt, _ range: CSRRange) -> CSRRange {
-        point.guarded(r, cmd, characterSetFailure(point, r, cmd, set, mask, range), unhooked: .notFound, recovery: { _ in .notFound }) {
+    private static func characterSearch(
+        _ point: GuardedMethod<RangeOfCharacter>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ set: CSRObject?, _ mask: UInt, _ range: CSRRange
+    ) -> CSRRange {
+        point.guarded(
+            r, cmd, characterSetFailure(point, r, cmd, set, mask, range), unhooked: .notFound,
+            recovery: { _ in .notFound }
+        ) {
             $0(r, cmd, set, mask, range)
         }
     }
@@ -107,10 +136,14 @@ enum SearchHooks {
     /// answer {NSNotFound, 0}) and crash at the first character of any other (`nilCharacterSetCrash`). The
     /// implementation itself is asked, with the set and an empty range: its exception, if it raises one, is
     /// Foundation's own name and reason.
-    private static func characterSetFailure(_ point: GuardedMethod<RangeOfCharacter>, _ r: CSRObject?, _ cmd: CSRSelector?,
-                                            _ set: CSRObject?, _ mask: UInt, _ range: CSRRange) -> Violation? {
+    private static func characterSetFailure(
+        _ point: GuardedMethod<RangeOfCharacter>, _ r: CSRObject?, _ cmd: CSRSelector?,
+        _ set: CSRObject?, _ mask: UInt, _ range: CSRRange
+    ) -> Violation? {
         let length = length(of: r)
-        if !range.fits(in: length) { return .textRange(range, length: length, method: "rangeOfCharacterFromSet:options:range:") }
+        if !range.fits(in: length) {
+            return .textRange(range, length: length, method: "rangeOfCharacterFromSet:options:range:")
+        }
         guard set == nil else { return nil }
         if FoundationRules.isApple { return .nilCharacterSet }
         guard let original = point.original(for: r) else { return nil }
@@ -122,21 +155,32 @@ enum SearchHooks {
 
     // MARK: Lines and paragraphs
 
-    static let lineStart: GuardedMethod<Bounds> = GuardedMethod("getLineStart:end:contentsEnd:forRange:", .string) { r, cmd, start, end, contentsEnd, range in
+    static let lineStart: GuardedMethod<Bounds> = GuardedMethod("getLineStart:end:contentsEnd:forRange:", .string) {
+        r, cmd, start, end, contentsEnd, range in
         bounds(lineStart, r, cmd, start, end, contentsEnd, range)
     }
-    static let paragraphStart: GuardedMethod<Bounds> = GuardedMethod("getParagraphStart:end:contentsEnd:forRange:", .string) { r, cmd, start, end, contentsEnd, range in
+    static let paragraphStart: GuardedMethod<Bounds> = GuardedMethod(
+        "getParagraphStart:end:contentsEnd:forRange:", .string
+    ) { r, cmd, start, end, contentsEnd, range in
         bounds(paragraphStart, r, cmd, start, end, contentsEnd, range)
     }
 
-    private static func bounds(_ point: GuardedMethod<Bounds>, _ r: CSRObject?, _ cmd: CSRSelector?, _ start: UnsafeMutablePointer<UInt>?,
-                               _ end: UnsafeMutablePointer<UInt>?, _ contentsEnd: UnsafeMutablePointer<UInt>?, _ range: CSRRange) {
+    private static func bounds(
+        _ point: GuardedMethod<Bounds>, _ r: CSRObject?, _ cmd: CSRSelector?, _ start: UnsafeMutablePointer<UInt>?,
+        _ end: UnsafeMutablePointer<UInt>?, _ contentsEnd: UnsafeMutablePointer<UInt>?, _ range: CSRRange
+    ) {
         let length = length(of: r)
-        let violation: Violation? = range.fits(in: length) ? nil
-            : .textRange(range, length: length, method: "_getStart:end:contentsEnd:forRange:lineSep:",
-                         appleMethod: "_getBlockStart:end:contentsEnd:forRange:stopAtLineSeparators:")
-        point.guarded(r, cmd, violation, unhooked: (), recovery: { _ in
-            for bound in [start, end, contentsEnd] { bound?.pointee = CSRRange.notFound.location }
-        }) { $0(r, cmd, start, end, contentsEnd, range) }
+        let violation: Violation? =
+            range.fits(in: length)
+            ? nil
+            : .textRange(
+                range, length: length, method: "_getStart:end:contentsEnd:forRange:lineSep:",
+                appleMethod: "_getBlockStart:end:contentsEnd:forRange:stopAtLineSeparators:")
+        point.guarded(
+            r, cmd, violation, unhooked: (),
+            recovery: { _ in
+                for bound in [start, end, contentsEnd] { bound?.pointee = CSRRange.notFound.location }
+            }
+        ) { $0(r, cmd, start, end, contentsEnd, range) }
     }
 }

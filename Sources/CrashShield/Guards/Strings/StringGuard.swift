@@ -45,13 +45,20 @@ enum StringIMP {
     typealias RangeWithObject = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> CSRRange
     typealias BoolWithObject = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> UInt8
     typealias ObjectWithCString = @convention(c) (CSRObject?, CSRSelector?, UnsafePointer<CChar>?) -> CSRObject?
-    typealias AttributesAtIndex = @convention(c) (CSRObject?, CSRSelector?, UInt, UnsafeMutablePointer<CSRRange>?) -> CSRObject?
-    typealias AttributeAtIndex = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, UnsafeMutablePointer<CSRRange>?) -> CSRObject?
-    typealias AttributesAtIndexInRange = @convention(c) (CSRObject?, CSRSelector?, UInt, UnsafeMutablePointer<CSRRange>?, CSRRange) -> CSRObject?
-    typealias AttributeAtIndexInRange = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, UnsafeMutablePointer<CSRRange>?, CSRRange) -> CSRObject?
+    typealias AttributesAtIndex =
+        @convention(c) (CSRObject?, CSRSelector?, UInt, UnsafeMutablePointer<CSRRange>?) -> CSRObject?
+    typealias AttributeAtIndex =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, UnsafeMutablePointer<CSRRange>?) -> CSRObject?
+    typealias AttributesAtIndexInRange =
+        @convention(c) (CSRObject?, CSRSelector?, UInt, UnsafeMutablePointer<CSRRange>?, CSRRange) -> CSRObject?
+    typealias AttributeAtIndexInRange =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, UnsafeMutablePointer<CSRRange>?, CSRRange) ->
+        CSRObject?
     typealias VoidWithObjectRange = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRRange) -> Void
-    typealias VoidWithObjectObjectRange = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, CSRRange) -> Void
+    typealias VoidWithObjectObjectRange =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, CSRRange) -> Void
     /// The `va_list` is passed through untouched, as the one word it is in a call on every supported ABI (arm64
     /// Darwin: a `char *`; x86_64: an array that decays to a pointer; AAPCS64's struct goes by reference).
-    typealias InitWithFormat = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UnsafeMutableRawPointer?) -> CSRObject?
+    typealias InitWithFormat =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, UnsafeMutableRawPointer?) -> CSRObject?
 }

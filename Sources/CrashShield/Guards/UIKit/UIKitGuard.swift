@@ -67,10 +67,14 @@ final class UIKitGuard: CrashGuard {
     }
 
     static let setFrame: GuardedMethod<RectIMP> = GuardedMethod("setFrame:", .uikit) { r, cmd, frame in
-        let anchor = hasNaN(frame) || !frame.x.isFinite || !frame.y.isFinite ? csr_layer_anchor_point(r) : CSRPoint(x: 0.5, y: 0.5)
+        let anchor =
+            hasNaN(frame) || !frame.x.isFinite || !frame.y.isFinite
+            ? csr_layer_anchor_point(r) : CSRPoint(x: 0.5, y: 0.5)
         let position = CSRPoint(x: frame.x + frame.width * anchor.x, y: frame.y + frame.height * anchor.y)
-        setFrame.mutation(r, cmd, valid: !hasNaN(frame) && !position.x.isNaN && !position.y.isNaN,
-                          else: .layerPosition(position.x, position.y)) { $0(r, cmd, frame) }
+        setFrame.mutation(
+            r, cmd, valid: !hasNaN(frame) && !position.x.isNaN && !position.y.isNaN,
+            else: .layerPosition(position.x, position.y)
+        ) { $0(r, cmd, frame) }
     }
 
     private static func hasNaN(_ rect: CSRRect) -> Bool {
@@ -86,10 +90,14 @@ final class UIKitGuard: CrashGuard {
 
     // MARK: Navigation
 
-    static let pushViewController: GuardedMethod<PushIMP> = GuardedMethod("pushViewController:animated:", .uikit) { r, cmd, controller, animated in
-        pushViewController.mutation(r, cmd, valid: !csr_navigation_stack_contains(r, controller),
-                                    else: .pushedTwice(navigation: describe(r), controller: describe(controller),
-                                                       bundle: Bundle.main.bundleIdentifier)) {
+    static let pushViewController: GuardedMethod<PushIMP> = GuardedMethod("pushViewController:animated:", .uikit) {
+        r, cmd, controller, animated in
+        pushViewController.mutation(
+            r, cmd, valid: !csr_navigation_stack_contains(r, controller),
+            else: .pushedTwice(
+                navigation: describe(r), controller: describe(controller),
+                bundle: Bundle.main.bundleIdentifier)
+        ) {
             $0(r, cmd, controller, animated)
         }
     }
@@ -100,16 +108,21 @@ final class UIKitGuard: CrashGuard {
     /// location, from a controller in a regular-width environment (an iPad): UIKit presents it as a popover and raises
     /// NSGenericException when the transition begins. The alert gets the presenting controller's view as its source
     /// (the centre of its bounds), then is presented; reported. Anything else is presented untouched.
-    static let presentViewController: GuardedMethod<PresentIMP> = GuardedMethod("presentViewController:animated:completion:", .uikit) {
+    static let presentViewController: GuardedMethod<PresentIMP> = GuardedMethod(
+        "presentViewController:animated:completion:", .uikit
+    ) {
         r, cmd, presented, animated, completion in
         let alert = alertClass.current
         let lacksSource = alert.map { csr_alert_sheet_lacks_popover_source(r, presented, $0.pointer) } ?? false
-        presentViewController.guarded(r, cmd, valid: !lacksSource,
-                                      else: .actionSheetWithoutSource(alert: describe(presented), presenter: describe(r)),
-                                      unhooked: (), recovery: { original in
-            _ = csr_alert_sheet_use_presenter_view(r, presented)
-            original(r, cmd, presented, animated, completion)
-        }) { $0(r, cmd, presented, animated, completion) }
+        presentViewController.guarded(
+            r, cmd, valid: !lacksSource,
+            else: .actionSheetWithoutSource(alert: describe(presented), presenter: describe(r)),
+            unhooked: (),
+            recovery: { original in
+                _ = csr_alert_sheet_use_presenter_view(r, presented)
+                original(r, cmd, presented, animated, completion)
+            }
+        ) { $0(r, cmd, presented, animated, completion) }
     }
 
     /// "Class: 0x..." as `-[NSObject description]` starts (Swift classes print their module-qualified name there).
