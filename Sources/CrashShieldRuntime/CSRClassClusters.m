@@ -1,5 +1,5 @@
 // CSRClassClusters.m: the concrete classes behind public class clusters, from real sample instances (see
-// CSRObjects.h). No private Foundation class is ever named: the classes come from objects made the ways apps make
+// CSRClassClusters.h). No private Foundation class is ever named: the classes come from objects made the ways apps make
 // them, and from the names clang's constant literals use (a compiler ABI, below).
 //
 // Apple's Foundation hands out a different class for many forms an alloc/init sample never produces: literals of
@@ -16,7 +16,7 @@
 #include <objc/runtime.h>
 #include <stdio.h>
 #include <string.h>
-#include "CSRObjects.h"
+#include "CSRClassClusters.h"
 #include "CSRMemory.h"
 
 /// The samples of one family: classes that are a kind of `family` and, for an immutable family (NSArray), not of its

@@ -1,4 +1,4 @@
-// CSRFrameNames.m: names a call site's function from the Objective-C runtime (see CSRCallStack.h).
+// CSRFrameNames.m: names a call site's function from the Objective-C runtime (see CSRFrameNames.h).
 #define _GNU_SOURCE 1
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "CSRCallStack.h"
+#include "CSRFrameNames.h"
 #if __has_feature(ptrauth_calls)
 #include <ptrauth.h>
 #endif

@@ -1,10 +1,10 @@
 // CSRMainThread.m: the main-thread guard's Objective-C half: call shapes, the main-thread trampolines and running a
-// call on the main thread later (see CSRLifetime.h).
+// call on the main thread later (see CSRMainThread.h).
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
 #include <string.h>
 #include <pthread.h>
-#include "CSRLifetime.h"
+#include "CSRMainThread.h"
 #include "CSRCallStack.h"
 #include "CSRMemory.h"
 

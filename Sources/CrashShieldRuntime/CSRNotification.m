@@ -1,5 +1,4 @@
-// CSRNotification.m: the notification guard's Objective-C half (see CSRNotification.h); the timer proxy is in
-// CSRTimer.m.
+// CSRNotification.m: the notification guard's Objective-C half (see CSRNotification.h).
 #import <Foundation/Foundation.h>
 #import <objc/runtime.h>   // Apple: not re-exported by Foundation under modules
 #include "CSRMemory.h"
@@ -64,7 +63,7 @@ bool csr_notification_center_forgets_deallocated_observers(void) {
     if (@available(macOS 10.11, iOS 9.0, tvOS 9.0, watchOS 2.0, *)) return true;
     return false;
 #else
-    // GNUstep Base 1.28 keeps a raw pointer and messages a deallocated observer (the seed case crashes: SIGSEGV).
+    // GNUstep Base 1.28 keeps a raw pointer and messages a deallocated observer (a post to one crashes: SIGSEGV).
     return csr_emulateAppleCenter;
 #endif
 }

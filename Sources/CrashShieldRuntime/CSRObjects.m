@@ -39,4 +39,4 @@ void csr_with_autorelease_pool(void (*body)(void *context), void *context) {
     @autoreleasepool { body(context); }
 }
 
-// Class-cluster samples (csr_cluster_sample_classes, csr_cluster_placeholder_class): CSRClassClusters.m.
+// Class-cluster samples (csr_cluster_sample_classes, csr_cluster_placeholder_class): CSRClassClusters.h.

@@ -1,11 +1,11 @@
 // CSRTimer.m: the timer guard's Objective-C half: the proxy that stands between a timer and its target (see
-// CSRNotification.h, "Timers").
+// CSRTimer.h).
 #import <Foundation/Foundation.h>
 #import <objc/runtime.h>   // Apple: not re-exported by Foundation under modules
 #include <pthread.h>
 #include "CSRMemory.h"
 #include "CSRKind.h"
-#include "CSRNotification.h"
+#include "CSRTimer.h"
 #include "CSRObservation.h"   // csr_object_retain_owned, csr_object_release_owned
 
 #if __has_feature(objc_arc)

@@ -1,5 +1,5 @@
 // CSRZombie.m: the zombie guard's Objective-C half: the zombie class, turning an object into a zombie and freeing it
-// for real, and the zombie pool (see CSRLifetime.h).
+// for real, and the zombie pool (see CSRZombie.h).
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
 #include <assert.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include "CSRLifetime.h"
+#include "CSRZombie.h"
 #include "CSRIncident.h"
 #include "CSRRuntime.h"
 #include "CSRException.h"

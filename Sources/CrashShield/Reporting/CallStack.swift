@@ -138,7 +138,7 @@ enum CallStack {
     private static func distance(_ a: UInt, _ b: UInt) -> UInt { a > b ? a - b : b - a }
 
     /// Whether the frame of the return address `address` runs a check-first or answer-first trampoline
-    /// (CSRCheckFirst.h) or a main-thread trampoline of the rect shape (CSRLifetime.h): not a call site but
+    /// (CSRCheckFirst.h) or a main-thread trampoline of the rect shape (CSRMainThread.h): not a call site but
     /// CrashShield's own hand-over, which keeps a frame where it was not compiled as a tail call (or where it calls
     /// the original).
     private static func isHandOverFrame(_ address: UInt) -> Bool {

@@ -36,12 +36,6 @@ const void *csr_enclosing_function(const void *address);
 /// jumps inside each function (by its unwind table) that land on a function start count.
 int csr_tail_call_targets(const void *entry, const void **targets, int max);
 
-/// Names the function that starts at `start` (a function start from the unwind tables, e.g. the call site's) when it
-/// is an Objective-C method of a class of the image at `imagePath`: writes "-[Class selector]" (or "+[...]") to
-/// `out`. The runtime knows these names on a device whose app binary has no symbols; a C or Swift function has none
-/// there (false).
-bool csr_method_name_for_function(uintptr_t start, const char *imagePath, char *out, size_t size);
-
 /// The binary image an address belongs to.
 typedef struct CSRImageInfo {
     const char *imagePath;      ///< never NULL when the call succeeds
@@ -55,7 +49,6 @@ typedef struct CSRImageInfo {
 
 /// Describes the image that contains `address`. false when no image does.
 bool csr_image_info(const void *address, CSRImageInfo *out);
-
 
 #ifdef __cplusplus
 }

@@ -28,7 +28,7 @@ typedef enum CSRIncidentSource {
     /// A variadic trampoline (CSRVariadic.h) read an invalid call: `table`: the hook point's table; `argument`: for an
     /// objects-and-keys list, how many objects precede the nil; 0 for a format.
     CSRIncidentVariadic,
-    /// A zombie (CSRLifetime.h) received `selector`; `implementation`: the zombie message.
+    /// A zombie (CSRZombie.h) received `selector`; `implementation`: the zombie message.
     CSRIncidentZombie,
 } CSRIncidentSource;
 

@@ -24,6 +24,11 @@ typedef struct CSRRange {
     unsigned long length;
 } CSRRange;
 
+/// Same layout and calling convention as CGRect / NSRect (four doubles).
+typedef struct CSRRect {
+    double x, y, width, height;
+} CSRRect;
+
 #if defined(__OBJC__)
 #define CSR_BRIDGE __bridge
 #else

@@ -5,7 +5,6 @@
 #define CSR_UIKIT_H
 
 #include "CSRTypes.h"
-#include "CSRLifetime.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -213,7 +213,7 @@ final class ZombieClassFilter: @unchecked Sendable {
 }
 
 /// The zombies, oldest first, bounded in bytes and in count. Thread-safe. The pool itself is C (`csr_zombie_pool_*`,
-/// CSRLifetime.h): a protected deallocation appends to a ring and evicts from its head, with no hashing and no
+/// CSRZombie.h): a protected deallocation appends to a ring and evicts from its head, with no hashing and no
 /// reference counting; finding a zombie's record (only when a zombie gets a message) scans it, newest first.
 final class ZombiePool: @unchecked Sendable {
     static let shared = ZombiePool()
