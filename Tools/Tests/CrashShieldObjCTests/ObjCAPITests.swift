@@ -282,14 +282,15 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["sentryFolder"], "1", "the Sentry sink keeps the unsent report")
     }
 
+    #if os(macOS) || os(Linux)  // LoopbackServer: a child process
     func testWaitingForUploadsAndTheirStatisticsFromObjectiveC() throws {
         let folder = try temporaryFolder()
-        let server = try UploadServer(record: URL(fileURLWithPath: folder).appendingPathComponent("server.jsonl"))
+        let server = try LoopbackServer(recordURL: URL(fileURLWithPath: folder).appendingPathComponent("server.jsonl"))
         defer { server.stop() }
         let out = run { csos_upload_wait(folder, Int32(server.port)) }
         XCTAssertEqual(out["started"], "1", out["error"] ?? "")
         XCTAssertEqual(out["waited"], "1", "delivered within the timeout")
-        XCTAssertEqual(server.requestCount, 1, "the server had the report when the wait returned")
+        XCTAssertEqual(server.requests.count, 1, "the server had the report when the wait returned")
         XCTAssertEqual(out["sinks"], "1")
         XCTAssertEqual(out["delivered"], "1")
         XCTAssertEqual(out["queued"], "0")
@@ -298,6 +299,7 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["folder"], "http")
         XCTAssertEqual(out["restarted"], "1", out["restartError"] ?? "")
     }
+    #endif
 
     // MARK: Posting on a thread: observers run on the thread the post names
 
@@ -344,47 +346,5 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(code(out["nilNameError"]), 2, out["nilNameError"] ?? "")
         XCTAssertEqual(out["nilBlock"], "nil")
         XCTAssertEqual(code(out["nilBlockError"]), 2, out["nilBlockError"] ?? "")
-    }
-}
-
-/// Tests/Fixtures/upload_server.py on 127.0.0.1 (answers 200), in a child process.
-private final class UploadServer {
-    let port: Int
-    private let record: URL
-    private let process = Process()
-
-    init(record: URL) throws {
-        self.record = record
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/upload_server.py")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "--record", record.path, "--port", "0"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
-        else {
-            process.terminate()
-            throw NSError(domain: "UploadServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "no server: \(text)"])
-        }
-        self.port = port
-    }
-
-    /// Requests the server finished.
-    var requestCount: Int {
-        ((try? String(contentsOf: record, encoding: .utf8)) ?? "").split(separator: "\n").count
-    }
-
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
     }
 }

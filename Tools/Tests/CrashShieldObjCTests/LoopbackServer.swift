@@ -1,0 +1,1 @@
+../CrashShieldTests/LoopbackServer.swift
