@@ -8,7 +8,8 @@ import XCTest
 
 /// The notification guard in this process: dead observers are removed and reported once (never when they removed
 /// themselves), observers that cannot receive are not registered, valid use is delivered exactly as without the
-/// guard; posting on a given thread and closure observation with owners and priorities (seeds 003 and 004).
+/// guard; posting on a given thread (`NotificationPoster.post(on:)`) and closure observation bound to an owner's
+/// lifetime, with priorities (CrashShieldNotifications).
 
 /// The recorders' delivery log since the last call.
 private func takeLog() -> [String] {

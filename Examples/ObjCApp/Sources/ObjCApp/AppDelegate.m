@@ -61,7 +61,8 @@ NSString *const CrashShieldStatusDidChangeNotification = @"CrashShieldStatusDidC
             NSLog(@"CrashShield did not start (%@): the app runs as it would without it", error.localizedDescription);
         }
     }
-    // Observers update UI: their handlers run on the main thread, whoever calls this (seed 003).
+    // Observers update UI: posted on the main thread (its run loop delivers it), their handlers run there whoever
+    // calls this.
     [NSNotificationCenter.defaultCenter cs_postNotificationName:CrashShieldStatusDidChangeNotification object:nil
                                                        onThread:NSThread.mainThread];
 }

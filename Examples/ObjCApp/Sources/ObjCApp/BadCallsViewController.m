@@ -33,8 +33,8 @@
     _status = [UILabel new];
     [stack addArrangedSubview:_status];
     [self showStatus];
-    // Bound to self: removed when this controller is deallocated, nothing to remove in -dealloc (seed 004). The block
-    // gets the controller as `owner`, so it captures nothing strongly.
+    // Bound to self: removed when this controller is deallocated, nothing to remove in -dealloc. The block gets the
+    // controller as `owner`, so it captures nothing strongly.
     [self cs_observeNotificationName:CrashShieldStatusDidChangeNotification
                           usingBlock:^(NSNotification *note, BadCallsViewController *owner) { [owner showStatus]; }];
     _output = [UILabel new];
