@@ -3,7 +3,8 @@
 # platform against a real Apple SDK (Swift with Objective-C interop, every .m/.c file under ARC with modules), when
 # SDK names one: SDK=~/apple-sdks/iPhoneOS17.4.sdk scripts/check-apple.sh.
 # A headers-only SDK (the macOS 12 one) gets the Objective-C half only. Without SDK it says it skipped the check.
-# An iOS SDK with Swift interfaces also checks the example apps (scripts/check-examples.sh).
+# An iOS SDK with Swift interfaces also checks the example apps (scripts/check-examples.sh) and README.md's Swift
+# blocks (scripts/check-readme.sh --apple).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${SDK:-}" ]; then
@@ -50,4 +51,5 @@ DEPS_DIR=$deps EXTRA_CFLAGS="$extra_cflags -I $root/Sources/CrashShieldObjC/incl
 # The example apps (Swift and UIKit) need an iOS SDK with Swift interfaces.
 if [ "${SWIFT_CHECK:-1}" != 0 ] && [ -d "$SDK/System/Library/Frameworks/UIKit.framework" ]; then
     scripts/check-examples.sh
+    scripts/check-readme.sh --apple   # README.md's Swift blocks, against UIKit
 fi

@@ -87,7 +87,7 @@ final class ReportStoreTests: XCTestCase {
 
     func testMissingFileLoadsAsEmptyAndRemoveAll() throws {
         let store = try JSONLinesReportStore(fileURL: folder.appendingPathComponent("sub/dir/reports.jsonl"))
-        XCTAssertEqual(try store.load(), ReportStoreLoad(reports: [], warnings: []))
+        XCTAssertEqual(try store.load(), JSONLinesReportStore.Contents(reports: [], warnings: []))
         store.receive(makeReport(1))
         XCTAssertEqual(try store.load().reports.count, 1)
         try store.removeAll()
@@ -213,7 +213,7 @@ final class ReportStoreTests: XCTestCase {
         XCTAssertEqual(store.writeFailures, 0)
         XCTAssertEqual(logs.entries.map(\.level), [.warning])
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: fileURL.path + ".unreadable")), garbage)
-        XCTAssertEqual(try store.load(), ReportStoreLoad(reports: [makeReport(1)], warnings: []))
+        XCTAssertEqual(try store.load(), JSONLinesReportStore.Contents(reports: [makeReport(1)], warnings: []))
     }
 
     func testOversizedReportKeepsOnlyItsCallerFrame() throws {

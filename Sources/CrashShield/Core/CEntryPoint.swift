@@ -1,7 +1,9 @@
 import CrashShieldRuntime.Internal
 import Foundation
 
-/// The C entry points declared in CrashShield.h, for Objective-C and C apps.
+/// The C entry points declared in CrashShield.h, for Objective-C and C apps. Public for the linker only: they are
+/// `@_spi(CAPI)`, outside the Swift API (a Swift app calls `CrashShield.start`), as the Objective-C API's bridge is
+/// `@_spi(ObjCBridge)`.
 enum CEntryPoint {
     typealias Handler = @convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void
 
@@ -30,7 +32,7 @@ final class JSONReportSink: ReportSink, @unchecked Sendable {
     }
 }
 
-@_cdecl("crashshield_start")
+@_spi(CAPI) @_cdecl("crashshield_start")
 public func crashshield_start(_ debugMode: Bool) -> CrashShieldStatus {
     var configuration = debugMode ? Configuration.debug : Configuration.production
     configuration.sinks = [JSONReportSink(CEntryPoint.forwardToHandler), LogReportSink()]
@@ -45,12 +47,12 @@ public func crashshield_start(_ debugMode: Bool) -> CrashShieldStatus {
     }
 }
 
-@_cdecl("crashshield_stop")
+@_spi(CAPI) @_cdecl("crashshield_stop")
 public func crashshield_stop() {
     CrashShield.stop()
 }
 
-@_cdecl("crashshield_set_report_handler")
+@_spi(CAPI) @_cdecl("crashshield_set_report_handler")
 public func crashshield_set_report_handler(
     _ handler: (@convention(c) (UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void)?,
     _ context: UnsafeMutableRawPointer?
@@ -60,12 +62,12 @@ public func crashshield_set_report_handler(
     return CrashShieldStatusOK
 }
 
-@_cdecl("crashshield_clear_report_handler")
+@_spi(CAPI) @_cdecl("crashshield_clear_report_handler")
 public func crashshield_clear_report_handler() {
     CEntryPoint.handler.withLock { $0 = nil }
 }
 
-@_cdecl("crashshield_flush")
+@_spi(CAPI) @_cdecl("crashshield_flush")
 public func crashshield_flush(_ timeoutSeconds: Double) -> Bool {
     CrashShield.flush(timeout: timeoutSeconds)
 }

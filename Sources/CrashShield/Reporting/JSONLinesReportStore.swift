@@ -6,20 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-/// What `JSONLinesReportStore.load()` found.
-public struct ReportStoreLoad: Sendable, Equatable {
-    /// One report per signature, in order of first appearance, counted as `ReportCounting` says: the latest line of
-    /// each launch holds that launch's count, and the launches' counts are summed.
-    public var reports: [CrashReport]
-    /// Lines that were skipped (a line torn by a killed process, a corrupt line), each naming its line number.
-    public var warnings: [String]
-
-    public init(reports: [CrashReport], warnings: [String]) {
-        self.reports = reports
-        self.warnings = warnings
-    }
-}
-
 /// Keeps reports in a JSON Lines file so they survive a restart and can be uploaded at the next launch.
 ///
 /// Each delivery appends one line (JSON, sorted keys, ISO-8601 dates with milliseconds) with a single `write` on a
@@ -49,6 +35,20 @@ public struct ReportStoreLoad: Sendable, Equatable {
 ///
 /// Typical use: at launch, `load()` the reports of earlier runs, upload them, then `removeAll()`.
 public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
+    /// What `load()` found.
+    public struct Contents: Sendable, Equatable {
+        /// One report per signature, in order of first appearance, counted as `ReportCounting` says: the latest line of
+        /// each launch holds that launch's count, and the launches' counts are summed.
+        public var reports: [CrashReport]
+        /// Lines that were skipped (a line torn by a killed process, a corrupt line), each naming its line number.
+        public var warnings: [String]
+
+        public init(reports: [CrashReport], warnings: [String]) {
+            self.reports = reports
+            self.warnings = warnings
+        }
+    }
+
     /// The smallest `maxBytes` accepted.
     public static let minimumMaxBytes = 4096
     /// The largest `maxBytes` accepted (64 MiB): the file is read whole to compact and load it.
@@ -243,7 +243,7 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     /// - Throws: `ReportStoreError.unreadable` when the file is not empty but no line in it is a report (the file is
     ///   left exactly as it is); `.symbolicLink` or `.notARegularFile` when something else took the file's path;
     ///   `.lockTimedOut` when another process held the file's lock too long; `.ioFailed` when it cannot be read.
-    public func load() throws -> ReportStoreLoad {
+    public func load() throws -> Contents {
         let bytes = try lock.withLock { try withFileLock(LOCK_SH) { try ReportStoreFile.readAll(path) } } ?? []
         let parsed = ReportStoreLines(parsing: bytes)
         if parsed.entries.isEmpty && parsed.hasContent && !parsed.onlyTornLine {
@@ -257,7 +257,7 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             if latest.updateValue(entry.report, forKey: key) == nil { order.append(key) }
         }
         let reports = ReportCounting.merge(order.compactMap { latest[$0] }, by: \.signature)
-        return ReportStoreLoad(reports: reports, warnings: parsed.warnings)
+        return Contents(reports: reports, warnings: parsed.warnings)
     }
 
     /// Deletes every stored report (call it after a successful upload). A missing file is not an error; a symbolic

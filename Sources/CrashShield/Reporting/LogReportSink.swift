@@ -22,7 +22,7 @@ public final class LogReportSink: ReportSink {
     }
 
     /// `.notice` for count updates, else `.error` (stopped) or `.critical` (let through).
-    public static func level(for report: CrashReport) -> Logger.Level {
+    static func level(for report: CrashReport) -> Logger.Level {
         if report.occurrences > 1 { return .notice }
         switch report.action {
         case .recovered: return .error
@@ -33,7 +33,7 @@ public final class LogReportSink: ReportSink {
     /// `-[Class selector] from caller: ExceptionName: reason (stopped, 1x)`: the app-facing method (with the receiver's
     /// class when it differs), the caller's function when the device named it (else the nearest exported symbol the
     /// report holds) with its image+offset, then the crash.
-    public static func message(for report: CrashReport) -> String {
+    static func message(for report: CrashReport) -> String {
         let outcome = report.action == .recovered ? "stopped" : "failed loudly"
         var method = report.appFacingMethod
         if let declaring = report.declaringClassName, declaring != report.className {
