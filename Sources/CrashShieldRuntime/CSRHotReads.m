@@ -1,6 +1,7 @@
 // CSRHotReads.m: the hot-read trampolines (see CSRHotReads.h). Mechanics only; every decision is Swift's.
 #import <Foundation/Foundation.h>
 #include "CSRHotReads.h"
+#include "CSRHotRaise.h"   // markers call only originals the raise hook can judge
 #include <pthread.h>
 #include <unwind.h>
 #include "CSRRuntime.h"

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "CSRPassThrough.h"
+#include "CSRPassThroughAny.h"
 #include "CSRRuntime.h"
 #include "CSRSlots.h"
 

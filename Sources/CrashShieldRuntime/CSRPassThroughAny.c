@@ -1,4 +1,4 @@
-// CSRPassThroughAny.c: pass-throughs for stopped overrides of any argument shape (see CSRPassThrough.h).
+// CSRPassThroughAny.c: pass-throughs for stopped overrides of any argument shape (see CSRPassThroughAny.h).
 //
 // A C function cannot pass on arguments it does not declare: a floating-point or vector register, a struct copied to
 // the stack, the hidden address of a struct returned in memory, x86_64's `%al` of a variadic call would not survive
@@ -7,7 +7,8 @@
 // arm64: x0-x8 and q0-q7), asks `csr_pass_any_lookup` for the superclass's current implementation, restores the
 // registers and the stack pointer exactly as they were at entry, and jumps to it. Arguments on the stack are never
 // touched, and the callee returns straight to the caller, so every argument and return shape passes through.
-#include "CSRPassThrough.h"
+#include "CSRPassThroughAny.h"
+#include "CSRPassThrough.h"   // CSR_PASS_THROUGH_CAPACITY: both kinds have pools of that size
 #include "CSRRuntime.h"
 #include <pthread.h>
 #include <stdint.h>

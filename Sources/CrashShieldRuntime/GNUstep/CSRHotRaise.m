@@ -1,4 +1,4 @@
-// CSRHotRaise.m: recovery of hot reads at the raise (see CSRHotReads.h). Mechanics and the running Foundation's
+// CSRHotRaise.m: recovery of hot reads at the raise (see CSRHotRaise.h). Mechanics and the running Foundation's
 // facts only; every decision is Swift's.
 //
 // GNUstep: GCC's libobjc has no exception preprocessor (objc_exception_throw goes straight to _Unwind_RaiseException
@@ -13,6 +13,7 @@
 // index exceptions name neither the receiver nor (for strings) the index: no implementation is eligible there
 // (Docs/AppleRuntime.md), the trampolines stay.
 #import <Foundation/Foundation.h>
+#include "CSRHotRaise.h"
 #include "CSRHotReads.h"
 #include "CSRCallStack.h"
 #include <pthread.h>

@@ -19,7 +19,7 @@ typedef enum CSRIncidentSource {
     /// A hot-read trampoline (CSRHotReads.h) caught `exception`, raised by its original for `argument` (the index).
     /// `table`: the hook point's table; `implementation`: the trampoline.
     CSRIncidentHotRead = 1,
-    /// The raise hook (CSRHotReads.h, recovery at the raise): `implementation`, protected for hot table `hotTable`,
+    /// The raise hook (CSRHotRaise.h, recovery at the raise): `implementation`, protected for hot table `hotTable`,
     /// raised `exception`, which names `receiver` and `argument`.
     CSRIncidentRaise,
     /// The raise hook: the call a marker of hot table `hotTable` noted, on a receiver of class `cls`, raised

@@ -27,14 +27,10 @@ bool csr_types_pass_in_words(const char *types);
 /// selector), or NULL when the pool is full.
 CSRIMP csr_pass_through(CSRClass cls, CSRSelector selector);
 
-/// Whether `implementation` is one of the pass-throughs (of either kind).
+/// Whether `implementation` is one of the pass-throughs (of either kind: `csr_pass_through_any`'s too).
 bool csr_is_pass_through(CSRIMP implementation);
 
-/// A pass-through for a method of any shape (CSRPassThroughAny.c): floating-point, vector and struct arguments, a
-/// struct returned in memory, variadic calls. Written in assembly for x86_64 and arm64 (every argument register is
-/// saved around the lookup and restored before the jump); NULL on other architectures or when its pool is full.
-CSRIMP csr_pass_through_any(CSRClass cls, CSRSelector selector);
-bool csr_is_pass_through_any(CSRIMP implementation);
+/// A pass-through for a method of any other shape: CSRPassThroughAny.h.
 
 #ifdef __cplusplus
 }

@@ -77,7 +77,7 @@ final class HotRaiseTests: ShieldTestCase {
     /// `.trampolines` hooks every owner, and its reports name the receiver's class.
     func testCharacterAtIndexIsRecoveredUnhookedAndArraySubscriptThroughItsMarker() throws {
         #if canImport(Darwin)
-        throw XCTSkip("recovery at the raise is GNUstep's (CSRHotReads.h)")
+        throw XCTSkip("recovery at the raise is GNUstep's (CSRHotRaise.h)")
         #else
         let characterAtIndex = csr_sel_register("characterAtIndex:")!
         let subscriptSelector = csr_sel_register("objectAtIndexedSubscript:")!
@@ -171,7 +171,7 @@ final class HotRaiseTests: ShieldTestCase {
     /// it: `testReplaceCharactersGetsAMarker...`.)
     func testUnhookedCharacterOriginalsRecoverEveryCallAndAMarkerOnNilAnswersNil() throws {
         #if canImport(Darwin)
-        throw XCTSkip("recovery at the raise is GNUstep's (CSRHotReads.h)")
+        throw XCTSkip("recovery at the raise is GNUstep's (CSRHotRaise.h)")
         #else
         var strings: [UnsafeMutableRawPointer?] = [nil]
         withAutoreleasePool { XCTAssertEqual(css_test_strings(&strings, 1), 1) }

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include "CSRPassThrough.h"
+#include "CSRPassThroughAny.h"
 typedef struct Rect { double x, y, w, h; } Rect;
 typedef struct Big { long a, b, c, d, e; } Big;
 static void *target;
