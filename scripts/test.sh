@@ -11,6 +11,7 @@ scripts/install-deps.sh --tests
 scripts/check-arc.sh   # every .m file must also compile under ARC (the build here is MRC)
 scripts/check-ownership.sh   # the Objective-C layer under ARC: -Werror, the static analyzer, the ownership rule
 scripts/check-incident-path.sh   # one incident path: only IncidentPath.swift records reports or raises for a guard
+scripts/check-runtime-headers.sh   # a C file's functions are declared in the header of its name
 scripts/check-format.sh   # Swift layout as swift-format writes it (.swift-format: 120 columns)
 scripts/check-apple.sh
 scripts/proof-release.sh
