@@ -17,6 +17,9 @@ final class LifecycleTests: ShieldTestCase {
             XCTAssertTrue(CrashShield.isRunning)
             XCTAssertEqual(CrashShield.activeGuards, [.container, .kvc], "every guard but the one that cannot install")
             XCTAssertThrowsError(try CrashShield.setGuard(.timer, enabled: true), "switching it on later says why")
+            // With others: they are switched on as asked (the timer comes before the main-thread guard in the list).
+            XCTAssertThrowsError(try CrashShield.setGuard([.timer, .mainThreadUI], enabled: true))
+            XCTAssertEqual(CrashShield.activeGuards, [.container, .kvc, .mainThreadUI])
         }
     }
 

@@ -14,7 +14,6 @@ import CrashShieldRuntime.Internal
 /// Supported methods return void and take no argument, or one object, integer, BOOL, double or CGRect/NSRect;
 /// another signature is a configuration error. A class listed that does not exist is skipped.
 enum MainThreadGuard {
-
     /// What UIKit raises when its layout engine is touched from a background thread.
     static let exceptionName = ExceptionName.internalInconsistency
     static let uikitReason =

@@ -27,7 +27,6 @@ import CrashShieldRuntime.Internal
 /// skips still has its cleanups run. A float or struct return value of a zombie message is unspecified. NSProxy
 /// subclasses are not protected (their root `-dealloc` is not NSObject's).
 enum ZombieGuard {
-
     typealias DeallocIMP = @convention(c) (CSRObject?, CSRSelector?) -> Void
 
     /// The root `-dealloc` replacement, installed on NSObject only.

@@ -41,7 +41,6 @@ import CrashShieldRuntime.Internal
 /// (and every registration made while the guard is off) goes straight to Foundation, and nothing is reported. They
 /// are reverted once no registration is left on a proxy.
 enum KVOGuard {
-
     static let registry = KVOProxyRegistry.shared
 
     static func install(in context: GuardContext) throws {

@@ -22,7 +22,6 @@ import CrashShieldRuntime.Internal
 /// (`csr_notification_center_forgets_deallocated_observers`: every Apple OS the package supports), the guard keeps no
 /// ledger, watches no `-dealloc` and reports nothing for them: there is no crash to stop (Docs/AppleRuntime.md).
 enum NotificationGuard {
-
     static let registry = NotificationObserverRegistry.shared
 
     static func install(in context: GuardContext) throws {

@@ -30,7 +30,6 @@ import CrashShieldRuntime.Internal
 /// over-release the guard cannot see stays a crash: after `stop()` (the `-dealloc` hooks are gone) or an over-release
 /// racing a fire on another thread (the fire already holds the target, as NSTimer's own `-fire` does).
 enum TimerGuard {
-
     static let registry = TimerProxyRegistry.shared
 
     static func install(in context: GuardContext) throws {

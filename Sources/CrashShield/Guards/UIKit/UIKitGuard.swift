@@ -15,7 +15,6 @@ import Foundation
 /// super is not guarded. Proven here with fixture classes shaped like them (`UIKitGuardTests`), on a simulator by the
 /// Apple workflow (`UIKitGuardSimulatorTests`).
 enum UIKitGuard {
-
     /// The classes hooked. Tests put fixture classes shaped like them in their place (GNUstep has no UIKit).
     struct ClassNames: Sendable, Equatable {
         var layer = "CALayer"
