@@ -45,7 +45,7 @@ public enum CrashShield {
             Session.current.store(session, ordering: .releasing)
             do {
                 try HookEngine.shared.batch {
-                    try install(configuration.guards, in: session, continuesPastHookFailures: true)
+                    try install(configuration.guards, in: session, skippingHookFailures: true)
                 }
             } catch {
                 HookEngine.shared.batch { uninstallAll(session) }
@@ -107,7 +107,7 @@ public enum CrashShield {
             if enabled && categories.contains(.zombie) { try session.configuration.validateZombiePrefixes() }
             try HookEngine.shared.batch {
                 if enabled {
-                    try install(categories, in: session, continuesPastHookFailures: false)
+                    try install(categories, in: session, skippingHookFailures: false)
                 } else {
                     uninstall(categories, in: session)
                 }
@@ -138,13 +138,9 @@ public enum CrashShield {
     // MARK: Installation (under `lock`)
 
     /// Installs the guards of `categories` that are not installed yet, in `GuardRegistry` order. A guard whose hooks
-    /// this system refuses stays off and the others install when `continuesPastHookFailures` (start); otherwise its
-    /// error is thrown after the others were installed (`setGuard`).
-    private static func install(
-        _ categories: GuardCategory, in session: Session, continuesPastHookFailures: Bool
-    )
-        throws
-    {
+    /// this system refuses stays off: logged, and the others install, when `skippingHookFailures` (start); otherwise
+    /// the first error is thrown once the others were installed (`setGuard`). Any other error stops `start` at once.
+    private static func install(_ categories: GuardCategory, in session: Session, skippingHookFailures: Bool) throws {
         let declarations = GuardRegistry.declarations(for: categories)
         let missing = categories.subtracting(GuardCategory(declarations.map(\.category)))
         if !missing.isEmpty {
@@ -154,12 +150,12 @@ public enum CrashShield {
         for declaration in declarations {
             do {
                 try install(declaration, in: session)
-            } catch CrashShieldError.hookFailed(let name, let error) where continuesPastHookFailures {
+            } catch CrashShieldError.hookFailed(let name, let error) where skippingHookFailures {
                 // One guard's missing method must not leave the app with no guard at all.
                 logger.error(
                     "guard \(name) could not install on this system and stays off: \(error); the other guards run")
             } catch {
-                if continuesPastHookFailures { throw error }
+                if skippingHookFailures { throw error }
                 failure = failure ?? error
             }
         }
