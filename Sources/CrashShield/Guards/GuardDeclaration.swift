@@ -5,12 +5,13 @@
 ///
 /// The contract (`CrashShield` calls both under its lock, inside one `HookEngine.batch`):
 /// - `install` makes its hooks through the context, which records them: the shield reverts them, newest first, when
-///   the guard is switched off, and when `install` throws halfway (then `uninstall` runs too). It may assume the
-///   session being started is published (`Session.current`; `context.configuration` is its configuration) and that
-///   the guard's bit is still off (`Session.isGuarding` answers false until `install` returns), so its hooks pass
-///   calls through while it installs. It is never called twice without `uninstall` between, but may be called again
-///   after it: the kill switch switches a guard off and on, and each `start` after a `stop` installs anew.
-///   A `HookError` means "not on this system": the guard stays off and the others run; any other error fails `start`.
+///   the guard is switched off, and when `install` throws halfway (then `uninstall` runs too). It may assume that
+///   the session it installs for is published (`Session.current`; `context.configuration` is its configuration) and
+///   that the guard's bit is still off (`Session.isGuarding` answers false until `install` returns: a hook that asks
+///   it passes calls through while the guard installs). It is never called twice without `uninstall` between, but
+///   may be called again after it: the kill switch switches a guard off and on, and a `start` after a `stop` installs
+///   anew. A `HookError` means "not on this system": the guard stays off and the others run; any other error fails
+///   `start`.
 /// - `uninstall` runs after the guard's bit was cleared and its hooks were reverted (a hook another library wrapped
 ///   since stays in its chain, passing calls through: `Hook.revert`). It clears whatever the guard keeps between
 ///   install and uninstall (each guard names that state in its file), tolerates an `install` that stopped halfway or
