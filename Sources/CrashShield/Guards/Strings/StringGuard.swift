@@ -33,6 +33,7 @@ final class StringGuard: CrashGuard {
         try AttributedStringHooks.install(in: context)
         try FormatHooks.install(in: context)
         try SearchHooks.install(in: context)
+        try RegularExpressionHooks.install(in: context)
     }
 
     /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.
