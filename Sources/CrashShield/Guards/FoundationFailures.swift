@@ -532,6 +532,10 @@ extension Violation {
     /// (wordpress-mobile/WordPress-iOS#17330, tombenner/nui#292).
     static let nilRegexString = appleOnly(
         RegularExpressionHooks.enumerateMethod, "nil argument", hint: Hint.nilString)
+    /// A nil template to `stringByReplacingMatchesInString:...` / `replaceMatchesInString:...`.
+    static func nilRegexTemplate(method: String) -> Violation {
+        appleOnly(method, "nil argument", hint: "check the template for nil before replacing matches")
+    }
     /// A search range past the end of the string: NSRangeException `Range or index out of bounds`.
     static let regexRange = Violation(ExceptionName.range, hint: Hint.text) {
         appleText($0, RegularExpressionHooks.enumerateMethod, "Range or index out of bounds")

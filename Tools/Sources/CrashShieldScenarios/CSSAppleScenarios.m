@@ -184,6 +184,18 @@ static NSUInteger countMatches(NSRegularExpression *regex, NSString *string, NSR
 static const char *regexEnumerate(NSString *string, NSRange range) {
     return css_format("matches=%lu", (unsigned long)countMatches(wordRegex(), css_opaque(string), range));
 }
+static const char *regexReplacingNilTemplate(void) {
+    NSString *text = @"ab cd";
+    NSString *result = [wordRegex() stringByReplacingMatchesInString: text options: 0 range: NSMakeRange(0, 5)
+                                                         withTemplate: css_opaque(nil)];
+    return result ? css_format("[%s]", [result UTF8String]) : "nil";
+}
+static const char *regexReplaceNilTemplate(void) {
+    NSMutableString *text = css_opaque([NSMutableString stringWithString: @"ab cd"]);
+    NSUInteger replaced = [wordRegex() replaceMatchesInString: text options: 0 range: NSMakeRange(0, 5)
+                                                 withTemplate: css_opaque(nil)];
+    return css_format("%lu [%s]", (unsigned long)replaced, [text UTF8String]);
+}
 static const char *regexEnumerateNil(void) { return regexEnumerate(nil, NSMakeRange(0, 0)); }
 static const char *regexEnumeratePastEnd(void) { return regexEnumerate(@"ab cd", NSMakeRange(2, 4)); }
 
@@ -214,6 +226,8 @@ static const CSSScenario css_apple_table[] = {
     { "fileManager.enumeratorAtURL.nil", "container", "enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:", "NSInvalidArgumentException", "nil", 1, enumeratorAtNilURL },
     { "regex.enumerateMatches.nilString", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSInvalidArgumentException", "matches=0", 1, regexEnumerateNil },
     { "regex.enumerateMatches.rangePastEnd", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSRangeException", "matches=0", 1, regexEnumeratePastEnd },
+    { "regex.stringByReplacingMatches.nilTemplate", "string", "stringByReplacingMatchesInString:options:range:withTemplate:", "NSInvalidArgumentException", "nil", 1, regexReplacingNilTemplate },
+    { "regex.replaceMatches.nilTemplate", "string", "replaceMatchesInString:options:range:withTemplate:", "NSInvalidArgumentException", "0 [ab cd]", 1, regexReplaceNilTemplate },
 };
 
 /// Apple's reason for each row above, in order (sources: Docs/AppleRuntime.md §13). `appendString:` raises through
@@ -245,6 +259,8 @@ static const char *const css_apple_reasons[] = {
     "*** -[NSFileManager enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:]: URL is nil",
     "*** -[NSRegularExpression enumerateMatchesInString:options:range:usingBlock:]: nil argument",
     "*** -[NSRegularExpression enumerateMatchesInString:options:range:usingBlock:]: Range or index out of bounds",
+    "*** -[NSRegularExpression stringByReplacingMatchesInString:options:range:withTemplate:]: nil argument",
+    "*** -[NSRegularExpression replaceMatchesInString:options:range:withTemplate:]: nil argument",
 };
 _Static_assert(sizeof css_apple_table / sizeof css_apple_table[0] == sizeof css_apple_reasons / sizeof css_apple_reasons[0],
                "one reason per Apple-only scenario");

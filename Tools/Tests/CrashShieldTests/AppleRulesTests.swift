@@ -50,6 +50,8 @@ final class AppleRulesTests: XCTestCase {
         "copyItemAtPath:toPath:error:", "moveItemAtURL:toURL:error:", "copyItemAtURL:toURL:error:",
         "enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:",
         "enumerateMatchesInString:options:range:usingBlock:",
+        "stringByReplacingMatchesInString:options:range:withTemplate:",
+        "replaceMatchesInString:options:range:withTemplate:",
     ]
 
     override func tearDown() {
@@ -69,6 +71,8 @@ final class AppleRulesTests: XCTestCase {
                 "moveItemAtURL:toURL:error:", "copyItemAtURL:toURL:error:",
                 "enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:",
                 "enumerateMatchesInString:options:range:usingBlock:",
+                "stringByReplacingMatchesInString:options:range:withTemplate:",
+                "replaceMatchesInString:options:range:withTemplate:",
             ])
     }
 

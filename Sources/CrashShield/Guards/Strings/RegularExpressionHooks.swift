@@ -13,17 +13,27 @@ import CrashShieldRuntime.Internal
 /// GNUstep 1.28 (NSRegularExpression.m) raises for neither: ICU refuses the region and nothing matches. Built with
 /// GCC (no blocks), its conveniences do not even send the primitive: nothing is hooked there.
 ///
+/// The replacing methods check their template first: `stringByReplacingMatchesInString:options:range:withTemplate:`
+/// and `replaceMatchesInString:options:range:withTemplate:` raise `nil argument` with their own names for a nil
+/// template (the same decompiled source); GNUstep replaces the matches with nothing. Hooked too, Apple's rules only.
+///
 /// Recovery: the call is skipped: the block is never called, so `matchesInString:` answers an empty array,
-/// `numberOfMatchesInString:` 0, `firstMatchInString:` nil, `rangeOfFirstMatchInString:` {NSNotFound, 0}.
+/// `numberOfMatchesInString:` 0, `firstMatchInString:` nil, `rangeOfFirstMatchInString:` {NSNotFound, 0};
+/// `stringByReplacingMatchesInString:` with a nil template answers nil, `replaceMatchesInString:` 0 replacements, the
+/// string untouched.
 enum RegularExpressionHooks {
     typealias Enumerate = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, CSRRange, CSRObject?) -> Void
+    typealias Replacing =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, CSRRange, CSRObject?) -> CSRObject?
+    typealias Replace = @convention(c) (CSRObject?, CSRSelector?, CSRObject?, UInt, CSRRange, CSRObject?) -> UInt
 
     static let enumerateMethod = "enumerateMatchesInString:options:range:usingBlock:"
 
     static func install(in context: GuardContext) throws {
         // GNUstep answers nothing for a nil string or a range past the end: only Apple's Foundation raises.
         guard FoundationRules.isApple, let regex = ObjCClass(named: "NSRegularExpression") else { return }
-        try context.install(enumerateMatches, on: [regex])
+        try context.install(
+            [enumerateMatches, stringByReplacingMatches, replaceMatches] as [AnyHookPoint], on: [regex])
     }
 
     static let enumerateMatches: GuardedMethod<Enumerate> = GuardedMethod(
@@ -33,5 +43,24 @@ enum RegularExpressionHooks {
             r, cmd, valid: string != nil && range.fits(in: length(of: string)),
             else: string == nil ? .nilRegexString : .regexRange
         ) { $0(r, cmd, string, options, range, block) }
+    }
+
+    static let stringByReplacingMatches: GuardedMethod<Replacing> = GuardedMethod(
+        "stringByReplacingMatchesInString:options:range:withTemplate:", .string
+    ) { r, cmd, string, options, range, template in
+        stringByReplacingMatches.read(
+            r, cmd, valid: template != nil,
+            else: .nilRegexTemplate(method: "stringByReplacingMatchesInString:options:range:withTemplate:")
+        ) { $0(r, cmd, string, options, range, template) }
+    }
+
+    static let replaceMatches: GuardedMethod<Replace> = GuardedMethod(
+        "replaceMatchesInString:options:range:withTemplate:", .string
+    ) { r, cmd, string, options, range, template in
+        replaceMatches.guarded(
+            r, cmd, valid: template != nil,
+            else: .nilRegexTemplate(method: "replaceMatchesInString:options:range:withTemplate:"), unhooked: 0,
+            recovery: { _ in 0 }
+        ) { $0(r, cmd, string, options, range, template) }
     }
 }
