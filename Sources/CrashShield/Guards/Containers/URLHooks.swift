@@ -50,7 +50,7 @@ enum URLHooks {
         ) { $0(r, cmd, string, base) }
     }
 
-    /// The method Apple's reason names: iOS 17 and later forward `initWithString:relativeToURL:` to
+    /// The method Apple's reason names: recent systems (iPadOS 18 at least) forward `initWithString:relativeToURL:` to
     /// `initWithString:relativeToURL:encodingInvalidCharacters:`, which checks (iPadOS 18's NSURL.m as decompiled in
     /// EthanArbuckle/iPad_10.2_18.0_22A3354_Restore); earlier systems raise from `initWithString:relativeToURL:`
     /// itself (the crash logs of Docs/AppleRuntime.md §15).
