@@ -181,6 +181,35 @@ static NSUInteger countMatches(NSRegularExpression *regex, NSString *string, NSR
     return counter.matches;
 }
 #endif
+#if !defined(__APPLE__)
+/// GNUstep 1.28 has no NSDataDetector. Apple's is a subclass of NSRegularExpression whose own
+/// `enumerateMatchesInString:options:range:usingBlock:` makes the same checks without calling super
+/// (RegularExpressionHooks): this fixture, shaped like it, overrides the method too: a nil string ends there (only a
+/// hook on the subclass sees it), anything else goes to super (the shape the hook's second layer exists for).
+@interface NSDataDetector : NSRegularExpression
+@end
+@implementation NSDataDetector
+- (void)enumerateMatchesInString: (NSString *)string options: (NSMatchingOptions)options range: (NSRange)range
+                      usingBlock: (GSRegexBlock)block {
+    if (string == nil) return;
+    [super enumerateMatchesInString: string options: options range: range usingBlock: block];
+}
+@end
+#endif
+/// A detector of links on Apple; the fixture above, matching words, here.
+static NSRegularExpression *detector(void) {
+#if defined(__APPLE__)
+    return css_opaque([NSDataDetector dataDetectorWithTypes: NSTextCheckingTypeLink error: NULL]);
+#else
+    return css_opaque(CSS_APPLE_AUTORELEASE([[NSDataDetector alloc] initWithPattern: @"[a-z]+" options: 0 error: NULL]));
+#endif
+}
+static const char *detectorEnumerateNil(void) {
+    return css_format("matches=%lu", (unsigned long)countMatches(detector(), css_opaque(nil), NSMakeRange(0, 0)));
+}
+static const char *detectorEnumeratePastEnd(void) {
+    return css_format("matches=%lu", (unsigned long)countMatches(detector(), css_opaque(@"see example.com"), NSMakeRange(4, 12)));
+}
 static const char *regexEnumerate(NSString *string, NSRange range) {
     return css_format("matches=%lu", (unsigned long)countMatches(wordRegex(), css_opaque(string), range));
 }
@@ -226,6 +255,8 @@ static const CSSScenario css_apple_table[] = {
     { "fileManager.enumeratorAtURL.nil", "container", "enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:", "NSInvalidArgumentException", "nil", 1, enumeratorAtNilURL },
     { "regex.enumerateMatches.nilString", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSInvalidArgumentException", "matches=0", 1, regexEnumerateNil },
     { "regex.enumerateMatches.rangePastEnd", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSRangeException", "matches=0", 1, regexEnumeratePastEnd },
+    { "dataDetector.enumerateMatches.nilString", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSInvalidArgumentException", "matches=0", 1, detectorEnumerateNil },
+    { "dataDetector.enumerateMatches.rangePastEnd", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSRangeException", "matches=0", 1, detectorEnumeratePastEnd },
     { "regex.stringByReplacingMatches.nilTemplate", "string", "stringByReplacingMatchesInString:options:range:withTemplate:", "NSInvalidArgumentException", "nil", 1, regexReplacingNilTemplate },
     { "regex.replaceMatches.nilTemplate", "string", "replaceMatchesInString:options:range:withTemplate:", "NSInvalidArgumentException", "0 [ab cd]", 1, regexReplaceNilTemplate },
 };
@@ -259,6 +290,8 @@ static const char *const css_apple_reasons[] = {
     "*** -[NSFileManager enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:]: URL is nil",
     "*** -[NSRegularExpression enumerateMatchesInString:options:range:usingBlock:]: nil argument",
     "*** -[NSRegularExpression enumerateMatchesInString:options:range:usingBlock:]: Range or index out of bounds",
+    "*** -[NSDataDetector enumerateMatchesInString:options:range:usingBlock:]: nil argument",
+    "*** -[NSDataDetector enumerateMatchesInString:options:range:usingBlock:]: Range or index out of bounds",
     "*** -[NSRegularExpression stringByReplacingMatchesInString:options:range:withTemplate:]: nil argument",
     "*** -[NSRegularExpression replaceMatchesInString:options:range:withTemplate:]: nil argument",
 };
@@ -358,6 +391,8 @@ const char *css_valid_apple_only_calls(void) {
     NSString *text = @"ab cd ef";
     NSRange all = NSMakeRange(0, [text length]);
     NSUInteger enumerated = countMatches(regex, text, NSMakeRange(3, 5));
+    NSUInteger detected = countMatches(detector(), @"see example.com or https://example.org/x", NSMakeRange(4, 36));
+    NSUInteger detectedToEnd = countMatches(detector(), @"example.com", NSMakeRange(11, 0));
     NSRange first = [regex rangeOfFirstMatchInString: text options: 0 range: NSMakeRange(2, 6)];
     NSMutableString *replaced = [NSMutableString stringWithString: text];
     NSUInteger replacements = [regex replaceMatchesInString: replaced options: 0 range: all withTemplate: @"<$0>"];
@@ -369,6 +404,7 @@ const char *css_valid_apple_only_calls(void) {
                       [regex stringByReplacingMatchesInString: text options: 0 range: all withTemplate: @"[$0]"],
                       (unsigned long)replacements, replaced,
                       (unsigned long)[regex numberOfMatchesInString: @"" options: 0 range: NSMakeRange(0, 0)]];
+    [log appendFormat: @"detector=%lu %lu\n", (unsigned long)detected, (unsigned long)detectedToEnd];
     return [log UTF8String];
 }
 

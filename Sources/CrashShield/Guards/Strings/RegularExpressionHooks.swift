@@ -32,14 +32,31 @@ enum RegularExpressionHooks {
     static func install(in context: GuardContext) throws {
         // GNUstep answers nothing for a nil string or a range past the end: only Apple's Foundation raises.
         guard FoundationRules.isApple, let regex = ObjCClass(named: "NSRegularExpression") else { return }
-        try context.install(
-            [enumerateMatches, stringByReplacingMatches, replaceMatches] as [AnyHookPoint], on: [regex])
+        // Apple's NSDataDetector overrides the primitive with the same two checks and texts (its own name) and does
+        // not call super (iPadOS 18's NSDataDetector.m, decompiled as above): hooked where it owns one, with the
+        // second layer on NSRegularExpression so that an override calling super would reach that layer, never its
+        // own hook again. GNUstep's NSDataDetector has no override of its own: there only NSRegularExpression's is.
+        if let detector = ObjCClass(named: "NSDataDetector"), detector.owns(enumerateMatches.selector) {
+            try context.install(enumerateMatches, on: [detector])
+            try context.install(enumerateMatches.layer(1), on: [regex])
+        } else {
+            try context.install(enumerateMatches, on: [regex])
+        }
+        try context.install([stringByReplacingMatches, replaceMatches] as [AnyHookPoint], on: [regex])
     }
 
     static let enumerateMatches: GuardedMethod<Enumerate> = GuardedMethod(
-        ObjCSelector(enumerateMethod), .string
-    ) { r, cmd, string, options, range, block in
-        enumerateMatches.mutation(
+        ObjCSelector(enumerateMethod), .string,
+        layers: [
+            { enumerate(in: enumerateMatches, $0, $1, $2, $3, $4, $5) },
+            { enumerate(in: enumerateMatches.layer(1), $0, $1, $2, $3, $4, $5) },
+        ])
+
+    private static func enumerate(
+        in point: GuardedMethod<Enumerate>, _ r: CSRObject?, _ cmd: CSRSelector?, _ string: CSRObject?,
+        _ options: UInt, _ range: CSRRange, _ block: CSRObject?
+    ) {
+        point.mutation(
             r, cmd, valid: string != nil && range.fits(in: length(of: string)),
             else: string == nil ? .nilRegexString : .regexRange
         ) { $0(r, cmd, string, options, range, block) }
