@@ -56,10 +56,12 @@ enum RegularExpressionHooks {
         in point: GuardedMethod<Enumerate>, _ r: CSRObject?, _ cmd: CSRSelector?, _ string: CSRObject?,
         _ options: UInt, _ range: CSRRange, _ block: CSRObject?
     ) {
-        point.mutation(
-            r, cmd, valid: string != nil && range.fits(in: length(of: string)),
-            else: string == nil ? .nilRegexString : .regexRange
-        ) { $0(r, cmd, string, options, range, block) }
+        // An argument that does not answer `length` is left to Foundation, which sends it first (as without
+        // CrashShield: no question of CrashShield's own fails).
+        let fits = probe(string, Selectors.length).map { range.fits(in: $0) } ?? true
+        point.mutation(r, cmd, valid: string != nil && fits, else: string == nil ? .nilRegexString : .regexRange) {
+            $0(r, cmd, string, options, range, block)
+        }
     }
 
     static let stringByReplacingMatches: GuardedMethod<Replacing> = GuardedMethod(
