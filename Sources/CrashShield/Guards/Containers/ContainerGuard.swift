@@ -26,6 +26,8 @@ enum ContainerGuard {
         try FileURLHooks.install(in: context)
         try DateHooks.install(in: context)
         try JSONHooks.install(in: context)
+        try URLHooks.install(in: context)
+        try FileManagerHooks.install(in: context)
     }
 
     /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.

@@ -29,6 +29,7 @@ enum StringGuard {
         try AttributedStringHooks.install(in: context)
         try FormatHooks.install(in: context)
         try SearchHooks.install(in: context)
+        try RegularExpressionHooks.install(in: context)
     }
 
     /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.
