@@ -124,10 +124,79 @@ static const CSRIMP csr_nil_check_set_object_for_key_pool[CSR_SLOT_POOL_SIZE] = 
     CSR_SLOTS(CSR_POOL_ENTRY, csr_nil_check_set_object_for_key)
 };
 
-/// The range lies within the receiver's length (`-[NSString length]`, one message): CSRRange's `fits(in:)`.
-#define CSR_RANGE_FITS(RECEIVER, RANGE)                                                                        \
-    csr_range_fits((RANGE), ((unsigned long (*)(CSRObject, CSRSelector))                                       \
-        csr_msg_lookup((RECEIVER), csr_hot_selectors.length))((RECEIVER), csr_hot_selectors.length))
+#if !defined(__APPLE__)
+// GNUstep only (GCC's libobjc, the old string ABI): the compiler lays out each constant string as its class, a pointer
+// to its UTF-8 bytes and their count (NXConstantString's public instance variables `nxcsptr` and `nxcslen`, GNUstep's
+// NSString.h), and its `length` decodes the UTF-8 on every call (GSString.m's `lengthUTF8`, about 60 instructions
+// for a short literal, on top of the message). GNUstep's own string code sends `getCharacters:range:` and
+// `rangeOfString:options:range:locale:` to literals all the time, so the range checks below read an ASCII literal's
+// length from its bytes instead: one character per byte, the count `lengthUTF8` answers for ASCII. Any other string,
+// a literal with a byte past 0x7f included, is asked `length`. Constant strings never change. Apple's literals store
+// their length (CFString), so Apple's build sends `length` as before.
+static CSRClass csr_constant_string_class;
+static ptrdiff_t csr_constant_string_bytes, csr_constant_string_count;
+
+/// GCC's libobjc, declared with opaque types (this file is C): the instance variables' offsets and types.
+extern void *class_getInstanceVariable(CSRClass cls, const char *name);
+extern ptrdiff_t ivar_getOffset(void *ivar);
+extern const char *ivar_getTypeEncoding(void *ivar);
+
+static bool csr_encoding_ends_with(void *ivar, char type) {
+    const char *encoding = ivar_getTypeEncoding(ivar);
+    if (encoding == NULL || encoding[0] == 0) return false;
+    while (encoding[1] != 0) encoding++;
+    return *encoding == type;
+}
+
+bool csr_check_first_set_constant_strings(CSRClass cls) {
+    if (cls == NULL || __atomic_load_n(&csr_constant_string_class, __ATOMIC_ACQUIRE) == cls) return cls != NULL;
+    void *bytes = class_getInstanceVariable(cls, "nxcsptr"), *count = class_getInstanceVariable(cls, "nxcslen");
+    // The new string ABI (libobjc2) adds `flags` and counts UTF-16 units in `nxcslen`: its `length` is cheap already.
+    if (bytes == NULL || count == NULL || class_getInstanceVariable(cls, "flags") != NULL
+        || !csr_encoding_ends_with(bytes, '*') || !csr_encoding_ends_with(count, 'I')) return false;
+    csr_constant_string_bytes = ivar_getOffset(bytes);
+    csr_constant_string_count = ivar_getOffset(count);
+    __atomic_store_n(&csr_constant_string_class, cls, __ATOMIC_RELEASE);
+    return true;
+}
+
+/// An ASCII constant string's length from its bytes, or false (another string, or a byte past 0x7f).
+static inline bool csr_constant_string_length(CSRObject receiver, unsigned long *length) {
+    CSRClass constant = __atomic_load_n(&csr_constant_string_class, __ATOMIC_ACQUIRE);
+    if (constant == NULL || receiver == NULL || *(CSRClass *)receiver != constant) return false;
+    const unsigned char *bytes = *(const unsigned char *const *)((const char *)receiver + csr_constant_string_bytes);
+    unsigned int count = *(const unsigned int *)((const char *)receiver + csr_constant_string_count);
+    uint64_t high = 0;
+    unsigned int index = 0;
+    for (; index + 8 <= count; index += 8) {
+        uint64_t word;
+        __builtin_memcpy(&word, bytes + index, sizeof word);
+        high |= word;
+    }
+    for (; index < count; index++) high |= bytes[index];
+    if ((high & UINT64_C(0x8080808080808080)) != 0) return false;
+    *length = count;
+    return true;
+}
+#else
+bool csr_check_first_set_constant_strings(CSRClass cls) {
+    (void)cls;
+    return false;
+}
+#endif
+
+/// `[receiver length]`: on GNUstep an ASCII literal's from its bytes (above), otherwise one message.
+static inline unsigned long csr_string_length(CSRObject receiver) {
+#if !defined(__APPLE__)
+    unsigned long length;
+    if (csr_constant_string_length(receiver, &length)) return length;
+#endif
+    return ((unsigned long (*)(CSRObject, CSRSelector))csr_msg_lookup(receiver, csr_hot_selectors.length))(
+        receiver, csr_hot_selectors.length);
+}
+
+/// The range lies within the receiver's length (`csr_string_length`): CSRRange's `fits(in:)`.
+#define CSR_RANGE_FITS(RECEIVER, RANGE) csr_range_fits((RANGE), csr_string_length(RECEIVER))
 static inline bool csr_range_fits(CSRRange range, unsigned long length) {
     return range.location <= length && range.length <= length - range.location;
 }

@@ -16,6 +16,10 @@ enum CharacterBufferHooks {
     typealias GetCharactersRange = @convention(c) (CSRObject?, CSRSelector?, UnsafeMutableRawPointer?, CSRRange) -> Void
 
     static func install(in context: GuardContext, strings: ClassFamily) throws {
+        #if !canImport(Darwin)
+        // The range checks in C read an ASCII literal's length from its bytes (GNUstep's `length` decodes them).
+        _ = csr_check_first_set_constant_strings(constantStringClass?.pointer)
+        #endif
         try context.install(getCharactersRange, onOwnersIn: strings)
     }
 
