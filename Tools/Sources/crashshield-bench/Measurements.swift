@@ -31,7 +31,8 @@ enum Kernels {
 
     /// The hot calls and stopped calls whose guarded path differs under `HotReadRecovery.atRaise` (GNUstep only):
     /// left unhooked and recovered at the raise (`objectAtIndex:`, `characterAtIndex:`), a marker (`array[i]`), and
-    /// the app workload, which makes those calls and `replaceCharactersInRange:withString:` (a marker too).
+    /// the app workload, which makes those calls, `replaceCharactersInRange:withString:` and `getCharacters:range:`
+    /// (markers too).
     static let gnustepExtras: Set<String> = ["objectAtIndex:", "array[i]", "characterAtIndex:", AppWorkload.name]
     static let gnustepStopped: Set<String> = ["objectAtIndex: past the end"]
 

@@ -155,8 +155,8 @@ struct BenchResults {
         """
     private static let gnustepCalls = """
         The calls whose path changes with `.atRaise` (`objectAtIndex:` and `characterAtIndex:` unhooked and recovered \
-        at the raise, `array[i]` and `replaceCharactersInRange:withString:` behind markers) and the app workload that \
-        makes them: GNUstep only; Apple runs the trampolines above.
+        at the raise, `array[i]`, `replaceCharactersInRange:withString:` and GNUstep's strings' `getCharacters:range:` \
+        behind markers) and the app workload that makes them: GNUstep only; Apple runs the trampolines above.
         """
     private static let gnustepStopped = """
         A bad call found on the stack from `-[NSException raise]` with libunwind and resumed at its caller: GNUstep \
