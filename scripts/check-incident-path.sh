@@ -37,7 +37,7 @@ hits=$(code 'csr_raise\(' $c_files)
 raises=$(code 'csr_raise\(' Sources/CrashShieldRuntime/CSRZombie.m | wc -l)
 [ "$raises" -le 1 ] || fail "CSRZombie.m raises only for a zombie message without an incident handler"
 
-hits=$(code '\b(GuardFailure|Violation|GuardContext|Interception|Incident|IncidentPath|Verdict|GuardCategory|CrashGuard|Session)\b' \
+hits=$(code '\b(GuardFailure|Violation|GuardContext|Interception|Incident|IncidentPath|Verdict|GuardCategory|GuardDeclaration|GuardRegistry|Session)\b' \
        $(find Sources/CrashShield/Runtime -name '*.swift' | sort))
 [ -z "$hits" ] || fail "the hook engine (Sources/CrashShield/Runtime) names no guard and no part of the failure path:"$'\n'"$hits"
 

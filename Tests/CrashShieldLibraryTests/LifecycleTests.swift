@@ -7,20 +7,19 @@ final class LifecycleTests: ShieldTestCase {
     /// A guard whose method this system lacks (an OS where NSTimer has no such initializer, say) stays off, named in
     /// the log; every other guard runs. Before, start() failed and the app ran with no guard at all.
     func testAGuardThatCannotInstallStaysOffAndTheOthersRun() throws {
-        final class MissingMethodTimerGuard: CrashGuard {
-            static let category = GuardCategory.timer
-            init() {}
-            func install(in context: GuardContext) throws {
-                throw HookError.methodNotFound(
-                    class: "NSTimer", selector: "initWithFireDate:interval:target:selector:userInfo:repeats:")
-            }
+        let missingMethodTimerGuard = GuardDeclaration(.timer) { _ in
+            throw HookError.methodNotFound(
+                class: "NSTimer", selector: "initWithFireDate:interval:target:selector:userInfo:repeats:")
         }
-        GuardRegistry.substitutes.withLock { $0 = [MissingMethodTimerGuard.self] }
+        GuardRegistry.substitutes.withLock { $0 = [missingMethodTimerGuard] }
         defer { GuardRegistry.substitutes.withLock { $0 = [] } }
         try withShield(Configuration(guards: [.container, .timer, .kvc])) { _ in
             XCTAssertTrue(CrashShield.isRunning)
             XCTAssertEqual(CrashShield.activeGuards, [.container, .kvc], "every guard but the one that cannot install")
             XCTAssertThrowsError(try CrashShield.setGuard(.timer, enabled: true), "switching it on later says why")
+            // With others: they are switched on as asked (the timer comes before the main-thread guard in the list).
+            XCTAssertThrowsError(try CrashShield.setGuard([.timer, .mainThreadUI], enabled: true))
+            XCTAssertEqual(CrashShield.activeGuards, [.container, .kvc, .mainThreadUI])
         }
     }
 

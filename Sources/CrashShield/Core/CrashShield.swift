@@ -45,16 +45,7 @@ public enum CrashShield {
             Session.current.store(session, ordering: .releasing)
             do {
                 try HookEngine.shared.batch {
-                    for category in configuration.guards.members {
-                        do {
-                            try install(category, in: session)
-                        } catch CrashShieldError.hookFailed(let name, let error) {
-                            // One guard's missing method must not leave the app with no guard at all.
-                            logger.error(
-                                "guard \(name) could not install on this system and stays off: \(error); the other guards run"
-                            )
-                        }
-                    }
+                    try install(configuration.guards, in: session, skippingHookFailures: true)
                 }
             } catch {
                 HookEngine.shared.batch { uninstallAll(session) }
@@ -115,12 +106,10 @@ public enum CrashShield {
             guard let session = Session.current.load(ordering: .acquiring) else { throw CrashShieldError.notRunning }
             if enabled && categories.contains(.zombie) { try session.configuration.validateZombiePrefixes() }
             try HookEngine.shared.batch {
-                for category in categories.members {
-                    if enabled {
-                        try install(category, in: session)
-                    } else {
-                        uninstall(category, in: session)
-                    }
+                if enabled {
+                    try install(categories, in: session, skippingHookFailures: false)
+                } else {
+                    uninstall(categories, in: session)
                 }
             }
         }
@@ -148,37 +137,60 @@ public enum CrashShield {
 
     // MARK: Installation (under `lock`)
 
-    private static func install(_ category: GuardCategory, in session: Session) throws {
-        guard session.installed[category.rawValue] == nil else { return }
-        guard let type = GuardRegistry.guardType(for: category) else {
-            logger.debug("guard not available in this build, skipped", metadata: ["guard": "\(category.name)"])
-            return
+    /// Installs the guards of `categories` that are not installed yet, in `GuardRegistry` order. A guard whose hooks
+    /// this system refuses stays off: logged, and the others install, when `skippingHookFailures` (start); otherwise
+    /// the first error is thrown once the others were installed (`setGuard`). Any other error stops `start` at once.
+    private static func install(_ categories: GuardCategory, in session: Session, skippingHookFailures: Bool) throws {
+        let declarations = GuardRegistry.declarations(for: categories)
+        let missing = categories.subtracting(GuardCategory(declarations.map(\.category)))
+        if !missing.isEmpty {
+            logger.debug("guard not available in this build, skipped", metadata: ["guard": "\(missing.name)"])
         }
-        let guardObject = type.init()
+        var failure: Error?
+        for declaration in declarations {
+            do {
+                try install(declaration, in: session)
+            } catch CrashShieldError.hookFailed(let name, let error) where skippingHookFailures {
+                // One guard's missing method must not leave the app with no guard at all.
+                logger.error(
+                    "guard \(name) could not install on this system and stays off: \(error); the other guards run")
+            } catch {
+                if skippingHookFailures { throw error }
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    private static func install(_ declaration: GuardDeclaration, in session: Session) throws {
+        let category = declaration.category
+        guard session.installed[category.rawValue] == nil else { return }
         let context = GuardContext(engine: .shared, configuration: session.configuration, category: category)
         do {
-            try guardObject.install(in: context)
+            try declaration.install(context)
         } catch {
             for hook in context.hooks.reversed() { hook.revert() }
-            guardObject.uninstall()
+            declaration.uninstall()
             if let error = error as? HookError {
                 throw CrashShieldError.hookFailed(category: category.name, reason: error.description)
             }
             throw error
         }
-        session.installed[category.rawValue] = (guardObject, context.hooks)
+        session.installed[category.rawValue] = Session.InstalledGuard(declaration: declaration, hooks: context.hooks)
         _ = session.enabled.loadThenBitwiseOr(with: category.rawValue, ordering: .releasing)
     }
 
-    private static func uninstall(_ category: GuardCategory, in session: Session) {
-        _ = session.enabled.loadThenBitwiseAnd(with: ~category.rawValue, ordering: .releasing)
-        guard let (guardObject, hooks) = session.installed.removeValue(forKey: category.rawValue) else { return }
-        guardObject.willUninstall()
-        for hook in hooks.reversed() { hook.revert() }
-        guardObject.uninstall()
+    /// Switches the guards of `categories` off, in reverse `GuardRegistry` order.
+    private static func uninstall(_ categories: GuardCategory, in session: Session) {
+        for declaration in GuardRegistry.guards.reversed() where categories.contains(declaration.category) {
+            let category = declaration.category
+            _ = session.enabled.loadThenBitwiseAnd(with: ~category.rawValue, ordering: .releasing)
+            // The declaration that installed it (a test's substitute, perhaps), not necessarily the shipped one.
+            guard let installed = session.installed.removeValue(forKey: category.rawValue) else { continue }
+            for hook in installed.hooks.reversed() { hook.revert() }
+            installed.declaration.uninstall()
+        }
     }
 
-    private static func uninstallAll(_ session: Session) {
-        for category in GuardCategory.allCategories.reversed() { uninstall(category, in: session) }
-    }
+    private static func uninstallAll(_ session: Session) { uninstall(.all, in: session) }
 }

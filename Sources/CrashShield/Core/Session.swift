@@ -9,8 +9,15 @@ final class Session: AtomicReference, @unchecked Sendable {
     /// Guards currently switched on (the kill switch clears bits here before reverting hooks).
     let enabled: ManagedAtomic<UInt32>
     let excludedClasses: [ObjCClass]
-    /// Installed guards and their hooks (mutated only under `CrashShield`'s lock).
-    var installed: [UInt32: (guardObject: any CrashGuard, hooks: [Hook])] = [:]
+    /// Installed guards by category bit (mutated only under `CrashShield`'s lock).
+    var installed: [UInt32: InstalledGuard] = [:]
+
+    /// A guard switched on: the declaration that installed it (its `uninstall` runs when it is switched off) and the
+    /// hooks its `install` made, reverted newest first before that.
+    struct InstalledGuard {
+        let declaration: GuardDeclaration
+        let hooks: [Hook]
+    }
 
     init(configuration: Configuration) {
         self.configuration = configuration

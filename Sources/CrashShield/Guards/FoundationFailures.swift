@@ -502,6 +502,46 @@ extension Hint {
     static let json = "check the object with +[NSJSONSerialization isValidJSONObject:] before writing it"
 }
 
+/// NSURL, NSFileManager and NSRegularExpression calls only Apple's Foundation raises for (Apple's rules only: GNUstep
+/// 1.28 answers nil / NO / nothing). Apple's texts (`_NSMethodExceptionProem`: `*** -[Class method]`, the receiver's
+/// class) from public crash logs and iPadOS 18's Foundation as decompiled in EthanArbuckle/iPad_10.2_18.0_22A3354_Restore
+/// (Docs/AppleRuntime.md §15); unverified on a device.
+extension Violation {
+    /// `-URLByAppendingPathComponent:nil` / `...:isDirectory:` (chasseurmic/TWRDownloadManager#45).
+    static func nilURLPathComponent(method: String) -> Violation {
+        appleOnly(
+            method, "component, components, or pathExtension cannot be nil.",
+            hint: "check the path component for nil before appending it (a failed lookup?)")
+    }
+    /// `-initWithString:nil relativeToURL:` (and `-initWithString:nil`, which funnels into it): `method` is the one
+    /// Apple's NSURL raises from (`URLHooks.initWithStringMethod`).
+    static func nilURLString(method: String) -> Violation {
+        appleOnly(method, "nil string parameter", hint: "check the URL string for nil before making a URL")
+    }
+    /// NSFileManager's copy and move methods given a nil source or destination (`what`: "source path", "destination
+    /// URL"...), named as Apple's method that raises (the `options:` form the public one funnels into, for copies
+    /// and URL moves).
+    static func nilFileManagerArgument(_ what: String, method: String) -> Violation {
+        appleOnly(method, "\(what) is nil", hint: "check the path or URL for nil before the file operation")
+    }
+    /// `-enumeratorAtURL:nil includingPropertiesForKeys:options:errorHandler:` (tomaszpoliszuk/HomeScreenQuickActions#4).
+    static let nilEnumeratorURL = appleOnly(
+        "enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:", "URL is nil",
+        hint: "check the directory URL for nil before enumerating it")
+    /// `-[NSRegularExpression enumerateMatchesInString:nil ...]`, which Apple's other matching methods funnel into
+    /// (wordpress-mobile/WordPress-iOS#17330, tombenner/nui#292).
+    static let nilRegexString = appleOnly(
+        RegularExpressionHooks.enumerateMethod, "nil argument", hint: Hint.nilString)
+    /// A nil template to `stringByReplacingMatchesInString:...` / `replaceMatchesInString:...`.
+    static func nilRegexTemplate(method: String) -> Violation {
+        appleOnly(method, "nil argument", hint: "check the template for nil before replacing matches")
+    }
+    /// A search range past the end of the string: NSRangeException `Range or index out of bounds`.
+    static let regexRange = Violation(ExceptionName.range, hint: Hint.text) {
+        appleText($0, RegularExpressionHooks.enumerateMethod, "Range or index out of bounds")
+    }
+}
+
 // MARK: UIKit and Core Animation (the opt-in UIKit guard)
 
 /// What Core Animation and UIKit raise for the calls the UIKit guard stops, in their own words (public crash logs:

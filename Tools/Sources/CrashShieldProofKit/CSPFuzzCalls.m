@@ -302,6 +302,82 @@ CALL(defaults_setNestedObjectForKey) {
 CALL(urlc_fileURLWithPath) { out_object(out, [[(Class)r fileURLWithPath: O0] absoluteString]); }
 CALL(urlc_fileURLWithPathIsDirectory) { out_object(out, [[(Class)r fileURLWithPath: O0 isDirectory: YES] absoluteString]); }
 CALL(urlc_initFileURLWithPath) { out_object(out, [CSP_AUTORELEASE([[(Class)r alloc] initFileURLWithPath: O0]) absoluteString]); }
+// NSURL, NSFileManager and NSRegularExpression: guarded under Apple's rules only (GNUstep raises for none of their
+// nil arguments), so here both runs must agree exactly; on Apple the hooks stop the nil and past-the-end calls.
+/// A string argument as these methods take it: nil and strings as they are, any other object as a string (GNUstep's
+/// ICU bridge reads an object that is not a string as one: a crash, not a precondition).
+static id csp_string_or_nil(id object) {
+    return object == nil || [object isKindOfClass: [NSString class]] ? object : [object description];
+}
+/// A path inside a directory that does not exist: nothing on disk is ever moved or copied (".." cannot climb out of a
+/// directory that is not there).
+static id csp_missing_path(id object) {
+    id string = csp_string_or_nil(object);
+    return string ? [@"/nonexistent-crashshield-fuzz" stringByAppendingPathComponent: string] : nil;
+}
+static id csp_missing_url(id object) {
+    id path = csp_missing_path(object);
+    return path ? [NSURL fileURLWithPath: path] : nil;
+}
+static void out_file_result(CSPText *out, BOOL ok, NSError *error) {
+    csp_text_appendf(out, "%s error=%s %ld", ok ? "YES" : "NO", error ? [[error domain] UTF8String] : "none",
+                     error ? (long)[error code] : 0L);
+}
+CALL(url_appendingPathComponent) { out_object(out, [(NSURL *)r URLByAppendingPathComponent: csp_string_or_nil(O0)]); }
+CALL(url_appendingPathComponentIsDirectory) {
+    out_object(out, [(NSURL *)r URLByAppendingPathComponent: csp_string_or_nil(O0) isDirectory: YES]);
+}
+CALL(urlc_initWithStringRelativeToURL) {
+    NSURL *base = [NSURL URLWithString: @"https://example.com/dir/"];
+    out_object(out, [CSP_AUTORELEASE([[(Class)r alloc] initWithString: csp_string_or_nil(O0) relativeToURL: base]) absoluteString]);
+}
+CALL(urlc_initWithString) {
+    out_object(out, [CSP_AUTORELEASE([[(Class)r alloc] initWithString: csp_string_or_nil(O0)]) absoluteString]);
+}
+CALL(fm_movePath) {
+    NSError *error = nil;
+    out_file_result(out, [(NSFileManager *)r moveItemAtPath: csp_missing_path(O0) toPath: csp_missing_path(O1) error: &error], error);
+}
+CALL(fm_copyPath) {
+    NSError *error = nil;
+    out_file_result(out, [(NSFileManager *)r copyItemAtPath: csp_missing_path(O0) toPath: csp_missing_path(O1) error: &error], error);
+}
+CALL(fm_moveURL) {
+    NSError *error = nil;
+    out_file_result(out, [(NSFileManager *)r moveItemAtURL: csp_missing_url(O0) toURL: csp_missing_url(O1) error: &error], error);
+}
+CALL(fm_copyURL) {
+    out_bool(out, [(NSFileManager *)r copyItemAtURL: csp_missing_url(O0) toURL: csp_missing_url(O1) error: NULL]);
+}
+CALL(fm_enumeratorAtURL) {
+    id enumerator = [(NSFileManager *)r enumeratorAtURL: csp_missing_url(O0) includingPropertiesForKeys: nil options: 0
+                                           errorHandler: NULL];
+    out_object(out, [enumerator nextObject]);
+}
+static NSRegularExpression *csp_regex(void) {
+    return [NSRegularExpression regularExpressionWithPattern: @"[a-z]+" options: 0 error: NULL];
+}
+/// The string receiver searched with a range of the fuzzer's (Apple's conveniences reach the primitive).
+CALL(regex_matchesInString) { out_uint(out, [[csp_regex() matchesInString: r options: 0 range: RANGE] count]); }
+CALL(regex_numberOfMatches) { out_uint(out, [csp_regex() numberOfMatchesInString: r options: 0 range: RANGE]); }
+CALL(regex_firstMatch) { out_range(out, [[csp_regex() firstMatchInString: r options: 0 range: RANGE] range]); }
+CALL(regex_rangeOfFirstMatch) { out_range(out, [csp_regex() rangeOfFirstMatchInString: r options: 0 range: RANGE]); }
+CALL(regex_replacing) {
+    out_object(out, [csp_regex() stringByReplacingMatchesInString: r options: 0 range: RANGE
+                                                      withTemplate: csp_string_or_nil(O0)]);
+}
+CALL(regex_replace) {
+    out_uint(out, [csp_regex() replaceMatchesInString: r options: 0 range: RANGE withTemplate: csp_string_or_nil(O0)]);
+}
+/// The regular expression receiver given the fuzzer's string (nil included), searched whole.
+CALL(regex_matchesInArgument) {
+    id string = csp_string_or_nil(O0);
+    out_object(out, [(NSRegularExpression *)r matchesInString: string options: 0 range: NSMakeRange(0, [string length])]);
+}
+CALL(regex_numberOfMatchesInArgument) {
+    id string = csp_string_or_nil(O0);
+    out_uint(out, [(NSRegularExpression *)r numberOfMatchesInString: string options: 0 range: NSMakeRange(0, [string length])]);
+}
 CALL(stringc_withFormat) { out_object(out, [(Class)r stringWithFormat: @"<%@>", O0]); }
 
 // MARK: NSAttributedString, NSMutableAttributedString
@@ -609,6 +685,23 @@ static const CSPEntry csp_entries[] = {
     { "NSURL fileURLWithPath:", CSPFamilyURLClass, ARGS(CSPArgString), urlc_fileURLWithPath, true },
     { "NSURL fileURLWithPath:isDirectory:", CSPFamilyURLClass, ARGS(CSPArgString), urlc_fileURLWithPathIsDirectory, true },
     { "alloc, initFileURLWithPath:", CSPFamilyURLClass, ARGS(CSPArgString), urlc_initFileURLWithPath, true },
+    { "NSURL URLByAppendingPathComponent:", CSPFamilyURL, ARGS(CSPArgString), url_appendingPathComponent, true },
+    { "NSURL URLByAppendingPathComponent:isDirectory:", CSPFamilyURL, ARGS(CSPArgString), url_appendingPathComponentIsDirectory, true },
+    { "alloc, initWithString:relativeToURL: (URL)", CSPFamilyURLClass, ARGS(CSPArgString), urlc_initWithStringRelativeToURL, true },
+    { "alloc, initWithString: (URL)", CSPFamilyURLClass, ARGS(CSPArgString), urlc_initWithString, false },
+    { "NSFileManager moveItemAtPath:toPath:error:", CSPFamilyFileManager, ARGS(CSPArgString, CSPArgString), fm_movePath, true },
+    { "NSFileManager copyItemAtPath:toPath:error:", CSPFamilyFileManager, ARGS(CSPArgString, CSPArgString), fm_copyPath, true },
+    { "NSFileManager moveItemAtURL:toURL:error:", CSPFamilyFileManager, ARGS(CSPArgString, CSPArgString), fm_moveURL, true },
+    { "NSFileManager copyItemAtURL:toURL:error:", CSPFamilyFileManager, ARGS(CSPArgString, CSPArgString), fm_copyURL, true },
+    { "NSFileManager enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:", CSPFamilyFileManager, ARGS(CSPArgString), fm_enumeratorAtURL, true },
+    { "NSRegularExpression matchesInString:options:range:", FT, ARGS(CSPArgRange), regex_matchesInString, false },
+    { "NSRegularExpression numberOfMatchesInString:options:range:", FT, ARGS(CSPArgRange), regex_numberOfMatches, false },
+    { "NSRegularExpression firstMatchInString:options:range:", FT, ARGS(CSPArgRange), regex_firstMatch, false },
+    { "NSRegularExpression rangeOfFirstMatchInString:options:range:", FT, ARGS(CSPArgRange), regex_rangeOfFirstMatch, false },
+    { "NSRegularExpression stringByReplacingMatchesInString:options:range:withTemplate:", FT, ARGS(CSPArgRange, CSPArgString), regex_replacing, true },
+    { "NSRegularExpression replaceMatchesInString:options:range:withTemplate:", FMT, ARGS(CSPArgRange, CSPArgString), regex_replace, true },
+    { "NSRegularExpression matchesInString:options:range: (string argument)", CSPFamilyRegex, ARGS(CSPArgString), regex_matchesInArgument, false },
+    { "NSRegularExpression numberOfMatchesInString:options:range: (string argument)", CSPFamilyRegex, ARGS(CSPArgString), regex_numberOfMatchesInArgument, false },
     { "NSAttributedString attributedSubstringFromRange:", FR, ARGS(CSPArgRange), attr_substringFromRange, true },
     { "NSAttributedString attributesAtIndex:effectiveRange:", FR, ARGS(CSPArgIndex), attr_attributesAtIndex, true },
     { "NSAttributedString attribute:atIndex:effectiveRange:", FR, ARGS(CSPArgAttributeName, CSPArgIndex), attr_attributeAtIndex, true },

@@ -33,6 +33,9 @@ typedef enum CSPFamily {
     CSPFamilyDate = 1 << 24,
     CSPFamilyUserDefaults = 1 << 25,
     CSPFamilyURLClass = 1 << 26,
+    CSPFamilyURL = 1 << 27,
+    CSPFamilyFileManager = 1 << 28,
+    CSPFamilyRegex = 1 << 29,
 } CSPFamily;
 
 typedef struct CSPReceiverKind {

@@ -205,6 +205,12 @@ static id date_fixed(void) { return [NSDate dateWithTimeIntervalSince1970: 3]; }
 static id date_distant_past(void) { return [NSDate distantPast]; }
 static id defaults_standard(void) { return [NSUserDefaults standardUserDefaults]; }
 static id url_class(void) { return [NSURL class]; }
+static id url_web_directory(void) { return [NSURL URLWithString: @"https://example.com/dir/"]; }
+static id url_file_directory(void) {
+    return [NSURL fileURLWithPath: @"/nonexistent-crashshield-fuzz/dir" isDirectory: YES];
+}
+static id file_manager_default(void) { return [NSFileManager defaultManager]; }
+static id regex_words(void) { return [NSRegularExpression regularExpressionWithPattern: @"[a-z]+" options: 0 error: NULL]; }
 static id mdata_bytes(void) { return [NSMutableData dataWithBytes: "hello" length: 5]; }
 static id mdata_capacity(void) {
     NSMutableData *data = [NSMutableData dataWithCapacity: 64];
@@ -419,6 +425,10 @@ static const CSPReceiverKind csp_receivers[] = {
     { "date.distantPast", CSPFamilyDate, date_distant_past, true },
     { "userDefaults.standard", CSPFamilyUserDefaults, defaults_standard, true },
     { "urlClass", CSPFamilyURLClass, url_class, true },
+    { "url.webDirectory", CSPFamilyURL, url_web_directory, true },
+    { "url.fileDirectory", CSPFamilyURL, url_file_directory, true },
+    { "fileManager.default", CSPFamilyFileManager, file_manager_default, true },
+    { "regex.words", CSPFamilyRegex, regex_words, true },
 };
 
 const CSPReceiverKind *csp_receiver_kinds(uint32_t *count) {

@@ -6,6 +6,7 @@
 // iOS app gets; none is verified on a device (Docs/AppleRuntime.md §9, "Crashes only Apple raises"). A test
 // compares everything but the class name, which is the receiver's own.
 #import <Foundation/Foundation.h>
+#include <unistd.h>
 #include "CSSFamilies.h"
 
 #if __has_feature(objc_arc)
@@ -88,6 +89,145 @@ static const char *jsonWriteInfinityWithoutError(void) {
     return data ? css_describe(data) : "nil";
 }
 
+
+// NSURL, NSFileManager and NSRegularExpression (Docs/AppleRuntime.md §15): GNUstep answers nil, NO or no match.
+static NSURL *directoryURL(void) { return css_opaque([NSURL URLWithString: @"https://example.com/dir/"]); }
+static const char *urlAppendNil(void) {
+    NSURL *base = directoryURL();
+    NSURL *url = [base URLByAppendingPathComponent: css_opaque(nil)];
+    return css_format("%s base=%s", url ? [[url absoluteString] UTF8String] : "nil", [[base absoluteString] UTF8String]);
+}
+static const char *urlAppendNilIsDirectory(void) {
+    NSURL *base = directoryURL();
+    NSURL *url = [base URLByAppendingPathComponent: css_opaque(nil) isDirectory: YES];
+    return css_format("%s base=%s", url ? [[url absoluteString] UTF8String] : "nil", [[base absoluteString] UTF8String]);
+}
+static const char *urlInitWithNilStringRelative(void) {
+    NSURL *url = CSS_APPLE_AUTORELEASE([[NSURL alloc] initWithString: css_opaque(nil) relativeToURL: directoryURL()]);
+    return url ? [[url absoluteString] UTF8String] : "nil";
+}
+static const char *urlInitWithNilString(void) {
+    NSURL *url = CSS_APPLE_AUTORELEASE([[NSURL alloc] initWithString: css_opaque(nil)]);
+    return url ? [[url absoluteString] UTF8String] : "nil";
+}
+/// What a file operation gave: YES / NO and the error it set.
+static const char *fileOutcome(BOOL ok, NSError *error) {
+    return css_format("%s error=%s %ld", ok ? "YES" : "NO", error ? [[error domain] UTF8String] : "none",
+                      error ? (long)[error code] : 0L);
+}
+static NSString *missingPath(NSString *name) { return [@"/nonexistent-crashshield" stringByAppendingPathComponent: name]; }
+static const char *moveNilSource(void) {
+    NSError *error = nil;
+    BOOL ok = [[NSFileManager defaultManager] moveItemAtPath: css_opaque(nil) toPath: missingPath(@"b") error: &error];
+    return fileOutcome(ok, error);
+}
+static const char *moveNilDestination(void) {
+    NSError *error = nil;
+    BOOL ok = [[NSFileManager defaultManager] moveItemAtPath: missingPath(@"a") toPath: css_opaque(nil) error: &error];
+    return fileOutcome(ok, error);
+}
+static const char *copyNilSource(void) {
+    NSError *error = nil;
+    BOOL ok = [[NSFileManager defaultManager] copyItemAtPath: css_opaque(nil) toPath: missingPath(@"b") error: &error];
+    return fileOutcome(ok, error);
+}
+/// No error pointer: the caller asked for no NSError.
+static const char *moveURLNilDestination(void) {
+    NSURL *source = [NSURL fileURLWithPath: missingPath(@"a")];
+    BOOL ok = [[NSFileManager defaultManager] moveItemAtURL: source toURL: css_opaque(nil) error: NULL];
+    return ok ? "YES" : "NO";
+}
+static const char *copyURLNilSource(void) {
+    NSError *error = nil;
+    NSURL *destination = [NSURL fileURLWithPath: missingPath(@"b")];
+    BOOL ok = [[NSFileManager defaultManager] copyItemAtURL: css_opaque(nil) toURL: destination error: &error];
+    return fileOutcome(ok, error);
+}
+static const char *enumeratorAtNilURL(void) {
+    id enumerator = [[NSFileManager defaultManager] enumeratorAtURL: css_opaque(nil) includingPropertiesForKeys: nil
+                                                            options: 0 errorHandler: NULL];
+    return enumerator ? "enumerator" : "nil";
+}
+static NSRegularExpression *wordRegex(void) {
+    return css_opaque([NSRegularExpression regularExpressionWithPattern: @"[a-z]+" options: 0 error: NULL]);
+}
+/// How many matches `enumerateMatchesInString:options:range:usingBlock:` hands its block. GNUstep's headers here
+/// (no -fblocks) take a block as the block ABI's struct, which GNUstep calls through `invoke` (GSBlocks.h).
+#if __has_feature(blocks)
+static NSUInteger countMatches(NSRegularExpression *regex, NSString *string, NSRange range) {
+    __block NSUInteger matches = 0;
+    [regex enumerateMatchesInString: string options: 0 range: range
+                         usingBlock: ^(NSTextCheckingResult *result, NSMatchingFlags flags, BOOL *stop) {
+        (void)flags; (void)stop;
+        if (result) matches++;
+    }];
+    return matches;
+}
+#else
+typedef struct CSSMatchCounter {
+    void *isa;
+    int flags;
+    int reserved;
+    void (*invoke)(void *, NSTextCheckingResult *, NSMatchingFlags, BOOL *);
+    NSUInteger matches;
+} CSSMatchCounter;
+static void countMatch(void *block, NSTextCheckingResult *result, NSMatchingFlags flags, BOOL *stop) {
+    (void)flags; (void)stop;
+    if (result) ((CSSMatchCounter *)block)->matches++;
+}
+static NSUInteger countMatches(NSRegularExpression *regex, NSString *string, NSRange range) {
+    CSSMatchCounter counter = { NULL, 0, 0, countMatch, 0 };
+    [regex enumerateMatchesInString: string options: 0 range: range usingBlock: (void *)&counter];
+    return counter.matches;
+}
+#endif
+#if !defined(__APPLE__)
+/// GNUstep 1.28 has no NSDataDetector. Apple's is a subclass of NSRegularExpression whose own
+/// `enumerateMatchesInString:options:range:usingBlock:` makes the same checks without calling super
+/// (RegularExpressionHooks): this fixture, shaped like it, overrides the method too: a nil string ends there (only a
+/// hook on the subclass sees it), anything else goes to super (the shape the hook's second layer exists for).
+@interface NSDataDetector : NSRegularExpression
+@end
+@implementation NSDataDetector
+- (void)enumerateMatchesInString: (NSString *)string options: (NSMatchingOptions)options range: (NSRange)range
+                      usingBlock: (GSRegexBlock)block {
+    if (string == nil) return;
+    [super enumerateMatchesInString: string options: options range: range usingBlock: block];
+}
+@end
+#endif
+/// A detector of links on Apple; the fixture above, matching words, here.
+static NSRegularExpression *detector(void) {
+#if defined(__APPLE__)
+    return css_opaque([NSDataDetector dataDetectorWithTypes: NSTextCheckingTypeLink error: NULL]);
+#else
+    return css_opaque(CSS_APPLE_AUTORELEASE([[NSDataDetector alloc] initWithPattern: @"[a-z]+" options: 0 error: NULL]));
+#endif
+}
+static const char *detectorEnumerateNil(void) {
+    return css_format("matches=%lu", (unsigned long)countMatches(detector(), css_opaque(nil), NSMakeRange(0, 0)));
+}
+static const char *detectorEnumeratePastEnd(void) {
+    return css_format("matches=%lu", (unsigned long)countMatches(detector(), css_opaque(@"see example.com"), NSMakeRange(4, 12)));
+}
+static const char *regexEnumerate(NSString *string, NSRange range) {
+    return css_format("matches=%lu", (unsigned long)countMatches(wordRegex(), css_opaque(string), range));
+}
+static const char *regexReplacingNilTemplate(void) {
+    NSString *text = @"ab cd";
+    NSString *result = [wordRegex() stringByReplacingMatchesInString: text options: 0 range: NSMakeRange(0, 5)
+                                                         withTemplate: css_opaque(nil)];
+    return result ? css_format("[%s]", [result UTF8String]) : "nil";
+}
+static const char *regexReplaceNilTemplate(void) {
+    NSMutableString *text = css_opaque([NSMutableString stringWithString: @"ab cd"]);
+    NSUInteger replaced = [wordRegex() replaceMatchesInString: text options: 0 range: NSMakeRange(0, 5)
+                                                 withTemplate: css_opaque(nil)];
+    return css_format("%lu [%s]", (unsigned long)replaced, [text UTF8String]);
+}
+static const char *regexEnumerateNil(void) { return regexEnumerate(nil, NSMakeRange(0, 0)); }
+static const char *regexEnumeratePastEnd(void) { return regexEnumerate(@"ab cd", NSMakeRange(2, 4)); }
+
 static const CSSScenario css_apple_table[] = {
     { "mutableDictionary.removeObjectForKey.nilKey", "container", "removeObjectForKey:", "NSInvalidArgumentException", "{k=v}", 1, removeObjectForNilKey },
     { "mutableDictionary.subscriptSet.nilKeyNilObject", "container", "setObject:forKeyedSubscript:", "NSInvalidArgumentException", "{k=v}", 1, subscriptRemoveNilKey },
@@ -103,6 +243,22 @@ static const CSSScenario css_apple_table[] = {
     { "json.dataWithJSONObject.topLevelString", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonWriteTopLevelString },
     { "json.dataWithJSONObject.nil", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil error=NSCocoaErrorDomain 3840", 1, jsonWriteNil },
     { "json.dataWithJSONObject.infinityWithoutError", "container", "dataWithJSONObject:options:error:", "NSInvalidArgumentException", "nil", 1, jsonWriteInfinityWithoutError },
+    { "url.URLByAppendingPathComponent.nil", "container", "URLByAppendingPathComponent:", "NSInvalidArgumentException", "nil base=https://example.com/dir/", 1, urlAppendNil },
+    { "url.URLByAppendingPathComponentIsDirectory.nil", "container", "URLByAppendingPathComponent:isDirectory:", "NSInvalidArgumentException", "nil base=https://example.com/dir/", 1, urlAppendNilIsDirectory },
+    { "url.initWithStringRelativeToURL.nil", "container", "initWithString:relativeToURL:", "NSInvalidArgumentException", "nil", 1, urlInitWithNilStringRelative },
+    { "url.initWithString.nil", "container", "initWithString:relativeToURL:", "NSInvalidArgumentException", "nil", 1, urlInitWithNilString },
+    { "fileManager.moveItemAtPath.nilSource", "container", "moveItemAtPath:toPath:error:", "NSInvalidArgumentException", "NO error=NSCocoaErrorDomain 4", 1, moveNilSource },
+    { "fileManager.moveItemAtPath.nilDestination", "container", "moveItemAtPath:toPath:error:", "NSInvalidArgumentException", "NO error=NSCocoaErrorDomain 514", 1, moveNilDestination },
+    { "fileManager.copyItemAtPath.nilSource", "container", "copyItemAtPath:toPath:error:", "NSInvalidArgumentException", "NO error=NSCocoaErrorDomain 4", 1, copyNilSource },
+    { "fileManager.moveItemAtURL.nilDestinationWithoutError", "container", "moveItemAtURL:toURL:error:", "NSInvalidArgumentException", "NO", 1, moveURLNilDestination },
+    { "fileManager.copyItemAtURL.nilSource", "container", "copyItemAtURL:toURL:error:", "NSInvalidArgumentException", "NO error=NSCocoaErrorDomain 4", 1, copyURLNilSource },
+    { "fileManager.enumeratorAtURL.nil", "container", "enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:", "NSInvalidArgumentException", "nil", 1, enumeratorAtNilURL },
+    { "regex.enumerateMatches.nilString", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSInvalidArgumentException", "matches=0", 1, regexEnumerateNil },
+    { "regex.enumerateMatches.rangePastEnd", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSRangeException", "matches=0", 1, regexEnumeratePastEnd },
+    { "dataDetector.enumerateMatches.nilString", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSInvalidArgumentException", "matches=0", 1, detectorEnumerateNil },
+    { "dataDetector.enumerateMatches.rangePastEnd", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSRangeException", "matches=0", 1, detectorEnumeratePastEnd },
+    { "regex.stringByReplacingMatches.nilTemplate", "string", "stringByReplacingMatchesInString:options:range:withTemplate:", "NSInvalidArgumentException", "nil", 1, regexReplacingNilTemplate },
+    { "regex.replaceMatches.nilTemplate", "string", "replaceMatchesInString:options:range:withTemplate:", "NSInvalidArgumentException", "0 [ab cd]", 1, regexReplaceNilTemplate },
 };
 
 /// Apple's reason for each row above, in order (sources: Docs/AppleRuntime.md §13). `appendString:` raises through
@@ -122,6 +278,22 @@ static const char *const css_apple_reasons[] = {
     "*** +[NSJSONSerialization dataWithJSONObject:options:error:]: Invalid top-level type in JSON write",
     "*** +[NSJSONSerialization dataWithJSONObject:options:error:]: Invalid top-level type in JSON write",
     "Invalid number value (infinite) in JSON write",
+    "*** -[NSURL URLByAppendingPathComponent:]: component, components, or pathExtension cannot be nil.",
+    "*** -[NSURL URLByAppendingPathComponent:isDirectory:]: component, components, or pathExtension cannot be nil.",
+    "*** -[NSURL initWithString:relativeToURL:]: nil string parameter",
+    "*** -[NSURL initWithString:relativeToURL:]: nil string parameter",
+    "*** -[NSFileManager moveItemAtPath:toPath:error:]: source path is nil",
+    "*** -[NSFileManager moveItemAtPath:toPath:error:]: destination path is nil",
+    "*** -[NSFileManager copyItemAtPath:toPath:options:error:]: source path is nil",
+    "*** -[NSFileManager moveItemAtURL:toURL:options:error:]: destination URL is nil",
+    "*** -[NSFileManager copyItemAtURL:toURL:options:error:]: source URL is nil",
+    "*** -[NSFileManager enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:]: URL is nil",
+    "*** -[NSRegularExpression enumerateMatchesInString:options:range:usingBlock:]: nil argument",
+    "*** -[NSRegularExpression enumerateMatchesInString:options:range:usingBlock:]: Range or index out of bounds",
+    "*** -[NSDataDetector enumerateMatchesInString:options:range:usingBlock:]: nil argument",
+    "*** -[NSDataDetector enumerateMatchesInString:options:range:usingBlock:]: Range or index out of bounds",
+    "*** -[NSRegularExpression stringByReplacingMatchesInString:options:range:withTemplate:]: nil argument",
+    "*** -[NSRegularExpression replaceMatchesInString:options:range:withTemplate:]: nil argument",
 };
 _Static_assert(sizeof css_apple_table / sizeof css_apple_table[0] == sizeof css_apple_reasons / sizeof css_apple_reasons[0],
                "one reason per Apple-only scenario");
@@ -177,6 +349,62 @@ const char *css_valid_apple_only_calls(void) {
     id garbage = [NSJSONSerialization JSONObjectWithData: [@"{nope" dataUsingEncoding: NSUTF8StringEncoding] options: 0 error: &error];
     [log appendFormat: @"json.garbage=%s error=%s\n", garbage ? "object" : "nil", error ? [[error domain] UTF8String] : "none"];
     [log appendFormat: @"json.valid=%d,%d\n", [NSJSONSerialization isValidJSONObject: nested], [NSJSONSerialization isValidJSONObject: @"f"]];
+    // NSURL: appending (an empty component included), URLs from strings relative and absolute, a nil base.
+    NSURL *base = [NSURL URLWithString: @"https://example.com/dir/"];
+    [log appendFormat: @"url.append=%@ %@ %@\n", [[base URLByAppendingPathComponent: @"a b"] absoluteString],
+                      [[base URLByAppendingPathComponent: @"c" isDirectory: YES] absoluteString],
+                      [[base URLByAppendingPathComponent: @""] absoluteString]];
+    NSURL *relative = CSS_APPLE_AUTORELEASE([[NSURL alloc] initWithString: @"x/y?q=1" relativeToURL: base]);
+    NSURL *absolute = CSS_APPLE_AUTORELEASE([[NSURL alloc] initWithString: @"https://example.org/z" relativeToURL: nil]);
+    NSURL *plain = CSS_APPLE_AUTORELEASE([[NSURL alloc] initWithString: @"mailto:a@b.c"]);
+    // (`+URLWithString:nil` answers nil on Apple before any initializer runs; GNUstep's reaches
+    // `initWithString:relativeToURL:`, so under Apple's rules emulated here it would be reported: not tried.)
+    [log appendFormat: @"url.init=%@ %@ %@ %@\n", [relative absoluteString], [absolute absoluteString],
+                      [plain absoluteString], [[NSURL URLWithString: @"k" relativeToURL: base] absoluteString]];
+    // NSFileManager: a real file moved, copied, enumerated and removed in a fresh directory; failures with paths.
+    NSFileManager *manager = [NSFileManager defaultManager];
+    NSString *directory = [NSTemporaryDirectory() stringByAppendingPathComponent:
+                           [NSString stringWithFormat: @"crashshield-apple-%d", (int)getpid()]];
+    [manager removeItemAtPath: directory error: NULL];
+    [manager createDirectoryAtPath: directory withIntermediateDirectories: YES attributes: nil error: NULL];
+    NSString *fileA = [directory stringByAppendingPathComponent: @"a"], *fileB = [directory stringByAppendingPathComponent: @"b"];
+    NSString *fileC = [directory stringByAppendingPathComponent: @"c"], *fileD = [directory stringByAppendingPathComponent: @"d"];
+    [[@"data" dataUsingEncoding: NSUTF8StringEncoding] writeToFile: fileA atomically: NO];
+    BOOL moved = [manager moveItemAtPath: fileA toPath: fileB error: NULL];
+    BOOL copied = [manager copyItemAtPath: fileB toPath: fileC error: NULL];
+    BOOL movedURL = [manager moveItemAtURL: [NSURL fileURLWithPath: fileC] toURL: [NSURL fileURLWithPath: fileD] error: NULL];
+    BOOL copiedURL = [manager copyItemAtURL: [NSURL fileURLWithPath: fileD] toURL: [NSURL fileURLWithPath: fileA] error: NULL];
+    NSError *missing = nil;
+    BOOL movedMissing = [manager moveItemAtPath: [directory stringByAppendingPathComponent: @"none"] toPath: fileC error: &missing];
+    NSUInteger entries = 0;
+    for (NSURL *entry in [manager enumeratorAtURL: [NSURL fileURLWithPath: directory] includingPropertiesForKeys: nil
+                                           options: 0 errorHandler: NULL]) {
+        (void)entry;
+        entries++;
+    }
+    [log appendFormat: @"files=%d%d%d%d %d missingError=%s entries=%lu exist=%d%d%d%d\n", moved, copied, movedURL, copiedURL,
+                      movedMissing, missing ? "yes" : "no", (unsigned long)entries, [manager fileExistsAtPath: fileA],
+                      [manager fileExistsAtPath: fileB], [manager fileExistsAtPath: fileC], [manager fileExistsAtPath: fileD]];
+    [manager removeItemAtPath: directory error: NULL];
+    // NSRegularExpression: every matching method, ranges up to the end, an empty string, a template.
+    NSRegularExpression *regex = wordRegex();
+    NSString *text = @"ab cd ef";
+    NSRange all = NSMakeRange(0, [text length]);
+    NSUInteger enumerated = countMatches(regex, text, NSMakeRange(3, 5));
+    NSUInteger detected = countMatches(detector(), @"see example.com or https://example.org/x", NSMakeRange(4, 36));
+    NSUInteger detectedToEnd = countMatches(detector(), @"example.com", NSMakeRange(11, 0));
+    NSRange first = [regex rangeOfFirstMatchInString: text options: 0 range: NSMakeRange(2, 6)];
+    NSMutableString *replaced = [NSMutableString stringWithString: text];
+    NSUInteger replacements = [regex replaceMatchesInString: replaced options: 0 range: all withTemplate: @"<$0>"];
+    [log appendFormat: @"regex=%lu %lu %lu {%lu,%lu} %@ %@ %lu %@ %lu\n", (unsigned long)enumerated,
+                      (unsigned long)[[regex matchesInString: text options: 0 range: all] count],
+                      (unsigned long)[regex numberOfMatchesInString: text options: 0 range: NSMakeRange(8, 0)],
+                      (unsigned long)first.location, (unsigned long)first.length,
+                      [text substringWithRange: [[regex firstMatchInString: text options: 0 range: all] range]],
+                      [regex stringByReplacingMatchesInString: text options: 0 range: all withTemplate: @"[$0]"],
+                      (unsigned long)replacements, replaced,
+                      (unsigned long)[regex numberOfMatchesInString: @"" options: 0 range: NSMakeRange(0, 0)]];
+    [log appendFormat: @"detector=%lu %lu\n", (unsigned long)detected, (unsigned long)detectedToEnd];
     return [log UTF8String];
 }
 

@@ -45,7 +45,13 @@ final class AppleRulesTests: XCTestCase {
         "removeObjectForKey:", "removeObject:", "appendString:",
         "stringByAppendingString:", "NSCache setObject:forKey:cost:",
         "NSCache setObject:forKey:", "JSONObjectWithData:options:error:",
-        "dataWithJSONObject:options:error:",
+        "dataWithJSONObject:options:error:", "URLByAppendingPathComponent:",
+        "URLByAppendingPathComponent:isDirectory:", "initWithString:relativeToURL:", "moveItemAtPath:toPath:error:",
+        "copyItemAtPath:toPath:error:", "moveItemAtURL:toURL:error:", "copyItemAtURL:toURL:error:",
+        "enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:",
+        "enumerateMatchesInString:options:range:usingBlock:",
+        "stringByReplacingMatchesInString:options:range:withTemplate:",
+        "replaceMatchesInString:options:range:withTemplate:",
     ]
 
     override func tearDown() {
@@ -60,6 +66,13 @@ final class AppleRulesTests: XCTestCase {
                 "removeObjectForKey:", "removeObject:", "appendString:", "stringByAppendingString:",
                 "setObject:forKey:cost:", "setObject:forKey:", "setObject:forKeyedSubscript:",
                 "JSONObjectWithData:options:error:", "dataWithJSONObject:options:error:",
+                "URLByAppendingPathComponent:", "URLByAppendingPathComponent:isDirectory:",
+                "initWithString:relativeToURL:", "moveItemAtPath:toPath:error:", "copyItemAtPath:toPath:error:",
+                "moveItemAtURL:toURL:error:", "copyItemAtURL:toURL:error:",
+                "enumeratorAtURL:includingPropertiesForKeys:options:errorHandler:",
+                "enumerateMatchesInString:options:range:usingBlock:",
+                "stringByReplacingMatchesInString:options:range:withTemplate:",
+                "replaceMatchesInString:options:range:withTemplate:",
             ])
     }
 
@@ -236,6 +249,8 @@ final class AppleRulesTests: XCTestCase {
         }
         let baseline = validCalls()
         XCTAssertTrue(baseline.contains("format=5-x-y z 3 ab7!"), baseline)
+        XCTAssertTrue(baseline.contains("files=1111 0 missingError=yes entries=3 exist=1101"), baseline)
+        XCTAssertTrue(baseline.contains("regex=2 3 0 {3,2} ab [ab] [cd] [ef] 3 <ab> <cd> <ef> 0"), baseline)
         try withShield(Configuration(guards: .all)) { sink in
             let guarded = validCalls()
             CrashShield.flush()

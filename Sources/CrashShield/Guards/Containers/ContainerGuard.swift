@@ -10,12 +10,8 @@
 /// precondition applies: GNUstep cuts ordered-set indexes to 32 bits (`o[2^32]` is `o[0]`), inserts through a nil
 /// index set and removes nothing for one; Apple raises for all three. The differential test tries count, count + 1,
 /// 2^32 and above and NSNotFound on every indexed method against the real Foundation (`ContainerGuardTests`).
-final class ContainerGuard: CrashGuard {
-    static let category = GuardCategory.container
-
-    init() {}
-
-    func install(in context: GuardContext) throws {
+enum ContainerGuard {
+    static func install(in context: GuardContext) throws {
         try ArrayHooks.install(in: context)
         try DictionaryHooks.install(in: context)
         try SetHooks.install(in: context)
@@ -30,8 +26,16 @@ final class ContainerGuard: CrashGuard {
         try FileURLHooks.install(in: context)
         try DateHooks.install(in: context)
         try JSONHooks.install(in: context)
+        try URLHooks.install(in: context)
+        try FileManagerHooks.install(in: context)
     }
 
     /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.
-    func uninstall() { RaiseRecovery.release(for: Self.category) }
+    static func uninstall() { RaiseRecovery.release(for: .container) }
+}
+
+extension GuardDeclaration {
+    /// State: its share of the raise hook (`RaiseRecovery`), released by `uninstall`.
+    static let container = GuardDeclaration(
+        .container, install: ContainerGuard.install, uninstall: ContainerGuard.uninstall)
 }

@@ -34,13 +34,10 @@ import CrashShieldRuntime.Internal
 /// value (`setValuesForKeysWithDictionary:` still sets every known key, each unknown one is reported); a collection's
 /// call returns nil, or stops at the failing element (a `setValue:forKey:` has set the elements before it, as
 /// Foundation has).
-final class KVCGuard: CrashGuard {
-    static let category = GuardCategory.kvc
+enum KVCGuard {
     typealias M = KVCMessages
 
-    init() {}
-
-    func install(in context: GuardContext) throws {
+    static func install(in context: GuardContext) throws {
         guard let root = ObjCClass(named: "NSObject") else { return }
         var points: [AnyHookPoint] = [Self.setValueForUndefinedKey, Self.valueForUndefinedKey, Self.setNilValueForKey]
         #if canImport(Darwin)
@@ -179,6 +176,11 @@ final class KVCGuard: CrashGuard {
         original(receiver, cmd, value, key)
     }
     #endif
+}
+
+extension GuardDeclaration {
+    /// No state: a collection call's scope is per thread and per call (`KVCScope`).
+    static let kvc = GuardDeclaration(.kvc, install: KVCGuard.install)
 }
 
 /// The KVC call a collection makes for its elements, treated as the one call the app made. The outermost collection

@@ -13,9 +13,7 @@ import CrashShieldRuntime.Internal
 ///
 /// Supported methods return void and take no argument, or one object, integer, BOOL, double or CGRect/NSRect;
 /// another signature is a configuration error. A class listed that does not exist is skipped.
-final class MainThreadGuard: CrashGuard {
-    static let category = GuardCategory.mainThreadUI
-
+enum MainThreadGuard {
     /// What UIKit raises when its layout engine is touched from a background thread.
     static let exceptionName = ExceptionName.internalInconsistency
     static let uikitReason =
@@ -23,9 +21,7 @@ final class MainThreadGuard: CrashGuard {
         + "after it has been accessed from the main thread."
     static let hint = "call this on the main thread (DispatchQueue.main.async / performSelectorOnMainThread:)"
 
-    init() {}
-
-    func install(in context: GuardContext) throws {
+    static func install(in context: GuardContext) throws {
         for (className, selectors) in context.configuration.mainThreadOnlyMethods.sorted(by: { $0.key < $1.key }) {
             guard let cls = ObjCClass(named: className) else { continue }  // UIKit is not everywhere
             for name in selectors {
@@ -123,6 +119,12 @@ final class MainThreadGuard: CrashGuard {
                 raised: (exceptionName, { _ in loudReason }), point: point,
                 unrecovered: .raiseWhenLoud))
     }
+}
+
+extension GuardDeclaration {
+    /// State: none to clear. `MainThreadPoints` keeps every point it made for the process's life (a call in flight never
+    /// finds its point gone); `install` finds the same point for a selector again.
+    static let mainThreadUI = GuardDeclaration(.mainThreadUI, install: MainThreadGuard.install)
 }
 
 /// Every main-thread hook point ever made (one per selector), kept for the life of the process so that a call in

@@ -26,9 +26,7 @@ import CrashShieldRuntime.Internal
 /// record only); objects of other classes never become zombies; a dealloc watcher hook that the zombie replacement
 /// skips still has its cleanups run. A float or struct return value of a zombie message is unspecified. NSProxy
 /// subclasses are not protected (their root `-dealloc` is not NSObject's).
-final class ZombieGuard: CrashGuard {
-    static let category = GuardCategory.zombie
-
+enum ZombieGuard {
     typealias DeallocIMP = @convention(c) (CSRObject?, CSRSelector?) -> Void
 
     /// The root `-dealloc` replacement, installed on NSObject only.
@@ -49,9 +47,7 @@ final class ZombieGuard: CrashGuard {
     /// The class the dealloc point is installed on (NSObject), whose original every receiver reaches.
     static let rootClassWord = ManagedAtomic<UInt>(0)
 
-    init() {}
-
-    func install(in context: GuardContext) throws {
+    static func install(in context: GuardContext) throws {
         let configuration = context.configuration
         guard let root = ObjCClass(named: "NSObject") else { return }
         // The session being started (published before its guards install): "is this class the app's?" is its answer.
@@ -64,7 +60,7 @@ final class ZombieGuard: CrashGuard {
         Self.active.store(1, ordering: .releasing)
     }
 
-    func uninstall() {
+    static func uninstall() {
         Self.active.store(0, ordering: .releasing)
         ZombiePool.shared.drain()
     }
@@ -107,6 +103,12 @@ final class ZombieGuard: CrashGuard {
         let image = frame.image.split(separator: "/").last.map(String.init) ?? frame.image
         return "\(image)+\(frame.offsetInImage)" + (frame.symbol.map { " (\($0))" } ?? "")
     }
+}
+
+extension GuardDeclaration {
+    /// State: `ZombieGuard.active` and `rootClassWord`, `ZombieClassFilter.shared`'s rules (set by `install`),
+    /// `ZombiePool.shared` (its zombies): `uninstall` stops making zombies and frees every one.
+    static let zombie = GuardDeclaration(.zombie, install: ZombieGuard.install, uninstall: ZombieGuard.uninstall)
 }
 
 /// Which classes' objects become zombies: decided once per class and cached in a lock-free table, so that an object

@@ -9,12 +9,8 @@ import CrashShieldRuntime.Internal
 /// `forwardInvocation:` (as overrides when NSNull inherits them) the way `UnrecognizedSelectorGuard` hooks NSObject's;
 /// NSNull gains no other method, so
 /// `respondsToSelector:` stays honest (NO for the selectors it does not implement).
-final class NSNullGuard: CrashGuard {
-    static let category = GuardCategory.nsNull
-
-    init() {}
-
-    func install(in context: GuardContext) throws {
+enum NSNullGuard {
+    static func install(in context: GuardContext) throws {
         csr_forwarding_watchEntry(UInt32(CSRForwardingOwnerNSNull), true)
         guard let null = ObjCClass(named: "NSNull") else { return }
         try context.install(Self.target, on: [null])
@@ -22,7 +18,7 @@ final class NSNullGuard: CrashGuard {
         try context.install(Self.forward, on: [null])
     }
 
-    func uninstall() { csr_forwarding_watchEntry(UInt32(CSRForwardingOwnerNSNull), false) }
+    static func uninstall() { csr_forwarding_watchEntry(UInt32(CSRForwardingOwnerNSNull), false) }
 
     /// As `UnrecognizedSelectorGuard.instanceTarget`, for NSNull (this guard may run alone).
     static let target: HookPoint<Forwarding.TargetIMP> = HookPoint("forwardingTargetForSelector:") {
@@ -57,10 +53,15 @@ final class NSNullGuard: CrashGuard {
     /// A message NSNull has no method for, with the guard on and the class not deny-listed.
     private static func isNullMessage(_ receiver: CSRObject?, _ selector: CSRSelector, _ point: AnyHookPoint) -> Bool {
         guard let receiver, let isa = ObjCClass(of: receiver), !isa.isMetaclass,
-            let session = Session.current.load(ordering: .acquiring), session.isEnabled(category),
+            let session = Session.current.load(ordering: .acquiring), session.isEnabled(.nsNull),
             !session.isExcluded(isa), !isa.responds(to: ObjCSelector(selector)),
             point.isActive(for: receiver)
         else { return false }
         return true
     }
+}
+
+extension GuardDeclaration {
+    /// State: the C layer's forwarding-entry watch for NSNull (`csr_forwarding_watchEntry`), switched off by `uninstall`.
+    static let nsNull = GuardDeclaration(.nsNull, install: NSNullGuard.install, uninstall: NSNullGuard.uninstall)
 }

@@ -28,12 +28,8 @@ import CrashShieldRuntime.Internal
 /// `forwardingTargetForSelector:`, `methodSignatureForSelector:`, `forwardInvocation:`, `+resolveInstanceMethod:`
 /// or `+resolveClassMethod:`. No method is ever added to the receiver's class: `respondsToSelector:` keeps
 /// answering NO. The per-class decision is cached (cleared on install and uninstall).
-final class UnrecognizedSelectorGuard: CrashGuard {
-    static let category = GuardCategory.unrecognizedSelector
-
-    init() {}
-
-    func install(in context: GuardContext) throws {
+enum UnrecognizedSelectorGuard {
+    static func install(in context: GuardContext) throws {
         Self.scope.clear()
         csr_forwarding_watchEntry(UInt32(CSRForwardingOwnerUnrecognizedSelector), true)
         guard let root = ObjCClass(named: "NSObject") else { return }
@@ -45,7 +41,7 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         try context.install(Self.classForward, on: [root])
     }
 
-    func uninstall() {
+    static func uninstall() {
         csr_forwarding_watchEntry(UInt32(CSRForwardingOwnerUnrecognizedSelector), false)
         Self.scope.clear()
     }
@@ -125,12 +121,14 @@ final class UnrecognizedSelectorGuard: CrashGuard {
     /// messages that are about to fail get here), cached per class.
     static func isProtected(_ receiver: CSRObject?, _ selector: CSRSelector, _ point: AnyHookPoint) -> Bool {
         guard let receiver, let isa = ObjCClass(of: receiver),
-            let session = Session.current.load(ordering: .acquiring), session.isEnabled(category),
+            let session = Session.current.load(ordering: .acquiring), session.isEnabled(.unrecognizedSelector),
             !isa.responds(to: ObjCSelector(selector)), point.isActive(for: receiver)
         else { return false }
         return scope.decide(isa) { classIsProtected(isa, session: session) }
     }
 
+    /// State between install and uninstall: which classes are protected, decided per class under the session's
+    /// configuration; emptied by `install` and `uninstall` (a new configuration decides anew).
     private static let scope = ClassDecisions()
 
     private static func classIsProtected(_ isa: ObjCClass, session: Session) -> Bool {
@@ -156,6 +154,13 @@ final class UnrecognizedSelectorGuard: CrashGuard {
         guard objectClass.superclass != nil else { return false }
         return session.isAppClass(objectClass) == true
     }
+}
+
+extension GuardDeclaration {
+    /// State: `UnrecognizedSelectorGuard.scope` and the C layer's forwarding-entry watch, both cleared by `uninstall`.
+    static let unrecognizedSelector = GuardDeclaration(
+        .unrecognizedSelector, install: UnrecognizedSelectorGuard.install,
+        uninstall: UnrecognizedSelectorGuard.uninstall)
 }
 
 /// A per-class yes/no, computed once. Thread-safe.

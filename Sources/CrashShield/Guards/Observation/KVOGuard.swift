@@ -40,14 +40,10 @@ import CrashShieldRuntime.Internal
 /// stay installed (`KVOHookLifetime`): the removals of those registrations go to the registry, every other call
 /// (and every registration made while the guard is off) goes straight to Foundation, and nothing is reported. They
 /// are reverted once no registration is left on a proxy.
-final class KVOGuard: CrashGuard {
-    static let category = GuardCategory.kvo
-
-    init() {}
-
+enum KVOGuard {
     static let registry = KVOProxyRegistry.shared
 
-    func install(in context: GuardContext) throws {
+    static func install(in context: GuardContext) throws {
         guard let object = ObjCClass(named: "NSObject") else { return }
         Self.registry.open()
         csr_kvo_set_handler { proxy, keyPath, object, change, context in
@@ -75,7 +71,7 @@ final class KVOGuard: CrashGuard {
         }
     }
 
-    func uninstall() {
+    static func uninstall() {
         Self.hooks.switchOff()  // reverted now, or once the last registration on a proxy ends
     }
 
@@ -345,4 +341,11 @@ final class KVOGuard: CrashGuard {
         guard csr_string_copyUTF8(object, &buffer, buffer.count) else { return nil }
         return String(cString: buffer)
     }
+}
+
+extension GuardDeclaration {
+    /// State: `KVOGuard.registry` (the proxies and their registrations) and `KVOGuard.hooks`, which outlive the guard
+    /// while registrations are left on proxies: `uninstall` switches the hooks off, reverted once the last one ends.
+    /// `addedContextRemoval` (GNUstep: the method added to NSObject) is the process's.
+    static let kvo = GuardDeclaration(.kvo, install: KVOGuard.install, uninstall: KVOGuard.uninstall)
 }

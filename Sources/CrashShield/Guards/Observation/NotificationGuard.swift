@@ -21,14 +21,10 @@ import CrashShieldRuntime.Internal
 /// was left: correct code is never reported. Where the center forgets dead observers itself
 /// (`csr_notification_center_forgets_deallocated_observers`: every Apple OS the package supports), the guard keeps no
 /// ledger, watches no `-dealloc` and reports nothing for them: there is no crash to stop (Docs/AppleRuntime.md).
-final class NotificationGuard: CrashGuard {
-    static let category = GuardCategory.notification
-
-    init() {}
-
+enum NotificationGuard {
     static let registry = NotificationObserverRegistry.shared
 
-    func install(in context: GuardContext) throws {
+    static func install(in context: GuardContext) throws {
         guard let center = ObjCClass(named: "NSNotificationCenter") else { return }
         let watches = !csr_notification_center_forgets_deallocated_observers()
         Self.watchesObserversFlag.store(watches, ordering: .releasing)
@@ -39,7 +35,7 @@ final class NotificationGuard: CrashGuard {
         }
     }
 
-    func uninstall() {
+    static func uninstall() {
         // Foundation kept every registration: there is nothing to hand back, only the ledger to drop.
         Self.registry.forgetAll()
     }
@@ -173,6 +169,13 @@ final class NotificationGuard: CrashGuard {
         csr_object_describe(object, &buffer, buffer.count)
         return String(cString: buffer)
     }
+}
+
+extension GuardDeclaration {
+    /// State: `NotificationGuard.registry` (the ledger of registrations, dropped by `uninstall`) and
+    /// `watchesObservers` (set by `install`).
+    static let notification = GuardDeclaration(
+        .notification, install: NotificationGuard.install, uninstall: NotificationGuard.uninstall)
 }
 
 /// The notification guard's ledger: which observers are registered with which center, for which name and object.

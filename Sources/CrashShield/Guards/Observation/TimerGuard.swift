@@ -29,14 +29,10 @@ import CrashShieldRuntime.Internal
 /// by the app; no `-dealloc` hook on them), class objects, deny-listed classes, invocation and block timers. An
 /// over-release the guard cannot see stays a crash: after `stop()` (the `-dealloc` hooks are gone) or an over-release
 /// racing a fire on another thread (the fire already holds the target, as NSTimer's own `-fire` does).
-final class TimerGuard: CrashGuard {
-    static let category = GuardCategory.timer
-
-    init() {}
-
+enum TimerGuard {
     static let registry = TimerProxyRegistry.shared
 
-    func install(in context: GuardContext) throws {
+    static func install(in context: GuardContext) throws {
         // Where timers are really initialized: the class of a sampled timer, not NSTimer's own method (on Apple,
         // timers are a CoreFoundation-backed subclass whose initializer never reaches NSTimer's; ClassSamples).
         guard let family = ClassFamily("NSTimer") else { return }
@@ -45,7 +41,7 @@ final class TimerGuard: CrashGuard {
         try context.install(Self.initPoint, onOwnersIn: family)
     }
 
-    func uninstall() {
+    static func uninstall() {
         // Timers made while the guard was on keep their proxies (NSTimer has no way to change a target): a proxy
         // holds its target as the timer would and releases it with the timer; without the -dealloc hooks an
         // over-release is no longer seen (as without CrashShield).
@@ -125,6 +121,12 @@ final class TimerGuard: CrashGuard {
 
     /// What the timer's next fire would have crashed with (a message to freed memory), named as the zombie guard does.
     static let freedTargetException = "SIGSEGV"
+}
+
+extension GuardDeclaration {
+    /// State: `TimerGuard.forwarders` (per-class decisions, emptied by `install` and `uninstall`); the proxies of timers
+    /// made while it was on stay in `TimerProxyRegistry.shared` until their timers release them.
+    static let timer = GuardDeclaration(.timer, install: TimerGuard.install, uninstall: TimerGuard.uninstall)
 }
 
 /// Which proxy holds which target. Proxies are kept by address: a proxy leaves in its `-dealloc`, before it releases

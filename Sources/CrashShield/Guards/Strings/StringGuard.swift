@@ -22,21 +22,23 @@ import CrashShieldRuntime.Internal
 /// `setAttributes:range:` with any empty range, `addAttribute:value:nil` with an empty range at a run's start) reach
 /// Foundation unchanged. The string guard's differential test tries every index and range edge against the real
 /// Foundation (`StringGuardTests`).
-final class StringGuard: CrashGuard {
-    static let category = GuardCategory.string
-
-    init() {}
-
-    func install(in context: GuardContext) throws {
+enum StringGuard {
+    static func install(in context: GuardContext) throws {
         try StringHooks.install(in: context)
         try MutableStringHooks.install(in: context)
         try AttributedStringHooks.install(in: context)
         try FormatHooks.install(in: context)
         try SearchHooks.install(in: context)
+        try RegularExpressionHooks.install(in: context)
     }
 
     /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.
-    func uninstall() { RaiseRecovery.release(for: Self.category) }
+    static func uninstall() { RaiseRecovery.release(for: .string) }
+}
+
+extension GuardDeclaration {
+    /// State: its share of the raise hook (`RaiseRecovery`), released by `uninstall`.
+    static let string = GuardDeclaration(.string, install: StringGuard.install, uninstall: StringGuard.uninstall)
 }
 
 /// `@convention(c)` signatures of the hooked string methods.

@@ -14,9 +14,7 @@ import Foundation
 /// these methods themselves), only where the class exists; a subclass that overrides one of them without calling
 /// super is not guarded. Proven here with fixture classes shaped like them (`UIKitGuardTests`), on a simulator by the
 /// Apple workflow (`UIKitGuardSimulatorTests`).
-final class UIKitGuard: CrashGuard {
-    static let category = GuardCategory.uikit
-
+enum UIKitGuard {
     /// The classes hooked. Tests put fixture classes shaped like them in their place (GNUstep has no UIKit).
     struct ClassNames: Sendable, Equatable {
         var layer = "CALayer"
@@ -28,9 +26,7 @@ final class UIKitGuard: CrashGuard {
     private static let alertClass = Locked<ObjCClass?>(nil)
     static let classNames = Locked(ClassNames())
 
-    init() {}
-
-    func install(in context: GuardContext) throws {
+    static func install(in context: GuardContext) throws {
         let names = Self.classNames.current
         if let layer = ObjCClass(named: names.layer) {
             try context.install([Self.setPosition, Self.setBounds, Self.setFrame], on: [layer])
@@ -44,6 +40,9 @@ final class UIKitGuard: CrashGuard {
             try context.install(Self.presentViewController, on: [controller])
         }
     }
+
+    /// Forgets the session's alert controller class (its hook is reverted).
+    static func uninstall() { alertClass.withLock { $0 = nil } }
 
     typealias PointIMP = @convention(c) (CSRObject?, CSRSelector?, CSRPoint) -> Void
     typealias RectIMP = @convention(c) (CSRObject?, CSRSelector?, CSRRect) -> Void
@@ -129,4 +128,9 @@ final class UIKitGuard: CrashGuard {
     private static func describe(_ object: CSRObject?) -> String {
         "\(GuardFailure.className(object)): \(GuardFailure.address(UnsafeRawPointer(object)))"
     }
+}
+
+extension GuardDeclaration {
+    /// State: `UIKitGuard.alertClass` (set by `install`, cleared by `uninstall`).
+    static let uikit = GuardDeclaration(.uikit, install: UIKitGuard.install, uninstall: UIKitGuard.uninstall)
 }

@@ -1,22 +1,3 @@
-/// One guard: one crash category, one file, its own hooks.
-///
-/// `install` makes its hooks through the context, which records them so the shield can revert them (also when
-/// `install` throws halfway); a guard keeps no other global state except what `uninstall` clears.
-protocol CrashGuard: AnyObject {
-    static var category: GuardCategory { get }
-    init()
-    func install(in context: GuardContext) throws
-    /// Called when the guard is switched off (its category is no longer enabled), before its hooks are reverted.
-    func willUninstall()
-    /// Called after the guard's hooks were reverted.
-    func uninstall()
-}
-
-extension CrashGuard {
-    func willUninstall() {}
-    func uninstall() {}
-}
-
 /// What a guard gets to install itself; records every hook made through it.
 final class GuardContext {
     let engine: HookEngine
@@ -91,31 +72,4 @@ final class GuardContext {
             try install(layers[above.count], on: [owner])
         }
     }
-}
-
-/// Every guard CrashShield ships. A new guard adds one line here.
-enum GuardRegistry {
-    static let guards: [any CrashGuard.Type] = [
-        ContainerGuard.self,
-        KVOGuard.self,
-        StringGuard.self,
-        KVCGuard.self,
-        UnrecognizedSelectorGuard.self,
-        NSNullGuard.self,
-        ZombieGuard.self,
-        MainThreadGuard.self,
-        NotificationGuard.self,
-        TimerGuard.self,
-        UIKitGuard.self,
-    ]
-
-    /// Tests only: guard types that stand in for the shipped ones of their categories.
-    static let substitutes = Locked([any CrashGuard.Type]())
-
-    static func guardType(for category: GuardCategory) -> (any CrashGuard.Type)? {
-        substitutes.withLock { $0.first { $0.category == category } } ?? guards.first { $0.category == category }
-    }
-
-    /// Categories with a guard in this build.
-    static var available: GuardCategory { GuardCategory(guards.map { $0.category }) }
 }
