@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Guarded / unguarded cost of hot calls, an app-like workload, start()/stop() and stopped calls, in one release-build
-# process; instruction ratios from callgrind (scripts/bench-instructions.sh) when valgrind is installed.
+# process; instruction ratios from callgrind (scripts/bench-instructions.sh) when valgrind is installed. The output
+# leads with Apple's code paths (what compiles for iOS: every hot read behind its trampoline), then the GNUstep-only
+# extras (recovery at the raise, markers, dispatch-table patching: start() and stop()).
 #
 #   scripts/bench.sh [--markdown] [--no-instructions] [crashshield-bench options]
 #   scripts/bench.sh --markdown > BENCHMARKS.md

@@ -112,7 +112,7 @@ CSR_HOT_READ_TABLE(csr_hot_object_at_indexed_subscript, CSRHotArrayObjectAtIndex
 #if CSR_HOT_MARKERS_AVAILABLE
 
 /// The tables with markers, in the order of their records.
-enum { CSRHotMarkerSubscript, CSRHotMarkerReplace, CSRHotMarkerTables };
+enum { CSRHotMarkerSubscript, CSRHotMarkerReplace, CSRHotMarkerGetCharacters, CSRHotMarkerTables };
 
 /// Per thread, one record per table with markers. Initial-exec: a marker reaches it with one load from the GOT and
 /// `%fs`-relative stores, without calling `__tls_get_addr`.
@@ -123,6 +123,7 @@ static int csr_hot_marker_index(int tableIndex) {
     switch (tableIndex) {
         case CSRHotArrayObjectAtIndexedSubscript: return CSRHotMarkerSubscript;
         case CSRHotMutableStringReplaceCharacters: return CSRHotMarkerReplace;
+        case CSRHotStringGetCharactersRange: return CSRHotMarkerGetCharacters;
         default: return -1;
     }
 }
@@ -140,7 +141,7 @@ const CSRHotMarkerRecord *csr_hot_marker_record(int tableIndex) {
 // (only a signal between its first and last instruction could). Each instruction costs about 1.5% of a valid call,
 // so each marker notes only what its raise needs (CSRHotRaise.m).
 
-/// `replaceCharactersInRange:withString:`: the receiver's class and the stack pointer. Its class is read without a
+/// `replaceCharactersInRange:withString:` and `getCharacters:range:`: the receiver's class and the stack pointer. Its class is read without a
 /// nil check: the original this marker calls (`csr_hot_marker_eligible`) reads the receiver's instance variables
 /// first, so a direct call of the implementation with nil crashes there as it would in the original (a message to
 /// nil never reaches an implementation).
@@ -176,6 +177,8 @@ const CSRHotMarkerRecord *csr_hot_marker_record(int tableIndex) {
 
 CSR_HOT_MARKER_TABLE(csr_hot_marker_replace_characters, CSR_HOT_STACK_MARKER, CSRHotMutableStringReplaceCharacters,
                     CSRHotMarkerReplace)
+CSR_HOT_MARKER_TABLE(csr_hot_marker_get_characters, CSR_HOT_STACK_MARKER, CSRHotStringGetCharactersRange,
+                    CSRHotMarkerGetCharacters)
 CSR_HOT_MARKER_TABLE(csr_hot_marker_object_at_indexed_subscript, CSR_HOT_SUBSCRIPT_MARKER,
                     CSRHotArrayObjectAtIndexedSubscript, CSRHotMarkerSubscript)
 
@@ -184,6 +187,7 @@ static const CSRIMP *csr_hot_marker_pool(int tableIndex) {
     switch (tableIndex) {
         case CSRHotArrayObjectAtIndexedSubscript: return csr_hot_marker_object_at_indexed_subscript_pool;
         case CSRHotMutableStringReplaceCharacters: return csr_hot_marker_replace_characters_pool;
+        case CSRHotStringGetCharactersRange: return csr_hot_marker_get_characters_pool;
         default: return NULL;
     }
 }
@@ -219,7 +223,8 @@ bool csr_hot_markers_supported(int tableIndex) {
 
 int csr_hot_marker_table(uintptr_t function, long *slot) {
 #if CSR_HOT_MARKERS_AVAILABLE
-    static const int tables[] = { CSRHotArrayObjectAtIndexedSubscript, CSRHotMutableStringReplaceCharacters };
+    static const int tables[] = { CSRHotArrayObjectAtIndexedSubscript, CSRHotMutableStringReplaceCharacters,
+                                  CSRHotStringGetCharactersRange };
     for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
         const CSRIMP *pool = csr_hot_marker_pool(tables[t]);
         for (long index = 0; index < CSR_HOT_READ_POOL_SIZE; index++) {

@@ -103,9 +103,23 @@ static Class csr_gs_array;
 ///   raises NSRangeException (its inline helpers assert, or raise other names; the argument's methods raise in frames
 ///   of their own). So an NSRangeException raised from its frame is the range check's, and the receiver is untouched.
 ///   The other owners (NSMutableString's abstract one, the attributed strings') keep the check-first trampoline.
+/// - `getCharacters:range:` of GSCString, GSUnicodeString and GSMutableString (GSString.m), for the same reason: each
+///   starts with `GS_RANGE_CHECK` before it writes to the buffer, then copies (`getCharacters_c`, whose own failure
+///   is an NSInternalInconsistencyException, or `memcpy`). So an NSRangeException raised from one of their frames is
+///   the range check's, and the buffer is untouched. The other owners (the constant strings', which walk and write
+///   before they raise, NSString's generic one, the placeholder's) keep the check-first trampoline.
 static uintptr_t csr_hot_marker_characters[4], csr_hot_marker_subscript, csr_hot_marker_replace;
+static uintptr_t csr_hot_marker_get_characters[3];
 /// The classes that own `csr_hot_marker_characters`, in the same order.
 static uintptr_t csr_hot_marker_character_owners[4];
+
+/// Whether `start` is one of the `getCharacters:range:` originals above.
+static bool csr_hot_marker_is_get_characters(uintptr_t start) {
+    for (size_t index = 0; index < sizeof csr_hot_marker_get_characters / sizeof *csr_hot_marker_get_characters; index++) {
+        if (start != 0 && csr_hot_marker_get_characters[index] == start) return true;
+    }
+    return false;
+}
 
 static void csr_hot_marker_find_originals(void) {
     static const char *const owners[] = { "GSCString", "GSUnicodeString", "GSMutableString", "NSConstantString" };
@@ -120,6 +134,12 @@ static void csr_hot_marker_find_originals(void) {
     Class mutable = objc_getClass("GSMutableString");
     csr_hot_marker_replace = mutable == Nil ? 0
         : csr_strip_code_pointer((const void *)class_getMethodImplementation(mutable, @selector(replaceCharactersInRange:withString:)));
+    static const char *const getters[] = { "GSCString", "GSUnicodeString", "GSMutableString" };
+    for (size_t index = 0; index < sizeof getters / sizeof *getters; index++) {
+        Class owner = objc_getClass(getters[index]);
+        csr_hot_marker_get_characters[index] = owner == Nil ? 0
+            : csr_strip_code_pointer((const void *)class_getMethodImplementation(owner, @selector(getCharacters:range:)));
+    }
 }
 
 /// GCC's personality routines (C, Objective-C, C++: those loaded). Each reads its function's LSDA in the format
@@ -314,6 +334,8 @@ bool csr_hot_marker_eligible(int tableIndex, CSRIMP original) {
         known = csr_strip_code_pointer((const void *)original) == csr_hot_marker_subscript;
     } else if (tableIndex == CSRHotMutableStringReplaceCharacters) {
         known = csr_hot_marker_replace != 0 && csr_strip_code_pointer((const void *)original) == csr_hot_marker_replace;
+    } else if (tableIndex == CSRHotStringGetCharactersRange) {
+        known = csr_hot_marker_is_get_characters(csr_strip_code_pointer((const void *)original));
     }
     if (!known) return false;
     for (int index = 0; index < CSRHotRaiseHelperCount; index++) {
@@ -483,6 +505,14 @@ static void csr_hot_raise_recover(CSRObject exception) {
         const CSRHotMarkerRecord *record = csr_hot_marker_entered(&cursor, CSRHotMutableStringReplaceCharacters);
         if (record == NULL || !csr_exception_is_named(exception, NSRangeException)) return;
         csr_hot_marker_recover(&cursor, CSRHotMutableStringReplaceCharacters, raising, record->cls, NULL, 0, exception,
+                              returnAddress, callerAddress);
+        return;
+    }
+    // `getCharacters:range:` entered from its marker, stopped by its range check, the same way: the buffer untouched.
+    if (markers && csr_hot_marker_is_get_characters(raising)) {
+        const CSRHotMarkerRecord *record = csr_hot_marker_entered(&cursor, CSRHotStringGetCharactersRange);
+        if (record == NULL || !csr_exception_is_named(exception, NSRangeException)) return;
+        csr_hot_marker_recover(&cursor, CSRHotStringGetCharactersRange, raising, record->cls, NULL, 0, exception,
                               returnAddress, callerAddress);
         return;
     }

@@ -40,7 +40,7 @@ CSRIMP csr_hot_read_trampoline(int tableIndex, long slot);
 //
 // Recovery at the raise for a method that stays hooked: where the raise cannot tell the app's call (`array[i]`, which
 // GNUstep answers by jumping into `objectAtIndex:`) or must know the call went through the hook (a mutation:
-// `replaceCharactersInRange:withString:`), the method gets a marker instead of a trampoline: a few instructions that
+// `replaceCharactersInRange:withString:`, or the buffer fill `getCharacters:range:`), the method gets a marker instead of a trampoline: a few instructions that
 // note the call in a per-thread record (the receiver's class, and the stack pointer or the return address at entry)
 // and jump to the slot's original. A marker keeps no frame: the original returns straight to the app. At the raise
 // the walk finds the original's frame; the record is this call's when its stack pointer or return address is that
@@ -61,7 +61,7 @@ CSRIMP csr_hot_read_trampoline(int tableIndex, long slot);
 typedef struct CSRHotMarkerRecord {
     /// The receiver's class.
     uintptr_t cls;
-    /// `replaceCharactersInRange:withString:`: the stack pointer at entry (it points at the return address, so the
+    /// `replaceCharactersInRange:withString:` and `getCharacters:range:`: the stack pointer at entry (it points at the return address, so the
     /// original's frame has its CFA 8 bytes above).
     uintptr_t stack;
     /// `array[i]`: the return address.

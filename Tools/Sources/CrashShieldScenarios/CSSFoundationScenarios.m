@@ -195,6 +195,8 @@ static id freshHello(void) { return [NSString stringWithUTF8String: "hello"]; }
 static id freshConstantHello(void) { return @"hello"; }
 static id freshMutableHello(void) { return [NSMutableString stringWithUTF8String: "hello"]; }
 static id freshWide(void) { return [NSString stringWithUTF8String: "h\xc3\xa9llo"]; }
+/// A literal past ASCII: 5 characters in 6 bytes (GNUstep: the range checks ask it `length`, as any non-ASCII literal).
+static id freshWideConstant(void) { return @"h\u00e9llo"; }
 static id stringClass(void) { return [NSString class]; }
 static id mutableStringClass(void) { return [NSMutableString class]; }
 
@@ -386,6 +388,7 @@ static const CSSProbe css_foundation_probe_table[] = {
     CSS_FOUNDATION_EDGE_PROBES("constantString.getCharacters:range:", 5, freshConstantHello, rGetCharacters),
     CSS_FOUNDATION_EDGE_PROBES("mutableString.getCharacters:range:", 5, freshMutableHello, rGetCharacters),
     CSS_FOUNDATION_EDGE_PROBES("wideString.getCharacters:range:", 5, freshWide, rGetCharacters),
+    CSS_FOUNDATION_EDGE_PROBES("wideConstantString.getCharacters:range:", 5, freshWideConstant, rGetCharacters),
     { "stringClass.initWithBytes:length:encoding:ASCII", 8, stringClass, pInitWithBytesASCII },
     { "stringClass.initWithBytes:length:encoding:UTF8", 8, stringClass, pInitWithBytesUTF8 },
     { "stringClass.initWithBytes:length:encoding:Unicode", 8, stringClass, pInitWithBytesUnicode },

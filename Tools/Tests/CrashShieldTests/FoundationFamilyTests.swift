@@ -107,6 +107,7 @@ final class FoundationFamilyTests: ShieldTestCase {
             [
                 "string.getCharacters:range:", "constantString.getCharacters:range:",
                 "mutableString.getCharacters:range:", "wideString.getCharacters:range:",
+                "wideConstantString.getCharacters:range:",
             ],
             selector: "getCharacters:range:")
     }
