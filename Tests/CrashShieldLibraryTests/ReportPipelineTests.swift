@@ -15,7 +15,7 @@ final class ReportPipelineTests: XCTestCase {
         let sink = InMemoryReportSink()
         let pipeline = ReportPipeline(limits: ReportLimits(detailedCapturesPerSecond: 1000), sinks: [sink])
         let site = ReportPipeline.SiteKey(category: 1, cls: 1, selector: "s")
-        for _ in 0..<1234 { _ = pipeline.record(site: site) { report("a") } }
+        for _ in 0..<1234 { pipeline.record(site: site) { report("a") } }
         XCTAssertEqual(pipeline.reports.count, 1)
         XCTAssertEqual(pipeline.reports.first?.occurrences, 1234)
         XCTAssertEqual(sink.deliveryCount, 4, "1, 10, 100, 1000")
@@ -32,13 +32,13 @@ final class ReportPipelineTests: XCTestCase {
         var captures = 0
         let now = Date()
         for _ in 0..<10_000 {
-            _ = pipeline.record(site: site, now: now) {
+            pipeline.record(site: site, now: now) {
                 captures += 1; return report("a")
             }
         }
         XCTAssertEqual(captures, 5)
         XCTAssertEqual(pipeline.reports.first?.occurrences, 10_000)
-        _ = pipeline.record(site: site, now: now.addingTimeInterval(1.5)) {
+        pipeline.record(site: site, now: now.addingTimeInterval(1.5)) {
             captures += 1; return report("a")
         }
         XCTAssertEqual(captures, 6, "a new second, a new budget")
@@ -48,7 +48,7 @@ final class ReportPipelineTests: XCTestCase {
         let pipeline = ReportPipeline(limits: ReportLimits(maxDistinctReports: 16), sinks: [])
         for index in 0..<100 {
             let site = ReportPipeline.SiteKey(category: 1, cls: UInt(index), selector: "s")
-            _ = pipeline.record(site: site) { report("sig\(index)") }
+            pipeline.record(site: site) { report("sig\(index)") }
         }
         XCTAssertEqual(pipeline.reports.count, 16)
         XCTAssertEqual(pipeline.droppedReports, 84)

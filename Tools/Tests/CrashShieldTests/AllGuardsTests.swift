@@ -30,7 +30,7 @@ final class AllGuardsTests: ShieldTestCase {
         let unguarded = runSuites()
         XCTAssertEqual(unguarded.count, 7)
         XCTAssertTrue(unguarded.values.allSatisfy { !$0.isEmpty }, "\(unguarded.filter { $0.value.isEmpty }.keys)")
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             XCTAssertEqual(CrashShield.activeGuards, .all)
             let guarded = runSuites()
             for (name, text) in unguarded {

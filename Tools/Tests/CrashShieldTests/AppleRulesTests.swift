@@ -81,7 +81,7 @@ final class AppleRulesTests: XCTestCase {
     func testAppleRulesStopEachCallAndReportApplesException() throws {
         FoundationRules.current = .apple
         for apple in AppleCase.all {
-            try withShield(Configuration(guards: .all)) { sink in
+            withShield(Configuration(guards: .all)) { sink in
                 let result = apple.perform()
                 CrashShield.flush()
                 XCTAssertEqual(result, apple.expectedResult, "\(apple.name): what the caller got")
@@ -99,7 +99,7 @@ final class AppleRulesTests: XCTestCase {
     func testAppleRulesInDebugModeRaiseApplesException() throws {
         FoundationRules.current = .apple
         for apple in AppleCase.all {
-            try withShield(Configuration(guards: .all, mode: .debug)) { sink in
+            withShield(Configuration(guards: .all, mode: .debug)) { sink in
                 let raised = catchingObjCException { _ = apple.perform() }
                 CrashShield.flush()
                 XCTAssertEqual(raised?.name, apple.exception, apple.name)
@@ -118,7 +118,7 @@ final class AppleRulesTests: XCTestCase {
             var baseline = ""
             unguarded = catchingObjCException { baseline = apple.perform() }
             XCTAssertNil(unguarded, "\(apple.name): GNUstep raises: not an Apple-only call")
-            try withShield(Configuration(guards: .all)) { sink in
+            withShield(Configuration(guards: .all)) { sink in
                 var guarded = ""
                 XCTAssertNil(catchingObjCException { guarded = apple.perform() }, apple.name)
                 CrashShield.flush()
@@ -176,7 +176,7 @@ final class AppleRulesTests: XCTestCase {
                 withAutoreleasePool { css_cache_set_nil_object_for_nil_key(withCost) }
             }
             FoundationRules.current = .apple
-            try withShield(Configuration(guards: .all)) { sink in
+            withShield(Configuration(guards: .all)) { sink in
                 let raised = catchingObjCException {
                     withAutoreleasePool { css_cache_set_nil_object_for_nil_key(withCost) }
                 }
@@ -251,7 +251,7 @@ final class AppleRulesTests: XCTestCase {
         XCTAssertTrue(baseline.contains("format=5-x-y z 3 ab7!"), baseline)
         XCTAssertTrue(baseline.contains("files=1111 0 missingError=yes entries=3 exist=1101"), baseline)
         XCTAssertTrue(baseline.contains("regex=2 3 0 {3,2} ab [ab] [cd] [ef] 3 <ab> <cd> <ef> 0"), baseline)
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             let guarded = validCalls()
             CrashShield.flush()
             XCTAssertEqual(guarded, baseline)
@@ -291,7 +291,7 @@ final class AppleRulesTests: XCTestCase {
     private func onlyReport(ofScenario name: String) throws -> CrashReport? {
         let scenario = try XCTUnwrap(scenario(named: name), name)
         var report: CrashReport?
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             var text = ""
             withAutoreleasePool { text = scenario.run().map { String(cString: $0) } ?? "nil" }
             CrashShield.flush()

@@ -36,7 +36,7 @@ final class ChurnTests: ShieldTestCase {
         let unguarded = growth(cycle)
         let middle = Date()
         var guarded = 0
-        try withShield(configuration) { _ in guarded = growth(cycle) }
+        withShield(configuration) { _ in guarded = growth(cycle) }
         let allowed = max(0, unguarded) + Self.cycles * Self.allowedBytesPerCycle + Self.slack + extraAllowance
         let seconds = { (interval: TimeInterval) in String(format: "%.1f s", interval) }
         print(

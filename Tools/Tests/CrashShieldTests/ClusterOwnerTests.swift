@@ -89,10 +89,10 @@ final class ClusterOwnerTests: ShieldTestCase {
     /// A call every layer passes through (the class is excluded) runs the override, then the abstract implementation
     /// once through super, which raises as without CrashShield.
     func testACallPassedThroughEveryLayerDoesNotRecurse() throws {
-        try sampling(["CSSConcreteList", "CSSSiblingList"]) {
+        sampling(["CSSConcreteList", "CSSSiblingList"]) {
             var configuration = Configuration(guards: .container)
             configuration.excludedClassNames = ["CSSConcreteList"]
-            try withShield(configuration) { sink in
+            withShield(configuration) { sink in
                 XCTAssertTrue(
                     HookEngine.shared.activeHooks.contains {
                         $0.targetClass.name == "CSSAbstractList" && $0.selector == subarray

@@ -31,7 +31,7 @@ final class ConfigurationSafetyTests: ShieldTestCase {
     func testAStaleExcludedClassNameIsSkippedAndTheGuardsStillRun() throws {
         var configuration = Configuration(guards: .container)
         configuration.excludedClassNames = ["MYLegacyParser"]  // the README's example: a class since removed
-        try withShield(configuration) { sink in
+        withShield(configuration) { sink in
             XCTAssertTrue(CrashShield.isRunning)
             XCTAssertNil(css_test_bad_call(), "the guard runs")
             XCTAssertEqual(sink.reports.count, 1)
@@ -53,7 +53,7 @@ final class ConfigurationSafetyTests: ShieldTestCase {
         for prefix in ["MY", "_TtC5MyApp", "NSLock", "NSObject"] {
             var configuration = Configuration(guards: [.unrecognizedSelector])
             configuration.protectedClassPrefixes = [prefix]
-            try withShield(configuration) { _ in XCTAssertTrue(CrashShield.isRunning, prefix) }
+            withShield(configuration) { _ in XCTAssertTrue(CrashShield.isRunning, prefix) }
         }
         // The zombie guard matches ancestors: a root class's name would keep every freed object.
         var zombies = Configuration(guards: [.zombie])
@@ -78,8 +78,8 @@ final class ConfigurationSafetyTests: ShieldTestCase {
         XCTAssertTrue(warnings[0].contains("guards is empty"), warnings[0])
         XCTAssertTrue(warnings[1].contains("excludedClassNames: no class 'MYLegacyParser'"), warnings[1])
         XCTAssertTrue(warnings[2].contains("mainThreadOnlyMethods: no class 'MYMissingView'"), warnings[2])
-        try withShield(configuration) { _ in XCTAssertEqual(CrashShield.activeGuards, []) }
-        try withShield(configuration) { _ in }
+        withShield(configuration) { _ in XCTAssertEqual(CrashShield.activeGuards, []) }
+        withShield(configuration) { _ in }
         XCTAssertTrue(CrashShield.loggedWarnings.current.isSuperset(of: warnings), "logged (once per process)")
         XCTAssertEqual(Configuration(guards: .mainThreadUI).warnings, [], "UIView of the default is not warned about")
     }
@@ -110,7 +110,7 @@ final class ConfigurationSafetyTests: ShieldTestCase {
         }
         // A redactor that raises: the report keeps no reason and no details, and the app's call is unaffected.
         configuration.redact = { _ in csr_raise("NSGenericException", "redactor bug") }
-        try withShield(configuration) { sink in
+        withShield(configuration) { sink in
             XCTAssertNil(catchingObjCException { XCTAssertNil(css_test_bad_call()) })
             XCTAssertEqual(sink.reports.first?.reason, "(redaction failed)")
             XCTAssertEqual(sink.reports.first?.signature.isEmpty, false)

@@ -16,7 +16,7 @@ final class ContainerGuardTests: ShieldTestCase {
     func testValidCallsGiveIdenticalResultsGuardedAndUnguarded() throws {
         let unguarded = validCallsText()
         XCTAssertTrue(unguarded.contains("mutations="), unguarded)
-        try withShield { sink in
+        withShield { sink in
             XCTAssertEqual(validCallsText(), unguarded)
             XCTAssertEqual(sink.reports.count, 0, "valid calls must not report: \(sink.reports.map(\.method))")
         }
@@ -112,7 +112,7 @@ final class ContainerGuardTests: ShieldTestCase {
     }
 
     func testDebugModeReportsThenFailsLikeTheOriginalForAppCode() throws {
-        try withShield(Configuration(guards: .container, mode: .debug)) { sink in
+        withShield(Configuration(guards: .container, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool {
                 raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) }
@@ -136,7 +136,7 @@ final class ContainerGuardTests: ShieldTestCase {
 
     func testDebugModeRecoversForCallsFromSystemCode() throws {
         // A call whose caller lives in a system image (here: every image counts as a system image).
-        try withShield(Configuration(guards: .container, mode: .debug, isAppImage: { _ in false })) { sink in
+        withShield(Configuration(guards: .container, mode: .debug, isAppImage: { _ in false })) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool {
                 raised = catchingObjCException { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) }
@@ -147,7 +147,7 @@ final class ContainerGuardTests: ShieldTestCase {
     }
 
     func testDenyListedClassesBehaveAsWithoutCrashShield() throws {
-        try withShield(Configuration(guards: .container, excludedClassNames: ["NSArray"])) { sink in
+        withShield(Configuration(guards: .container, excludedClassNames: ["NSArray"])) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool {
                 raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 5) }
@@ -174,7 +174,7 @@ final class ContainerGuardTests: ShieldTestCase {
 
     func testCrashStormStaysBoundedAndCounted() throws {
         let storm: UInt = 200_000
-        try withShield(Configuration(guards: .container, limits: ReportLimits(maxDistinctReports: 8))) { sink in
+        withShield(Configuration(guards: .container, limits: ReportLimits(maxDistinctReports: 8))) { sink in
             // CPU time of this thread, not wall time: the bound is about CrashShield's work, and a loaded machine
             // (CI neighbours) stretches wall time two- to threefold.
             let start = threadCPUSeconds()

@@ -93,7 +93,7 @@ final class CrashServiceRecipeTests: ShieldTestCase {
     /// the caller outwards (its first frame is the call site) and the group.
     func testTheRecipesForwardARealReportWithItsStack() throws {
         var report: CrashReport?
-        try withShield(
+        withShield(
             Configuration(guards: .container, sinks: [crashlyticsSink(), buglySink()], isAppImage: { _ in true })
         ) { sink in
             withAutoreleasePool { _ = css_test_call_objectAtIndex(css_test_array(), 5) }

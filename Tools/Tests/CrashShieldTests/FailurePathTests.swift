@@ -13,7 +13,7 @@ final class FailurePathTests: ShieldTestCase {
         let configuration = Configuration(
             guards: .container, mode: .debug,
             limits: ReportLimits(detailedCapturesPerSecond: 1))
-        try withShield(configuration) { sink in
+        withShield(configuration) { sink in
             XCTAssertEqual(css_test_add_nil_through_invocation(50), 0, "a system caller's bad call is recovered")
             XCTAssertEqual(css_test_add_nil_direct(50), 50, "the app's own bad call fails loudly, every time")
             XCTAssertEqual(css_test_add_nil_through_invocation(50), 0, "and the system caller's is still recovered")
@@ -43,7 +43,7 @@ final class FailurePathTests: ShieldTestCase {
         var unguardedRaised = false
         let unguarded = String(cString: css_test_set_string_to_number(&unguardedRaised))
         XCTAssertTrue(unguardedRaised)
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             var raised = false
             let guarded = String(cString: css_test_set_string_to_number(&raised))
             XCTAssertEqual(guarded, unguarded, "the receiver is as Foundation left it")

@@ -14,7 +14,7 @@ final class FoundationFamilyTests: ShieldTestCase {
     ) throws {
         for (name, failure) in expected.sorted(by: { $0.key < $1.key }) {
             let scenario = try XCTUnwrap(CatalogScenario.named(name), name, file: file, line: line)
-            try withShield(Configuration(guards: .all)) { sink in
+            withShield(Configuration(guards: .all)) { sink in
                 XCTAssertEqual(scenario.perform(), scenario.expectedResult, name, file: file, line: line)
                 CrashShield.flush()
                 XCTAssertEqual(sink.reports.map(\.exceptionName), [failure.exception], name, file: file, line: line)
@@ -383,7 +383,7 @@ final class FoundationFamilyTests: ShieldTestCase {
         }
         let foundation = setNullUnderEmptyKey()
         XCTAssertEqual(foundation, "NSInvalidArgumentException: attempt to set object with bad key ()")
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             let guarded = setNullUnderEmptyKey()
             CrashShield.flush()
             XCTAssertEqual(guarded, foundation)

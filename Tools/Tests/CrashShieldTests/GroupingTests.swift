@@ -58,7 +58,7 @@ final class GroupingTests: ShieldTestCase {
 
     private func report(of entry: @convention(c) (UInt) -> UnsafeMutableRawPointer?) throws -> CrashReport {
         var found: CrashReport?
-        try withShield(Configuration(guards: .container, isAppImage: { _ in true })) { sink in
+        withShield(Configuration(guards: .container, isAppImage: { _ in true })) { sink in
             withAutoreleasePool { XCTAssertNil(entry(5), "the bad index is recovered") }
             found = sink.reports.first
         }
@@ -89,7 +89,7 @@ final class GroupingTests: ShieldTestCase {
     /// The runtime names an Objective-C method without symbols; two call sites in two methods are two groups.
     func testAnObjectiveCCallerIsNamedByTheRuntime() throws {
         var reports: [CrashReport] = []
-        try withShield(Configuration(guards: .container, isAppImage: { _ in true })) { sink in
+        withShield(Configuration(guards: .container, isAppImage: { _ in true })) { sink in
             withAutoreleasePool { _ = css_test_grouping_calls() }
             reports = sink.reports
         }

@@ -87,7 +87,7 @@ final class HotRaiseTests: ShieldTestCase {
         for recovery in HotReadRecovery.allCases {
             var configuration = configuration(recovery)
             configuration.guards = [.container, .string]
-            try withShield(configuration) { sink in
+            withShield(configuration) { sink in
                 let atRaise = recovery == .atRaise
                 for (owner, old) in zip(owners, before) {
                     let unhooked = implementation(owner, characterAtIndex) == old
@@ -144,7 +144,7 @@ final class HotRaiseTests: ShieldTestCase {
     /// app call's failure: recovered with nil, reported as `objectAtIndexedSubscript:` (as the trampoline did).
     func testArraySubscriptOfAnAppsNSArraySubclassIsRecoveredThroughItsMarker() throws {
         for recovery in HotReadRecovery.allCases {
-            try withShield(configuration(recovery)) { sink in
+            withShield(configuration(recovery)) { sink in
                 var classes: [String] = []
                 withAutoreleasePool {
                     for deep in [false, true] {
@@ -180,7 +180,7 @@ final class HotRaiseTests: ShieldTestCase {
         let kept = try XCTUnwrap(css_test_character_implementation(className))
         var configuration = configuration(.atRaise)
         configuration.guards = [.container, .string]
-        try withShield(configuration) { sink in
+        withShield(configuration) { sink in
             XCTAssertEqual(css_test_character_implementation(className), kept, "\(className) stays unhooked")
             XCTAssertNil(css_test_call_subscript_implementation_on_nil(), "nil answers nil through the marker")
             withAutoreleasePool {
@@ -289,7 +289,7 @@ final class HotRaiseTests: ShieldTestCase {
         for recovery in HotReadRecovery.allCases {
             var configuration = configuration(recovery)
             configuration.guards = .string
-            try withShield(configuration) { sink in
+            withShield(configuration) { sink in
                 XCTAssertEqual(isMarker("GSMutableString"), recovery == .atRaise, "\(recovery)")
                 XCTAssertFalse(isMarker("NSMutableString"), "NSMutableString's own keeps its check-first trampoline")
                 withAutoreleasePool {
@@ -356,7 +356,7 @@ final class HotRaiseTests: ShieldTestCase {
     func testTrampolinesFallBackHooksEveryHotRead() throws {
         let before = implementation("GSArray", objectAtIndex)
         let raiseBefore = implementation("NSException", raise)
-        try withShield(configuration(.trampolines)) { sink in
+        withShield(configuration(.trampolines)) { sink in
             XCTAssertNotEqual(implementation("GSArray", objectAtIndex), before, "the trampoline is installed")
             XCTAssertEqual(implementation("NSException", raise), raiseBefore, "no raise hook")
             withAutoreleasePool { XCTAssertNil(css_test_call_objectAtIndex(css_test_array(), 5)) }
@@ -367,7 +367,7 @@ final class HotRaiseTests: ShieldTestCase {
     }
 
     func testDebugModeLetsGNUstepsExceptionGoOnUnchanged() throws {
-        try withShield(configuration(.atRaise, mode: .debug)) { sink in
+        withShield(configuration(.atRaise, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool {
                 raised = catchingObjCException { _ = css_test_call_objectAtIndex(css_test_array(), 7) }
@@ -380,7 +380,7 @@ final class HotRaiseTests: ShieldTestCase {
     }
 
     func testOtherExceptionsRaiseAsWithoutCrashShield() throws {
-        try withShield(configuration(.atRaise)) { sink in
+        withShield(configuration(.atRaise)) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool {
                 raised = catchingObjCException { csr_raise("NSInvalidArgumentException", "not a hot read") }
@@ -404,7 +404,7 @@ final class HotRaiseTests: ShieldTestCase {
             for recovery in HotReadRecovery.allCases {
                 var configuration = configuration(recovery)
                 configuration.guards = guards
-                try withShield(configuration) { sink in
+                withShield(configuration) { sink in
                     withAutoreleasePool { _ = run(1_000) }  // warm: first report, caches
                     let resident = csp_resident_bytes()
                     let start = threadCPUSeconds()

@@ -18,7 +18,7 @@ final class KVCGuardTests: ShieldTestCase {
         XCTAssertTrue(unguarded.contains("lenient valueForKey:=lenient:anything"), unguarded)
         XCTAssertTrue(
             unguarded.contains("dictionary after setValue:nil={k=v}"), "setValue:nil forKey: removes: \(unguarded)")
-        try withShield { sink in
+        withShield { sink in
             XCTAssertEqual(validCallsText(), unguarded)
             XCTAssertEqual(sink.reports.count, 0, "valid calls must not report: \(sink.reports.map(\.method))")
         }
@@ -40,14 +40,14 @@ final class KVCGuardTests: ShieldTestCase {
         var unguarded: (name: String, reason: String)?
         withAutoreleasePool { unguarded = catchingObjCException { _ = scenario.run() } }
         XCTAssertEqual(unguarded?.name, "NSUnknownKeyException")
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             XCTAssertEqual(scenario.perform(), "nil")
             CrashShield.flush()
             XCTAssertEqual(sink.reports.count, 1, "\(sink.reports.map(\.method))")
             XCTAssertEqual(sink.reports.first?.occurrences, 1)
             XCTAssertEqual(sink.reports.first?.exceptionName, "NSUnknownKeyException")
         }
-        try withShield(Configuration(guards: .all, mode: .debug)) { sink in
+        withShield(Configuration(guards: .all, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
             XCTAssertEqual(raised?.name, "NSUnknownKeyException", "debug mode: the same catchable exception")
@@ -65,7 +65,7 @@ final class KVCGuardTests: ShieldTestCase {
         ]
         for name in names {
             let scenario = try XCTUnwrap(CatalogScenario.named(name))
-            try withShield(Configuration(guards: .all)) { sink in
+            withShield(Configuration(guards: .all)) { sink in
                 _ = scenario.perform()
                 _ = scenario.perform()
                 CrashShield.flush()
@@ -94,7 +94,7 @@ final class KVCGuardTests: ShieldTestCase {
 
     func testSetValuesForKeysSetsTheKnownKeysAndReportsTheUnknownOne() throws {
         let scenario = try XCTUnwrap(CatalogScenario.named("kvc.setValuesForKeys.unknownKey"))
-        try withShield(Configuration(guards: .kvc)) { sink in
+        withShield(Configuration(guards: .kvc)) { sink in
             XCTAssertEqual(scenario.perform(), "Bob,41", "name and age are set")
             XCTAssertEqual(sink.reports.count, 1)
             XCTAssertEqual(sink.reports.first?.details["key"], "nickname")
@@ -109,7 +109,7 @@ final class KVCGuardTests: ShieldTestCase {
     }
 
     func testClassOverridingUndefinedKeyKeepsItsBehaviour() throws {
-        try withShield(Configuration(guards: .kvc)) { sink in
+        withShield(Configuration(guards: .kvc)) { sink in
             var value = ""
             withAutoreleasePool { value = String(cString: css_kvc_lenient_value("missing")) }
             XCTAssertEqual(value, "lenient:missing")
@@ -121,7 +121,7 @@ final class KVCGuardTests: ShieldTestCase {
 
     func testOverrideCallingSuperKeepsNSObjectsException() throws {
         // The class overrides valueForUndefinedKey: and calls super for keys it does not know: that is its behaviour.
-        try withShield(Configuration(guards: .kvc)) { sink in
+        withShield(Configuration(guards: .kvc)) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool { raised = catchingObjCException { _ = css_kvc_strict_override_value("other") } }
             XCTAssertEqual(raised?.name, "NSUnknownKeyException")
@@ -150,7 +150,7 @@ final class KVCGuardTests: ShieldTestCase {
 
     func testConcurrentBadCallsAllRecoverAndAreCounted() throws {
         let scenario = try XCTUnwrap(CatalogScenario.named("kvc.valueForKey.undefinedKey"))
-        try withShield(Configuration(guards: .kvc)) { sink in
+        withShield(Configuration(guards: .kvc)) { sink in
             let results = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 8) { _ in
                 for _ in 0..<50 {

@@ -58,7 +58,7 @@ final class KVOChurnTests: ShieldTestCase {
         Self.churn(cycles, guarded: false)
         let unguarded = Self.residentBytes() - before
         var guarded = 0
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             Self.churn(2_000, guarded: true)
             let start = Self.residentBytes()
             Self.churn(cycles, guarded: true)

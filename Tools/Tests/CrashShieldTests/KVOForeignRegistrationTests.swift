@@ -30,7 +30,7 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
             let model = css_kvo_model_new()!, early = css_kvo_recorder_new(1)!, late = css_kvo_recorder_new(2)!
             defer { [model, early, late].forEach { css_object_release($0) } }
             css_kvo_add(model, early, "level", new, 0)
-            try withShield(Configuration(guards: .kvo)) { sink in
+            withShield(Configuration(guards: .kvo)) { sink in
                 css_kvo_add(model, late, "level", new, 0)  // through the guard, on the same object
                 css_kvo_set_level(model, 1)
                 XCTAssertEqual(takeLog().sorted(), ["1|level|0|{kind=1,new=1}", "2|level|0|{kind=1,new=1}"])
@@ -86,7 +86,7 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
                 _ = takeLog()
                 let operation = css_kvo_operation_new()!, observer = css_kvo_recorder_new(1)!
                 defer { [operation, observer].forEach { css_object_release($0) } }
-                try withShield(configuration) { sink in
+                withShield(configuration) { sink in
                     css_kvo_add(operation, observer, "queuePriority", new, 0)
                     css_kvo_add(operation, observer, "queuePriority", new, 0)
                     XCTAssertEqual(
@@ -123,13 +123,13 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
         }
         let unguarded = run()
         XCTAssertEqual(unguarded.count, 2, "\(unguarded)")
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             XCTAssertEqual(run(), ["registrations 1"] + unguarded.dropFirst())
             XCTAssertEqual(sink.reports(in: .kvo).map(\.reason), [])
         }
         var everything = Configuration(guards: .kvo)
         everything.kvoLeavesSystemClassesAlone = false
-        try withShield(everything) { sink in
+        withShield(everything) { sink in
             let guarded = run()
             XCTAssertEqual(Array(guarded.dropFirst()), Array(unguarded.dropFirst()))
             XCTAssertNotEqual(
@@ -141,7 +141,7 @@ final class KVOForeignRegistrationTests: ShieldTestCase {
     // MARK: Deallocation and reports that tell the truth
 
     func testObserversRemovedInTheirOwnDeallocAreNotReported() throws {
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             withAutoreleasePool {
                 _ = takeLog()
                 let model = css_kvo_model_new()!

@@ -46,7 +46,7 @@ final class KVOGuardTests: ShieldTestCase {
     func testValidObservationIsDeliveredExactlyAsWithoutTheGuard() throws {
         let unguarded = validSequence()
         XCTAssertGreaterThan(unguarded.count, 8, unguarded.joined(separator: "\n"))
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             XCTAssertEqual(validSequence(), unguarded)
             XCTAssertEqual(kvoReports(sink).count, 0, "\(kvoReports(sink).map(\.reason))")
             XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0, "every registration was removed")
@@ -55,7 +55,7 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     func testOptionsContextsAndOrder() throws {
-        try withShield(Configuration(guards: .kvo)) { _ in
+        withShield(Configuration(guards: .kvo)) { _ in
             withObjects(2) { model, observers in
                 css_kvo_set_level(model, 7)
                 css_kvo_add(model, observers[0], "level", new | old | initial | prior, 0x51)
@@ -83,7 +83,7 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     private func oneObserverWithTwoContextsGetsBothAndRemovesByContext() throws {
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             withObjects { model, observers in
                 css_kvo_add(model, observers[0], "level", new, 1)
                 css_kvo_add(model, observers[0], "level", new, 2)
@@ -122,7 +122,7 @@ final class KVOGuardTests: ShieldTestCase {
         }
         let unguarded = run()
         XCTAssertEqual(unguarded, ["1|level|2|{kind=1,new=0}", "1|level|2|{kind=1,new=3,old=0}"])
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             XCTAssertEqual(run(), unguarded)
             XCTAssertEqual(kvoReports(sink).count, 0)
         }
@@ -146,7 +146,7 @@ final class KVOGuardTests: ShieldTestCase {
             }
         }
         #if !canImport(Darwin)
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             withObjects { model, observers in
                 XCTAssertNil(catchingObjCException { css_kvo_remove(model, observers[0], "level") })
                 XCTAssertNil(catchingObjCException { css_kvo_remove(model, observers[0], nil) })
@@ -162,7 +162,7 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     private func removingMoreOftenThanAddedReportsOnce() throws {
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             withObjects { model, observers in
                 css_kvo_add(model, observers[0], "level", new, 0)
                 css_kvo_remove(model, observers[0], "level")
@@ -179,8 +179,8 @@ final class KVOGuardTests: ShieldTestCase {
     /// own removal (a third removal is unbalanced: NSRangeException there). GNUstep keeps one registration (one
     /// delivery; a second removal does nothing there).
     func testAddingTheSameRegistrationTwiceBehavesAsFoundation() throws {
-        try underAppleRules {
-            try withShield(Configuration(guards: .kvo)) { sink in
+        underAppleRules {
+            withShield(Configuration(guards: .kvo)) { sink in
                 withObjects { model, observers in
                     css_kvo_add(model, observers[0], "level", new, 5)
                     css_kvo_add(model, observers[0], "level", new, 5)
@@ -202,7 +202,7 @@ final class KVOGuardTests: ShieldTestCase {
             }
         }
         #if !canImport(Darwin)
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             withObjects { model, observers in
                 css_kvo_add(model, observers[0], "level", new, 5)
                 css_kvo_add(model, observers[0], "level", new, 5)
@@ -233,7 +233,7 @@ final class KVOGuardTests: ShieldTestCase {
             css_object_release(observer)
         }
         #endif
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             withAutoreleasePool {
                 let observer = css_kvo_recorder_new(1)!
                 let model = css_kvo_model_new()!
@@ -277,7 +277,7 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     func testObserverWithoutObserveValueIsSkippedAndReported() throws {
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             withAutoreleasePool {
                 let model = css_kvo_model_new()!
                 let forgetful = css_kvo_forgetful_new()!
@@ -292,7 +292,7 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     func testDebugModeLetsTheUnhandledChangeRaiseAfterReporting() throws {
-        try withShield(Configuration(guards: .kvo, mode: .debug)) { sink in
+        withShield(Configuration(guards: .kvo, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool {
                 let model = css_kvo_model_new()!
@@ -316,12 +316,12 @@ final class KVOGuardTests: ShieldTestCase {
     func testDebugModeFailsOnceForAnEmptyKeyPathWithEveryGuardOn() throws {
         let scenario = try XCTUnwrap(CatalogScenario.named("kvo.addObserver.emptyKeyPath"))
         var released: CrashReport?
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             _ = scenario.perform()
             XCTAssertEqual(sink.reports.count, 1)
             released = sink.reports.first
         }
-        try withShield(Configuration(guards: .all, mode: .debug)) { sink in
+        withShield(Configuration(guards: .all, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
             XCTAssertEqual(raised?.name, scenario.exception)
@@ -336,7 +336,7 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     private func nilAndEmptyKeyPaths() throws {
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             withObjects { model, observers in
                 css_kvo_add(model, observers[0], nil, new, 0)
                 css_kvo_add(model, observers[0], "", new, 0)
@@ -353,7 +353,7 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     func testRemoveWithAContextThatDoesNotMatchIsSkippedAndReported() throws {
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             withObjects { model, observers in
                 css_kvo_add(model, observers[0], "level", new, 1)
                 XCTAssertNil(catchingObjCException { css_kvo_remove_context(model, observers[0], "level", 2) })
@@ -375,7 +375,7 @@ final class KVOGuardTests: ShieldTestCase {
     private func excludedObservedClassIsLeftToFoundation() throws {
         var configuration = Configuration(guards: .kvo)
         configuration.excludedClassNames = ["CSSKVOModel"]
-        try withShield(configuration) { sink in
+        withShield(configuration) { sink in
             withObjects { model, observers in
                 css_kvo_add(model, observers[0], "level", new, 0)
                 XCTAssertEqual(ObservationStatus.kvoObservedObjectCount, 0, "registered with Foundation directly")
@@ -465,7 +465,7 @@ final class KVOGuardTests: ShieldTestCase {
         csr_test_emulateAppleKVO(true)
         defer { csr_test_emulateAppleKVO(false) }
         var model: UnsafeMutableRawPointer?, survivor: UnsafeMutableRawPointer?
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             withAutoreleasePool {
                 _ = takeLog()
                 let first = css_kvo_lifetime_model_new(false)!
@@ -533,7 +533,7 @@ final class KVOGuardTests: ShieldTestCase {
 
     func testConcurrentAddChangeRemove() throws {
         setUpGNUstepKVOOnOneThread()
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             let threads = 4, rounds = 200
             let models = (0..<threads).map { _ in UInt(bitPattern: css_kvo_model_new()!) }
             DispatchQueue.concurrentPerform(iterations: threads) { index in
@@ -588,7 +588,7 @@ final class KVOGuardTests: ShieldTestCase {
     private func pointer(_ bits: UInt) -> UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: bits)! }
 
     func testObserverReleasedDuringADeliveryOnAnotherThreadIsFreedOnlyAfterTheCallReturns() throws {
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             css_kvo_probe_reset()
             defer { css_kvo_probe_open_gate() }  // never leave a thread blocked, even when an assertion fails
             _ = takeLog()
@@ -639,7 +639,7 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     func testObserverReleasingItselfInItsOwnHandlerDoesNotWaitForItself() throws {
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             css_kvo_probe_reset()
             let finished = spawn {
                 let model = css_kvo_model_new()!
@@ -659,7 +659,7 @@ final class KVOGuardTests: ShieldTestCase {
     }
 
     func testTwoObserversReleasingEachOtherDuringDeliveriesOnTwoThreadsDoNotDeadlock() throws {
-        try withShield(Configuration(guards: .kvo)) { sink in
+        withShield(Configuration(guards: .kvo)) { sink in
             for _ in 0..<5 {
                 css_kvo_probe_reset()
                 defer { css_kvo_probe_open_gate() }

@@ -115,7 +115,7 @@ final class MainThreadGuardTests: ShieldTestCase {
     }
 
     func testStopRestoresEveryMethod() throws {
-        try withShield(configuration()) { _ in
+        withShield(configuration()) { _ in
             XCTAssertEqual(HookEngine.shared.activeHooks.filter { $0.targetClass.name == "CSSView" }.count, 4)
         }
         XCTAssertTrue(HookEngine.shared.activeHooks.filter { $0.targetClass.name == "CSSView" }.isEmpty)
@@ -128,7 +128,7 @@ final class MainThreadGuardTests: ShieldTestCase {
 
     func testConfiguration() throws {
         // Default: UIView, which does not exist here, is skipped.
-        try withShield(Configuration(guards: .mainThreadUI)) { _ in
+        withShield(Configuration(guards: .mainThreadUI)) { _ in
             XCTAssertTrue(CrashShield.activeGuards.contains(.mainThreadUI))
         }
         var returnsValue = Configuration(guards: .mainThreadUI)

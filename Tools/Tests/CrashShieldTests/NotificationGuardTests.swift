@@ -35,7 +35,7 @@ final class NotificationGuardTests: ShieldTestCase {
     func testValidUseIsDeliveredExactlyAsWithoutTheGuard() throws {
         let unguarded = validSequence()
         XCTAssertEqual(unguarded.count, 12, unguarded.joined(separator: "\n"))
-        try withShield(Configuration(guards: .notification)) { sink in
+        withShield(Configuration(guards: .notification)) { sink in
             XCTAssertEqual(validSequence(), unguarded)
             XCTAssertEqual(reports(sink).count, 0, "\(reports(sink).map(\.reason))")
             XCTAssertEqual(ObservationStatus.notificationObserverCount, 0, "every registration was removed")
@@ -72,7 +72,7 @@ final class NotificationGuardTests: ShieldTestCase {
     }
 
     func testObserverThatRemovesItselfInItsDeallocIsNeverReported() throws {
-        try withShield(Configuration(guards: .notification)) { sink in
+        withShield(Configuration(guards: .notification)) { sink in
             withAutoreleasePool {
                 _ = takeLog()
                 for tag in 1...3 {
@@ -96,7 +96,7 @@ final class NotificationGuardTests: ShieldTestCase {
     }
 
     func testObserverThatRemovesPartOfItsRegistrationsIsReportedForTheRest() throws {
-        try withShield(Configuration(guards: .notification)) { sink in
+        withShield(Configuration(guards: .notification)) { sink in
             withAutoreleasePool {
                 let half = css_note_half_tidy_recorder_new(1)!
                 css_note_add(center, half, "note:", "CSSNote.A", nil)
@@ -112,7 +112,7 @@ final class NotificationGuardTests: ShieldTestCase {
     }
 
     func testObserverOfAPrivateCenterThatDies() throws {
-        try withShield(Configuration(guards: .notification)) { sink in
+        withShield(Configuration(guards: .notification)) { sink in
             withAutoreleasePool {
                 let own = css_note_center_new()!
                 let observer = css_note_large_recorder_new(1)!
@@ -155,7 +155,7 @@ final class NotificationGuardTests: ShieldTestCase {
     /// center would still message it (so nothing is posted after the death). Then, as a control, GNUstep's center.
     func testWhereTheCenterForgetsDeadObserversNothingIsWatchedOrReported() throws {
         csr_test_emulateAppleNotificationCenter(true)
-        try withShield(Configuration(guards: .notification)) { sink in
+        withShield(Configuration(guards: .notification)) { sink in
             XCTAssertFalse(
                 HookEngine.shared.activeHooks.contains { $0.selector.name.hasPrefix("removeObserver") },
                 "no ledger to keep: removals are not hooked")
@@ -172,7 +172,7 @@ final class NotificationGuardTests: ShieldTestCase {
             XCTAssertEqual(reports(sink).map(\.selector), ["addObserver:selector:name:object:"])
         }
         csr_test_emulateAppleNotificationCenter(false)
-        try withShield(Configuration(guards: .notification)) { sink in
+        withShield(Configuration(guards: .notification)) { sink in
             let gnustep = observerDiesRegistered(tag: 9)
             XCTAssertTrue(gnustep.deallocHooked, "GNUstep's center: the observer's -dealloc is watched")
             XCTAssertTrue(gnustep.inLedger)
@@ -183,7 +183,7 @@ final class NotificationGuardTests: ShieldTestCase {
     // MARK: Bad registrations
 
     func testMissingSelectorNilObserverAndNullSelectorAreNotRegisteredAndReported() throws {
-        try withShield(Configuration(guards: .notification)) { sink in
+        withShield(Configuration(guards: .notification)) { sink in
             withAutoreleasePool {
                 let observer = css_note_recorder_new(1)!
                 XCTAssertNil(catchingObjCException { css_note_add(center, observer, "noteTypo:", "CSSNote.M", nil) })
@@ -216,7 +216,7 @@ final class NotificationGuardTests: ShieldTestCase {
         #if !canImport(Darwin)
         XCTAssertEqual(unguarded?.name, "NSInvalidArgumentException")
         #endif
-        try withShield(Configuration(guards: .notification, mode: .debug)) { sink in
+        withShield(Configuration(guards: .notification, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool {
                 let observer = css_note_recorder_new(1)!
@@ -236,7 +236,7 @@ final class NotificationGuardTests: ShieldTestCase {
     func testExcludedObserverClassIsNotReported() throws {
         var configuration = Configuration(guards: .notification)
         configuration.excludedClassNames = ["CSSNoteLargeObserver"]
-        try withShield(configuration) { sink in
+        withShield(configuration) { sink in
             withAutoreleasePool {
                 let observer = css_note_large_recorder_new(1)!
                 css_note_add(center, observer, "note:", "CSSNote.X", nil)
@@ -271,7 +271,7 @@ final class NotificationGuardTests: ShieldTestCase {
     }
 
     func testConcurrentAddPostRemoveAndDeath() throws {
-        try withShield(Configuration(guards: .notification)) { sink in
+        withShield(Configuration(guards: .notification)) { sink in
             let threads = 4, rounds = 150
             DispatchQueue.concurrentPerform(iterations: threads) { index in
                 withAutoreleasePool {
@@ -320,7 +320,7 @@ final class NotificationGuardTests: ShieldTestCase {
 
     func testPostOnTheMainThreadFromABackgroundThread() throws {
         XCTAssertTrue(css_is_main_thread())
-        try withShield(Configuration(guards: .notification)) { sink in
+        withShield(Configuration(guards: .notification)) { sink in
             withAutoreleasePool {
                 _ = takeLog()
                 let observer = css_note_recorder_new(1)!
@@ -344,24 +344,26 @@ final class NotificationGuardTests: ShieldTestCase {
     // MARK: Closures owned by an object, with priorities
 
     func testClosuresRunByPriorityAndStopWhenTheirOwnerDies() throws {
-        try withShield(Configuration(guards: .notification)) { sink in
+        withShield(Configuration(guards: .notification)) { sink in
             withAutoreleasePool {
                 let owner = css_note_recorder_new(1)!
                 let other = css_note_recorder_new(2)!
                 let sender = css_note_string_new("sender")!
                 var order: [String] = []
-                try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner), priority: .low) { _ in
+                _ = try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner), priority: .low) { _ in
                     order.append("low")
                 }
-                try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner)) { _ in order.append("default1") }
-                try? CrashShield.observe("CSSNote.O", owner: notificationOwner(other), priority: .high) { note in
+                _ = try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner)) { _ in
+                    order.append("default1")
+                }
+                _ = try? CrashShield.observe("CSSNote.O", owner: notificationOwner(other), priority: .high) { note in
                     order.append("high:\(note.name)")
                 }
-                try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner)) { note in
+                _ = try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner)) { note in
                     order.append(
                         "default2:\(css_note_dictionary_value(note.userInfo, "k").map { String(cString: $0) } ?? "-")")
                 }
-                try? CrashShield.observe("CSSNote.O", object: sender, owner: notificationOwner(other)) { note in
+                _ = try? CrashShield.observe("CSSNote.O", object: sender, owner: notificationOwner(other)) { note in
                     order.append("from-sender:\(note.object == sender)")
                 }
                 XCTAssertEqual(ClosureObservations.shared.groupCount, 2)

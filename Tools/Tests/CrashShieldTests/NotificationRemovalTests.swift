@@ -28,14 +28,14 @@ final class NotificationRemovalTests: XCTestCase {
                 css_note_post(center, name, nil, nil, nil)
                 return order
             }
-            try? CrashShield.observe("CSSNote.R", owner: notificationOwner(owner), priority: .high) { _ in
+            _ = try? CrashShield.observe("CSSNote.R", owner: notificationOwner(owner), priority: .high) { _ in
                 order.append("high")
             }
-            try? CrashShield.observe("CSSNote.R", owner: notificationOwner(owner)) { _ in order.append("default") }
-            try? CrashShield.observe("CSSNote.R", owner: notificationOwner(other), priority: .high) { _ in
+            _ = try? CrashShield.observe("CSSNote.R", owner: notificationOwner(owner)) { _ in order.append("default") }
+            _ = try? CrashShield.observe("CSSNote.R", owner: notificationOwner(other), priority: .high) { _ in
                 order.append("other-high")
             }
-            try? CrashShield.observe("CSSNote.S", owner: notificationOwner(owner), priority: .high) { _ in
+            _ = try? CrashShield.observe("CSSNote.S", owner: notificationOwner(owner), priority: .high) { _ in
                 order.append("s-high")
             }
             XCTAssertEqual(post("CSSNote.R"), ["high", "other-high", "default"])

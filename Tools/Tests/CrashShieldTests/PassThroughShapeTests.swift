@@ -143,7 +143,7 @@ final class PassThroughShapeTests: ShieldTestCase {
         configuration.mainThreadOnlyMethods = ["CSSShapeMainThreadView": ["setAlpha:", "setNeedsDisplayInRect:"]]
         let view = try XCTUnwrap(css_object_new("CSSShapeMainThreadView"))
         defer { css_object_release(view) }
-        try withShield(configuration) { _ in
+        withShield(configuration) { _ in
             let hooks = HookEngine.shared.activeHooks.filter { $0.targetClass.name == "CSSShapeMainThreadView" }
             XCTAssertEqual(Set(hooks.map(\.origin)), [.addedOverride])
             XCTAssertEqual(hooks.count, 2)

@@ -102,7 +102,7 @@ extension XCTestCase {
             for index in probe.indexes { if let outcome = probe.run(index) { cases.append((probe, index, outcome)) } }
         }
         // Calls Foundation accepts: one session for all of them (a report would show).
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             for (probe, index, foundation) in cases where foundation.raised == nil {
                 let guarded = probe.run(index)
                 XCTAssertEqual(
@@ -117,7 +117,7 @@ extension XCTestCase {
         // Calls Foundation raises for: a session each, so each report is the first of its kind.
         for (probe, index, foundation) in cases {
             guard let raised = foundation.raised else { continue }
-            try withShield(Configuration(guards: .all)) { sink in
+            withShield(Configuration(guards: .all)) { sink in
                 let guarded = probe.run(index)
                 CrashShield.flush()
                 let label = "\(probe.name) at \(index) (Foundation: \(raised))"

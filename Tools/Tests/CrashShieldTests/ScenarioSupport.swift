@@ -54,7 +54,7 @@ extension XCTestCase {
     ) throws {
         XCTAssertFalse(scenarios.isEmpty, file: file, line: line)
         for scenario in scenarios {
-            try withShield(Configuration(guards: guards)) { sink in
+            withShield(Configuration(guards: guards)) { sink in
                 XCTAssertEqual(scenario.perform(), scenario.expectedResult, scenario.name, file: file, line: line)
                 XCTAssertEqual(
                     sink.reports.count, scenario.expectedReports,
@@ -78,7 +78,7 @@ extension XCTestCase {
         withAutoreleasePool { unguarded = catchingObjCException { _ = scenario.run() } }
         XCTAssertEqual(
             unguarded?.name, scenario.exception, "without CrashShield: \(scenario.name)", file: file, line: line)
-        try withShield(Configuration(guards: guards, mode: .debug)) { sink in
+        withShield(Configuration(guards: guards, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
             XCTAssertEqual(raised?.name, scenario.exception, scenario.name, file: file, line: line)

@@ -17,7 +17,7 @@ final class StringGuardTests: ShieldTestCase {
     func testValidCallsGiveIdenticalResultsGuardedAndUnguarded() throws {
         let unguarded = validCallsText()
         XCTAssertTrue(unguarded.contains("mutableAttributedString.mutations="), unguarded)
-        try withShield { sink in
+        withShield { sink in
             XCTAssertEqual(validCallsText(), unguarded)
             XCTAssertEqual(sink.reports.count, 0, "valid calls must not report: \(sink.reports.map(\.method))")
         }
@@ -185,7 +185,7 @@ final class StringGuardTests: ShieldTestCase {
         ]
         for (name, reason) in expected {
             let scenario = try XCTUnwrap(CatalogScenario.named(name))
-            try withShield(Configuration(guards: .string)) { sink in
+            withShield(Configuration(guards: .string)) { sink in
                 XCTAssertEqual(scenario.perform(), scenario.expectedResult, name)
                 XCTAssertEqual(sink.reports.map(\.reason), [reason], name)
                 XCTAssertEqual(sink.reports.map(\.exceptionName), ["NSInvalidArgumentException"], name)
@@ -194,7 +194,7 @@ final class StringGuardTests: ShieldTestCase {
         }
         try underAppleRules {
             let scenario = try XCTUnwrap(CatalogScenario.named("mutableString.replaceOccurrences.nil"))
-            try withShield(Configuration(guards: .string)) { sink in
+            withShield(Configuration(guards: .string)) { sink in
                 XCTAssertEqual(scenario.perform(), scenario.expectedResult)
                 XCTAssertEqual(sink.reports.map(\.reason), ["*** -[GSMutableString \(selector)]: nil argument"])
             }
@@ -220,7 +220,7 @@ final class StringGuardTests: ShieldTestCase {
         try underAppleRules {
             for (name, reason) in expected {
                 let scenario = try XCTUnwrap(CatalogScenario.named(name))
-                try withShield(Configuration(guards: .string)) { sink in
+                withShield(Configuration(guards: .string)) { sink in
                     XCTAssertEqual(scenario.perform(), scenario.expectedResult, name)
                     XCTAssertEqual(sink.reports.map(\.reason), [reason], name)
                     XCTAssertEqual(sink.reports.first?.exceptionName, "NSInvalidArgumentException", name)
@@ -228,7 +228,7 @@ final class StringGuardTests: ShieldTestCase {
             }
             for name in ["string.compare.nil", "constantString.compare.nil"] {
                 let scenario = try XCTUnwrap(CatalogScenario.named(name))
-                try withShield(Configuration(guards: .string)) { sink in
+                withShield(Configuration(guards: .string)) { sink in
                     var raised: (name: String, reason: String)?
                     withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
                     XCTAssertEqual(
@@ -255,7 +255,7 @@ final class StringGuardTests: ShieldTestCase {
         ]
         for (name, reason) in expected {
             let scenario = try XCTUnwrap(CatalogScenario.named(name))
-            try withShield(Configuration(guards: .string)) { sink in
+            withShield(Configuration(guards: .string)) { sink in
                 _ = scenario.perform()
                 XCTAssertEqual(sink.reports.first?.reason, reason, name)
             }
@@ -275,7 +275,7 @@ final class StringGuardTests: ShieldTestCase {
 
     func testDenyListedClassesBehaveAsWithoutCrashShield() throws {
         let scenario = try XCTUnwrap(CatalogScenario.named("mutableString.insertString.pastEnd"))
-        try withShield(Configuration(guards: .string, excludedClassNames: ["NSMutableString"])) { sink in
+        withShield(Configuration(guards: .string, excludedClassNames: ["NSMutableString"])) { sink in
             var raised: (name: String, reason: String)?
             withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
             XCTAssertEqual(raised?.name, "NSRangeException")
@@ -309,7 +309,7 @@ final class StringGuardTests: ShieldTestCase {
 
     func testConcurrentReadsStayCorrect() throws {
         let scenario = try XCTUnwrap(CatalogScenario.named("string.substringWithRange.pastEnd"))
-        try withShield(Configuration(guards: .string)) { sink in
+        withShield(Configuration(guards: .string)) { sink in
             let wrong = Locked(0)
             DispatchQueue.concurrentPerform(iterations: 8) { _ in
                 for _ in 0..<50 {

@@ -35,7 +35,7 @@ final class ThirdPartyShapesTests: ShieldTestCase {
     func testForwardersBehaveExactlyAsWithoutCrashShield() throws {
         let unguarded = forwardingCalls()
         XCTAssertTrue(unguarded.contains("greeting=hello app answer=42 span={3,4}"), unguarded)
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             XCTAssertEqual(forwardingCalls(), unguarded)
             CrashShield.flush()
             XCTAssertEqual(sink.reports.map(\.method), [])
@@ -52,7 +52,7 @@ final class ThirdPartyShapesTests: ShieldTestCase {
         XCTAssertTrue(
             unguarded.log.contains("appOp|finished=1") && unguarded.log.contains("queuedOp|finished=1"),
             "\(unguarded.log)")
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             let guarded = kvoSequence()
             XCTAssertEqual(guarded.log, unguarded.log)
             XCTAssertEqual(
@@ -69,7 +69,7 @@ final class ThirdPartyShapesTests: ShieldTestCase {
     /// registration replaces the first's context and options; one removal by key path removes it).
     func testOneObserverAddedTwiceForAKeyPathWithTwoContextsIsKeptAsFoundationKeepsIt() throws {
         let unguarded = sameKeySequence()
-        try withShield(Configuration(guards: .all)) { sink in
+        withShield(Configuration(guards: .all)) { sink in
             XCTAssertEqual(sameKeySequence(), unguarded)
             CrashShield.flush()
             XCTAssertEqual(sink.reports.map(\.method), [])

@@ -39,7 +39,7 @@ final class TimerGuardTests: ShieldTestCase {
             _ = csr_test_cluster_sample_class_named(nil)
             ClassSamples.shared.forget()
         }
-        try withShield(Configuration(guards: .timer, isAppImage: { _ in true })) { sink in
+        withShield(Configuration(guards: .timer, isAppImage: { _ in true })) { sink in
             XCTAssertTrue(css_test_cf_timer_init("tick:"), "a valid timer is made as without the guard")
             XCTAssertTrue(css_test_cf_timer_init("missingSelector:"))
             CrashShield.flush()
@@ -57,7 +57,7 @@ final class TimerGuardTests: ShieldTestCase {
                 "3|tick:|nil|timer|valid|1", "3|tick:|nil|timer|valid|2",
                 "valid:0,0,1",
             ], "one-shot, repeating (invalidated by its target), added by hand, invalidated before firing")
-        try withShield(Configuration(guards: .timer)) { sink in
+        withShield(Configuration(guards: .timer)) { sink in
             XCTAssertEqual(validSequence(), unguarded)
             XCTAssertEqual(reports(sink).count, 0, "\(reports(sink).map(\.reason))")
             XCTAssertEqual(ObservationStatus.timerProxyCount, 0, "every target was released")
@@ -84,7 +84,7 @@ final class TimerGuardTests: ShieldTestCase {
                 + (1...5).map { "2|tick:|\($0)|own" } + ["2|owner.dealloc", "2|proxy.dealloc"]
                 + ["3|responds=0"] + (1...5).map { "3|work:|\($0)|valid" } + ["3|forwarder.dealloc", "3|dealloc"])
         for mode in [GuardMode.release, .debug] {
-            try withShield(Configuration(guards: .all, mode: mode)) { sink in
+            withShield(Configuration(guards: .all, mode: mode)) { sink in
                 XCTAssertEqual(unownedTargetSequence(5), unguarded, "\(mode)")
                 CrashShield.flush()
                 XCTAssertEqual(sink.reports.map(\.reason), [], "\(mode)")
@@ -115,7 +115,7 @@ final class TimerGuardTests: ShieldTestCase {
         for repeats in [true, false] {
             let unguarded = retainCountsOfATimersTarget(repeats: repeats)
             XCTAssertEqual(unguarded, [2, 1], "Foundation retains the target until the timer is invalidated")
-            try withShield(Configuration(guards: .timer)) { sink in
+            withShield(Configuration(guards: .timer)) { sink in
                 XCTAssertEqual(retainCountsOfATimersTarget(repeats: repeats), unguarded, "repeats: \(repeats)")
                 XCTAssertEqual(ObservationStatus.timerProxyCount, 0, "the proxy went with its timer")
                 XCTAssertEqual(reports(sink).count, 0)
@@ -179,7 +179,7 @@ final class TimerGuardTests: ShieldTestCase {
         }
         let unguarded = run()
         XCTAssertEqual(unguarded, ["retained=2", "fired=true valid=true", "after=0"])
-        try withShield(Configuration(guards: .timer)) { sink in
+        withShield(Configuration(guards: .timer)) { sink in
             XCTAssertEqual(run(), unguarded)
             XCTAssertEqual(reports(sink).count, 0, "\(reports(sink).map(\.reason))")
             XCTAssertEqual(ObservationStatus.timerProxyCount, 0)
@@ -187,7 +187,7 @@ final class TimerGuardTests: ShieldTestCase {
     }
 
     func testOneShotTimerKeepsItsTargetUntilItFires() throws {
-        try withShield(Configuration(guards: .timer)) { sink in
+        withShield(Configuration(guards: .timer)) { sink in
             withAutoreleasePool {
                 _ = takeLog()
                 let target = css_timer_target_new(1, 0)!
@@ -229,7 +229,7 @@ final class TimerGuardTests: ShieldTestCase {
     }
 
     func testDebugModeReportsAndFollowsTheReportsAction() throws {
-        try withShield(Configuration(guards: .timer, mode: .debug)) { sink in
+        withShield(Configuration(guards: .timer, mode: .debug)) { sink in
             withAutoreleasePool {
                 let target = css_timer_target_new(1, 0)!
                 let timer = css_timer_retain(css_timer_schedule(10, target, "tock:", nil, false))!
@@ -278,7 +278,7 @@ final class TimerGuardTests: ShieldTestCase {
     }
 
     func testTimersOnSeveralThreadsWhoseTargetsAreOverReleased() throws {
-        try withShield(Configuration(guards: .timer)) { sink in
+        withShield(Configuration(guards: .timer)) { sink in
             DispatchQueue.concurrentPerform(iterations: 4) { index in
                 withAutoreleasePool {
                     for round in 0..<5 {

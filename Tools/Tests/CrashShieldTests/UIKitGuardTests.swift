@@ -164,10 +164,10 @@ final class UIKitGuardTests: ShieldTestCase {
         XCTAssertFalse(Configuration.production.guards.contains(.uikit))
         XCTAssertTrue(GuardCategory.all.contains(.uikit))
         XCTAssertEqual(GuardCategory(name: "uikit"), .uikit)
-        try withShield(Configuration.production) { _ in
+        withShield(Configuration.production) { _ in
             XCTAssertFalse(HookEngine.shared.activeHooks.contains { $0.targetClass.name == "CSSLayer" })
         }
-        try withShield(Configuration(guards: .uikit)) { _ in
+        withShield(Configuration(guards: .uikit)) { _ in
             let hooked = HookEngine.shared.activeHooks.filter {
                 ["CSSLayer", "CSSNavigationController"].contains($0.targetClass.name)
             }
@@ -196,7 +196,7 @@ final class UIKitGuardTests: ShieldTestCase {
                 viewController: "CSSNoSuchController",
                 alertController: "CSSNoSuchAlert")
         }
-        try withShield(Configuration(guards: .uikit)) { _ in
+        withShield(Configuration(guards: .uikit)) { _ in
             XCTAssertTrue(CrashShield.activeGuards.contains(.uikit))
         }
     }

@@ -93,7 +93,7 @@ final class ZombieGuardTests: ShieldTestCase {
             XCTAssertEqual(ZombiePool.shared.usage.count, 1, "only the part is kept")
         }
         // Default: the app's own classes, never system classes; prefixes select by name.
-        try withShield(configuration()) { _ in
+        withShield(configuration()) { _ in
             let filter = ZombieClassFilter.shared
             XCTAssertTrue(filter.isProtected(csr_class_lookup("CSSZombieTarget")))
             XCTAssertTrue(filter.isProtected(csr_class_lookup("CSSTrackedObject")))
@@ -103,13 +103,13 @@ final class ZombieGuardTests: ShieldTestCase {
         }
         var prefixed = configuration()
         prefixed.protectedClassPrefixes = ["CSSTracked"]
-        try withShield(prefixed) { _ in
+        withShield(prefixed) { _ in
             XCTAssertTrue(ZombieClassFilter.shared.isProtected(csr_class_lookup("CSSTrackedChild")))
             XCTAssertFalse(ZombieClassFilter.shared.isProtected(csr_class_lookup("CSSZombieTarget")))
         }
         var excluded = configuration()
         excluded.excludedClassNames = ["CSSZombieTarget"]
-        try withShield(excluded) { _ in
+        withShield(excluded) { _ in
             XCTAssertFalse(ZombieClassFilter.shared.isProtected(csr_class_lookup("CSSZombieTarget")))
         }
     }
@@ -202,7 +202,7 @@ final class ZombieGuardTests: ShieldTestCase {
     func testConcurrentDeallocationsKeepTheBound() throws {
         var options = ZombieOptions()
         options.maxCount = 100
-        try withShield(configuration(.release, options)) { sink in
+        withShield(configuration(.release, options)) { sink in
             DispatchQueue.concurrentPerform(iterations: 4) { _ in
                 for _ in 0..<2_000 {
                     guard let object = css_object_new("CSSZombieTarget") else { continue }
