@@ -15,7 +15,8 @@ import Foundation
 let objcFlags: [CSetting]
 /// Libraries every binary links: empty on Apple platforms (Foundation and libobjc come with the OS).
 let objcLinks: [LinkerSetting]
-/// The Objective-C API's targets use blocks: on Linux clang's `-fblocks` and Debian's libBlocksRuntime
+/// The runtime links the blocks runtime for `_Block_copy` / `_Block_release` only (CSRWebKit.m builds its wrapper blocks by
+/// the block ABI, without -fblocks). The Objective-C API's targets use blocks: on Linux clang's `-fblocks` and Debian's libBlocksRuntime
 /// (libblocksruntime-dev); Apple platforms have both built in.
 let objcBlockFlags: [CSetting]
 let objcBlockLinks: [LinkerSetting]
@@ -80,7 +81,7 @@ let package = Package(
     ],
     targets: [
         // The thin Objective-C/C layer: runtime primitives, @try, forwarding. Every runtime difference lives here.
-        .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcLinks),
+        .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcBlockLinks),
         // Public API, hook engine, guards, report pipeline.
         .target(
             name: "CrashShield",

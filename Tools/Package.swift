@@ -73,7 +73,7 @@ let package = Package(
     ],
     targets: [
         // The scenario catalog: real crashing Objective-C app code, one family per file.
-        .target(name: "CrashShieldScenarios", cSettings: objcFlags, linkerSettings: objcLinks),
+        .target(name: "CrashShieldScenarios", cSettings: objcBlockFlags, linkerSettings: objcBlockLinks),
         // Runs every scenario in a child process, unprotected and protected.
         .target(
             name: "CrashShieldMatrix",

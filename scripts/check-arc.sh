@@ -12,10 +12,11 @@ for f in Sources/*/*.m Sources/CrashShieldRuntime/GNUstep/*.m Tools/Sources/*/*.
     files=$((files + 1))
     dir=$(dirname "$f")   # the target's folder (Sources/CrashShieldRuntime/GNUstep is part of CrashShieldRuntime)
     [ "$(basename "$dir")" = GNUstep ] && dir=$(dirname "$dir")
-    # The Objective-C API's targets use blocks (as Package.swift builds them) and import each other's headers.
+    # The Objective-C API's targets and the scenarios use blocks (as Package.swift and Tools/Package.swift build them)
+    # and import each other's headers.
     blocks=(-fno-blocks)
     case "$f" in
-        Sources/CrashShieldObjC*/* | Tools/Sources/CrashShieldObjC*/*) blocks=(-fblocks -I Sources/CrashShieldObjC/GNUstepBlocks -I Sources/CrashShieldObjC/include
+        Sources/CrashShieldObjC*/* | Tools/Sources/CrashShieldObjC*/* | Tools/Sources/CrashShieldScenarios/*) blocks=(-fblocks -I Sources/CrashShieldObjC/GNUstepBlocks -I Sources/CrashShieldObjC/include
                                             -I Tools/Sources/CrashShieldScenarios/include) ;;
     esac
     # GCC's own objc/runtime.h (its inline object_getClass) does not compile under ARC: that one error is not ours.

@@ -597,5 +597,17 @@ extension Violation {
         }
     }
 
+    /// A WKWebView JavaScript panel delegate released WebKit's completion handler uncalled: WebKit's
+    /// CompletionHandlerCallChecker raises when the block is destroyed (public crash reports, e.g.
+    /// react-native-webview#3503, firefox-ios#12709: "Completion handler passed to -[Client.BrowserViewController
+    /// webView:runJavaScriptAlertPanelWithMessage:initiatedByFrame:completionHandler:] was not called").
+    static func completionHandlerNotCalled(selector: String) -> Violation {
+        Violation(
+            ExceptionName.internalInconsistency,
+            hint:
+                "call the completion handler on every path of the WKUIDelegate method, once (also when no alert is shown)"
+        ) { className in "Completion handler passed to -[\(className) \(selector)] was not called" }
+    }
+
     private static func geometryNumber(_ value: Double) -> String { UIKitGuard.number(value) }
 }

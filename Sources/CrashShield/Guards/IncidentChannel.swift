@@ -32,6 +32,8 @@ enum IncidentChannel {
             incident = VariadicHookPoint.incident(c.table, c.receiver, c.selector, count: UInt(c.argument))
         case CSRIncidentZombie:
             incident = ZombieGuard.incident(c.receiver, c.selector)
+        case CSRIncidentDroppedHandler:
+            incident = UIKitGuard.droppedHandler(c.cls, c.selector)
         default:
             incident = nil
         }

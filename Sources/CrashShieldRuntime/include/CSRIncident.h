@@ -30,6 +30,10 @@ typedef enum CSRIncidentSource {
     CSRIncidentVariadic,
     /// A zombie (CSRZombie.h) received `selector`; `implementation`: the zombie message.
     CSRIncidentZombie,
+    /// A WKWebView JavaScript panel's completion handler (CSRWebKit.h) was released uncalled: `cls`, the delegate's
+    /// class; `selector`, the delegate method; `argument`, the `CSRWebKitPanel`. true: answer WebKit's block with the
+    /// default.
+    CSRIncidentDroppedHandler,
 } CSRIncidentSource;
 
 /// One stopped call, as the C layer saw it. Fields a source does not name are zero.

@@ -20,6 +20,7 @@
 #include "CSRPassThroughAny.h"
 #include "CSRDeallocHook.h"
 #include "CSRUIKit.h"
+#include "CSRWebKit.h"
 #include "CSRZombie.h"
 #include "CSRMainThread.h"
 #include "CSRNotification.h"

@@ -18,7 +18,8 @@ final class UIKitGuardTests: ShieldTestCase {
         UIKitGuard.classNames.withLock {
             $0 = .init(
                 layer: "CSSLayer", navigationController: "CSSNavigationController",
-                viewController: "CSSPresentingController", alertController: "CSSAlertController")
+                viewController: "CSSPresentingController", alertController: "CSSAlertController",
+                panelDelegates: ["CSSPanelDelegate"])
         }
     }
 
@@ -254,5 +255,96 @@ final class UIKitGuardTests: ShieldTestCase {
             CrashShield.flush()
             XCTAssertTrue(sink.reports.isEmpty, "\(sink.reports.map(\.reason))")
         }
+    }
+
+    // MARK: WKWebView JavaScript panels
+
+    private static let panelSelectors = [
+        "webView:runJavaScriptAlertPanelWithMessage:initiatedByFrame:completionHandler:",
+        "webView:runJavaScriptConfirmPanelWithMessage:initiatedByFrame:completionHandler:",
+        "webView:runJavaScriptTextInputPanelWithPrompt:defaultText:initiatedByFrame:completionHandler:",
+    ]
+
+    /// Runs panel `panel` on a new delegate of `behaviour` (CSSShapes.h): the calls WebKit's handler got and its last
+    /// answer, after the run and (a kept handler) after the delegate answered later.
+    private func runPanel(_ panel: Int, behaviour: Int) throws -> [String] {
+        let delegate = try XCTUnwrap(css_panel_delegate_new(behaviour))
+        defer { css_object_release(delegate) }
+        var answer = [CChar](repeating: 0, count: 64)
+        let calls = css_webview_run_panel(delegate, panel, &answer, UInt(answer.count))
+        var seen = ["\(calls) \(String(cString: answer))"]
+        if behaviour == 2 {
+            css_panel_delegate_finish(delegate)
+            let later = css_webview_last_calls(&answer, UInt(answer.count))
+            seen.append("\(later) \(String(cString: answer))")
+        }
+        return seen
+    }
+
+    /// A delegate that drops WebKit's handler: WebKit raises when the block is destroyed; under the guard, WebKit's
+    /// handler gets the default answer once (alert: called; confirm: NO; text input: nil) and the drop is reported
+    /// with WebKit's exception and reason.
+    func testADroppedPanelHandlerGetsTheDefaultAnswerAndIsReported() throws {
+        for (panel, answer) in ["called", "NO", "nil"].enumerated() {
+            let raised = try XCTUnwrap(
+                catchingObjCException { _ = try? self.runPanel(panel, behaviour: 0) }, "panel \(panel) must raise")
+            XCTAssertEqual(raised.name, "NSInternalInconsistencyException")
+            XCTAssertEqual(
+                raised.reason,
+                "Completion handler passed to -[CSSPanelDelegate \(Self.panelSelectors[panel])] was not called")
+            try withShield(Configuration(guards: .uikit)) { sink in
+                var seen: [String] = []
+                XCTAssertNil(catchingObjCException { seen = (try? self.runPanel(panel, behaviour: 0)) ?? [] })
+                XCTAssertEqual(seen, ["1 \(answer)"], "panel \(panel)")
+                CrashShield.flush()
+                let report = try XCTUnwrap(sink.reports(in: .uikit).first, "panel \(panel): no report")
+                XCTAssertEqual(sink.reports.count, 1)
+                XCTAssertEqual(report.className, "CSSPanelDelegate")
+                XCTAssertEqual(report.selector, Self.panelSelectors[panel])
+                XCTAssertEqual(report.exceptionName, raised.name)
+                XCTAssertEqual(report.reason, raised.reason)
+                XCTAssertEqual(report.action, .recovered)
+            }
+        }
+    }
+
+    /// Delegates that answer (at once, twice, or later from a kept handler) behave exactly as without the guard:
+    /// WebKit's handler gets their answers, nothing is reported.
+    func testPanelHandlersTheDelegateCallsAreUnchanged() throws {
+        func run() throws -> [[String]] {
+            try (0..<3).flatMap { panel in try [1, 2, 3].map { try runPanel(panel, behaviour: $0) } }
+        }
+        let unguarded = try run()
+        XCTAssertEqual(unguarded[0], ["1 called"])
+        XCTAssertEqual(unguarded[1], ["0 ", "1 called"], "kept: answered later")
+        XCTAssertEqual(unguarded[5], ["2 YES"])
+        XCTAssertEqual(unguarded[6], ["1 typed"])
+        var guarded: [[String]] = []
+        try withShield(Configuration(guards: .uikit)) { sink in
+            XCTAssertTrue(
+                HookEngine.shared.activeHooks.contains {
+                    $0.targetClass.name == "CSSPanelDelegate" && $0.selector.name == Self.panelSelectors[2]
+                })
+            guarded = try run()
+            CrashShield.flush()
+            XCTAssertTrue(sink.reports.isEmpty, "\(sink.reports.map(\.reason))")
+        }
+        XCTAssertEqual(guarded, unguarded)
+    }
+
+    /// Debug mode: WebKit's own check raises as without the guard (its handler is not answered), after the report.
+    func testDebugModeLetsWebKitRaiseForADroppedHandler() throws {
+        try withShield(Configuration(guards: .uikit, mode: .debug)) { sink in
+            let raised = try XCTUnwrap(catchingObjCException { _ = try? self.runPanel(1, behaviour: 0) })
+            XCTAssertEqual(raised.name, "NSInternalInconsistencyException")
+            XCTAssertEqual(
+                raised.reason,
+                "Completion handler passed to -[CSSPanelDelegate \(Self.panelSelectors[1])] was not called")
+            XCTAssertEqual(css_webview_last_calls(nil, 0), 0, "not answered in debug mode")
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports(in: .uikit).first?.action, .failedLoudly)
+        }
+        // stop() reverted the hook: unguarded again.
+        XCTAssertNotNil(catchingObjCException { _ = try? self.runPanel(0, behaviour: 0) })
     }
 }

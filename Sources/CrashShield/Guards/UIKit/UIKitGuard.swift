@@ -9,6 +9,13 @@ import Foundation
 ///   a position that comes out NaN (an infinite origin and size), is stopped there.
 /// - `-[UINavigationController pushViewController:animated:]` with a controller that is already on the navigation
 ///   stack (`viewControllers`, identity): UIKit raises NSInvalidArgumentException.
+/// - A WKWebView JavaScript panel delegate (`webView:runJavaScriptAlertPanelWithMessage:initiatedByFrame:
+///   completionHandler:`, the confirm and text-input forms) that releases WebKit's completion handler uncalled: WebKit
+///   raises NSInternalInconsistencyException ("Completion handler passed to -[<class> <selector>] was not called").
+///   The delegate gets a wrapper block (CSRWebKit.h) that forwards every call; released uncalled, it calls WebKit's
+///   handler once with the default answer (none, NO, nil) and reports. Hooked on the app's own classes that implement
+///   the method themselves at `start()` (the topmost such class of a chain: a subclass override that never calls
+///   super is not guarded); classes registered later are not hooked.
 ///
 /// Hooked by their public class names (`CALayer`, `UINavigationController`: documented SDK classes that implement
 /// these methods themselves), only where the class exists; a subclass that overrides one of them without calling
@@ -21,6 +28,9 @@ enum UIKitGuard {
         var navigationController = "UINavigationController"
         var viewController = "UIViewController"
         var alertController = "UIAlertController"
+        /// The WKUIDelegate classes hooked: nil for every app class (`Session.isAppClass`) that implements a panel
+        /// method itself; tests name fixture delegates.
+        var panelDelegates: [String]? = nil
     }
     /// The alert controller class of the running session (nil where there is none).
     private static let alertClass = Locked<ObjCClass?>(nil)
@@ -38,6 +48,10 @@ enum UIKitGuard {
         Self.alertClass.withLock { $0 = alert }
         if alert != nil, let controller = ObjCClass(named: names.viewController) {
             try context.install(Self.presentViewController, on: [controller])
+        }
+        _ = IncidentChannel.registered  // before the panel hooks: their wrappers report through it
+        for point in Self.panelPoints {
+            try context.install(point, on: panelDelegates(of: point.selector, named: names.panelDelegates))
         }
     }
 
@@ -122,6 +136,70 @@ enum UIKitGuard {
                 original(r, cmd, presented, animated, completion)
             }
         ) { $0(r, cmd, presented, animated, completion) }
+    }
+
+    // MARK: WKWebView JavaScript panels
+
+    typealias PanelIMP =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, CSRObject?, CSRObject?) -> Void
+    typealias TextPanelIMP =
+        @convention(c) (CSRObject?, CSRSelector?, CSRObject?, CSRObject?, CSRObject?, CSRObject?, CSRObject?) -> Void
+
+    static let alertPanel: HookPoint<PanelIMP> = HookPoint(
+        "webView:runJavaScriptAlertPanelWithMessage:initiatedByFrame:completionHandler:"
+    ) { r, cmd, view, message, frame, handler in
+        guard let original = alertPanel.original(for: r) else { return }
+        csr_webkit_run_panel(
+            unsafeBitCast(original, to: CSRIMP.self), r, cmd, CSRWebKitPanelAlert, view, message, nil, frame, handler)
+    }
+
+    static let confirmPanel: HookPoint<PanelIMP> = HookPoint(
+        "webView:runJavaScriptConfirmPanelWithMessage:initiatedByFrame:completionHandler:"
+    ) { r, cmd, view, message, frame, handler in
+        guard let original = confirmPanel.original(for: r) else { return }
+        csr_webkit_run_panel(
+            unsafeBitCast(original, to: CSRIMP.self), r, cmd, CSRWebKitPanelConfirm, view, message, nil, frame, handler)
+    }
+
+    static let textInputPanel: HookPoint<TextPanelIMP> = HookPoint(
+        "webView:runJavaScriptTextInputPanelWithPrompt:defaultText:initiatedByFrame:completionHandler:"
+    ) { r, cmd, view, prompt, defaultText, frame, handler in
+        guard let original = textInputPanel.original(for: r) else { return }
+        csr_webkit_run_panel(
+            unsafeBitCast(original, to: CSRIMP.self), r, cmd, CSRWebKitPanelTextInput, view, prompt, defaultText, frame,
+            handler)
+    }
+
+    static var panelPoints: [AnyHookPoint] { [alertPanel, confirmPanel, textInputPanel] }
+
+    /// The classes to hook for `selector`: those named (tests), or the app's classes that implement it themselves;
+    /// of a chain of such classes, the topmost only (one point is never installed on a class and its superclass).
+    static func panelDelegates(of selector: ObjCSelector, named names: [String]?) -> [ObjCClass] {
+        var owners: [ObjCClass]
+        if let names {
+            owners = names.compactMap { ObjCClass(named: $0) }.filter { $0.owns(selector) }
+        } else {
+            guard let session = Session.current.load(ordering: .acquiring) else { return [] }
+            var found = [CSRClass?](repeating: nil, count: 256)
+            var count = Int(csr_webkit_classes_owning(selector.pointer, &found, UInt(found.count)))
+            if count > found.count {
+                found = [CSRClass?](repeating: nil, count: count + 64)
+                count = min(Int(csr_webkit_classes_owning(selector.pointer, &found, UInt(found.count))), found.count)
+            }
+            owners = found.prefix(count).compactMap { $0.map(ObjCClass.init) }.filter {
+                session.isAppClass($0) == true
+            }
+        }
+        return owners.filter { owner in !owners.contains { $0 != owner && owner.isKind(of: $0) } }
+    }
+
+    /// The incident of a panel's completion handler released uncalled (CSRIncident.h, `CSRIncidentDroppedHandler`):
+    /// recovered, WebKit's handler gets the default answer; otherwise WebKit's own check raises as it would.
+    static func droppedHandler(_ cls: CSRClass?, _ selector: CSRSelector?) -> Incident {
+        let selectorName = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
+        return Incident(
+            .uikit, subject: Incident.Subject(cls: cls.map(ObjCClass.init)), selector: selectorName,
+            .completionHandlerNotCalled(selector: selectorName), implementation: nil)
     }
 
     /// "Class: 0x..." as `-[NSObject description]` starts (Swift classes print their module-qualified name there).

@@ -62,6 +62,19 @@ void css_presenter_present(void *presenter, void *alert);
 long css_presenter_presentations(void *presenter);
 /// Whether the alert's popover got a source view; its source rect into `rect` (4 doubles).
 bool css_alert_source(void *alert, double *rect);
+
+/// Like WKWebView running a JavaScript panel (CSSWebKitFixtures.m): `panel` 0 alert, 1 confirm, 2 text input. The
+/// delegate's `webView:runJavaScript...completionHandler:` gets a handler block shaped like WebKit's: released
+/// uncalled, it raises NSInternalInconsistencyException as WebKit's CompletionHandlerCallChecker does. Returns how
+/// many times the handler was called so far; `answer` (when not NULL) gets the last answer: "called" (alert), "YES" /
+/// "NO" (confirm), "nil" or the text (text input), "" when never called.
+long css_webview_run_panel(void *delegate, long panel, char *answer, unsigned long size);
+/// Delegates: 0 drops the handler, 1 calls it (confirm: YES; text input: "typed"), 2 keeps it (call
+/// `css_panel_delegate_finish` later: it answers as 1 does and forgets it), 3 calls it twice.
+void *css_panel_delegate_new(long behaviour);
+void css_panel_delegate_finish(void *delegate);
+/// The last panel run's handler calls and answer (a kept handler answers after `css_webview_run_panel` returned).
+long css_webview_last_calls(char *answer, unsigned long size);
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,221 @@
+// CSSWebKitFixtures.m: a class shaped like WKWebView running JavaScript panels, and WKUIDelegate-shaped delegates
+// (CSSShapes.h). The handler block the web view hands its delegate is shaped like WebKit's: destroyed without ever
+// being called, it raises what WebKit's CompletionHandlerCallChecker raises (NSInternalInconsistencyException,
+// "Completion handler passed to -[<delegate class> <selector>] was not called": public crash reports,
+// react-native-webview#3503, firefox-ios#12709). The UIKit guard hooks the delegates in the tests (GNUstep has no
+// WebKit).
+#import <Foundation/Foundation.h>
+#include <string.h>
+#include <Block.h>
+#include "CrashShieldScenarios.h"
+#include "CSSMemory.h"
+
+/// What the web view's handler received: calls and the last answer.
+@interface CSSPanelRecord : NSObject {
+@public
+    long calls;
+    char answer[64];
+    /// Set when the handler was destroyed uncalled: the method to name.
+    NSString *dropped;
+}
+@end
+@implementation CSSPanelRecord
+- (void)dealloc {
+    CSS_RELEASE(dropped);
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+/// Raises what WebKit's checker raises for a handler destroyed uncalled since the last look. WebKit raises in the
+/// block's destructor itself; here an exception cannot leave a dispose helper (Debian's libBlocksRuntime has no unwind
+/// tables: the unwinder aborts in `_Block_release`), so the fixture raises right after the release that destroyed it.
+static void css_raise_if_dropped(CSSPanelRecord *record) {
+    NSString *method = record->dropped;
+    if (method == nil) return;
+    record->dropped = nil;
+    [CSS_AUTORELEASE(method) length];
+    [NSException raise:NSInternalInconsistencyException format:@"Completion handler passed to %@ was not called", method];
+}
+
+static CSSPanelRecord *css_last_record;
+
+static void css_record(CSSPanelRecord *record, const char *answer) {
+    record->calls++;
+    strncpy(record->answer, answer, sizeof record->answer - 1);
+}
+
+/// WebKit's handler, built by the block ABI as CSRWebKit.m builds its wrapper (libBlocksRuntime on GCC's libobjc
+/// does not retain a block literal's captured objects): its dispose helper is the checker's destructor.
+struct CSSBlockDescriptor {
+    unsigned long reserved, size;
+    void (*copy)(void *destination, const void *source);
+    void (*dispose)(const void *block);
+};
+typedef struct CSSHandlerBlock {
+    void *isa;
+    int flags, reserved;
+    void (*invoke)(void);
+    const struct CSSBlockDescriptor *descriptor;
+    const void *record;   // CSSPanelRecord, owned by the heap block
+    const void *method;   // NSString "-[Class selector]", owned by the heap block
+} CSSHandlerBlock;
+extern void *_NSConcreteStackBlock[32];
+
+static void css_handler_alert(CSSHandlerBlock *block) { css_record((CSS_BRIDGE CSSPanelRecord *)block->record, "called"); }
+static void css_handler_confirm(CSSHandlerBlock *block, BOOL result) {
+    css_record((CSS_BRIDGE CSSPanelRecord *)block->record, result ? "YES" : "NO");
+}
+static void css_handler_text(CSSHandlerBlock *block, const void *result) {
+    NSString *text = (CSS_BRIDGE NSString *)result;
+    css_record((CSS_BRIDGE CSSPanelRecord *)block->record, text == nil ? "nil" : [text UTF8String]);
+}
+/// The heap block takes over the stack block's +1 references (the stack block is never disposed).
+static void css_handler_copy(void *destination, const void *source) {
+    CSSHandlerBlock *to = (CSSHandlerBlock *)destination;
+    const CSSHandlerBlock *from = (const CSSHandlerBlock *)source;
+    to->record = from->record;
+    to->method = from->method;
+}
+/// WebKit's CompletionHandlerCallChecker: destroyed uncalled, it raises.
+static void css_handler_dispose(const void *object) {
+    const CSSHandlerBlock *block = (const CSSHandlerBlock *)object;
+#if __has_feature(objc_arc)
+    CSSPanelRecord *record = (__bridge_transfer CSSPanelRecord *)block->record;
+    NSString *method = (__bridge_transfer NSString *)block->method;
+#else
+    CSSPanelRecord *record = [(CSSPanelRecord *)block->record autorelease];
+    NSString *method = [(NSString *)block->method autorelease];
+#endif
+    if (record->calls == 0) record->dropped = CSS_RETAIN(method);
+}
+static const struct CSSBlockDescriptor css_handler_descriptor = {
+    0, sizeof(CSSHandlerBlock), css_handler_copy, css_handler_dispose,
+};
+
+/// Like a WKUIDelegate: `behaviour` 0 drops the handler, 1 answers, 2 keeps it to answer later, 3 answers twice.
+@interface CSSPanelDelegate : NSObject {
+@public
+    long behaviour;
+    const void *kept;   // a Block_copy of the handler (a block is no object to message on GNUstep)
+    long keptPanel;
+}
+- (void)webView:(id)webView runJavaScriptAlertPanelWithMessage:(NSString *)message initiatedByFrame:(id)frame
+    completionHandler:(void (^)(void))completionHandler;
+- (void)webView:(id)webView runJavaScriptConfirmPanelWithMessage:(NSString *)message initiatedByFrame:(id)frame
+    completionHandler:(void (^)(BOOL result))completionHandler;
+- (void)webView:(id)webView runJavaScriptTextInputPanelWithPrompt:(NSString *)prompt defaultText:(NSString *)defaultText
+    initiatedByFrame:(id)frame completionHandler:(void (^)(NSString *result))completionHandler;
+@end
+
+static void css_answer(const void *handler, long panel) {
+    if (panel == 0) ((CSS_BRIDGE void (^)(void))handler)();
+    else if (panel == 1) ((CSS_BRIDGE void (^)(BOOL))handler)(YES);
+    else ((CSS_BRIDGE void (^)(NSString *))handler)(@"typed");
+}
+
+@implementation CSSPanelDelegate
+- (void)dealloc {
+    if (kept != NULL) _Block_release(kept);
+    CSS_SUPER_DEALLOC();
+}
+- (void)panel:(long)panel handler:(const void *)handler {
+    switch (behaviour) {
+    case 1: css_answer(handler, panel); break;
+    case 2: {
+        const void *old = kept;
+        kept = _Block_copy(handler);
+        keptPanel = panel;
+        if (old != NULL) _Block_release(old);
+        break;
+    }
+    case 3: css_answer(handler, panel); css_answer(handler, panel); break;
+    default: break;   // drops it
+    }
+}
+- (void)webView:(id)webView runJavaScriptAlertPanelWithMessage:(NSString *)message initiatedByFrame:(id)frame
+    completionHandler:(void (^)(void))completionHandler {
+    [self panel:0 handler:(CSS_BRIDGE const void *)completionHandler];
+}
+- (void)webView:(id)webView runJavaScriptConfirmPanelWithMessage:(NSString *)message initiatedByFrame:(id)frame
+    completionHandler:(void (^)(BOOL result))completionHandler {
+    [self panel:1 handler:(CSS_BRIDGE const void *)completionHandler];
+}
+- (void)webView:(id)webView runJavaScriptTextInputPanelWithPrompt:(NSString *)prompt defaultText:(NSString *)defaultText
+    initiatedByFrame:(id)frame completionHandler:(void (^)(NSString *result))completionHandler {
+    [self panel:2 handler:(CSS_BRIDGE const void *)completionHandler];
+}
+@end
+
+/// Like WKWebView (also the frame it names).
+@interface CSSWebView : NSObject
+@end
+@implementation CSSWebView
+@end
+
+void *css_panel_delegate_new(long behaviour) {
+    CSSPanelDelegate *delegate = [[CSSPanelDelegate alloc] init];
+    delegate->behaviour = behaviour;
+    return (CSS_BRIDGE_RETAINED void *)delegate;
+}
+
+void css_panel_delegate_finish(void *object) {
+    CSSPanelDelegate *delegate = (CSS_BRIDGE CSSPanelDelegate *)object;
+    const void *handler = delegate->kept;
+    delegate->kept = NULL;
+    if (handler != NULL) {
+        css_answer(handler, delegate->keptPanel);
+        _Block_release(handler);
+    }
+    if (css_last_record != nil) css_raise_if_dropped(css_last_record);
+}
+
+static long css_copy_answer(CSSPanelRecord *record, char *answer, unsigned long size) {
+    if (answer != NULL && size > 0) {
+        strncpy(answer, record ? record->answer : "", size - 1);
+        answer[size - 1] = 0;
+    }
+    return record ? record->calls : 0;
+}
+
+long css_webview_last_calls(char *answer, unsigned long size) { return css_copy_answer(css_last_record, answer, size); }
+
+long css_webview_run_panel(void *object, long panel, char *answer, unsigned long size) {
+    static const char *const selectors[] = {
+        "webView:runJavaScriptAlertPanelWithMessage:initiatedByFrame:completionHandler:",
+        "webView:runJavaScriptConfirmPanelWithMessage:initiatedByFrame:completionHandler:",
+        "webView:runJavaScriptTextInputPanelWithPrompt:defaultText:initiatedByFrame:completionHandler:",
+    };
+    id delegate = (CSS_BRIDGE id)object;
+    CSSWebView *view = [[CSSWebView alloc] init];
+    CSSPanelRecord *record = [[CSSPanelRecord alloc] init];
+    CSSPanelRecord *old = css_last_record;
+    css_last_record = CSS_RETAIN(record);
+    CSS_RELEASE(old);
+    NSString *method = [[NSString alloc] initWithFormat:@"-[%@ %s]", NSStringFromClass([delegate class]), selectors[panel]];
+    CSSHandlerBlock stack = {_NSConcreteStackBlock, 1 << 25, 0, NULL, &css_handler_descriptor,
+                             (CSS_BRIDGE_RETAINED const void *)CSS_RETAIN(record),
+                             (CSS_BRIDGE_RETAINED const void *)CSS_RETAIN(method)};
+    stack.invoke = panel == 0   ? (void (*)(void))css_handler_alert
+                   : panel == 1 ? (void (*)(void))css_handler_confirm
+                                : (void (*)(void))css_handler_text;
+    const void *handler = _Block_copy(&stack);   // WebKit's heap block: the checker lives as long as it
+    CSS_RELEASE(method);
+    @try {
+        if (panel == 0) {
+            [delegate webView:view runJavaScriptAlertPanelWithMessage:@"Hello" initiatedByFrame:view
+                completionHandler:(CSS_BRIDGE void (^)(void))handler];
+        } else if (panel == 1) {
+            [delegate webView:view runJavaScriptConfirmPanelWithMessage:@"Sure?" initiatedByFrame:view
+                completionHandler:(CSS_BRIDGE void (^)(BOOL))handler];
+        } else {
+            [delegate webView:view runJavaScriptTextInputPanelWithPrompt:@"Name?" defaultText:@"default"
+                initiatedByFrame:view completionHandler:(CSS_BRIDGE void (^)(NSString *))handler];
+        }
+        _Block_release(handler);   // WebKit's reference: the checker goes here when the delegate did not keep it
+        css_raise_if_dropped(record);
+    } @finally {
+        CSS_RELEASE(view);
+        CSS_RELEASE(record);
+    }
+    return css_copy_answer(css_last_record, answer, size);
+}
