@@ -347,4 +347,25 @@ final class UIKitGuardTests: ShieldTestCase {
         // stop() reverted the hook: unguarded again.
         XCTAssertNotNil(catchingObjCException { _ = try? self.runPanel(0, behaviour: 0) })
     }
+
+    /// Without named delegates the guard finds the app's classes that implement a panel method themselves: here the
+    /// test binary is the app (the fixture delegate is hooked and its dropped handler answered), then it is not.
+    func testPanelDelegatesAreFoundAmongTheAppsClasses() throws {
+        UIKitGuard.classNames.withLock { $0.panelDelegates = nil }
+        let appImage: @Sendable (String) -> Bool = { $0.hasSuffix(".xctest") }
+        try withShield(Configuration(guards: .uikit, isAppImage: appImage)) { sink in
+            let hooked = HookEngine.shared.activeHooks.filter { $0.targetClass.name == "CSSPanelDelegate" }
+            XCTAssertEqual(Set(hooked.map(\.selector.name)), Set(Self.panelSelectors))
+            XCTAssertFalse(
+                HookEngine.shared.activeHooks.contains {
+                    Self.panelSelectors.contains($0.selector.name) && $0.targetClass.name != "CSSPanelDelegate"
+                })
+            XCTAssertEqual(try runPanel(2, behaviour: 0), ["1 nil"])
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports(in: .uikit).count, 1)
+        }
+        withShield(Configuration(guards: .uikit, isAppImage: { _ in false })) { _ in
+            XCTAssertFalse(HookEngine.shared.activeHooks.contains { Self.panelSelectors.contains($0.selector.name) })
+        }
+    }
 }
