@@ -131,24 +131,7 @@ void csr_webkit_run_panel(
     if (state != NULL) _Block_release(wrapper);
 }
 
-unsigned long csr_webkit_classes_owning(CSRSelector selector, CSRClass *classes, unsigned long capacity) {
-    int total = objc_getClassList(NULL, 0);
-    if (total <= 0) return 0;
-    Class *all = (Class *)calloc((size_t)total + 16, sizeof(Class));
-    if (all == NULL) return 0;
-    int count = objc_getClassList(all, total + 16);
-    if (count > total + 16) count = total + 16;
-    unsigned long found = 0;
-    for (int i = 0; i < count; i++) {
-        unsigned int methods = 0;
-        Method *list = class_copyMethodList(all[i], &methods);
-        bool owns = false;
-        for (unsigned int m = 0; m < methods && !owns; m++) owns = sel_isEqual(method_getName(list[m]), (SEL)selector);
-        free(list);
-        if (!owns) continue;
-        if (found < capacity) classes[found] = (CSR_BRIDGE CSRClass)all[i];
-        found++;
-    }
-    free(all);
-    return found;
+unsigned long csr_webkit_class_list(CSRClass *classes, unsigned long capacity) {
+    int count = objc_getClassList((Class *)classes, capacity > 0x7fffffff ? 0x7fffffff : (int)capacity);
+    return count < 0 ? 0 : (unsigned long)count;
 }

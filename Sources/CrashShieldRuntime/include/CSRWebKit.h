@@ -34,9 +34,9 @@ void csr_webkit_run_panel(
     CSRIMP original, CSRObject delegate, CSRSelector selector, CSRWebKitPanel panel, CSRObject webView,
     CSRObject text, CSRObject defaultText, CSRObject frame, CSRObject handler);
 
-/// Fills `classes` (up to `capacity`) with the classes registered now that own an implementation of `selector`
-/// themselves (not inherited); returns how many there are (may exceed `capacity`).
-unsigned long csr_webkit_classes_owning(CSRSelector selector, CSRClass *classes, unsigned long capacity);
+/// Fills `classes` (up to `capacity`) with the classes registered now (`objc_getClassList`: none is realized or
+/// initialized by it); returns how many there are (may exceed `capacity`).
+unsigned long csr_webkit_class_list(CSRClass *classes, unsigned long capacity);
 
 #ifdef __cplusplus
 }

@@ -50,8 +50,9 @@ enum UIKitGuard {
             try context.install(Self.presentViewController, on: [controller])
         }
         _ = IncidentChannel.registered  // before the panel hooks: their wrappers report through it
+        let candidates = names.panelDelegates.map { $0.compactMap { ObjCClass(named: $0) } } ?? appClasses()
         for point in Self.panelPoints {
-            try context.install(point, on: panelDelegates(of: point.selector, named: names.panelDelegates))
+            try context.install(point, on: topmostOwners(of: point.selector, among: candidates))
         }
     }
 
@@ -172,24 +173,23 @@ enum UIKitGuard {
 
     static var panelPoints: [AnyHookPoint] { [alertPanel, confirmPanel, textInputPanel] }
 
-    /// The classes to hook for `selector`: those named (tests), or the app's classes that implement it themselves;
-    /// of a chain of such classes, the topmost only (one point is never installed on a class and its superclass).
-    static func panelDelegates(of selector: ObjCSelector, named names: [String]?) -> [ObjCClass] {
-        var owners: [ObjCClass]
-        if let names {
-            owners = names.compactMap { ObjCClass(named: $0) }.filter { $0.owns(selector) }
-        } else {
-            guard let session = Session.current.load(ordering: .acquiring) else { return [] }
-            var found = [CSRClass?](repeating: nil, count: 256)
-            var count = Int(csr_webkit_classes_owning(selector.pointer, &found, UInt(found.count)))
-            if count > found.count {
-                found = [CSRClass?](repeating: nil, count: count + 64)
-                count = min(Int(csr_webkit_classes_owning(selector.pointer, &found, UInt(found.count))), found.count)
-            }
-            owners = found.prefix(count).compactMap { $0.map(ObjCClass.init) }.filter {
-                session.isAppClass($0) == true
-            }
+    /// The app's classes (`Session.isAppClass`), asked by image before any method list is read: the runtime's other
+    /// classes are not realized.
+    static func appClasses() -> [ObjCClass] {
+        guard let session = Session.current.load(ordering: .acquiring) else { return [] }
+        var all = [CSRClass?](repeating: nil, count: 4096)
+        var count = Int(csr_webkit_class_list(&all, UInt(all.count)))
+        if count > all.count {
+            all = [CSRClass?](repeating: nil, count: count + 256)
+            count = min(Int(csr_webkit_class_list(&all, UInt(all.count))), all.count)
         }
+        return all.prefix(count).compactMap { $0.map(ObjCClass.init) }.filter { session.isAppClass($0) == true }
+    }
+
+    /// Those of `candidates` that implement `selector` themselves; of a chain of such classes, the topmost only (one
+    /// point is never installed on a class and its superclass).
+    static func topmostOwners(of selector: ObjCSelector, among candidates: [ObjCClass]) -> [ObjCClass] {
+        let owners = candidates.filter { $0.owns(selector) }
         return owners.filter { owner in !owners.contains { $0 != owner && owner.isKind(of: $0) } }
     }
 
