@@ -20,6 +20,7 @@ static const CSSFamily css_families[] = {
     css_data_scenarios,
     css_variadic_scenarios,
     css_foundation_scenarios,
+    css_webkit_scenarios,
 #if defined(__APPLE__)
     css_apple_only_scenarios,
 #endif

@@ -19,6 +19,7 @@ const CSSScenario *css_data_scenarios(int *count);
 const CSSScenario *css_variadic_scenarios(int *count);
 /// Everyday Foundation calls beyond the first families (CSSFoundationScenarios.m, issue 24).
 const CSSScenario *css_foundation_scenarios(int *count);
+const CSSScenario *css_webkit_scenarios(int *count);
 /// Calls only Apple's Foundation raises for (CSSAppleScenarios.m): in the catalog on Apple only.
 const CSSScenario *css_apple_only_scenarios(int *count);
 

@@ -9,6 +9,7 @@
 #include <Block.h>
 #include "CrashShieldScenarios.h"
 #include "CSSMemory.h"
+#include "CSSFamilies.h"
 
 /// What the web view's handler received: calls and the last answer.
 @interface CSSPanelRecord : NSObject {
@@ -218,4 +219,32 @@ long css_webview_run_panel(void *object, long panel, char *answer, unsigned long
         CSS_RELEASE(record);
     }
     return css_copy_answer(css_last_record, answer, size);
+}
+
+// MARK: Crash-matrix scenarios (the opt-in uikit guard finds CSSPanelDelegate among the matrix binary's own classes)
+
+static const char *css_dropped_panel(long panel) {
+    void *delegate = css_panel_delegate_new(0);
+    char answer[64];
+    long calls = 0;
+    @try {
+        calls = css_webview_run_panel(delegate, panel, answer, sizeof answer);
+    } @finally {
+        css_object_release(delegate);
+    }
+    return css_format("calls=%ld answer=%s", calls, answer);
+}
+static const char *webViewAlertHandlerDropped(void) { return css_dropped_panel(0); }
+static const char *webViewConfirmHandlerDropped(void) { return css_dropped_panel(1); }
+static const char *webViewTextInputHandlerDropped(void) { return css_dropped_panel(2); }
+
+static const CSSScenario css_webkit_table[] = {
+    { "webView.alertPanel.handlerNeverCalled", "uikit", "webView:runJavaScriptAlertPanelWithMessage:initiatedByFrame:completionHandler:", "NSInternalInconsistencyException", "calls=1 answer=called", 1, webViewAlertHandlerDropped },
+    { "webView.confirmPanel.handlerNeverCalled", "uikit", "webView:runJavaScriptConfirmPanelWithMessage:initiatedByFrame:completionHandler:", "NSInternalInconsistencyException", "calls=1 answer=NO", 1, webViewConfirmHandlerDropped },
+    { "webView.textInputPanel.handlerNeverCalled", "uikit", "webView:runJavaScriptTextInputPanelWithPrompt:defaultText:initiatedByFrame:completionHandler:", "NSInternalInconsistencyException", "calls=1 answer=nil", 1, webViewTextInputHandlerDropped },
+};
+
+const CSSScenario *css_webkit_scenarios(int *count) {
+    *count = (int)(sizeof css_webkit_table / sizeof css_webkit_table[0]);
+    return css_webkit_table;
 }
