@@ -1,6 +1,10 @@
 import CrashShieldRuntime.Internal
 import Foundation
 
+#if canImport(Darwin)
+import MachO  // _dyld_image_count, _dyld_get_image_name
+#endif
+
 /// Opt-in (`GuardCategory.uikit`): UIKit and Core Animation calls that raise, among the most frequent crashes of iOS
 /// apps. The call is skipped and reported (the receiver is left as it was); debug mode raises what UIKit raises.
 /// - `-[CALayer setPosition:]`, `setBounds:`, `setFrame:` with a NaN component (usually through `-[UIView setFrame:]`
@@ -173,10 +177,27 @@ enum UIKitGuard {
 
     static var panelPoints: [AnyHookPoint] { [alertPanel, confirmPanel, textInputPanel] }
 
-    /// The app's classes (`Session.isAppClass`), asked by image before any method list is read: the runtime's other
-    /// classes are not realized.
+    /// The app's classes (`Session.isAppClass`), found without realizing any other class of the process.
+    /// Apple: each loaded image the app owns (`Session.isAppImage`) lists its classes by name
+    /// (`objc_copyClassNamesForImage` reads the image's class list without realizing its classes); only those are
+    /// looked up. `objc_getClassList` is not used there: objc4's realizes every class of every loaded image first
+    /// (`realizeAllClasses`, tens of thousands of classes on iOS: time and dirty memory at `start()`).
+    /// GNUstep: GCC's libobjc registers every class at load, so its class list is read and asked by image.
     static func appClasses() -> [ObjCClass] {
         guard let session = Session.current.load(ordering: .acquiring) else { return [] }
+        #if canImport(Darwin)
+        var classes: [ObjCClass] = []
+        for index in 0..<_dyld_image_count() {
+            guard let image = _dyld_get_image_name(index), session.isAppImage(String(cString: image)) else { continue }
+            var count: UInt32 = 0
+            guard let names = objc_copyClassNamesForImage(image, &count) else { continue }
+            defer { free(names) }
+            for name in UnsafeBufferPointer(start: names, count: Int(count)) {
+                if let cls = ObjCClass(named: String(cString: name)) { classes.append(cls) }
+            }
+        }
+        return classes
+        #else
         var all = [CSRClass?](repeating: nil, count: 4096)
         var count = Int(csr_webkit_class_list(&all, UInt(all.count)))
         if count > all.count {
@@ -184,6 +205,7 @@ enum UIKitGuard {
             count = min(Int(csr_webkit_class_list(&all, UInt(all.count))), all.count)
         }
         return all.prefix(count).compactMap { $0.map(ObjCClass.init) }.filter { session.isAppClass($0) == true }
+        #endif
     }
 
     /// Those of `candidates` that implement `selector` themselves; of a chain of such classes, the topmost only (one
