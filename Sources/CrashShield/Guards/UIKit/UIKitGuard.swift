@@ -182,6 +182,8 @@ enum UIKitGuard {
     /// (`objc_copyClassNamesForImage` reads the image's class list without realizing its classes); only those are
     /// looked up. `objc_getClassList` is not used there: objc4's realizes every class of every loaded image first
     /// (`realizeAllClasses`, tens of thousands of classes on iOS: time and dirty memory at `start()`).
+    /// Limit: objc4 maps only a `Module.Class` name back to its class, so a nested or `private` Swift class is not
+    /// found there.
     /// GNUstep: GCC's libobjc registers every class at load, so its class list is read and asked by image.
     static func appClasses() -> [ObjCClass] {
         guard let session = Session.current.load(ordering: .acquiring) else { return [] }
