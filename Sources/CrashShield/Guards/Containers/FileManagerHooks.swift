@@ -61,23 +61,21 @@ enum FileManagerHooks {
     static let noSuchFile = 4
     static let invalidFileName = 514
 
-    /// A copy or a move: the source checked before the destination, as Apple does.
+    /// A copy or a move: the source checked before the destination, as Apple does. The violation is made once (no
+    /// string is built for a valid call) and gives both the report and the NSError's reason, as JSONHooks does.
     @inline(__always)
     private static func transfer(
         _ point: GuardedMethod<Transfer>, _ r: CSRObject?, _ cmd: CSRSelector?, _ source: CSRObject?,
         _ destination: CSRObject?, _ error: UnsafeMutablePointer<CSRObject?>?, noun: String, method: String
     ) -> UInt8 {
-        let sourceMissing = source == nil
+        let missing = source == nil ? "source \(noun)" : destination == nil ? "destination \(noun)" : nil
+        let violation = missing.map { Violation.nilFileManagerArgument($0, method: method) }
         return point.guarded(
-            r, cmd, valid: !sourceMissing && destination != nil,
-            else: .nilFileManagerArgument(sourceMissing ? "source \(noun)" : "destination \(noun)", method: method),
-            unhooked: 0,
+            r, cmd, violation, unhooked: 0,
             recovery: { _ in
-                if let error {
-                    let reason = Violation.nilFileManagerArgument(
-                        sourceMissing ? "source \(noun)" : "destination \(noun)", method: method
-                    ).reason(ObjCClass(of: r)?.name ?? "NSFileManager")
-                    error.pointee = csr_cocoa_error_create(sourceMissing ? noSuchFile : invalidFileName, reason)
+                if let error, let violation {
+                    let reason = violation.reason(ObjCClass(of: r)?.name ?? "NSFileManager")
+                    error.pointee = csr_cocoa_error_create(source == nil ? noSuchFile : invalidFileName, reason)
                 }
                 return 0
             }
