@@ -7,8 +7,8 @@ import CrashShieldRuntime.Internal
 /// (an initializer that fails releases itself): never a URL of some other file. In the container guard with the
 /// other nil arguments to Foundation's value types.
 ///
-/// Left alone, GNUstep accepts them: `URLByAppendingPathComponent:nil` (the URL itself), `initWithString:nil
-/// relativeToURL:` and `URLWithString:nil` (nil).
+/// GNUstep accepts `URLByAppendingPathComponent:nil` (the URL itself), `initWithString:nil relativeToURL:` and
+/// `URLWithString:nil` (nil): those are hooked under Apple's rules only (URLHooks).
 enum FileURLHooks {
     typealias InitFileURLWithPath = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> CSRObject?
     typealias InitFileURLWithPathIsDirectory =
@@ -24,7 +24,7 @@ enum FileURLHooks {
     ) { r, cmd, path in
         initFileURLWithPath.read(
             r, cmd, valid: path != nil, else: .nilFileURLPath(method: "initFileURLWithPath:"),
-            recovery: { _ in failed(r) }
+            recovery: { _ in failedInitializer(r) }
         ) { $0(r, cmd, path) }
     }
 
@@ -33,12 +33,13 @@ enum FileURLHooks {
     ) { r, cmd, path, isDirectory in
         initFileURLWithPathIsDirectory.read(
             r, cmd, valid: path != nil, else: .nilFileURLPath(method: "initFileURLWithPath:isDirectory:"),
-            recovery: { _ in failed(r) }
+            recovery: { _ in failedInitializer(r) }
         ) { $0(r, cmd, path, isDirectory) }
     }
 
-    /// A failed initializer's answer: nil, the receiver (owned by the initializer) released.
-    private static func failed(_ receiver: CSRObject?) -> CSRObject? {
+    /// A failed initializer's answer: nil, the receiver (owned by the initializer) released. NSURL's initializers
+    /// here and in URLHooks.
+    static func failedInitializer(_ receiver: CSRObject?) -> CSRObject? {
         if let receiver { csr_object_release_owned(receiver) }
         return nil
     }

@@ -46,7 +46,7 @@ enum URLHooks {
     ) { r, cmd, string, base in
         initWithStringRelativeToURL.read(
             r, cmd, valid: string != nil, else: .nilURLString(method: initWithStringMethod),
-            recovery: { _ in failed(r) }
+            recovery: { _ in FileURLHooks.failedInitializer(r) }
         ) { $0(r, cmd, string, base) }
     }
 
@@ -59,10 +59,4 @@ enum URLHooks {
         let url = ObjCClass(named: "NSURL")
         return url?.owner(of: ObjCSelector(forwarded)) != nil ? forwarded : "initWithString:relativeToURL:"
     }()
-
-    /// A failed initializer's answer: nil, the receiver (owned by the initializer) released.
-    private static func failed(_ receiver: CSRObject?) -> CSRObject? {
-        if let receiver { csr_object_release_owned(receiver) }
-        return nil
-    }
 }
