@@ -89,9 +89,14 @@ final class BridgeUploadStatistics {
         statistics = sink.statistics
     }
 
-    static func borrow(_ pointer: UnsafeRawPointer?) -> UploadStatistics {
-        pointer.map { Unmanaged<BridgeUploadStatistics>.fromOpaque($0).takeUnretainedValue().statistics }
-            ?? UploadStatistics()
+    /// The object Objective-C was lent (nil for nil), as `BridgeConfiguration.borrow` and `BridgeReport.borrow`.
+    static func borrow(_ pointer: UnsafeRawPointer?) -> BridgeUploadStatistics? {
+        pointer.map { Unmanaged<BridgeUploadStatistics>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Its counts (all zero for nil).
+    static func statistics(_ pointer: UnsafeRawPointer?) -> UploadStatistics {
+        borrow(pointer)?.statistics ?? UploadStatistics()
     }
 }
 
@@ -114,47 +119,47 @@ final class BridgeUploadStatistics {
 @_spi(ObjCBridge) public func csbridge_upload_statistics_copy_folder(
     _ lent: UnsafeRawPointer?
 ) -> UnsafeMutablePointer<CChar>? {
-    lent.map { strdup(Unmanaged<BridgeUploadStatistics>.fromOpaque($0).takeUnretainedValue().folder) } ?? nil
+    BridgeUploadStatistics.borrow(lent).map { strdup($0.folder) } ?? nil
 }
 
 @_cdecl("csbridge_upload_statistics_is_sentry")
 @_spi(ObjCBridge) public func csbridge_upload_statistics_is_sentry(_ lent: UnsafeRawPointer?) -> Bool {
-    lent.map { Unmanaged<BridgeUploadStatistics>.fromOpaque($0).takeUnretainedValue().isSentry } ?? false
+    BridgeUploadStatistics.borrow(lent)?.isSentry ?? false
 }
 
 @_cdecl("csbridge_upload_statistics_delivered_reports")
 @_spi(ObjCBridge) public func csbridge_upload_statistics_delivered_reports(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).deliveredReports
+    BridgeUploadStatistics.statistics(lent).deliveredReports
 }
 
 @_cdecl("csbridge_upload_statistics_rejected_batches")
 @_spi(ObjCBridge) public func csbridge_upload_statistics_rejected_batches(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).rejectedBatches
+    BridgeUploadStatistics.statistics(lent).rejectedBatches
 }
 
 @_cdecl("csbridge_upload_statistics_dropped_reports")
 @_spi(ObjCBridge) public func csbridge_upload_statistics_dropped_reports(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).droppedReports
+    BridgeUploadStatistics.statistics(lent).droppedReports
 }
 
 @_cdecl("csbridge_upload_statistics_requests")
 @_spi(ObjCBridge) public func csbridge_upload_statistics_requests(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).requests
+    BridgeUploadStatistics.statistics(lent).requests
 }
 
 @_cdecl("csbridge_upload_statistics_queued_reports")
 @_spi(ObjCBridge) public func csbridge_upload_statistics_queued_reports(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).queuedReports
+    BridgeUploadStatistics.statistics(lent).queuedReports
 }
 
 @_cdecl("csbridge_upload_statistics_credential_refusals")
 @_spi(ObjCBridge) public func csbridge_upload_statistics_credential_refusals(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).credentialRefusals
+    BridgeUploadStatistics.statistics(lent).credentialRefusals
 }
 
 @_cdecl("csbridge_upload_statistics_rate_limited_reports")
 @_spi(ObjCBridge) public func csbridge_upload_statistics_rate_limited_reports(_ lent: UnsafeRawPointer?) -> Int {
-    BridgeUploadStatistics.borrow(lent).rateLimitedReports
+    BridgeUploadStatistics.statistics(lent).rateLimitedReports
 }
 
 /// `UploadOptions().uploadedGuards`: the guards an upload sink sends by default.
