@@ -179,6 +179,11 @@ static NSData *truncatedArchive(void) {
 static const char *unarchiveTruncatedArchive(void) {
     return [unarchivedFrom([NSKeyedUnarchiver class], css_opaque(truncatedArchive())) UTF8String];
 }
+/// Bytes GNUstep reads as its old serialized property-list format, past their end (`getBytes:range:` inside the
+/// initializer: NSRangeException).
+static const char *unarchiveSerializedPastEnd(void) {
+    return [unarchivedFrom([NSKeyedUnarchiver class], css_opaque([NSData dataWithBytes: "\0\1\xae" length: 3])) UTF8String];
+}
 #pragma clang diagnostic pop
 
 static const CSSScenario css_foundation_table[] = {
@@ -219,6 +224,7 @@ static const CSSScenario css_foundation_table[] = {
     { "keyedUnarchiver.unarchiveObjectWithData.text", "container", "initForReadingWithData:", "NSInvalidArgumentException", "nil", 1, unarchiveText },
     { "keyedUnarchiver.unarchiveObjectWithData.binaryArray", "container", "initForReadingWithData:", "NSInvalidArgumentException", "nil", 1, unarchiveBinaryArray },
     { "keyedUnarchiver.unarchiveObjectWithData.truncatedArchive", "container", "initForReadingWithData:", "NSGenericException", "nil", 1, unarchiveTruncatedArchive },
+    { "keyedUnarchiver.unarchiveObjectWithData.serializedPastEnd", "container", "initForReadingWithData:", "NSRangeException", "nil", 1, unarchiveSerializedPastEnd },
 #endif
 };
 
@@ -442,6 +448,8 @@ CSS_UNARCHIVE_PROBE(pUnarchiveBinaryArray, binaryArray())
 CSS_UNARCHIVE_PROBE(pUnarchiveTruncatedArchive, truncatedArchive())
 CSS_UNARCHIVE_PROBE(pUnarchiveBinaryPrefix, textData("bplist"))
 CSS_UNARCHIVE_PROBE(pUnarchiveBinaryMagic, textData("bplist00"))
+CSS_UNARCHIVE_PROBE(pUnarchiveZeroByte, [NSData dataWithBytes: "\0" length: 1])
+CSS_UNARCHIVE_PROBE(pUnarchiveSerialized, [NSData dataWithBytes: "\0\1\xae" length: 3])
 #pragma clang diagnostic pop
 
 static const CSSProbe css_foundation_probe_table[] = {
@@ -504,6 +512,8 @@ static const CSSProbe css_foundation_probe_table[] = {
     { "keyedUnarchiverClass.unarchiveObjectWithData:truncatedArchive", -1, keyedUnarchiverClass, pUnarchiveTruncatedArchive },
     { "keyedUnarchiverClass.unarchiveObjectWithData:bplist", -1, keyedUnarchiverClass, pUnarchiveBinaryPrefix },
     { "keyedUnarchiverClass.unarchiveObjectWithData:binaryMagic", -1, keyedUnarchiverClass, pUnarchiveBinaryMagic },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:zeroByte", -1, keyedUnarchiverClass, pUnarchiveZeroByte },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:serialized", -1, keyedUnarchiverClass, pUnarchiveSerialized },
     { "urlClass.fileURLWithPath:", 5, urlClass, pFileURL },
     { "urlClass.fileURLWithPath:isDirectory:", 5, urlClass, pFileURLIsDirectory },
     { "urlClass.initFileURLWithPath:", 5, urlClass, pInitFileURL },

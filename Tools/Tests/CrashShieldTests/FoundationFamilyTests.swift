@@ -210,14 +210,16 @@ final class FoundationFamilyTests: ShieldTestCase {
     /// answers as without CrashShield.
     func testUnarchivingBehavesAsFoundation() throws {
         let probes = Probe.all("keyedUnarchiverClass.")
-        XCTAssertEqual(probes.count, 14)
+        XCTAssertEqual(probes.count, 16)
         let compared = try assertProbesBehaveAsFoundation(probes, selector: "initForReadingWithData:")
-        XCTAssertEqual(compared, 14)
+        XCTAssertEqual(compared, 16)
         let raising = probes.filter { $0.run(0)?.raised != nil }.map(\.name)
         #if !canImport(Darwin)
-        // GNUstep 1.28: text that parses as a string ("hello", "12", "bplist"), an array (text, XML, binary), and a
-        // keyed archive cut short.
-        XCTAssertEqual(raising.count, 7, "\(raising)")
+        // GNUstep 1.28: text that parses as a string ("hello", "12", "bplist"), an array (text, XML, binary), a
+        // keyed archive cut short, and bytes its old serialized format reads past the end of (`getBytes:range:`
+        // inside the initializer: not recovered there, or the parser would go on with a buffer it never filled; one
+        // report, the initializer's).
+        XCTAssertEqual(raising.count, 9, "\(raising)")
         #endif
     }
 
