@@ -105,7 +105,9 @@ struct Incident {
     /// Whether a call made by Foundation's own code is recovered too. Not for messages nothing answers
     /// (`.pastForwarding`): Foundation sending `-length` to an NSNumber it was handed, or `-copyWithZone:` to a key
     /// that is no NSCopying, would go on with the made-up answer (an empty string, a nil key stored) and change the
-    /// app's object; passed through, Foundation raises as it would without CrashShield.
+    /// app's object; passed through, Foundation raises as it would without CrashShield. Nor for a guarded method that
+    /// declares it (`GuardedMethod.leavingFoundationCallersAlone`): a read into the caller's buffer, which Foundation's
+    /// own code would go on to use unfilled.
     var recoversFoundationCallers: Bool
     /// CrashShield dealt with it before anything failed (an observer deallocated while registered was removed):
     /// nothing fails, in any mode; the report says `.recovered`.
@@ -220,8 +222,9 @@ enum IncidentPath {
                 of: site.implementation, callSite: site.callSite,
                 maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
         let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
-        if !incident.recoversFoundationCallers, let image = location.callerImage,
-            CallStack.foundationImages.contains(image)
+        if !incident.recoversFoundationCallers,
+            location.directCallerIsFoundation
+                || location.callerImage.map(CallStack.foundationImages.contains) ?? false
         {
             return Judgement(verdict: .passThrough)
         }

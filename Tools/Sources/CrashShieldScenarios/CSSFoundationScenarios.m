@@ -448,6 +448,16 @@ CSS_UNARCHIVE_PROBE(pUnarchiveBinaryArray, binaryArray())
 CSS_UNARCHIVE_PROBE(pUnarchiveTruncatedArchive, truncatedArchive())
 CSS_UNARCHIVE_PROBE(pUnarchiveBinaryPrefix, textData("bplist"))
 CSS_UNARCHIVE_PROBE(pUnarchiveBinaryMagic, textData("bplist00"))
+static id propertyListSerializationClass(void) { return [NSPropertyListSerialization class]; }
+/// Short data GNUstep reads as its old serialized format, by i: three read past their end inside the deserializer
+/// (`getBytes:range:`: NSRangeException, Foundation's own call), one holds a bad cross reference.
+static id pPropertyListSerialized(id cls, NSUInteger i) {
+    static const char *const samples[] = { "\0\1\xae", "\0", "\0\6", "\1\0\0\0\0\0\0\0\0\7" };
+    static const NSUInteger lengths[] = { 3, 1, 2, 10 };
+    NSData *data = [NSData dataWithBytes: samples[i % 4] length: lengths[i % 4]];
+    id object = [cls propertyListWithData: data options: 0 format: NULL error: NULL];
+    return object ? [object description] : @"nil";
+}
 CSS_UNARCHIVE_PROBE(pUnarchiveZeroByte, [NSData dataWithBytes: "\0" length: 1])
 CSS_UNARCHIVE_PROBE(pUnarchiveSerialized, [NSData dataWithBytes: "\0\1\xae" length: 3])
 #pragma clang diagnostic pop
@@ -512,6 +522,7 @@ static const CSSProbe css_foundation_probe_table[] = {
     { "keyedUnarchiverClass.unarchiveObjectWithData:truncatedArchive", -1, keyedUnarchiverClass, pUnarchiveTruncatedArchive },
     { "keyedUnarchiverClass.unarchiveObjectWithData:bplist", -1, keyedUnarchiverClass, pUnarchiveBinaryPrefix },
     { "keyedUnarchiverClass.unarchiveObjectWithData:binaryMagic", -1, keyedUnarchiverClass, pUnarchiveBinaryMagic },
+    { "propertyListSerializationClass.propertyListWithData:(serialized)", 3, propertyListSerializationClass, pPropertyListSerialized },
     { "keyedUnarchiverClass.unarchiveObjectWithData:zeroByte", -1, keyedUnarchiverClass, pUnarchiveZeroByte },
     { "keyedUnarchiverClass.unarchiveObjectWithData:serialized", -1, keyedUnarchiverClass, pUnarchiveSerialized },
     { "urlClass.fileURLWithPath:", 5, urlClass, pFileURL },

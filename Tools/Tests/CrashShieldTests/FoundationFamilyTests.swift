@@ -225,6 +225,26 @@ final class FoundationFamilyTests: ShieldTestCase {
 
     /// The report names the app's call, past Foundation's `+unarchiveObjectWithData:`; an excluded class gets
     /// Foundation's own exception and no report.
+    /// A read past the end that Foundation's own code makes and relies on (GNUstep's property-list deserializer reads
+    /// short data with `getBytes:range:` and lets the exception end the parse): left to Foundation, which raises as
+    /// without CrashShield. Recovered, the parser went on with a buffer it never filled and crashed (SIGSEGV).
+    func testFoundationsOwnReadsIntoABufferAreLeftToIt() throws {
+        let probe = try XCTUnwrap(Probe.all("propertyListSerializationClass.propertyListWithData:").first)
+        var raising = 0
+        for index in probe.indexes {
+            let unguarded = probe.run(index)
+            withShield(Configuration(guards: .all)) { sink in
+                XCTAssertEqual(probe.run(index), unguarded, "at \(index)")
+                CrashShield.flush()
+                XCTAssertEqual(sink.reports.map(\.method), [], "at \(index)")
+            }
+            if unguarded?.raised?.contains("getBytes:range:") ?? false { raising += 1 }
+        }
+        #if !canImport(Darwin)
+        XCTAssertGreaterThan(raising, 3)
+        #endif
+    }
+
     func testUnarchivingReportsTheAppsCallAndLeavesExcludedClassesAlone() throws {
         #if !canImport(Darwin)
         let scenario = try XCTUnwrap(CatalogScenario.named("keyedUnarchiver.unarchiveObjectWithData.truncatedArchive"))
