@@ -24,9 +24,9 @@ import CrashShieldRuntime.Internal
 /// Recovery: nil, as for nil data; the `+unarchive...` conveniences then answer nil. The half-initialized unarchiver
 /// is left alone: the original consumed it, and on both Foundations it raised without releasing it, so releasing it
 /// here would run its `-dealloc` on a state its author never meant to free (one small leak per recovered call).
-/// Debug mode and a guard switched off let the original's own exception object go on unchanged. While the original
-/// runs, guards that stop a call it makes pass through (`CaughtCallScope`): GNUstep's deserializer reads past the end
-/// of the data with `getBytes:range:` and relies on the exception, which this hook then judges as the one failure.
+/// Debug mode and a guard switched off let the original's own exception object go on unchanged. GNUstep's old
+/// serialized format reads past the end of short data with `getBytes:range:` inside the initializer and relies on the
+/// exception: that guard leaves Foundation's own calls alone, so this hook judges the exception, once.
 enum KeyedUnarchiverHooks {
     typealias InitWithData = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> CSRObject?
 
@@ -40,16 +40,13 @@ enum KeyedUnarchiverHooks {
     ) { r, cmd, data in
         guard let original = initForReadingWithData.original(for: r) else { return nil }
         var result: CSRObject?
-        let wasOpen = CaughtCallScope.open()
         let ended = ObjCException.ending({ result = original(r, cmd, data) }) { exception in
-            CaughtCallScope.restore(wasOpen)
             guard let (name, reason) = ObjCException.describe(exception), isDataFailure(name) else { return false }
             let incident = Incident(
                 .container, receiver: r, selector: cmd, .caught(name, reason, hint: hint),
                 point: initForReadingWithData)
             return IncidentPath.handle(incident) == .recover
         }
-        CaughtCallScope.restore(wasOpen)
         return ended ? nil : result
     }
 
