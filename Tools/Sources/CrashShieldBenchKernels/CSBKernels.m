@@ -91,6 +91,28 @@ static double characterAtIndex(unsigned long iterations) {
     return ns;
 }
 
+/// A small keyed archive unarchived (the unarchiver's initializer runs under `@try` when guarded). A cold call next to
+/// the hot reads: it makes one call per 100 iterations.
+static double unarchiveObjectWithData(unsigned long iterations) {
+    double ns;
+    unsigned long calls = iterations / 100 + 1;
+    @autoreleasepool {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+        NSArray *root = [NSArray arrayWithObjects: @"a", @"b", nil];
+        NSData *archive = csb_opaque([NSKeyedArchiver archivedDataWithRootObject: root]);
+        uintptr_t sink = 0;
+        double start = csb_now();
+        for (unsigned long i = 0; i < calls; i++) {
+            @autoreleasepool { sink ^= (uintptr_t)[NSKeyedUnarchiver unarchiveObjectWithData: archive]; }
+        }
+#pragma clang diagnostic pop
+        ns = (csb_now() - start) / (double)calls;
+        csb_opaque(sink == 0 ? nil : archive);
+    }
+    return ns;
+}
+
 /// An app class (defined in the benchmark's own binary, so the zombie guard protects it).
 @interface CSBAppObject : NSObject {
     long state[4];
@@ -172,6 +194,7 @@ static const CSBBenchmark csb_table[] = {
     { "addObject:", addObject, "container" },
     { "substringWithRange:", substringWithRange, "string" },
     { "characterAtIndex:", characterAtIndex, "string" },
+    { "unarchiveObjectWithData:", unarchiveObjectWithData, "container" },
     { "alloc+release app", appObjectAllocRelease, "zombie" },
     { "alloc+release app+st", appObjectAllocRelease, "zombie/stack" },
     { "alloc+release NSObj", systemObjectAllocRelease, "zombie" },
