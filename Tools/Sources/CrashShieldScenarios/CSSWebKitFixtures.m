@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <objc/runtime.h>
 #include <Block.h>
 #include "CrashShieldScenarios.h"
@@ -121,6 +122,7 @@ static const struct CSSBlockDescriptor css_handler_descriptor = {
     long keptPanel;
     pthread_t answerer;
     bool answering;
+    struct CSSAnswer *answer;   // behaviour 4: what its thread answers (freed once that thread was joined)
 }
 - (void)webView:(id)webView runJavaScriptAlertPanelWithMessage:(NSString *)message initiatedByFrame:(id)frame
     completionHandler:(void (^)(void))completionHandler;
@@ -140,20 +142,27 @@ static void css_answer(const void *handler, long panel) {
 typedef struct CSSAnswer {
     const void *handler;
     long panel;
+    bool answered;   // set (atomically) once the handler was called, before it is released
 } CSSAnswer;
 static void *css_answer_on_thread(void *argument) {
     CSSAnswer *answer = (CSSAnswer *)argument;
+    const void *handler = answer->handler;
+    long panel = answer->panel;
     CSS_POOL_BEGIN
-    css_answer(answer->handler, answer->panel);
-    _Block_release(answer->handler);
+    css_answer(handler, panel);
+    __atomic_store_n(&answer->answered, true, __ATOMIC_RELEASE);
+    _Block_release(handler);
     CSS_POOL_END
-    free(answer);
     return NULL;
 }
+/// Every other behaviour-4 delegate waits, before returning, until its thread answered: that thread's release and the
+/// web view's (or a wrapper's) then race, and either may be the last; otherwise its thread usually releases last.
+static long css_answers_started;
 
 @implementation CSSPanelDelegate
 - (void)dealloc {
     if (answering) pthread_join(answerer, NULL);
+    free(answer);
     if (kept != NULL) _Block_release(kept);
     CSS_SUPER_DEALLOC();
 }
@@ -170,11 +179,15 @@ static void *css_answer_on_thread(void *argument) {
     case 3: css_answer(handler, panel); css_answer(handler, panel); break;
     case 4: {
         if (answering) pthread_join(answerer, NULL);
-        CSSAnswer *answer = (CSSAnswer *)malloc(sizeof(CSSAnswer));
+        free(answer);
+        answer = (CSSAnswer *)calloc(1, sizeof(CSSAnswer));
         answer->handler = _Block_copy(handler);
         answer->panel = panel;
         answering = pthread_create(&answerer, NULL, css_answer_on_thread, answer) == 0;
         if (!answering) css_answer_on_thread(answer);
+        if (__atomic_fetch_add(&css_answers_started, 1, __ATOMIC_RELAXED) % 2 == 1) {
+            while (!__atomic_load_n(&answer->answered, __ATOMIC_ACQUIRE)) sched_yield();
+        }
         break;
     }
     default: break;   // drops it
