@@ -105,7 +105,9 @@ struct Incident {
     /// Whether a call made by Foundation's own code is recovered too. Not for messages nothing answers
     /// (`.pastForwarding`): Foundation sending `-length` to an NSNumber it was handed, or `-copyWithZone:` to a key
     /// that is no NSCopying, would go on with the made-up answer (an empty string, a nil key stored) and change the
-    /// app's object; passed through, Foundation raises as it would without CrashShield.
+    /// app's object; passed through, Foundation raises as it would without CrashShield. Nor for a guarded method that
+    /// declares it (`GuardedMethod.leavingFoundationCallersAlone`): a read into the caller's buffer, which Foundation's
+    /// own code would go on to use unfilled.
     var recoversFoundationCallers: Bool
     /// CrashShield dealt with it before anything failed (an observer deallocated while registered was removed):
     /// nothing fails, in any mode; the report says `.recovered`.
@@ -201,11 +203,12 @@ enum IncidentPath {
         }
     }
 
-    /// The verdict: pass through when the guard is off, the class excluded or the hook reverted in place (or the call
-    /// is Foundation's own where the incident does not recover those); fail loudly in debug mode for a call from the
+    /// The verdict: pass through when the guard is off, the class excluded, the hook reverted in place or the call
+    /// made inside a Foundation call another hook judges as a whole (`CaughtCallScope`), or when the call is
+    /// Foundation's own where the incident does not recover those; fail loudly in debug mode for a call from the
     /// app's own code; recover otherwise.
     static func judge(_ incident: Incident, in session: Session?) -> Judgement {
-        guard incident.hookIsActive, let session, session.isEnabled(incident.category) else {
+        guard incident.hookIsActive, !CaughtCallScope.isOpen, let session, session.isEnabled(incident.category) else {
             return Judgement(verdict: .passThrough)
         }
         if let cls = incident.subject.cls, session.isExcluded(cls) { return Judgement(verdict: .passThrough) }
@@ -219,8 +222,9 @@ enum IncidentPath {
                 of: site.implementation, callSite: site.callSite,
                 maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
         let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
-        if !incident.recoversFoundationCallers, let image = location.callerImage,
-            CallStack.foundationImages.contains(image)
+        if !incident.recoversFoundationCallers,
+            location.directCallerIsFoundation
+                || location.callerImage.map(CallStack.foundationImages.contains) ?? false
         {
             return Judgement(verdict: .passThrough)
         }
@@ -331,5 +335,34 @@ enum Signature {
         }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// A Foundation call that a hook runs under `@try` and judges as a whole (`KeyedUnarchiverHooks`). While it runs on a
+/// thread, a guard that stops a call made inside it passes through, unreported: Foundation's own failure path (its
+/// exception) runs as without CrashShield, and the outer hook judges that exception, once. Recovering the inner
+/// call instead would let Foundation go on with what the guard made up: GNUstep's property-list deserializer reads
+/// past the end of the data with `getBytes:range:`, and would go on parsing a buffer it never filled. One word per
+/// thread (a pthread key's value, no allocation).
+enum CaughtCallScope {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Whether a caught call runs on this thread.
+    static var isOpen: Bool { pthread_getspecific(key) != nil }
+
+    /// Opens the scope; returns whether it was open already, for `restore`.
+    static func open() -> Bool {
+        let wasOpen = isOpen
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        return wasOpen
+    }
+
+    /// Puts the scope back as `open` found it (before the outer hook judges its own incident, and after the call).
+    static func restore(_ wasOpen: Bool) {
+        pthread_setspecific(key, wasOpen ? UnsafeRawPointer(bitPattern: 1) : nil)
     }
 }

@@ -101,6 +101,12 @@ extension Violation {
         Violation(exception, hint: hint) { FoundationRules.isApple ? appleText($0, method, apple) : gnustep }
     }
 
+    /// A failure the original itself raised and the guard caught (`ObjCException.ending`): Foundation's own name and
+    /// reason, whatever the rules in force.
+    static func caught(_ exception: String, _ reason: String, hint: String) -> Violation {
+        Violation(exception, hint: hint) { _ in reason }
+    }
+
     /// A call that only Apple's Foundation raises for (guarded under Apple's rules only). `starred`: Apple's text
     /// starts with `*** ` (false where Apple raises through `__CFExceptionProem` alone: `mutateError`, NSCache).
     static func appleOnly(

@@ -36,6 +36,9 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     private let markers: MarkerSwitch?
     /// The hint of the failure a marker's original raises (`MarkedFailurePolicy`).
     let hint: String
+    /// Whether a call made by Foundation's own code (the replacement's direct caller) is recovered: true, except for a
+    /// method declared `leavingFoundationCallersAlone()`.
+    private(set) var recoversFoundationCallers = true
     /// The replacements of the layers above this point (height 1, 2...): each passes its own layer (`layer(_:)`) on.
     private let outerReplacements: [Signature]
     /// Those layers, each made when first asked for (a table of originals each): plain points, without check-first
@@ -82,8 +85,9 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
 
     @inline(never)
     private func makeLayer(_ height: Int) -> GuardedMethod<Signature> {
-        outerLayers[height - 1].storeIfNilThenLoad(
-            GuardedMethod(selector, category, kind: kind, replacement: outerReplacements[height - 1]))
+        let layer = GuardedMethod(selector, category, kind: kind, replacement: outerReplacements[height - 1])
+        layer.recoversFoundationCallers = recoversFoundationCallers
+        return outerLayers[height - 1].storeIfNilThenLoad(layer)
     }
 
     override func layer(atHeight height: Int) -> AnyHookPoint? {
@@ -182,10 +186,21 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
 
     @inline(never)
     private func stops(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation) -> Bool {
-        IncidentPath.handle(
-            Incident(
-                category, receiver: receiver, selector: cmd, violation, point: self,
-                unrecovered: .raiseWhenLoud)) == .recover
+        var incident = Incident(
+            category, receiver: receiver, selector: cmd, violation, point: self, unrecovered: .raiseWhenLoud)
+        incident.recoversFoundationCallers = recoversFoundationCallers
+        return IncidentPath.handle(incident) == .recover
+    }
+
+    /// Declares that a call made by Foundation's own code is left to Foundation (not recovered, not reported; the app's
+    /// calls are guarded as before): for a read into the caller's buffer, whose recovery leaves the buffer unfilled.
+    /// Foundation's code relies on the exception instead: GNUstep's property-list deserializer reads past the end of
+    /// short data with `getBytes:range:`, and recovered, it went on parsing a buffer it never filled (SIGSEGV in
+    /// `+[NSPropertyListSerialization propertyListWithData:...]`, where Foundation alone raises NSRangeException).
+    /// Layers made later (`layer(_:)`) take the setting. Call it where the point is declared, before any install.
+    func leavingFoundationCallersAlone() -> Self {
+        recoversFoundationCallers = false
+        return self
     }
 }
 

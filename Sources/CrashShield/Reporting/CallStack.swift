@@ -18,6 +18,9 @@ enum CallStack {
         var callerAddress: UInt
         /// Whether `addresses` is the stack a report keeps (false: only what the decision needed).
         var isComplete = true
+        /// Whether the replacement's direct caller is Foundation's own code (`.directCaller` only), also when the
+        /// call site is the app's frame past it (`pastFoundationConveniences`).
+        var directCallerIsFoundation = false
     }
 
     /// Finds the frame that made the bad call stopped by `implementation`, without symbolicating anything.
@@ -76,6 +79,7 @@ enum CallStack {
         let start = caller.map { max(0, $0 - 1) } ?? 0
         let stack = Array(all[start...])
         var index = caller.map { $0 - start }
+        var directCallerIsFoundation = false
         if let direct = index {
             switch callSite {
             case .firstAppFrame:
@@ -85,6 +89,7 @@ enum CallStack {
                     index = app
                 }
             case .directCaller:
+                directCallerIsFoundation = Images.path(of: stack[direct]).map(foundationImages.contains) ?? false
                 index = pastFoundationConveniences(stack, from: direct)
             case .pastForwarding:
                 break
@@ -95,7 +100,8 @@ enum CallStack {
         let kept = Array(stack.prefix(maxDepth))
         return Location(
             addresses: kept, callerIndex: index.flatMap { kept.indices.contains($0) ? $0 : nil },
-            callerImage: index.flatMap { Images.path(of: stack[$0]) }, callerAddress: site)
+            callerImage: index.flatMap { Images.path(of: stack[$0]) }, callerAddress: site,
+            directCallerIsFoundation: directCallerIsFoundation)
     }
 
     /// How far from a replacement's entry its body may start when the entry tail-calls it (a `@convention(c)`

@@ -71,24 +71,3 @@ final class ReportDelivery: @unchecked Sendable {
         CrashShield.logger.error("report sink \(sinkName) \(what); CrashShield caught it and goes on")
     }
 }
-
-/// Objective-C exceptions seen from Swift.
-enum ObjCException {
-    /// Runs `body` inside `@try` and an autorelease pool; returns the exception it raised, if any (nil otherwise).
-    /// An exception unwinds through Swift frames without running their cleanups: what those frames held leaks, and
-    /// `body` must be escaping (a non-escaping closure would be caught "escaping"). For foreign code only.
-    static func catching(_ body: @escaping () -> Void) -> (name: String, reason: String)? {
-        var info = CSRExceptionInfo()
-        let box = Unmanaged.passRetained(ClosureBox(body))
-        defer { box.release() }
-        let raised = csr_try(
-            { raw in Unmanaged<ClosureBox>.fromOpaque(raw!).takeUnretainedValue().body() },
-            box.toOpaque(), &info)
-        guard raised else { return nil }
-        return (text(of: info.name), text(of: info.reason))
-    }
-
-    private static func text<T>(of field: T) -> String {
-        withUnsafeBytes(of: field) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-    }
-}

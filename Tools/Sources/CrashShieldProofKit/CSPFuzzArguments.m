@@ -201,6 +201,8 @@ static id csp_key_value(uint32_t choice) {
 
 static const char *const csp_data_names[] = {
     "nil", "data \"l\"", "data \"\"", "data \"hello\"", "string \"l\" (not a data object)", "NSNull (not a data object)",
+    "a keyed archive of [\"a\", 1]", "that archive without its last 8 bytes",
+    "bytes 00 01 ae (GNUstep's old serialized format, cut short)",
 };
 
 static id csp_data_value(uint32_t choice) {
@@ -210,7 +212,16 @@ static id csp_data_value(uint32_t choice) {
     case 2: return [NSData data];
     case 3: return [NSData dataWithBytes: "hello" length: 5];
     case 4: return @"l";
-    default: return [NSNull null];
+    case 5: return [NSNull null];
+    case 8: return [NSData dataWithBytes: "\0\1\xae" length: 3];
+    default: {
+        NSArray *array = [NSArray arrayWithObjects: @"a", [NSNumber numberWithInt: 1], nil];
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+        NSData *archive = [NSKeyedArchiver archivedDataWithRootObject: array];
+#pragma clang diagnostic pop
+        return choice == 6 ? archive : [archive subdataWithRange: NSMakeRange(0, [archive length] - 8)];
+    }
     }
 }
 
@@ -225,7 +236,16 @@ static id csp_character_set_value(uint32_t choice) {
     case 2: return [NSCharacterSet letterCharacterSet];
     case 3: return [NSCharacterSet characterSetWithCharactersInString: @""];
     case 4: return @"l";
-    default: return [NSNull null];
+    case 5: return [NSNull null];
+    case 8: return [NSData dataWithBytes: "\0\1\xae" length: 3];
+    default: {
+        NSArray *array = [NSArray arrayWithObjects: @"a", [NSNumber numberWithInt: 1], nil];
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+        NSData *archive = [NSKeyedArchiver archivedDataWithRootObject: array];
+#pragma clang diagnostic pop
+        return choice == 6 ? archive : [archive subdataWithRange: NSMakeRange(0, [archive length] - 8)];
+    }
     }
 }
 

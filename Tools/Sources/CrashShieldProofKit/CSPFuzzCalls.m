@@ -334,6 +334,18 @@ CALL(urlc_initWithStringRelativeToURL) {
 CALL(urlc_initWithString) {
     out_object(out, [CSP_AUTORELEASE([[(Class)r alloc] initWithString: csp_string_or_nil(O0)]) absoluteString]);
 }
+/// What unarchiving the data argument gave (deprecated on Apple, and still what apps call).
+CALL(unarchiver_unarchiveObjectWithData) {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    out_object(out, [(Class)r unarchiveObjectWithData: O0]);
+#pragma clang diagnostic pop
+}
+/// A new unarchiver of the data argument, and the root object it decodes.
+CALL(unarchiver_initForReadingWithData) {
+    NSKeyedUnarchiver *unarchiver = CSP_AUTORELEASE([[(Class)r alloc] initForReadingWithData: O0]);
+    out_object(out, [unarchiver decodeObjectForKey: @"root"]);
+}
 CALL(fm_movePath) {
     NSError *error = nil;
     out_file_result(out, [(NSFileManager *)r moveItemAtPath: csp_missing_path(O0) toPath: csp_missing_path(O1) error: &error], error);
@@ -689,6 +701,8 @@ static const CSPEntry csp_entries[] = {
     { "NSURL URLByAppendingPathComponent:isDirectory:", CSPFamilyURL, ARGS(CSPArgString), url_appendingPathComponentIsDirectory, true },
     { "alloc, initWithString:relativeToURL: (URL)", CSPFamilyURLClass, ARGS(CSPArgString), urlc_initWithStringRelativeToURL, true },
     { "alloc, initWithString: (URL)", CSPFamilyURLClass, ARGS(CSPArgString), urlc_initWithString, false },
+    { "+unarchiveObjectWithData:, which sends initForReadingWithData:", CSPFamilyUnarchiverClass, ARGS(CSPArgData), unarchiver_unarchiveObjectWithData, true },
+    { "alloc, initForReadingWithData:", CSPFamilyUnarchiverClass, ARGS(CSPArgData), unarchiver_initForReadingWithData, true },
     { "NSFileManager moveItemAtPath:toPath:error:", CSPFamilyFileManager, ARGS(CSPArgString, CSPArgString), fm_movePath, true },
     { "NSFileManager copyItemAtPath:toPath:error:", CSPFamilyFileManager, ARGS(CSPArgString, CSPArgString), fm_copyPath, true },
     { "NSFileManager moveItemAtURL:toURL:error:", CSPFamilyFileManager, ARGS(CSPArgString, CSPArgString), fm_moveURL, true },

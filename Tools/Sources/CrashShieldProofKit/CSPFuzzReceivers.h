@@ -36,6 +36,7 @@ typedef enum CSPFamily {
     CSPFamilyURL = 1 << 27,
     CSPFamilyFileManager = 1 << 28,
     CSPFamilyRegex = 1 << 29,
+    CSPFamilyUnarchiverClass = 1 << 30,
 } CSPFamily;
 
 typedef struct CSPReceiverKind {

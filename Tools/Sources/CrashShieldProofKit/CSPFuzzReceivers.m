@@ -210,6 +210,7 @@ static id url_file_directory(void) {
     return [NSURL fileURLWithPath: @"/nonexistent-crashshield-fuzz/dir" isDirectory: YES];
 }
 static id file_manager_default(void) { return [NSFileManager defaultManager]; }
+static id keyed_unarchiver_class(void) { return [NSKeyedUnarchiver class]; }
 static id regex_words(void) { return [NSRegularExpression regularExpressionWithPattern: @"[a-z]+" options: 0 error: NULL]; }
 static id mdata_bytes(void) { return [NSMutableData dataWithBytes: "hello" length: 5]; }
 static id mdata_capacity(void) {
@@ -429,6 +430,7 @@ static const CSPReceiverKind csp_receivers[] = {
     { "url.fileDirectory", CSPFamilyURL, url_file_directory, true },
     { "fileManager.default", CSPFamilyFileManager, file_manager_default, true },
     { "regex.words", CSPFamilyRegex, regex_words, true },
+    { "keyedUnarchiverClass", CSPFamilyUnarchiverClass, keyed_unarchiver_class, true },
 };
 
 const CSPReceiverKind *csp_receiver_kinds(uint32_t *count) {

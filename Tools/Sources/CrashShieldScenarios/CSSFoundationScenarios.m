@@ -4,6 +4,7 @@
 // invalid edges of each call against Foundation itself (the differential tests).
 #import <Foundation/Foundation.h>
 #include <stdint.h>
+#include <string.h>
 #include "CSSFamilies.h"
 #include "CSSMemory.h"
 
@@ -147,6 +148,44 @@ static const char *defaultsSetNestedNull(void) {
 }
 static const char *defaultsSetURL(void) { return defaultsAfterSetting(exampleURL()); }
 
+// MARK: Keyed archives
+
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+static NSData *textData(const char *text) { return [NSData dataWithBytes: text length: strlen(text)]; }
+/// What `+unarchiveObjectWithData:` answered, described ("nil" for nil).
+static id unarchivedFrom(Class cls, NSData *data) {
+    id object = [cls unarchiveObjectWithData: data];
+    return object ? [object description] : @"nil";
+}
+/// Old-style property-list text that parses as a string: GNUstep sends it `objectForKey:`.
+static const char *unarchiveText(void) {
+    return [unarchivedFrom([NSKeyedUnarchiver class], css_opaque(textData("hello"))) UTF8String];
+}
+/// An array property list in binary form: GNUstep sends the array `objectForKey:`.
+static NSData *binaryArray(void) {
+    NSArray *array = [NSArray arrayWithObjects: @"a", @"b", nil];
+    return [NSPropertyListSerialization dataWithPropertyList: array format: NSPropertyListBinaryFormat_v1_0 options: 0 error: NULL];
+}
+static const char *unarchiveBinaryArray(void) {
+    return [unarchivedFrom([NSKeyedUnarchiver class], css_opaque(binaryArray())) UTF8String];
+}
+/// A keyed archive cut short (a file whose writing was interrupted): GNUstep's binary parser reads a trailer made
+/// of the archive's own bytes and raises NSGenericException (`Unknown offset size 165`).
+static NSData *truncatedArchive(void) {
+    NSData *whole = [NSKeyedArchiver archivedDataWithRootObject: [NSArray arrayWithObjects: @"a", @"b", nil]];
+    return [whole subdataWithRange: NSMakeRange(0, [whole length] - 8)];
+}
+static const char *unarchiveTruncatedArchive(void) {
+    return [unarchivedFrom([NSKeyedUnarchiver class], css_opaque(truncatedArchive())) UTF8String];
+}
+/// Bytes GNUstep reads as its old serialized property-list format, past their end (`getBytes:range:` inside the
+/// initializer: NSRangeException).
+static const char *unarchiveSerializedPastEnd(void) {
+    return [unarchivedFrom([NSKeyedUnarchiver class], css_opaque([NSData dataWithBytes: "\0\1\xae" length: 3])) UTF8String];
+}
+#pragma clang diagnostic pop
+
 static const CSSScenario css_foundation_table[] = {
     { "string.stringWithCStringEncoding.null", "string", "stringWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, stringWithCStringEncodingNull },
     { "string.initWithCStringEncoding.null", "string", "initWithCString:encoding:", "NSInvalidArgumentException", "[]", 1, initWithCStringEncodingNull },
@@ -181,6 +220,11 @@ static const CSSScenario css_foundation_table[] = {
 #if !defined(__APPLE__)
     { "date.compare.nil", "container", "compare:", "NSInvalidArgumentException", "1", 1, dateCompareNil },
     { "distantPast.compare.nil", "container", "compare:", "NSInvalidArgumentException", "1", 1, distantPastCompareNil },
+    // Apple raises for these only in apps linked against an older SDK (Docs/AppleRuntime.md §15): GNUstep's rows.
+    { "keyedUnarchiver.unarchiveObjectWithData.text", "container", "initForReadingWithData:", "NSInvalidArgumentException", "nil", 1, unarchiveText },
+    { "keyedUnarchiver.unarchiveObjectWithData.binaryArray", "container", "initForReadingWithData:", "NSInvalidArgumentException", "nil", 1, unarchiveBinaryArray },
+    { "keyedUnarchiver.unarchiveObjectWithData.truncatedArchive", "container", "initForReadingWithData:", "NSGenericException", "nil", 1, unarchiveTruncatedArchive },
+    { "keyedUnarchiver.unarchiveObjectWithData.serializedPastEnd", "container", "initForReadingWithData:", "NSRangeException", "nil", 1, unarchiveSerializedPastEnd },
 #endif
 };
 
@@ -383,6 +427,41 @@ CSS_DEFAULTS_PROBE(URL, exampleURL())
 CSS_DEFAULTS_PROBE(URLDeep, one(@"a", [NSArray arrayWithObjects: @"x", one(@"b", [NSArray arrayWithObject: exampleURL()]), nil]))
 CSS_DEFAULTS_PROBE(Set, [NSSet setWithObject: @"s"])
 
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+static id keyedUnarchiverClass(void) { return [NSKeyedUnarchiver class]; }
+/// Each kind of data an app may hand `+unarchiveObjectWithData:`; the index is not used.
+#define CSS_UNARCHIVE_PROBE(NAME, DATA) \
+    static id NAME(id cls, NSUInteger i) { (void)i; return unarchivedFrom(cls, (DATA)); }
+CSS_UNARCHIVE_PROBE(pUnarchiveString, [NSKeyedArchiver archivedDataWithRootObject: @"hello"])
+CSS_UNARCHIVE_PROBE(pUnarchiveArray, [NSKeyedArchiver archivedDataWithRootObject: xy2()])
+CSS_UNARCHIVE_PROBE(pUnarchiveNil, nil)
+CSS_UNARCHIVE_PROBE(pUnarchiveEmpty, [NSData data])
+CSS_UNARCHIVE_PROBE(pUnarchiveJSON, textData("{\"a\": 1}"))
+CSS_UNARCHIVE_PROBE(pUnarchiveDictionaryText, textData("{ a = 1; }"))
+CSS_UNARCHIVE_PROBE(pUnarchiveStringText, textData("hello"))
+CSS_UNARCHIVE_PROBE(pUnarchiveNumberText, textData("12"))
+CSS_UNARCHIVE_PROBE(pUnarchiveArrayText, textData("(1, 2)"))
+CSS_UNARCHIVE_PROBE(pUnarchiveXMLArray, [NSPropertyListSerialization dataWithPropertyList: xy2()
+    format: NSPropertyListXMLFormat_v1_0 options: 0 error: NULL])
+CSS_UNARCHIVE_PROBE(pUnarchiveBinaryArray, binaryArray())
+CSS_UNARCHIVE_PROBE(pUnarchiveTruncatedArchive, truncatedArchive())
+CSS_UNARCHIVE_PROBE(pUnarchiveBinaryPrefix, textData("bplist"))
+CSS_UNARCHIVE_PROBE(pUnarchiveBinaryMagic, textData("bplist00"))
+static id propertyListSerializationClass(void) { return [NSPropertyListSerialization class]; }
+/// Short data GNUstep reads as its old serialized format, by i: three read past their end inside the deserializer
+/// (`getBytes:range:`: NSRangeException, Foundation's own call), one holds a bad cross reference.
+static id pPropertyListSerialized(id cls, NSUInteger i) {
+    static const char *const samples[] = { "\0\1\xae", "\0", "\0\6", "\1\0\0\0\0\0\0\0\0\7" };
+    static const NSUInteger lengths[] = { 3, 1, 2, 10 };
+    NSData *data = [NSData dataWithBytes: samples[i % 4] length: lengths[i % 4]];
+    id object = [cls propertyListWithData: data options: 0 format: NULL error: NULL];
+    return object ? [object description] : @"nil";
+}
+CSS_UNARCHIVE_PROBE(pUnarchiveZeroByte, [NSData dataWithBytes: "\0" length: 1])
+CSS_UNARCHIVE_PROBE(pUnarchiveSerialized, [NSData dataWithBytes: "\0\1\xae" length: 3])
+#pragma clang diagnostic pop
+
 static const CSSProbe css_foundation_probe_table[] = {
     CSS_FOUNDATION_EDGE_PROBES("string.getCharacters:range:", 5, freshHello, rGetCharacters),
     CSS_FOUNDATION_EDGE_PROBES("constantString.getCharacters:range:", 5, freshConstantHello, rGetCharacters),
@@ -429,6 +508,23 @@ static const CSSProbe css_foundation_probe_table[] = {
     { "mutableArray.replaceObjectsAtIndexes:{i} withObjects:nil", 3, freshABC, pReplaceWithNil },
     CSS_FOUNDATION_EDGE_PROBES("mutableArray.removeObject:inRange:", 3, freshABC, rRemoveObjectInRange),
     CSS_FOUNDATION_EDGE_PROBES("mutableArray.removeObject:nil inRange:", 3, freshABC, rRemoveNilInRange),
+    { "keyedUnarchiverClass.unarchiveObjectWithData:archivedString", -1, keyedUnarchiverClass, pUnarchiveString },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:archivedArray", -1, keyedUnarchiverClass, pUnarchiveArray },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:nil", -1, keyedUnarchiverClass, pUnarchiveNil },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:empty", -1, keyedUnarchiverClass, pUnarchiveEmpty },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:JSON", -1, keyedUnarchiverClass, pUnarchiveJSON },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:dictionaryText", -1, keyedUnarchiverClass, pUnarchiveDictionaryText },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:stringText", -1, keyedUnarchiverClass, pUnarchiveStringText },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:numberText", -1, keyedUnarchiverClass, pUnarchiveNumberText },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:arrayText", -1, keyedUnarchiverClass, pUnarchiveArrayText },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:XMLArray", -1, keyedUnarchiverClass, pUnarchiveXMLArray },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:binaryArray", -1, keyedUnarchiverClass, pUnarchiveBinaryArray },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:truncatedArchive", -1, keyedUnarchiverClass, pUnarchiveTruncatedArchive },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:bplist", -1, keyedUnarchiverClass, pUnarchiveBinaryPrefix },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:binaryMagic", -1, keyedUnarchiverClass, pUnarchiveBinaryMagic },
+    { "propertyListSerializationClass.propertyListWithData:(serialized)", 3, propertyListSerializationClass, pPropertyListSerialized },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:zeroByte", -1, keyedUnarchiverClass, pUnarchiveZeroByte },
+    { "keyedUnarchiverClass.unarchiveObjectWithData:serialized", -1, keyedUnarchiverClass, pUnarchiveSerialized },
     { "urlClass.fileURLWithPath:", 5, urlClass, pFileURL },
     { "urlClass.fileURLWithPath:isDirectory:", 5, urlClass, pFileURLIsDirectory },
     { "urlClass.initFileURLWithPath:", 5, urlClass, pInitFileURL },

@@ -203,6 +203,94 @@ final class FoundationFamilyTests: ShieldTestCase {
         #endif
     }
 
+    // MARK: Keyed archives
+
+    /// `+unarchiveObjectWithData:` of real archives, nil, empty data and data of every other kind against Foundation:
+    /// what Foundation raises for is stopped at `initForReadingWithData:` with Foundation's own exception, the rest
+    /// answers as without CrashShield.
+    func testUnarchivingBehavesAsFoundation() throws {
+        let probes = Probe.all("keyedUnarchiverClass.")
+        XCTAssertEqual(probes.count, 16)
+        let compared = try assertProbesBehaveAsFoundation(probes, selector: "initForReadingWithData:")
+        XCTAssertEqual(compared, 16)
+        let raising = probes.filter { $0.run(0)?.raised != nil }.map(\.name)
+        #if !canImport(Darwin)
+        // GNUstep 1.28: text that parses as a string ("hello", "12", "bplist"), an array (text, XML, binary), a
+        // keyed archive cut short, and bytes its old serialized format reads past the end of (`getBytes:range:`
+        // inside the initializer: not recovered there, or the parser would go on with a buffer it never filled; one
+        // report, the initializer's).
+        XCTAssertEqual(raising.count, 9, "\(raising)")
+        #endif
+    }
+
+    /// The report names the app's call, past Foundation's `+unarchiveObjectWithData:`; an excluded class gets
+    /// Foundation's own exception and no report.
+    /// A read past the end that Foundation's own code makes and relies on (GNUstep's property-list deserializer reads
+    /// short data with `getBytes:range:` and lets the exception end the parse): left to Foundation, which raises as
+    /// without CrashShield. Recovered, the parser went on with a buffer it never filled and crashed (SIGSEGV).
+    func testFoundationsOwnReadsIntoABufferAreLeftToIt() throws {
+        let probe = try XCTUnwrap(Probe.all("propertyListSerializationClass.propertyListWithData:").first)
+        var raising = 0
+        for index in probe.indexes {
+            let unguarded = probe.run(index)
+            withShield(Configuration(guards: .all)) { sink in
+                XCTAssertEqual(probe.run(index), unguarded, "at \(index)")
+                CrashShield.flush()
+                XCTAssertEqual(sink.reports.map(\.method), [], "at \(index)")
+            }
+            if unguarded?.raised?.contains("getBytes:range:") ?? false { raising += 1 }
+        }
+        #if !canImport(Darwin)
+        XCTAssertGreaterThan(raising, 3)
+        #endif
+    }
+
+    func testUnarchivingReportsTheAppsCallAndLeavesExcludedClassesAlone() throws {
+        #if !canImport(Darwin)
+        let scenario = try XCTUnwrap(CatalogScenario.named("keyedUnarchiver.unarchiveObjectWithData.truncatedArchive"))
+        var unguarded: (name: String, reason: String)?
+        withAutoreleasePool { unguarded = catchingObjCException { _ = scenario.run() } }
+        XCTAssertEqual(unguarded?.name, "NSGenericException")
+        withShield(Configuration(guards: .container)) { sink in
+            withAutoreleasePool { XCTAssertEqual(scenario.perform(), "nil") }
+            CrashShield.flush()
+            let report = sink.reports.first
+            XCTAssertEqual(report?.className, "NSKeyedUnarchiver")
+            XCTAssertEqual(report?.reason, unguarded?.reason)
+            XCTAssertEqual(report?.action, .recovered)
+            let caller = try? XCTUnwrap(report?.callerFrame)
+            XCTAssertFalse(caller?.image.contains("gnustep-base") ?? true, "\(String(describing: caller))")
+        }
+        withShield(Configuration(guards: .container, excludedClassNames: ["NSKeyedUnarchiver"])) { sink in
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool { raised = catchingObjCException { _ = scenario.run() } }
+            XCTAssertEqual(raised?.name, unguarded?.name)
+            XCTAssertEqual(raised?.reason, unguarded?.reason)
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.map(\.method), [])
+        }
+        #endif
+    }
+
+    /// Apple's rules stop only Apple's data failures (NSInvalidArgumentException, NSArchiverArchiveInconsistency):
+    /// GNUstep's NSGenericException for a truncated archive, a name Apple's initializer never raises, goes on.
+    func testUnarchivingUnderAppleRulesStopsOnlyApplesDataFailures() throws {
+        #if !canImport(Darwin)
+        defer { FoundationRules.current = FoundationRules.platform }
+        FoundationRules.current = .apple
+        let text = try XCTUnwrap(CatalogScenario.named("keyedUnarchiver.unarchiveObjectWithData.text"))
+        let truncated = try XCTUnwrap(CatalogScenario.named("keyedUnarchiver.unarchiveObjectWithData.truncatedArchive"))
+        withShield(Configuration(guards: .container)) { sink in
+            withAutoreleasePool { XCTAssertEqual(text.perform(), "nil") }
+            var raised: (name: String, reason: String)?
+            withAutoreleasePool { raised = catchingObjCException { _ = truncated.run() } }
+            XCTAssertEqual(raised?.name, "NSGenericException")
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.map(\.exceptionName), ["NSInvalidArgumentException"])
+        }
+        #endif
+    }
+
     /// compare: and isEqualToNumber: with nil and with numbers, on integer, unsigned, floating-point and boolean
     /// numbers; a zero float's isEqualToNumber:nil (GNUstep answers YES, raising nothing) left alone.
     func testNumberComparisonsBehaveAsFoundation() throws {

@@ -52,16 +52,18 @@ enum DataHooks {
         }
     }
 
+    /// Foundation's own calls are left to it (`leavingFoundationCallersAlone`): its code would go on reading the
+    /// buffer the recovery leaves unfilled (GNUstep's property-list deserializer relies on the exception).
     static let getBytesRange: GuardedMethod<GetBytesRange> = GuardedMethod("getBytes:range:", .container) {
         r, cmd, buffer, range in
         getBytesRange.mutation(r, cmd, rangeFailure(r, range, method: "getBytes:range:")) { $0(r, cmd, buffer, range) }
-    }
+    }.leavingFoundationCallersAlone()
     static let getBytesRangeBase: GuardedMethod<GetBytesRange> = GuardedMethod("getBytes:range:", .container) {
         r, cmd, buffer, range in
         getBytesRangeBase.mutation(r, cmd, rangeFailure(r, range, method: "getBytes:range:")) {
             $0(r, cmd, buffer, range)
         }
-    }
+    }.leavingFoundationCallersAlone()
 
     /// GNUstep checks the range, then the data object; under Apple's rules a nil data object is checked first.
     /// Recovery: {NSNotFound, 0}.

@@ -134,17 +134,10 @@ enum HotReadResolver {
         of point: CaughtFailurePolicy, failedFor receiver: CSRObject?, _ argument: UInt,
         raising exception: CSRObject?
     ) -> (name: String, reason: String)? {
-        guard let described = describe(exception), !point.precondition(receiver, argument) else { return nil }
+        guard let described = ObjCException.describe(exception), !point.precondition(receiver, argument) else {
+            return nil
+        }
         return described
-    }
-
-    /// The name and reason of `exception` when it is an NSException.
-    static func describe(_ exception: CSRObject?) -> (name: String, reason: String)? {
-        var info = CSRExceptionInfo()
-        guard csr_exception_describe(exception, &info) else { return nil }
-        let name = withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        let reason = withUnsafeBytes(of: info.reason) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return (name, reason)
     }
 }
 
@@ -236,7 +229,7 @@ enum RaiseRecovery {
             guard let point = point as? CaughtFailurePolicy else { return nil }
             return incident(point, implementation, receiver, argument, exception, frames: frames)
         }
-        guard let cls, let (name, reason) = HotReadResolver.describe(exception) else { return nil }
+        guard let cls, let (name, reason) = ObjCException.describe(exception) else { return nil }
         return Incident(
             point.category, subject: Incident.Subject(cls: ObjCClass(cls)),
             selector: String(cString: csr_sel_getName(point.selector.pointer)),
