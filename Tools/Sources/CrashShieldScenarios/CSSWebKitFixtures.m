@@ -207,6 +207,25 @@ static long css_answers_started;
 }
 @end
 
+/// A delegate subclass that overrides none of the panel methods (WebKit names the class implementing the method).
+@interface CSSPanelDelegateSubclass : CSSPanelDelegate
+@end
+@implementation CSSPanelDelegateSubclass
+@end
+
+/// The class WebKit's checker names: the delegate's class, or the topmost superclass whose lookup of the selector
+/// gives the same method.
+static Class css_implementing_class(id delegate, SEL selector) {
+    Class cls = object_getClass(delegate);
+    Method method = class_getInstanceMethod(cls, selector);
+    Class parent = class_getSuperclass(cls);
+    while (parent != Nil && class_getInstanceMethod(parent, selector) == method) {
+        cls = parent;
+        parent = class_getSuperclass(parent);
+    }
+    return cls;
+}
+
 /// Like WKWebView (also the frame it names).
 @interface CSSWebView : NSObject
 @end
@@ -215,6 +234,12 @@ static long css_answers_started;
 
 void *css_panel_delegate_new(long behaviour) {
     CSSPanelDelegate *delegate = [[CSSPanelDelegate alloc] init];
+    delegate->behaviour = behaviour;
+    return (CSS_BRIDGE_RETAINED void *)delegate;
+}
+
+void *css_panel_delegate_subclass_new(long behaviour) {
+    CSSPanelDelegate *delegate = [[CSSPanelDelegateSubclass alloc] init];
     delegate->behaviour = behaviour;
     return (CSS_BRIDGE_RETAINED void *)delegate;
 }
@@ -260,7 +285,8 @@ long css_webview_run_panel(void *object, long panel, char *answer, unsigned long
     css_last_record = CSS_RETAIN(record);
     CSS_RELEASE(old);
     // The class by its runtime name (NSStringFromClass would hand back an autoreleased string: no pool is assumed).
-    NSString *method = [[NSString alloc] initWithFormat:@"-[%s %s]", class_getName(object_getClass(delegate)), selectors[panel]];
+    Class named = css_implementing_class(delegate, sel_registerName(selectors[panel]));
+    NSString *method = [[NSString alloc] initWithFormat:@"-[%s %s]", class_getName(named), selectors[panel]];
     CSSHandlerBlock stack = {_NSConcreteStackBlock, 1 << 25, 0, NULL, &css_handler_descriptor,
                              (CSS_BRIDGE_RETAINED const void *)CSS_RETAIN(record),
                              (CSS_BRIDGE_RETAINED const void *)CSS_RETAIN(method)};

@@ -309,6 +309,29 @@ final class UIKitGuardTests: ShieldTestCase {
         }
     }
 
+    /// WebKit names the class that implements the delegate method, not a subclass (or KVO class) that inherits it:
+    /// so does the report, for a subclass instance that drops the handler of a hooked class's method.
+    func testADroppedHandlerOfASubclassNamesTheClassImplementingTheMethod() throws {
+        func run() {
+            guard let delegate = css_panel_delegate_subclass_new(0) else { return }
+            defer { css_object_release(delegate) }
+            var answer = [CChar](repeating: 0, count: 64)
+            _ = css_webview_run_panel(delegate, 1, &answer, UInt(answer.count))
+        }
+        let raised = try XCTUnwrap(catchingObjCException { run() }, "the subclass's drop must raise")
+        let expected = "Completion handler passed to -[CSSPanelDelegate \(Self.panelSelectors[1])] was not called"
+        XCTAssertEqual(raised.reason, expected)
+        try withShield(Configuration(guards: .uikit)) { sink in
+            XCTAssertNil(catchingObjCException { run() })
+            XCTAssertEqual(css_webview_last_calls(nil, 0), 1, "answered NO")
+            CrashShield.flush()
+            let report = try XCTUnwrap(sink.reports(in: .uikit).first)
+            XCTAssertEqual(sink.reports.count, 1)
+            XCTAssertEqual(report.className, "CSSPanelDelegate")
+            XCTAssertEqual(report.reason, raised.reason)
+        }
+    }
+
     /// Delegates that answer (at once, twice, or later from a kept handler) behave exactly as without the guard:
     /// WebKit's handler gets their answers, nothing is reported.
     func testPanelHandlersTheDelegateCallsAreUnchanged() throws {
