@@ -45,6 +45,18 @@ bool csr_try_filtered(CSRBody body, CSRCaught caught, void *context) {
     }
 }
 
+CSRObject csr_try_object_with_object(CSRObjectWithObjectIMP original, CSRObject receiver, CSRSelector cmd,
+                                     CSRObject argument, CSRCaught caught, void *context, bool *ended) {
+    *ended = false;
+    @try {
+        return original(receiver, cmd, argument);
+    } @catch (id exception) {
+        if (!caught((CSR_BRIDGE CSRObject)exception, context)) @throw exception;
+        *ended = true;
+        return NULL;
+    }
+}
+
 void csr_raise(const char *name, const char *reason) {
     [NSException raise: [NSString stringWithUTF8String: name] format: @"%s", reason];
     abort(); // not reached

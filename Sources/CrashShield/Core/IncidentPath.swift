@@ -203,12 +203,11 @@ enum IncidentPath {
         }
     }
 
-    /// The verdict: pass through when the guard is off, the class excluded, the hook reverted in place or the call
-    /// made inside a Foundation call another hook judges as a whole (`CaughtCallScope`), or when the call is
-    /// Foundation's own where the incident does not recover those; fail loudly in debug mode for a call from the
+    /// The verdict: pass through when the guard is off, the class excluded or the hook reverted in place (or the call
+    /// is Foundation's own where the incident does not recover those); fail loudly in debug mode for a call from the
     /// app's own code; recover otherwise.
     static func judge(_ incident: Incident, in session: Session?) -> Judgement {
-        guard incident.hookIsActive, !CaughtCallScope.isOpen, let session, session.isEnabled(incident.category) else {
+        guard incident.hookIsActive, let session, session.isEnabled(incident.category) else {
             return Judgement(verdict: .passThrough)
         }
         if let cls = incident.subject.cls, session.isExcluded(cls) { return Judgement(verdict: .passThrough) }
@@ -335,34 +334,5 @@ enum Signature {
         }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
-    }
-}
-
-/// A Foundation call that a hook runs under `@try` and judges as a whole (`KeyedUnarchiverHooks`). While it runs on a
-/// thread, a guard that stops a call made inside it passes through, unreported: Foundation's own failure path (its
-/// exception) runs as without CrashShield, and the outer hook judges that exception, once. Recovering the inner
-/// call instead would let Foundation go on with what the guard made up: GNUstep's property-list deserializer reads
-/// past the end of the data with `getBytes:range:`, and would go on parsing a buffer it never filled. One word per
-/// thread (a pthread key's value, no allocation).
-enum CaughtCallScope {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    /// Whether a caught call runs on this thread.
-    static var isOpen: Bool { pthread_getspecific(key) != nil }
-
-    /// Opens the scope; returns whether it was open already, for `restore`.
-    static func open() -> Bool {
-        let wasOpen = isOpen
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
-        return wasOpen
-    }
-
-    /// Puts the scope back as `open` found it (before the outer hook judges its own incident, and after the call).
-    static func restore(_ wasOpen: Bool) {
-        pthread_setspecific(key, wasOpen ? UnsafeRawPointer(bitPattern: 1) : nil)
     }
 }

@@ -101,7 +101,7 @@ extension Violation {
         Violation(exception, hint: hint) { FoundationRules.isApple ? appleText($0, method, apple) : gnustep }
     }
 
-    /// A failure the original itself raised and the guard caught (`ObjCException.ending`): Foundation's own name and
+    /// A failure the original itself raised and the guard caught (`csr_try_object_with_object`): Foundation's own name and
     /// reason, whatever the rules in force.
     static func caught(_ exception: String, _ reason: String, hint: String) -> Violation {
         Violation(exception, hint: hint) { _ in reason }

@@ -16,32 +16,11 @@ enum ObjCException {
         return (text(of: info.name), text(of: info.reason))
     }
 
-    /// Runs `body` inside `@try`. An exception it raises is handed to `ends` while it is being caught: true ends it
-    /// there (returns true), false raises the same exception object on, as if nothing had caught it. Returns false
-    /// when nothing was raised. For an original whose failure can only be known by running it (never a hot path).
-    static func ending(_ body: @escaping () -> Void, when ends: @escaping (CSRObject?) -> Bool) -> Bool {
-        let box = Unmanaged.passRetained(CaughtBox(body: body, ends: ends))
-        defer { box.release() }
-        return csr_try_filtered(
-            { raw in Unmanaged<CaughtBox>.fromOpaque(raw!).takeUnretainedValue().body() },
-            { exception, raw in Unmanaged<CaughtBox>.fromOpaque(raw!).takeUnretainedValue().ends(exception) },
-            box.toOpaque())
-    }
-
     /// The name and reason of `exception` when it is an NSException (nil otherwise).
     static func describe(_ exception: CSRObject?) -> (name: String, reason: String)? {
         var info = CSRExceptionInfo()
         guard csr_exception_describe(exception, &info) else { return nil }
         return (text(of: info.name), text(of: info.reason))
-    }
-
-    private final class CaughtBox {
-        let body: () -> Void
-        let ends: (CSRObject?) -> Bool
-        init(body: @escaping () -> Void, ends: @escaping (CSRObject?) -> Bool) {
-            self.body = body
-            self.ends = ends
-        }
     }
 
     private static func text<T>(of field: T) -> String {

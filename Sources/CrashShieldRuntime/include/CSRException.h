@@ -29,6 +29,16 @@ typedef bool (*CSRCaught)(CSRObject exception, void *context);
 /// (returns true), false raises the same exception object on. Returns false when nothing was raised.
 bool csr_try_filtered(CSRBody body, CSRCaught caught, void *context);
 
+typedef CSRObject (*CSRObjectWithObjectIMP)(CSRObject receiver, CSRSelector cmd, CSRObject argument);
+
+/// `original(receiver, cmd, argument)` inside `@try`, with no frame but this one between the `@try` and the original
+/// (an exception unwinds no Swift frame, whose releases it would skip). Returns what the original answered. When it
+/// raises, `caught(exception, context)` decides while the exception is caught: true ends it there (NULL is returned
+/// and `*ended` set), false raises the same exception object on. No ownership changes hands here: the answer is the
+/// original's, as the original gave it.
+CSRObject csr_try_object_with_object(CSRObjectWithObjectIMP original, CSRObject receiver, CSRSelector cmd,
+                                     CSRObject argument, CSRCaught caught, void *context, bool *ended);
+
 /// Raises an `NSException` with `name` and `reason`, as Foundation would.
 void csr_raise(const char *name, const char *reason) __attribute__((noreturn));
 

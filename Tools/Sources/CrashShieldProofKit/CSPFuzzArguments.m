@@ -236,16 +236,7 @@ static id csp_character_set_value(uint32_t choice) {
     case 2: return [NSCharacterSet letterCharacterSet];
     case 3: return [NSCharacterSet characterSetWithCharactersInString: @""];
     case 4: return @"l";
-    case 5: return [NSNull null];
-    case 8: return [NSData dataWithBytes: "\0\1\xae" length: 3];
-    default: {
-        NSArray *array = [NSArray arrayWithObjects: @"a", [NSNumber numberWithInt: 1], nil];
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wdeprecated-declarations"
-        NSData *archive = [NSKeyedArchiver archivedDataWithRootObject: array];
-#pragma clang diagnostic pop
-        return choice == 6 ? archive : [archive subdataWithRange: NSMakeRange(0, [archive length] - 8)];
-    }
+    default: return [NSNull null];
     }
 }
 

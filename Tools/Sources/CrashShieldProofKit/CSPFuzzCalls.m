@@ -343,7 +343,10 @@ CALL(unarchiver_unarchiveObjectWithData) {
 }
 /// A new unarchiver of the data argument, and the root object it decodes.
 CALL(unarchiver_initForReadingWithData) {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
     NSKeyedUnarchiver *unarchiver = CSP_AUTORELEASE([[(Class)r alloc] initForReadingWithData: O0]);
+#pragma clang diagnostic pop
     out_object(out, [unarchiver decodeObjectForKey: @"root"]);
 }
 CALL(fm_movePath) {

@@ -564,3 +564,44 @@ const char *css_defaults_set_null_under_empty_key(void) {
     }
     return "none";
 }
+
+// MARK: Foundation's parsers given random bytes
+
+/// Short pseudo-random bytes for `seed` (1 to 40 of them; a third start with "bplist00", a third with a 0 or 1 byte:
+/// GNUstep's binary and old serialized property-list formats), handed to one of Foundation's parsers (`parser` 0 to
+/// 4: NSPropertyListSerialization, NSKeyedUnarchiver, NSUnarchiver, NSString from UTF-8, NSJSONSerialization).
+/// What it answered, described, or the exception it raised.
+static NSString *parsedRandomBytes(unsigned long seed, int parser) {
+    unsigned char bytes[40];
+    unsigned int state = (unsigned int)seed * 2654435761u + 12345u;
+    NSUInteger length = 1 + seed % 40;
+    for (NSUInteger i = 0; i < length; i++) {
+        state = state * 1103515245u + 12345u;
+        bytes[i] = (unsigned char)(state >> 16);
+    }
+    if (seed % 3 == 0) memcpy(bytes, "bplist00", length < 8 ? length : 8);
+    if (seed % 3 == 1) bytes[0] = seed % 2;
+    NSData *data = [NSData dataWithBytes: bytes length: length];
+    id object = nil;
+    @try {
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+        switch (parser) {
+        case 0: object = [NSPropertyListSerialization propertyListWithData: data options: 0 format: NULL error: NULL]; break;
+        case 1: object = [NSKeyedUnarchiver unarchiveObjectWithData: data]; break;
+#if !defined(__APPLE__) || TARGET_OS_OSX
+        case 2: object = [NSUnarchiver unarchiveObjectWithData: data]; break;
+#endif
+        case 3: object = CSS_AUTORELEASE([[NSString alloc] initWithData: data encoding: NSUTF8StringEncoding]); break;
+        default: object = [NSJSONSerialization JSONObjectWithData: data options: 0 error: NULL]; break;
+        }
+#pragma clang diagnostic pop
+    } @catch (NSException *exception) {
+        return [NSString stringWithFormat: @"raised %@: %@", [exception name], [exception reason]];
+    }
+    return object ? [object description] : @"nil";
+}
+
+const char *css_parse_random_bytes(unsigned long seed, int parser) {
+    return [parsedRandomBytes(seed, parser) UTF8String];
+}

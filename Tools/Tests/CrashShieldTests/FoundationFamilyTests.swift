@@ -245,6 +245,45 @@ final class FoundationFamilyTests: ShieldTestCase {
         #endif
     }
 
+    /// Foundation's parsers (property lists, keyed and old archives, UTF-8 strings, JSON) given 400 short random
+    /// byte strings each, with every guard on: each answers or raises exactly as without CrashShield, except that an
+    /// unarchiver's initializer that raised answers nil, with one report of the exception it raised. Nothing inside
+    /// Foundation's parsing is recovered (a guard that did would let a parser go on with what it made up).
+    func testFoundationsParsersGivenRandomBytesBehaveAsFoundation() {
+        let seeds: Range<UInt> = 0..<400
+        var unguarded: [[String]] = []
+        for parser in Int32(0)..<5 {
+            unguarded.append(seeds.map { seed in readString { css_parse_random_bytes(seed, parser) } })
+        }
+        var stopped = 0
+        withShield(Configuration(guards: .all)) { sink in
+            for parser in Int32(0)..<5 {
+                for seed in seeds {
+                    let expected = unguarded[Int(parser)][Int(seed)]
+                    let guarded = readString { css_parse_random_bytes(seed, parser) }
+                    if parser == 1, expected.hasPrefix("raised "), guarded == "nil" {
+                        stopped += 1
+                    } else {
+                        XCTAssertEqual(guarded, expected, "parser \(parser), seed \(seed)")
+                    }
+                }
+            }
+            CrashShield.flush()
+            XCTAssertEqual(
+                Set(sink.reports.map(\.method)), stopped > 0 ? ["-[NSKeyedUnarchiver initForReadingWithData:]"] : [])
+            XCTAssertEqual(sink.reports.map(\.occurrences).reduce(0, +), stopped, "one report for each stopped call")
+        }
+        #if !canImport(Darwin)
+        XCTAssertGreaterThan(stopped, 20)
+        #endif
+    }
+
+    private func readString(_ body: @escaping () -> UnsafePointer<CChar>?) -> String {
+        var text = ""
+        withAutoreleasePool { text = body().map { String(cString: $0) } ?? "nil" }
+        return text
+    }
+
     func testUnarchivingReportsTheAppsCallAndLeavesExcludedClassesAlone() throws {
         #if !canImport(Darwin)
         let scenario = try XCTUnwrap(CatalogScenario.named("keyedUnarchiver.unarchiveObjectWithData.truncatedArchive"))

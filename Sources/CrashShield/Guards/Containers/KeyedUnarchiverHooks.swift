@@ -14,7 +14,8 @@ import CrashShieldRuntime.Internal
 ///   -finishEncoding to the NSKeyedArchiver?` (both NSInvalidArgumentException) or NSArchiverArchiveInconsistency,
 ///   but only for apps linked against an older SDK (`dyld_program_sdk_at_least`): a newer app gets nil, no raise.
 ///
-/// So this is the one hook that calls the original under `@try` (`ObjCException.ending`), off the hot path: what the
+/// So this is the one hook that calls the original under `@try` (`csr_try_object_with_object`: no Swift frame
+/// between the `@try` and the original, so an exception skips no Swift release), off the hot path: what the
 /// original raises is, by construction, what Foundation raises. The initializer runs no app code (decoding starts
 /// later, with `decodeObjectForKey:`), so an exception it raises is the data's. On Apple only the two data
 /// failures' names are stopped; anything else (`NSInvalidUnarchiveOperationException`, Apple's secure-coding
@@ -24,9 +25,9 @@ import CrashShieldRuntime.Internal
 /// Recovery: nil, as for nil data; the `+unarchive...` conveniences then answer nil. The half-initialized unarchiver
 /// is left alone: the original consumed it, and on both Foundations it raised without releasing it, so releasing it
 /// here would run its `-dealloc` on a state its author never meant to free (one small leak per recovered call).
-/// Debug mode and a guard switched off let the original's own exception object go on unchanged. While the original
-/// runs, guards that stop a call it makes pass through (`CaughtCallScope`): GNUstep's deserializer reads past the end
-/// of the data with `getBytes:range:` and relies on the exception, which this hook then judges as the one failure.
+/// Debug mode and a guard switched off let the original's own exception object go on unchanged. GNUstep's old
+/// serialized format reads past the end of short data with `getBytes:range:` inside the initializer and relies on the
+/// exception: that guard leaves Foundation's own calls alone, so this hook judges the exception, once.
 enum KeyedUnarchiverHooks {
     typealias InitWithData = @convention(c) (CSRObject?, CSRSelector?, CSRObject?) -> CSRObject?
 
@@ -39,18 +40,30 @@ enum KeyedUnarchiverHooks {
         "initForReadingWithData:", .container
     ) { r, cmd, data in
         guard let original = initForReadingWithData.original(for: r) else { return nil }
-        var result: CSRObject?
-        let wasOpen = CaughtCallScope.open()
-        let ended = ObjCException.ending({ result = original(r, cmd, data) }) { exception in
-            CaughtCallScope.restore(wasOpen)
-            guard let (name, reason) = ObjCException.describe(exception), isDataFailure(name) else { return false }
-            let incident = Incident(
-                .container, receiver: r, selector: cmd, .caught(name, reason, hint: hint),
-                point: initForReadingWithData)
-            return IncidentPath.handle(incident) == .recover
+        var call = Call(receiver: r, cmd: cmd)
+        var ended = false
+        return withUnsafeMutablePointer(to: &call) { call in
+            csr_try_object_with_object(
+                original, r, cmd, data,
+                { exception, call in
+                    KeyedUnarchiverHooks.stops(exception, call!.assumingMemoryBound(to: Call.self).pointee)
+                }, call, &ended)
         }
-        CaughtCallScope.restore(wasOpen)
-        return ended ? nil : result
+    }
+
+    /// The receiver and selector of one call, for the decision taken while its exception is caught.
+    private struct Call {
+        let receiver: CSRObject?
+        let cmd: CSRSelector?
+    }
+
+    /// Whether the exception the initializer raised ends here: a data failure the incident path recovers.
+    private static func stops(_ exception: CSRObject?, _ call: Call) -> Bool {
+        guard let (name, reason) = ObjCException.describe(exception), isDataFailure(name) else { return false }
+        let incident = Incident(
+            .container, receiver: call.receiver, selector: call.cmd, .caught(name, reason, hint: hint),
+            point: initForReadingWithData)
+        return IncidentPath.handle(incident) == .recover
     }
 
     static let hint =

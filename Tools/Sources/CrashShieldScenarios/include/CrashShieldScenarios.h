@@ -397,4 +397,7 @@ void css_kvo_probe_events(char *buffer, unsigned long size);
 #ifdef __cplusplus
 }
 #endif
+/// One of Foundation's parsers (0 to 4) given short pseudo-random bytes made from `seed`: what it answered, described,
+/// or "raised <name>: <reason>" (autoreleased).
+const char *css_parse_random_bytes(unsigned long seed, int parser);
 #endif
