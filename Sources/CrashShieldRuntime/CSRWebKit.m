@@ -32,7 +32,8 @@ enum { CSRBlockHasCopyDispose = 1 << 25 };
 /// The class of a block on the stack (libBlocksRuntime and libSystem export it; Block_private.h is not public on Apple).
 extern void *_NSConcreteStackBlock[32];
 
-/// What a wrapper knows: WebKit's block (copied: owned), the panel, the delegate's class and method.
+/// What a wrapper knows: WebKit's block (copied: owned), the panel, the delegate's class (the one implementing the
+/// method) and method.
 typedef struct CSRPanelState {
     const void *handler;
     CSRWebKitPanel panel;
@@ -102,6 +103,19 @@ static const struct CSRBlockDescriptor csr_panel_descriptor = {
     0, sizeof(CSRPanelBlock), csr_panel_copy, csr_panel_dispose,
 };
 
+/// The class WebKit names in its reason: the delegate's class, or the superclass it inherits the method from (the
+/// topmost class whose lookup of `selector` gives the same method). A subclass, or a KVO class, that does not
+/// override the method is named by the class that implements it.
+static Class csr_panel_implementing_class(id delegate, SEL selector) {
+    Class cls = object_getClass(delegate);
+    Method method = class_getInstanceMethod(cls, selector);
+    for (Class parent = class_getSuperclass(cls); parent != Nil && method != NULL; parent = class_getSuperclass(parent)) {
+        if (class_getInstanceMethod(parent, selector) != method) break;
+        cls = parent;
+    }
+    return cls;
+}
+
 typedef void (*CSRAlertPanelIMP)(CSRObject, CSRSelector, CSRObject, CSRObject, CSRObject, CSRObject);
 typedef void (*CSRTextInputPanelIMP)(CSRObject, CSRSelector, CSRObject, CSRObject, CSRObject, CSRObject, CSRObject);
 
@@ -113,7 +127,7 @@ void csr_webkit_run_panel(
     if (state != NULL) {
         state->handler = _Block_copy(handler);
         state->panel = panel;
-        state->delegateClass = (CSR_BRIDGE CSRClass)object_getClass((CSR_BRIDGE id)delegate);
+        state->delegateClass = (CSR_BRIDGE CSRClass)csr_panel_implementing_class((CSR_BRIDGE id)delegate, (SEL)selector);
         state->selector = selector;
         CSRPanelBlock stack = {{_NSConcreteStackBlock, CSRBlockHasCopyDispose, 0, NULL, &csr_panel_descriptor}, state};
         switch (panel) {

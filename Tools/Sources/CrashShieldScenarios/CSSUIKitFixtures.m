@@ -84,7 +84,8 @@ static CSSFixtureRect css_fixture_rect(CSSShapeRect rect) {
     CSS_RELEASE(stack);
     CSS_SUPER_DEALLOC();
 }
-- (NSArray *)viewControllers { return CSS_AUTORELEASE([stack copy]); }
+/// The stack itself (+0, as a getter returns it; never autoreleased: the guard asks it where no pool may be).
+- (NSArray *)viewControllers { return stack; }
 - (void)pushViewController:(id)controller animated:(BOOL)animated {
     (void)animated;
     if ([stack indexOfObjectIdenticalTo:controller] != NSNotFound) {

@@ -4,6 +4,7 @@ import CrashShieldScenarios
 import Foundation
 import XCTest
 
+#if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
 /// One call site, one group, release after release (README "Grouping"): `groupingKey` survives a rebuild with an
 /// unrelated change, `signature` (the call site's offset in its build) does not.
 final class GroupingTests: ShieldTestCase {
@@ -100,3 +101,4 @@ final class GroupingTests: ShieldTestCase {
         XCTAssertEqual(Set(reports.map(\.appFacingMethod)), ["-[NSArray objectAtIndex:]"])
     }
 }
+#endif

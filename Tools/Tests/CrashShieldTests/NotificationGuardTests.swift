@@ -307,7 +307,14 @@ final class NotificationGuardTests: ShieldTestCase {
             let observer = css_note_recorder_new(1)!
             css_note_add(center, observer, "note:", "CSSNote.W", nil)
             let info = css_note_dictionary_new("k", "v")!
-            NotificationPoster.post(name: "CSSNote.W", userInfo: info, on: .thread(worker), waitUntilDone: true)
+            #if canImport(Darwin)  // the public form takes a Thread and a dictionary there
+            let thread = NotificationThread.thread(Unmanaged<Thread>.fromOpaque(worker).takeUnretainedValue())
+            #else
+            let thread = NotificationThread.thread(worker)
+            #endif
+            NotificationPoster.post(
+                name: "CSSNote.W", objectPointer: nil, userInfoPointer: info, on: thread, waitUntilDone: true,
+                centerPointer: nil)
             XCTAssertEqual(takeLog(), ["1|note:|CSSNote.W|nil|{k=v}|worker"])
             NotificationPoster.post(name: "CSSNote.W")
             XCTAssertEqual(takeLog(), ["1|note:|CSSNote.W|nil|nil|main"], ".current: now, on the posting thread")
@@ -361,10 +368,13 @@ final class NotificationGuardTests: ShieldTestCase {
                 }
                 _ = try? CrashShield.observe("CSSNote.O", owner: notificationOwner(owner)) { note in
                     order.append(
-                        "default2:\(css_note_dictionary_value(note.userInfo, "k").map { String(cString: $0) } ?? "-")")
+                        "default2:\(userInfoValue(note, "k") ?? "-")")
                 }
-                _ = try? CrashShield.observe("CSSNote.O", object: sender, owner: notificationOwner(other)) { note in
-                    order.append("from-sender:\(note.object == sender)")
+                _ = try? CrashShield.observe(
+                    "CSSNote.O", objectPointer: sender, owner: notificationOwner(other), priority: .default,
+                    centerPointer: nil
+                ) { note in
+                    order.append("from-sender:\(objectAddress(note) == sender)")
                 }
                 XCTAssertEqual(ClosureObservations.shared.groupCount, 2)
                 css_note_post(center, "CSSNote.O", nil, "k", "v")
@@ -411,4 +421,22 @@ final class NotificationGuardTests: ShieldTestCase {
             css_object_release(owner)
         }
     }
+}
+
+/// The address of an observed notification's object (an object on Apple; here a raw pointer).
+private func objectAddress(_ note: ObservedNotification) -> UnsafeMutableRawPointer? {
+    #if canImport(Darwin)
+    return note.objectPointer
+    #else
+    return note.object
+    #endif
+}
+
+/// The `userInfo` value for `key` of an observed notification (a dictionary on Apple; here a raw NSDictionary).
+private func userInfoValue(_ note: ObservedNotification, _ key: String) -> String? {
+    #if canImport(Darwin)
+    return note.userInfo?[key] as? String
+    #else
+    return css_note_dictionary_value(note.userInfo, key).map { String(cString: $0) }
+    #endif
 }

@@ -31,7 +31,7 @@ private func churn(_ count: Int = 64, length: Int = 96) {
 /// The name of an observed notification, read whole.
 private func fullName(_ note: ObservedNotification) -> String {
     var buffer = [CChar](repeating: 0, count: 8192)
-    return csr_string_copyUTF8(csr_notification_name(note.notification), &buffer, buffer.count)
+    return csr_string_copyUTF8(csr_notification_name(note.notificationPointer), &buffer, buffer.count)
         ? String(cString: buffer) : "?"
 }
 

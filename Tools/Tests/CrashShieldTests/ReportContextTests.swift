@@ -17,6 +17,7 @@ final class ReportContextTests: ShieldTestCase {
         return try XCTUnwrap(report)
     }
 
+    #if os(macOS) || os(Linux)  // child processes: not on iOS
     func testARealReportSaysWhichAppOSDeviceAndLaunchItCameFrom() throws {
         let report = try realReport()
         let context = try XCTUnwrap(report.context)
@@ -67,6 +68,7 @@ final class ReportContextTests: ShieldTestCase {
         let size = try XCTUnwrap(image.size)
         XCTAssertTrue((image.loadAddress..<image.loadAddress + size).contains(caller.address), "size spans the image")
     }
+    #endif
 
     /// One launch ID for every report of a process; another process has its own.
     #if os(macOS) || os(Linux)  // child processes: not on iOS

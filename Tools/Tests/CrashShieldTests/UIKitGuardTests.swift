@@ -266,14 +266,15 @@ final class UIKitGuardTests: ShieldTestCase {
     ]
 
     /// Runs panel `panel` on a new delegate of `behaviour` (CSSShapes.h): the calls WebKit's handler got and its last
-    /// answer, after the run and (a kept handler) after the delegate answered later.
+    /// answer, after the run and (a kept handler) after the delegate answered later; a delegate answering on its own
+    /// thread (4): after that thread ended only (at the run's return it may or may not have answered yet).
     private func runPanel(_ panel: Int, behaviour: Int) throws -> [String] {
         let delegate = try XCTUnwrap(css_panel_delegate_new(behaviour))
         defer { css_object_release(delegate) }
         var answer = [CChar](repeating: 0, count: 64)
         let calls = css_webview_run_panel(delegate, panel, &answer, UInt(answer.count))
-        var seen = ["\(calls) \(String(cString: answer))"]
-        if behaviour == 2 {
+        var seen = behaviour == 4 ? [] : ["\(calls) \(String(cString: answer))"]
+        if behaviour == 2 || behaviour == 4 {
             css_panel_delegate_finish(delegate)
             let later = css_webview_last_calls(&answer, UInt(answer.count))
             seen.append("\(later) \(String(cString: answer))")
@@ -308,6 +309,29 @@ final class UIKitGuardTests: ShieldTestCase {
         }
     }
 
+    /// WebKit names the class that implements the delegate method, not a subclass (or KVO class) that inherits it:
+    /// so does the report, for a subclass instance that drops the handler of a hooked class's method.
+    func testADroppedHandlerOfASubclassNamesTheClassImplementingTheMethod() throws {
+        func run() {
+            guard let delegate = css_panel_delegate_subclass_new(0) else { return }
+            defer { css_object_release(delegate) }
+            var answer = [CChar](repeating: 0, count: 64)
+            _ = css_webview_run_panel(delegate, 1, &answer, UInt(answer.count))
+        }
+        let raised = try XCTUnwrap(catchingObjCException { run() }, "the subclass's drop must raise")
+        let expected = "Completion handler passed to -[CSSPanelDelegate \(Self.panelSelectors[1])] was not called"
+        XCTAssertEqual(raised.reason, expected)
+        try withShield(Configuration(guards: .uikit)) { sink in
+            XCTAssertNil(catchingObjCException { run() })
+            XCTAssertEqual(css_webview_last_calls(nil, 0), 1, "answered NO")
+            CrashShield.flush()
+            let report = try XCTUnwrap(sink.reports(in: .uikit).first)
+            XCTAssertEqual(sink.reports.count, 1)
+            XCTAssertEqual(report.className, "CSSPanelDelegate")
+            XCTAssertEqual(report.reason, raised.reason)
+        }
+    }
+
     /// Delegates that answer (at once, twice, or later from a kept handler) behave exactly as without the guard:
     /// WebKit's handler gets their answers, nothing is reported.
     func testPanelHandlersTheDelegateCallsAreUnchanged() throws {
@@ -325,6 +349,26 @@ final class UIKitGuardTests: ShieldTestCase {
                 HookEngine.shared.activeHooks.contains {
                     $0.targetClass.name == "CSSPanelDelegate" && $0.selector.name == Self.panelSelectors[2]
                 })
+            guarded = try run()
+            CrashShield.flush()
+            XCTAssertTrue(sink.reports.isEmpty, "\(sink.reports.map(\.reason))")
+        }
+        XCTAssertEqual(guarded, unguarded)
+    }
+
+    /// App code may call WebKit's handler from any thread: a delegate that answers on a thread it starts inside the
+    /// method (the thread calls and releases the wrapper while the hook releases its own reference on this one; either
+    /// may be the last) gets its answer to WebKit once, as without the guard, and nothing is reported. Run under
+    /// ThreadSanitizer too (Tools built with `--sanitize=thread`).
+    func testPanelHandlersAnsweredOnAnotherThreadAreUnchanged() throws {
+        let rounds = 50
+        func run() throws -> [[String]] {
+            try (0..<3).flatMap { panel in try (0..<rounds).map { _ in try runPanel(panel, behaviour: 4) } }
+        }
+        let unguarded = try run()
+        XCTAssertEqual(unguarded, ["1 called", "1 YES", "1 typed"].flatMap { Array(repeating: [$0], count: rounds) })
+        var guarded: [[String]] = []
+        try withShield(Configuration(guards: .uikit)) { sink in
             guarded = try run()
             CrashShield.flush()
             XCTAssertTrue(sink.reports.isEmpty, "\(sink.reports.map(\.reason))")

@@ -3,6 +3,7 @@
 import Foundation
 import XCTest
 
+#if os(macOS) || os(Linux)  // an UploadTestCase (UploadTestServer.swift): child processes, not on iOS
 /// What an upload sink refuses when it is made: options that would flood a server or never send, DSNs that would make
 /// a broken endpoint, a folder another sink uses.
 final class UploadConfigurationTests: UploadTestCase {
@@ -107,3 +108,4 @@ final class UploadConfigurationTests: UploadTestCase {
         XCTAssertNoThrow(try HTTPUploadSink(endpoint: endpoint, folder: shared, options: fastOptions()))
     }
 }
+#endif

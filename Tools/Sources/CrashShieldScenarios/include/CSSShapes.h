@@ -70,8 +70,11 @@ bool css_alert_source(void *alert, double *rect);
 /// "NO" (confirm), "nil" or the text (text input), "" when never called.
 long css_webview_run_panel(void *delegate, long panel, char *answer, unsigned long size);
 /// Delegates: 0 drops the handler, 1 calls it (confirm: YES; text input: "typed"), 2 keeps it (call
-/// `css_panel_delegate_finish` later: it answers as 1 does and forgets it), 3 calls it twice.
+/// `css_panel_delegate_finish` later: it answers as 1 does and forgets it), 3 calls it twice, 4 answers as 1 does on a
+/// thread it starts before the method returns, and releases it there (`css_panel_delegate_finish` waits for it).
 void *css_panel_delegate_new(long behaviour);
+/// A subclass of that delegate that overrides no panel method (WebKit's reason names the class that implements it).
+void *css_panel_delegate_subclass_new(long behaviour);
 void css_panel_delegate_finish(void *delegate);
 /// The last panel run's handler calls and answer (a kept handler answers after `css_webview_run_panel` returned).
 long css_webview_last_calls(char *answer, unsigned long size);
