@@ -2,9 +2,10 @@
 # Type-checks the test targets of both packages (Tests/, Tools/Tests/: the simulator tests among them) for iOS against
 # an Apple SDK, which scripts/check-apple.sh does not do: the SDK has no XCTest. Nothing is linked or run.
 #   SDK=~/apple-sdks/iPhoneOS17.4.sdk scripts/check-apple-tests.sh
-# XCTest's declarations come from swift-corelibs-xctest (XCTEST_SOURCES: a checkout of it; default: cloned at the
-# commit below into .build/), emitted as a module for the SDK's target: its public API is Apple's XCTest's as far as
-# these tests use it (XCTestCase, expectations, wait(for:timeout:), XCTSkip, XCTUnwrap, XCTAssert*), not all of it
+# XCTest's declarations come from swift-corelibs-xctest (XCTEST_SOURCES: a checkout of it; XCTEST_GIT: a clone
+# without a work tree, read with git archive; default: cloned from GitHub at the commit below into .build/), emitted
+# as a module for the SDK's target: its public API is Apple's XCTest's as far as these tests use it (XCTestCase,
+# expectations, wait(for:timeout:), XCTSkip, XCTUnwrap, XCTAssert*), not all of it
 # (Apple's XCTestCase is an NSObject). The checker looks for XCTest next to the SDK: it is given a folder of links to
 # the SDK's contents with an XCTest.framework folder beside them (the SDK itself is never modified). The test targets
 # are checked with -enable-testing (for @testable imports) and -continue-building-after-errors (without it the driver
@@ -21,8 +22,13 @@ mkdir -p "$work"
 xctest_commit=cc562f728ece742925b75216ee5a16748655fea8
 sources=${XCTEST_SOURCES:-$work/swift-corelibs-xctest}
 if [ ! -d "$sources/Sources/XCTest" ]; then
-    git clone --quiet https://github.com/swiftlang/swift-corelibs-xctest "$sources"
-    git -C "$sources" checkout --quiet "$xctest_commit"
+    if [ -n "${XCTEST_GIT:-}" ]; then   # a clone without a work tree (a mirror): the sources at the commit below
+        mkdir -p "$sources"
+        git --git-dir="$XCTEST_GIT" archive "$xctest_commit" Sources/XCTest | tar -x -C "$sources"
+    else
+        git clone --quiet https://github.com/swiftlang/swift-corelibs-xctest "$sources"
+        git -C "$sources" checkout --quiet "$xctest_commit"
+    fi
 fi
 
 # The SDK seen through links, with XCTest.framework where the checker looks (<SDK>/Developer/Library/Frameworks).

@@ -4,7 +4,8 @@
 # included (it runs the matrix executable, so everything is built first), and the proof on the optimized build apps
 # ship (scripts/proof-release.sh: crash matrix, fuzzer, stress, GNUstep Base's own suite).
 # SDK=/path/to/iPhoneOS17.4.sdk (or MacOSX12.0.sdk) also type-checks the package for that Apple platform
-# (../shared/apple/typecheck.sh, or APPLE_TYPECHECK=/path/to/typecheck.sh); without SDK that check is skipped.
+# (../shared/apple/typecheck.sh, or APPLE_TYPECHECK=/path/to/typecheck.sh), and with an iOS SDK and XCTEST_SOURCES or
+# XCTEST_GIT the test targets too; without SDK those checks are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --tests
@@ -14,6 +15,13 @@ scripts/check-incident-path.sh   # one incident path: only IncidentPath.swift re
 scripts/check-runtime-headers.sh   # a C file's functions are declared in the header of its name
 scripts/check-format.sh   # Swift layout as swift-format writes it (.swift-format: 120 columns)
 scripts/check-apple.sh
+# The test targets for iOS (the simulator tests among them) need XCTest's declarations: a checkout or a clone of
+# swift-corelibs-xctest (XCTEST_SOURCES / XCTEST_GIT, scripts/check-apple-tests.sh).
+if [[ "${SDK:-}" == *iPhoneOS* ]] && [[ -n "${XCTEST_SOURCES:-}${XCTEST_GIT:-}" ]]; then
+    scripts/check-apple-tests.sh
+else
+    echo "apple test typecheck: skipped (needs SDK= an iOS SDK and XCTEST_SOURCES or XCTEST_GIT)"
+fi
 scripts/proof-release.sh
 swift build --build-tests
 swift build --package-path Tools --build-tests
