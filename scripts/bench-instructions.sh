@@ -35,7 +35,8 @@ strip -o "$work/crashshield-bench" Tools/.build/release/crashshield-bench
 kernels=("$@")
 if [[ ${#kernels[@]} -eq 0 ]]; then
     kernels=("objectAtIndex:" "array[i]" "objectForKey:" "setObject:forKey:" "addObject:" "substringWithRange:"
-             "characterAtIndex:" "alloc+release app" "alloc+release NSObj" "setNeedsLayout main" "app workload")
+             "characterAtIndex:" "unarchiveObjectWithData:" "alloc+release app" "alloc+release NSObj"
+             "setNeedsLayout main" "app workload")
 fi
 calls_for() { [[ "$1" == "app workload" ]] && echo 20 || echo 100000; }
 # The kernels Kernels.gnustepExtras names: measured again with GNUstep's recovery at the raise and markers.
