@@ -182,6 +182,11 @@ enum UIKitGuard {
     /// (`objc_copyClassNamesForImage` reads the image's class list without realizing its classes); only those are
     /// looked up. `objc_getClassList` is not used there: objc4's realizes every class of every loaded image first
     /// (`realizeAllClasses`, tens of thousands of classes on iOS: time and dirty memory at `start()`).
+    /// Cost: `objc_lookUpClass` realizes each class it finds (objc4's `look_up_class` calls
+    /// `realizeClassMaybeSwiftAndUnlock`), so `start()` with this guard realizes every class of the app's own images,
+    /// a cost that grows with the app (here: 1.4 ms of `start()` with every guard, in the release build's benchmark).
+    /// Hooking a delegate's class when it is set (`-[WKWebView setUIDelegate:]`) would need none of this; it needs
+    /// hooks installed after `start()`, which the engine does not do yet.
     /// Limit: objc4 maps only a `Module.Class` name back to its class, so a nested or `private` Swift class is not
     /// found there.
     /// GNUstep: GCC's libobjc registers every class at load, so its class list is read and asked by image.
