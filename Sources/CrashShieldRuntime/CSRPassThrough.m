@@ -8,7 +8,10 @@
 #include "CSRSlots.h"
 
 /// The class each pass-through was added to, and its selector: written once, under the lock, before the
-/// pass-through is handed out (and so before the runtime can call it); read without a lock by the calls.
+/// pass-through is handed out (and so before the runtime can call it); read without a lock by the calls. Both sides
+/// are atomic accesses (relaxed loads: a plain load on x86_64 and arm64): what orders the write before a call is the
+/// runtime's own publication of the implementation, which ThreadSanitizer cannot see (libobjc is not instrumented),
+/// and a plain read racing a plain write would be a data race in C's terms.
 static CSRClass csr_pass_classes[CSR_PASS_THROUGH_CAPACITY];
 static CSRSelector csr_pass_selectors[CSR_PASS_THROUGH_CAPACITY];
 static long csr_pass_count;
@@ -31,7 +34,8 @@ typedef uintptr_t (*CSRPassWords)(uintptr_t, uintptr_t, uintptr_t, uintptr_t, ui
                                                        uintptr_t a4, uintptr_t a5) {                            \
         long index = (GROUP) * CSR_SLOT_POOL_SIZE + (SLOT);                                                     \
         CSRPassWords next = (CSRPassWords)csr_class_dispatchImplementation(                                      \
-            csr_class_getSuperclass(csr_pass_classes[index]), csr_pass_selectors[index]);                       \
+            csr_class_getSuperclass(__atomic_load_n(&csr_pass_classes[index], __ATOMIC_RELAXED)),                 \
+            __atomic_load_n(&csr_pass_selectors[index], __ATOMIC_RELAXED));                                     \
         CSR_PASS_MUSTTAIL return next(a0, a1, a2, a3, a4, a5);                                                 \
     }
 #define CSR_PASS_THROUGH_ENTRY(GROUP, SLOT) (CSRIMP)csr_pass_through_##GROUP##_##SLOT,
@@ -54,8 +58,8 @@ CSRIMP csr_pass_through(CSRClass cls, CSRSelector selector) {
         if (csr_pass_classes[index] == cls && sel_isEqual((SEL)csr_pass_selectors[index], (SEL)selector)) found = csr_pass_pool[index];
     }
     if (found == NULL && csr_pass_count < CSR_PASS_THROUGH_CAPACITY) {
-        csr_pass_classes[csr_pass_count] = cls;
-        csr_pass_selectors[csr_pass_count] = selector;
+        __atomic_store_n(&csr_pass_classes[csr_pass_count], cls, __ATOMIC_RELEASE);
+        __atomic_store_n(&csr_pass_selectors[csr_pass_count], selector, __ATOMIC_RELEASE);
         found = csr_pass_pool[csr_pass_count];
         __atomic_store_n(&csr_pass_count, csr_pass_count + 1, __ATOMIC_RELEASE);
     }
