@@ -124,7 +124,7 @@ enum HotReadResolver {
         }
         return Incident(
             point.category, receiver: receiver, selector: point.selector.pointer,
-            Violation(name, hint: point.hint) { _ in reason }, point: point,
+            .caught(name, reason, hint: point.hint), point: point,
             implementation: trampoline.map { unsafeBitCast($0, to: UnsafeRawPointer.self) })
     }
 
@@ -233,7 +233,7 @@ enum RaiseRecovery {
         return Incident(
             point.category, subject: Incident.Subject(cls: ObjCClass(cls)),
             selector: String(cString: csr_sel_getName(point.selector.pointer)),
-            Violation(name, hint: point.hint) { _ in reason }, implementation: implementation.map(address),
+            .caught(name, reason, hint: point.hint), implementation: implementation.map(address),
             knownFrames: frames)
     }
 
@@ -249,7 +249,7 @@ enum RaiseRecovery {
         else { return nil }
         return Incident(
             point.category, receiver: receiver, selector: point.selector.pointer,
-            Violation(name, hint: point.hint) { _ in reason }, implementation: implementation.map(address),
+            .caught(name, reason, hint: point.hint), implementation: implementation.map(address),
             knownFrames: frames)
     }
 

@@ -148,7 +148,7 @@ enum SearchHooks {
         if FoundationRules.isApple { return .nilCharacterSet }
         guard let original = point.original(for: r) else { return nil }
         if let raised = ObjCException.catching({ _ = original(r, cmd, nil, mask, .empty) }) {
-            return Violation(raised.name, hint: Violation.nilCharacterSet.hint) { _ in raised.reason }
+            return .caught(raised.name, raised.reason, hint: Violation.nilCharacterSet.hint)
         }
         return range.length == 0 ? nil : .nilCharacterSetCrash
     }
