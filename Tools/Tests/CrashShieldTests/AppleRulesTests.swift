@@ -25,11 +25,7 @@ final class AppleRulesTests: XCTestCase {
             }
         }()
 
-        func perform() -> String {
-            var text = ""
-            withAutoreleasePool { text = run().map { String(cString: $0) } ?? "nil" }
-            return text
-        }
+        func perform() -> String { pooledText { run() } }
 
         /// Apple's reason with Apple's concrete class replaced by the receiver's (`*** -[__NSDictionaryM m]: ...`).
         func expectedReason(className: String) -> String {
@@ -292,8 +288,7 @@ final class AppleRulesTests: XCTestCase {
         let scenario = try XCTUnwrap(scenario(named: name), name)
         var report: CrashReport?
         withShield(Configuration(guards: .all)) { sink in
-            var text = ""
-            withAutoreleasePool { text = scenario.run().map { String(cString: $0) } ?? "nil" }
+            let text = pooledText { scenario.run() }
             CrashShield.flush()
             XCTAssertEqual(text, String(cString: scenario.expectedResult), name)
             XCTAssertEqual(sink.reports.count, 1, name)

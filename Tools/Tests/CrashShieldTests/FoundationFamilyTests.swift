@@ -253,14 +253,14 @@ final class FoundationFamilyTests: ShieldTestCase {
         let seeds: Range<UInt> = 0..<400
         var unguarded: [[String]] = []
         for parser in Int32(0)..<5 {
-            unguarded.append(seeds.map { seed in readString { css_parse_random_bytes(seed, parser) } })
+            unguarded.append(seeds.map { seed in pooledText { css_parse_random_bytes(seed, parser) } })
         }
         var stopped = 0
         withShield(Configuration(guards: .all)) { sink in
             for parser in Int32(0)..<5 {
                 for seed in seeds {
                     let expected = unguarded[Int(parser)][Int(seed)]
-                    let guarded = readString { css_parse_random_bytes(seed, parser) }
+                    let guarded = pooledText { css_parse_random_bytes(seed, parser) }
                     if parser == 1, expected.hasPrefix("raised "), guarded == "nil" {
                         stopped += 1
                     } else {
@@ -276,12 +276,6 @@ final class FoundationFamilyTests: ShieldTestCase {
         #if !canImport(Darwin)
         XCTAssertGreaterThan(stopped, 20)
         #endif
-    }
-
-    private func readString(_ body: @escaping () -> UnsafePointer<CChar>?) -> String {
-        var text = ""
-        withAutoreleasePool { text = body().map { String(cString: $0) } ?? "nil" }
-        return text
     }
 
     func testUnarchivingReportsTheAppsCallAndLeavesExcludedClassesAlone() throws {

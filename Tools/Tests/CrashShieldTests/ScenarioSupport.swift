@@ -38,11 +38,15 @@ struct CatalogScenario {
     }
 
     /// Runs the bad call in this process (inside a pool); returns what the caller got.
-    func perform() -> String {
-        var result = ""
-        withAutoreleasePool { result = run().map { String(cString: $0) } ?? "nil" }
-        return result
-    }
+    func perform() -> String { pooledText { run() } }
+}
+
+/// What `body` (a C function of the scenarios) answered, read inside an autorelease pool (the text lives in it):
+/// "nil" for NULL.
+func pooledText(_ body: @escaping () -> UnsafePointer<CChar>?) -> String {
+    var text = ""
+    withAutoreleasePool { text = body().map { String(cString: $0) } ?? "nil" }
+    return text
 }
 
 extension XCTestCase {
