@@ -54,27 +54,13 @@ mkdir -p "$work/xctest-module"
     -emit-module-path "$work/xctest-module/XCTest.swiftmodule" $(find "$sources/Sources/XCTest" -name '*.swift') \
     >"$work/xctest-module.log" 2>&1 || { cat "$work/xctest-module.log" >&2; echo "check-apple-tests: XCTest's module failed" >&2; exit 1; }
 
+# Both packages with their test targets, checked as scripts/check-apple.sh checks them (Tools' dependencies, the
+# include folders, 0 errors or a failure), in this folder's SDK view and scratch folder.
 flags="-enable-testing -continue-building-after-errors -I $work/xctest-module"
-status=0
-check() {   # check PACKAGE LOG [VAR=VALUE...]
-    local package=$1 log=$2
-    shift 2
-    env "$@" SDK_FIX=0 TESTS=1 WORK="$work" EXTRA_SWIFTFLAGS="$flags" "$checker" "$package" "$sdk" >"$log" 2>&1 || true
-    grep -E "^== Swift .*Tests:" "$log" || true
-    grep -E "Tests/.*error:" "$log" | sort -u || true
-    local line
-    line=$(tail -1 "$log")
-    echo "$line"
-    case "$line" in "apple typecheck: 0 objc errors, 0 swift errors"*) ;; *) status=1 ;; esac
-}
-check . "$work/library.log" EXTRA_CFLAGS="-I $root/Sources/CrashShieldObjC/include"
-[ -d Tools/.build/checkouts ] || swift package --package-path Tools resolve >/dev/null
-deps=$(mktemp -d "${TMPDIR:-/tmp}/check-apple-tests.XXXXXX")
-trap 'rm -rf "$deps"' EXIT
-ln -s "$root" "$deps/CrashShield"
-for dep in Tools/.build/checkouts/*; do ln -s "$root/$dep" "$deps/"; done
-check Tools "$work/tools.log" DEPS_DIR="$deps" EXTRA_CFLAGS="-I $root/Sources/CrashShieldObjC/include
-    -I $root/Sources/CrashShieldRuntime/include -I $root/Tools/Sources/CrashShieldScenarios/include"
-[ "$status" = 0 ] && echo "apple test typecheck: both packages' tests type-check for $target" \
-    || echo "apple test typecheck: errors above (logs in $work)" >&2
-exit "$status"
+if SDK=$sdk SDK_FIX=0 TESTS=1 WORK=$work EXTRA_SWIFTFLAGS="$flags" APPLE_CHECK_PACKAGES_ONLY=1 \
+    APPLE_CHECK_LABEL="tests-$(basename "$SDK")" scripts/check-apple.sh; then
+    echo "apple test typecheck: both packages' tests type-check for $target"
+else
+    echo "apple test typecheck: errors above (logs: .build/apple-typecheck-*tests-$(basename "$SDK").log)" >&2
+    exit 1
+fi

@@ -4,7 +4,8 @@
 # SDK names one: SDK=~/apple-sdks/iPhoneOS17.4.sdk scripts/check-apple.sh.
 # A headers-only SDK (the macOS 12 one) gets the Objective-C half only. Without SDK it says it skipped the check.
 # An iOS SDK with Swift interfaces also checks the example apps (scripts/check-examples.sh) and README.md's Swift
-# blocks (scripts/check-readme.sh --apple).
+# blocks (scripts/check-readme.sh --apple). APPLE_CHECK_PACKAGES_ONLY=1 checks the two packages only, and
+# APPLE_CHECK_LABEL names their logs (scripts/check-apple-tests.sh runs it so, with the test targets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${SDK:-}" ]; then
@@ -17,7 +18,8 @@ checker=${APPLE_TYPECHECK:-../shared/apple/typecheck.sh}
 # The macOS 12 SDK in use here has headers but no Swift interfaces: check its Objective-C only.
 if ! ls "$SDK"/usr/lib/swift/Swift.swiftmodule >/dev/null 2>&1; then export SWIFT_CHECK=0; fi
 mkdir -p .build
-log=.build/apple-typecheck-$(basename "$SDK").log
+label=${APPLE_CHECK_LABEL:-$(basename "$SDK")}
+log=.build/apple-typecheck-$label.log
 root=$PWD
 extra_cflags=${EXTRA_CFLAGS:-}
 # The checker's scratch folder is keyed by SDK and target only: a checkout of its own, so that checks of other
@@ -47,9 +49,10 @@ trap 'rm -rf "$deps"' EXIT
 ln -s "$root" "$deps/CrashShield"
 for dep in Tools/.build/checkouts/*; do ln -s "$root/$dep" "$deps/"; done
 DEPS_DIR=$deps EXTRA_CFLAGS="$extra_cflags -I $root/Sources/CrashShieldObjC/include -I $root/Sources/CrashShieldRuntime/include
-    -I $root/Tools/Sources/CrashShieldScenarios/include" check Tools ".build/apple-typecheck-tools-$(basename "$SDK").log"
+    -I $root/Tools/Sources/CrashShieldScenarios/include" check Tools ".build/apple-typecheck-tools-$label.log"
 # The example apps (Swift and UIKit) need an iOS SDK with Swift interfaces.
-if [ "${SWIFT_CHECK:-1}" != 0 ] && [ -d "$SDK/System/Library/Frameworks/UIKit.framework" ]; then
+if [ "${APPLE_CHECK_PACKAGES_ONLY:-0}" != 1 ] && [ "${SWIFT_CHECK:-1}" != 0 ] \
+    && [ -d "$SDK/System/Library/Frameworks/UIKit.framework" ]; then
     scripts/check-examples.sh
     scripts/check-readme.sh --apple   # README.md's Swift blocks, against UIKit
 fi
