@@ -4,16 +4,15 @@
 #
 #   scripts/bench-instructions.sh [--out FILE] [--no-build] [KERNEL...]
 #
-# Each kernel runs in its own process (`crashshield-bench --kernel NAME --mode unguarded|guarded|stopped --recovery
-# R`): a warm-up, then `csb_run_measured`, the only function counted (--toggle-collect), a fixed number of times.
+# Each kernel runs in its own process (`crashshield-bench --kernel NAME --mode unguarded|guarded|stopped`): a
+# warm-up, then `csb_run_measured`, the only function counted (--toggle-collect), a fixed number of times.
 # Guarded: the kernel's own guard (the app workload: Configuration.production's guards); stopped: started and stopped
-# before the warm-up (every hook reverted, the same heap history as guarded). Every kernel is measured on Apple's code
-# paths (R = trampolines: every hot read behind its C trampoline); those whose path changes with GNUstep's extras
-# (Kernels.gnustepExtras in Tools/Sources/crashshield-bench: recovery at the raise, markers) also with R = atRaise.
+# before the warm-up (every hook reverted, the same heap history as guarded). The code measured is the code Apple
+# compiles: every hot read behind its C trampoline.
 # valgrind cannot read Swift's debug info, so it runs a stripped copy of the release binary (csb_run_measured stays in
 # the dynamic symbol table: --export-dynamic). Each process runs with the same empty environment: glibc's allocator
 # places blocks by where the environment ends, and a longer one moved the app workload's count by 0.15%.
-# FILE (TSV: kernel, recovery, unguarded Ir, guarded Ir, stopped Ir) is what `crashshield-bench --instructions FILE`
+# FILE (TSV: kernel, unguarded Ir, guarded Ir, stopped Ir) is what `crashshield-bench --instructions FILE`
 # reads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,32 +38,24 @@ if [[ ${#kernels[@]} -eq 0 ]]; then
              "setNeedsLayout main" "app workload")
 fi
 calls_for() { [[ "$1" == "app workload" ]] && echo 20 || echo 100000; }
-# The kernels Kernels.gnustepExtras names: measured again with GNUstep's recovery at the raise and markers.
-gnustep_extra() { [[ "$1" == "objectAtIndex:" || "$1" == "array[i]" || "$1" == "characterAtIndex:" \
-                     || "$1" == "app workload" ]]; }
 
-instructions() {  # kernel mode recovery -> instructions counted in csb_run_measured
+instructions() {  # kernel mode -> instructions counted in csb_run_measured
     local file="$work/callgrind.out"
     env -i PATH=/usr/bin:/bin "$(command -v valgrind)" --tool=callgrind --callgrind-out-file="$file" \
         --collect-atstart=no --toggle-collect=csb_run_measured \
-        "$work/crashshield-bench" --kernel "$1" --mode "$2" --recovery "$3" --iterations "$(calls_for "$1")" \
+        "$work/crashshield-bench" --kernel "$1" --mode "$2" --iterations "$(calls_for "$1")" \
         >/dev/null 2>"$work/log" || { cat "$work/log" >&2; exit 1; }
     awk '/^summary:/ { print $2 }' "$file"
 }
 
-table="# kernel	recovery	unguarded Ir	guarded Ir	stopped Ir"
-printf '%-22s %-12s %14s %14s %8s %14s %11s\n' kernel recovery "unguarded Ir" "guarded Ir" ratio "stopped Ir" \
-    "after stop"
+table="# kernel	unguarded Ir	guarded Ir	stopped Ir"
+printf '%-26s %14s %14s %8s %14s %11s\n' kernel "unguarded Ir" "guarded Ir" ratio "stopped Ir" "after stop"
 for kernel in "${kernels[@]}"; do
-    u=$(instructions "$kernel" unguarded trampolines)
-    recoveries=(trampolines)
-    if gnustep_extra "$kernel"; then recoveries+=(atRaise); fi
-    for recovery in "${recoveries[@]}"; do
-        g=$(instructions "$kernel" guarded "$recovery")
-        s=$(instructions "$kernel" stopped "$recovery")
-        printf '%-22s %-12s %14s %14s %7.3fx %14s %10.3fx\n' "$kernel" "$recovery" "$u" "$g" \
-            "$(echo "$g / $u" | bc -l)" "$s" "$(echo "$s / $u" | bc -l)"
-        table+=$'\n'"$kernel	$recovery	$u	$g	$s"
-    done
+    u=$(instructions "$kernel" unguarded)
+    g=$(instructions "$kernel" guarded)
+    s=$(instructions "$kernel" stopped)
+    printf '%-26s %14s %14s %7.3fx %14s %10.3fx\n' "$kernel" "$u" "$g" "$(echo "$g / $u" | bc -l)" "$s" \
+        "$(echo "$s / $u" | bc -l)"
+    table+=$'\n'"$kernel	$u	$g	$s"
 done
 if [[ -n "$out" ]]; then printf '%s\n' "$table" > "$out"; fi

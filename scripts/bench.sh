@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Guarded / unguarded cost of hot calls, an app-like workload, start()/stop() and stopped calls, in one release-build
-# process; instruction ratios from callgrind (scripts/bench-instructions.sh) when valgrind is installed. The output
-# leads with Apple's code paths (what compiles for iOS: every hot read behind its trampoline), then the GNUstep-only
-# extras (recovery at the raise, markers, dispatch-table patching: start() and stop()).
+# process; instruction ratios from callgrind (scripts/bench-instructions.sh) when valgrind is installed. What runs is
+# the code Apple compiles (every hot read behind its trampoline); only hook installation (start() and stop()) is
+# GNUstep's own (dispatch-table patching).
 #
 #   scripts/bench.sh [--markdown] [--no-instructions] [crashshield-bench options]
 #   scripts/bench.sh --markdown > BENCHMARKS.md

@@ -3,10 +3,6 @@
 #include "CSRRuntime.h"
 
 CSRHookTable csr_hot_tables[CSRHotTableCount];
-#if !defined(__APPLE__) && defined(__x86_64__)
-/// The same array under a hidden name (declared in CSRSlots.h), for the trampolines written in assembly.
-extern __typeof__(csr_hot_tables) csr_hot_tables_local __attribute__((alias("csr_hot_tables"), visibility("hidden")));
-#endif
 CSRHotSelectors csr_hot_selectors;
 
 void csr_hot_selectors_prepare(void) {

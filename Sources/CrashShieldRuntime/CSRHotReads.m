@@ -1,9 +1,7 @@
 // CSRHotReads.m: the hot-read trampolines (see CSRHotReads.h). Mechanics only; every decision is Swift's.
 #import <Foundation/Foundation.h>
 #include "CSRHotReads.h"
-#include "CSRHotRaise.h"   // markers call only originals the raise hook can judge
 #include <pthread.h>
-#include <unwind.h>
 #include "CSRRuntime.h"
 #include "CSRSlots.h"
 #include "CSRCallStack.h"
@@ -27,25 +25,20 @@ static uintptr_t csr_hot_read_resolve(CSRHookTable *table, CSRObject receiver) {
     return resolve ? resolve(table, receiver) : 0;
 }
 
-/// What is further up the stack than a trampoline that caught: nothing of its family (-1), another trampoline of its
-/// family (-2), or a marker of its family (its hot table).
-static int csr_hot_read_outer_call(CSRHookTable *table);
+/// Whether a trampoline of the same family is further up the stack than a trampoline that caught.
+static bool csr_hot_read_has_outer_call(CSRHookTable *table);
 
 /// Returns only when Swift chose to recover; otherwise the exception continues, unchanged, to the caller. A
 /// trampoline of the same family further up the stack (GNUstep's attributed-string tracker asks its string, which
 /// asks its own; `array[i]` sends `objectAtIndex:`) lets the outermost one decide: that is the call the app made, and
-/// it is reported once. A marker there cannot catch: this trampoline decides, for the marker's call. The only marker
-/// a trampoline can be reached from is NSArray's `array[i]`, whose original jumps into `objectAtIndex:` with the same
-/// receiver and index (CSRHotRaise.m).
+/// it is reported once.
 __attribute__((noinline, cold))
 static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoline, CSRObject receiver,
                                             uintptr_t argument, id exception) {
-    int outer = csr_hot_read_outer_call(table);
-    if (outer == -2) @throw exception;
-    CSRHookTable *deciding = outer >= 0 ? &csr_hot_tables[outer] : table;
+    if (csr_hot_read_has_outer_call(table)) @throw exception;
     CSRIncident incident = {
         .source = CSRIncidentHotRead,
-        .table = deciding,
+        .table = table,
         .implementation = trampoline,
         .receiver = receiver,
         .argument = argument,
@@ -106,139 +99,6 @@ CSR_HOT_READ_TABLE(csr_hot_character_at_index, CSRHotStringCharacterAtIndex, uin
 CSR_HOT_READ_TABLE(csr_hot_character_at_index_base, CSRHotStringCharacterAtIndexBase, uint16_t, unsigned long)
 CSR_HOT_READ_TABLE(csr_hot_object_at_index, CSRHotArrayObjectAtIndex, CSRObject, unsigned long)
 CSR_HOT_READ_TABLE(csr_hot_object_at_indexed_subscript, CSRHotArrayObjectAtIndexedSubscript, CSRObject, unsigned long)
-
-// MARK: Markers (GNUstep on x86_64; see CSRHotReads.h)
-
-#if CSR_HOT_MARKERS_AVAILABLE
-
-/// The tables with markers, in the order of their records.
-enum { CSRHotMarkerSubscript, CSRHotMarkerReplace, CSRHotMarkerGetCharacters, CSRHotMarkerTables };
-
-/// Per thread, one record per table with markers. Initial-exec: a marker reaches it with one load from the GOT and
-/// `%fs`-relative stores, without calling `__tls_get_addr`.
-__attribute__((tls_model("initial-exec"), visibility("hidden")))
-__thread CSRHotMarkerRecord csr_hot_marker_records[CSRHotMarkerTables];
-
-static int csr_hot_marker_index(int tableIndex) {
-    switch (tableIndex) {
-        case CSRHotArrayObjectAtIndexedSubscript: return CSRHotMarkerSubscript;
-        case CSRHotMutableStringReplaceCharacters: return CSRHotMarkerReplace;
-        case CSRHotStringGetCharactersRange: return CSRHotMarkerGetCharacters;
-        default: return -1;
-    }
-}
-
-const CSRHotMarkerRecord *csr_hot_marker_record(int tableIndex) {
-    int index = csr_hot_marker_index(tableIndex);
-    return index < 0 ? NULL : &csr_hot_marker_records[index];
-}
-
-#define CSR_HOT_MARKER_FIELD(RECORD, FIELD) (sizeof(CSRHotMarkerRecord) * (RECORD) + offsetof(CSRHotMarkerRecord, FIELD))
-
-// The markers note the call in the thread's record of RECORD and jump to the slot's original, which returns to the
-// caller. rax and r11 are scratch at a call (rax carries only a variadic call's vector count: these methods take
-// none). The stack is untouched: the CFI at entry holds throughout, and an unwinder never sees a frame of a marker
-// (only a signal between its first and last instruction could). Each instruction costs about 1.5% of a valid call,
-// so each marker notes only what its raise needs (CSRHotRaise.m).
-
-/// `replaceCharactersInRange:withString:` and `getCharacters:range:`: the receiver's class and the stack pointer. Its class is read without a
-/// nil check: the original this marker calls (`csr_hot_marker_eligible`) reads the receiver's instance variables
-/// first, so a direct call of the implementation with nil crashes there as it would in the original (a message to
-/// nil never reaches an implementation).
-#define CSR_HOT_STACK_MARKER(NAME, TABLE, RECORD, SLOT)                                                    \
-    __attribute__((naked, used)) static void NAME##_##SLOT(void) {                                             \
-        __asm__ volatile("mov csr_hot_marker_records@gottpoff(%%rip), %%rax\n\t"                                \
-                         "mov (%%rdi), %%r11\n\t"                                                                \
-                         "mov %%r11, %%fs:%c1(%%rax)\n\t"                                                         \
-                         "mov %%rsp, %%fs:%c2(%%rax)\n\t"                                                         \
-                         "jmp *csr_hot_tables_local+%c0(%%rip)"                                                 \
-                         :: "i"(CSR_SLOT_ORIGINAL_OFFSET(TABLE, SLOT)), "i"(CSR_HOT_MARKER_FIELD(RECORD, cls)),  \
-                            "i"(CSR_HOT_MARKER_FIELD(RECORD, stack)));                                          \
-    }
-
-/// `array[i]`: the receiver's class and the return address (the frame it reaches is the receiver's `objectAtIndex:`,
-/// which may be an app's). NSArray's original answers a nil receiver with nil, so nil goes straight to it.
-#define CSR_HOT_SUBSCRIPT_MARKER(NAME, TABLE, RECORD, SLOT)                                                    \
-    __attribute__((naked, used)) static void NAME##_##SLOT(void) {                                             \
-        __asm__ volatile("test %%rdi, %%rdi\n\t"                                                                 \
-                         "je 1f\n\t"                                                                              \
-                         "mov csr_hot_marker_records@gottpoff(%%rip), %%rax\n\t"                                \
-                         "mov (%%rdi), %%r11\n\t"                                                                \
-                         "mov %%r11, %%fs:%c1(%%rax)\n\t"                                                         \
-                         "mov (%%rsp), %%r11\n\t"                                                                \
-                         "mov %%r11, %%fs:%c2(%%rax)\n"                                                            \
-                         "1:\tjmp *csr_hot_tables_local+%c0(%%rip)"                                             \
-                         :: "i"(CSR_SLOT_ORIGINAL_OFFSET(TABLE, SLOT)), "i"(CSR_HOT_MARKER_FIELD(RECORD, cls)),  \
-                            "i"(CSR_HOT_MARKER_FIELD(RECORD, returnAddress)));                                  \
-    }
-#define CSR_HOT_MARKER_TABLE(NAME, MARKER, TABLE, RECORD)                                                        \
-    CSR_SLOTS(MARKER, NAME, TABLE, RECORD)                                                                      \
-    static const CSRIMP NAME##_pool[CSR_HOT_READ_POOL_SIZE] = { CSR_SLOTS(CSR_POOL_ENTRY, NAME) };
-
-CSR_HOT_MARKER_TABLE(csr_hot_marker_replace_characters, CSR_HOT_STACK_MARKER, CSRHotMutableStringReplaceCharacters,
-                    CSRHotMarkerReplace)
-CSR_HOT_MARKER_TABLE(csr_hot_marker_get_characters, CSR_HOT_STACK_MARKER, CSRHotStringGetCharactersRange,
-                    CSRHotMarkerGetCharacters)
-CSR_HOT_MARKER_TABLE(csr_hot_marker_object_at_indexed_subscript, CSR_HOT_SUBSCRIPT_MARKER,
-                    CSRHotArrayObjectAtIndexedSubscript, CSRHotMarkerSubscript)
-
-
-static const CSRIMP *csr_hot_marker_pool(int tableIndex) {
-    switch (tableIndex) {
-        case CSRHotArrayObjectAtIndexedSubscript: return csr_hot_marker_object_at_indexed_subscript_pool;
-        case CSRHotMutableStringReplaceCharacters: return csr_hot_marker_replace_characters_pool;
-        case CSRHotStringGetCharactersRange: return csr_hot_marker_get_characters_pool;
-        default: return NULL;
-    }
-}
-#endif
-
-#if !CSR_HOT_MARKERS_AVAILABLE
-const CSRHotMarkerRecord *csr_hot_marker_record(int tableIndex) {
-    (void)tableIndex;
-    return NULL;
-}
-#endif
-
-CSRIMP csr_hot_marker(int tableIndex, long slot) {
-#if CSR_HOT_MARKERS_AVAILABLE
-    const CSRIMP *pool = csr_hot_marker_pool(tableIndex);
-    if (pool == NULL || slot < 0 || slot >= CSR_HOT_READ_POOL_SIZE) return NULL;
-    uintptr_t original = __atomic_load_n(&csr_hot_tables[tableIndex].originals[slot], __ATOMIC_ACQUIRE);
-    return original != 0 && csr_hot_marker_eligible(tableIndex, (CSRIMP)original) ? pool[slot] : NULL;
-#else
-    (void)tableIndex; (void)slot;
-    return NULL;
-#endif
-}
-
-bool csr_hot_markers_supported(int tableIndex) {
-#if CSR_HOT_MARKERS_AVAILABLE
-    return csr_hot_marker_pool(tableIndex) != NULL && csr_hot_raise_hook() != NULL;
-#else
-    (void)tableIndex;
-    return false;
-#endif
-}
-
-int csr_hot_marker_table(uintptr_t function, long *slot) {
-#if CSR_HOT_MARKERS_AVAILABLE
-    static const int tables[] = { CSRHotArrayObjectAtIndexedSubscript, CSRHotMutableStringReplaceCharacters,
-                                  CSRHotStringGetCharactersRange };
-    for (size_t t = 0; t < sizeof tables / sizeof *tables; t++) {
-        const CSRIMP *pool = csr_hot_marker_pool(tables[t]);
-        for (long index = 0; index < CSR_HOT_READ_POOL_SIZE; index++) {
-            if (csr_strip_code_pointer((const void *)pool[index]) != csr_strip_code_pointer((const void *)function)) continue;
-            *slot = index;
-            return tables[t];
-        }
-    }
-#else
-    (void)function;
-#endif
-    *slot = -1;
-    return -1;
-}
 
 /// The out-of-line path of a table's slot trampolines (for the nesting check).
 static CSRIMP csr_hot_read_inherited(int tableIndex) {
@@ -340,70 +200,33 @@ typedef struct CSRFrameSearch {
     int family;
     /// Calls of the selector through a trampoline seen so far, innermost first.
     int calls;
-    /// The outer call, when found: -2 a trampoline, or a marker's hot table.
-    int outer;
     /// Frames left to look at: nested calls sit a few frames apart, and every frame costs the unwinder a lookup.
     int framesLeft;
     /// The previous frame was a table's out-of-line path: its slot trampoline's frame (if the call was not a tail
     /// call) belongs to the same call.
     int inheritedTable;
-    /// The previous frame was a trampoline of the family.
-    bool afterTrampoline;
 } CSRFrameSearch;
 
-/// Whether the previous frame, a trampoline, was entered from a marker of `tableIndex` by a jump: the calling thread's
-/// record of the marker has that frame's return address (`ip`, the frame's instruction pointer in the walk).
-/// Only for naming the call in a report: a stale record that happens to match names `array[i]` for an
-/// `objectAtIndex:` made from the same instruction.
-static bool csr_hot_read_entered_from_marker(uintptr_t ip, int tableIndex) {
-    const CSRHotMarkerRecord *record = csr_hot_marker_record(tableIndex);
-    return record != NULL && record->returnAddress == ip;
-}
-
-/// One frame of the walk: `ip` its instruction pointer (a return address), `start` the start of its function.
-/// false ends the walk.
-static bool csr_hot_read_visit_frame(CSRFrameSearch *search, uintptr_t ip, uintptr_t start) {
-    if (search->framesLeft-- == 0) return false;
-    // A marker jumped into the trampoline's call below: the marker's is the call the app made (`array[i]`, the only
-    // marker whose original sends another hot read).
-    if (search->afterTrampoline && search->family == csr_hot_read_family(CSRHotArrayObjectAtIndexedSubscript)
-        && csr_hot_read_entered_from_marker(ip, CSRHotArrayObjectAtIndexedSubscript)) {
-        search->outer = CSRHotArrayObjectAtIndexedSubscript;
-        return false;
-    }
+/// One frame of the walk, `start` the start of its function: whether it is an outer call of the search's family.
+static bool csr_hot_read_frame_is_outer_call(CSRFrameSearch *search, uintptr_t start) {
     bool inherited = false;
     int tableIndex = csr_hot_read_table_of(start, &inherited);
     bool sameCall = tableIndex >= 0 && !inherited && tableIndex == search->inheritedTable;
     search->inheritedTable = inherited ? tableIndex : -1;
-    search->afterTrampoline = tableIndex >= 0 && csr_hot_read_family(tableIndex) == search->family;
-    if (!search->afterTrampoline || sameCall) return true;
+    if (tableIndex < 0 || csr_hot_read_family(tableIndex) != search->family || sameCall) return false;
     // The first call is the trampoline asking; a second is an outer call of the same family.
-    if (++search->calls < 2) return true;
-    search->outer = -2;
-    return false;
+    return ++search->calls >= 2;
 }
 
-#if defined(__APPLE__)
-static _Unwind_Reason_Code csr_hot_read_visit_unwind_frame(struct _Unwind_Context *context, void *argument) {
-    bool goOn = csr_hot_read_visit_frame((CSRFrameSearch *)argument,
-                                         csr_strip_code_pointer((const void *)_Unwind_GetIP(context)),
-                                         csr_strip_code_pointer((const void *)_Unwind_GetRegionStart(context)));
-    return goOn ? _URC_NO_REASON : _URC_END_OF_STACK;
-}
-#endif
-
-static int csr_hot_read_outer_call(CSRHookTable *table) {
-    CSRFrameSearch search = { csr_hot_read_family((int)(table - csr_hot_tables)), 0, -1, 8, -1, false };
-#if defined(__APPLE__)
-    _Unwind_Backtrace(csr_hot_read_visit_unwind_frame, &search);
-#else
-    // The same walk every stack capture makes here (csr_backtrace: every read checked); frame 0 is csr_backtrace's.
+static bool csr_hot_read_has_outer_call(CSRHookTable *table) {
+    CSRFrameSearch search = { csr_hot_read_family((int)(table - csr_hot_tables)), 0, 8, -1 };
+    // The walk every stack capture makes (csr_backtrace: every read checked); frame 0 is csr_backtrace's.
     void *frames[10];
     int count = csr_backtrace(frames, 10);
-    for (int index = 1; index < count; index++) {
+    for (int index = 1; index < count && search.framesLeft-- > 0; index++) {
         uintptr_t ip = (uintptr_t)frames[index];
-        if (!csr_hot_read_visit_frame(&search, ip, (uintptr_t)csr_enclosing_function((const void *)(ip - 1)))) break;
+        if (csr_hot_read_frame_is_outer_call(&search, (uintptr_t)csr_enclosing_function((const void *)(ip - 1))))
+            return true;
     }
-#endif
-    return search.outer;
+    return false;
 }

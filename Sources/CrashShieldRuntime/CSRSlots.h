@@ -21,14 +21,4 @@
 /// The pool's table of addresses: `static const CSRIMP name_pool[] = { CSR_SLOTS(CSR_POOL_ENTRY, name) };`.
 #define CSR_POOL_ENTRY(NAME, SLOT) (CSRIMP)NAME##_##SLOT,
 
-#if !defined(__APPLE__) && defined(__x86_64__)
-/// `csr_hot_tables` under a hidden name (CSRHookTable.c), for trampolines written in assembly: a hidden symbol is
-/// reached directly (`csr_hot_tables_local+offset(%rip)`), without the GOT, also from a shared object.
-extern CSRHookTable csr_hot_tables_local[CSRHotTableCount];
-
-/// The offset of `originals[slot]` of hot table `table` in `csr_hot_tables`, for an assembly operand.
-#define CSR_SLOT_ORIGINAL_OFFSET(TABLE, SLOT)                                                                   \
-    (sizeof(CSRHookTable) * (TABLE) + offsetof(CSRHookTable, originals) + sizeof(uintptr_t) * (SLOT))
-#endif
-
 #endif

@@ -55,10 +55,6 @@ public struct Configuration: Sendable {
     public static let defaultMainThreadOnlyMethods: [String: [String]] = [
         "UIView": ["setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded"]
     ]
-    /// How the hottest reads (`objectAtIndex:`, `array[i]`) are protected: `.atRaise` (default) leaves the methods
-    /// whose failure can be recovered when it is raised unhooked, `.trampolines` hooks them all (see
-    /// `HotReadRecovery`).
-    @_spi(CrashShieldTools) public var hotReadRecovery = HotReadRecovery.atRaise
 
     public init(
         guards: GuardCategory = .productionSafe, mode: GuardMode = .release,

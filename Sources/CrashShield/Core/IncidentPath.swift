@@ -68,9 +68,6 @@ struct Incident {
         /// The replacement that stopped the call, to find the caller's frame.
         var implementation: UnsafeRawPointer?
         var callSite: CallSite = .directCaller
-        /// The replacement's frame and its caller, when the hook already walked to them (recovery at the raise): the
-        /// verdict then needs no walk of its own.
-        var knownFrames: CallStack.KnownFrames?
     }
 
     /// How a call that is not recovered goes on.
@@ -121,7 +118,7 @@ struct Incident {
         _ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?, _ violation: Violation,
         details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
         point: AnyHookPoint? = nil, implementation: UnsafeRawPointer? = nil, callSite: CallSite = .directCaller,
-        knownFrames: CallStack.KnownFrames? = nil, unrecovered: Unrecovered = .original
+        unrecovered: Unrecovered = .original
     ) {
         self.category = category
         subject = Subject(receiver: receiver)
@@ -129,20 +126,18 @@ struct Incident {
         self.violation = violation
         self.details = details
         self.raised = raised
-        site = Site(
-            implementation: implementation ?? point?.replacementAddress, callSite: callSite,
-            knownFrames: knownFrames)
+        site = Site(implementation: implementation ?? point?.replacementAddress, callSite: callSite)
         self.unrecovered = unrecovered
         recoversFoundationCallers = callSite != .pastForwarding
         hookIsActive = point?.isActive(for: receiver) ?? true
     }
 
-    /// An incident that is not a method call on a live receiver (an observer that died, a timer whose target is gone,
-    /// a marker's call): named by its subject.
+    /// An incident that is not a method call on a live receiver (an observer that died, a timer whose target is gone):
+    /// named by its subject.
     init(
         _ category: GuardCategory, subject: Subject, selector: String, _ violation: Violation,
         details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
-        implementation: UnsafeRawPointer?, knownFrames: CallStack.KnownFrames? = nil, alreadyHandled: Bool = false,
+        implementation: UnsafeRawPointer?, alreadyHandled: Bool = false,
         unrecovered: Unrecovered = .original
     ) {
         self.category = category
@@ -151,7 +146,7 @@ struct Incident {
         self.violation = violation
         self.details = details
         self.raised = raised
-        site = Site(implementation: implementation, knownFrames: knownFrames)
+        site = Site(implementation: implementation)
         self.unrecovered = unrecovered
         self.alreadyHandled = alreadyHandled
         recoversFoundationCallers = true
@@ -215,11 +210,9 @@ enum IncidentPath {
         // The verdict needs the call site only (a cheap walk when it can); the whole stack is walked for a detailed
         // report only if the verdict's walk did not already.
         let site = incident.site
-        let location =
-            site.knownFrames.flatMap(CallStack.directCaller)
-            ?? CallStack.locateCaller(
-                of: site.implementation, callSite: site.callSite,
-                maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
+        let location = CallStack.locateCaller(
+            of: site.implementation, callSite: site.callSite,
+            maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
         let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
         if !incident.recoversFoundationCallers,
             location.directCallerIsFoundation

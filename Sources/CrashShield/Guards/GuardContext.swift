@@ -46,12 +46,7 @@ final class GuardContext {
     /// own; NSArray's generic `getObjects:range:`, which app subclasses use, under GSArray's): `layers[0]` on the
     /// outermost owners, `layers[1]` on owners below one of those, and so on. Each layer is a separate hook point
     /// (its own table of originals), so an override calling `super` reaches the next layer's hook, never its own.
-    /// `leaveUnhooked`: asked for each owner before its layer is installed; true keeps that owner unhooked (its
-    /// failure is recovered where it is raised), without changing the layer of the owners below it.
-    func install(
-        layers: [AnyHookPoint], onOwnersIn family: ClassFamily,
-        leaveUnhooked: (AnyHookPoint, ObjCClass) throws -> Bool = { _, _ in false }
-    ) throws {
+    func install(layers: [AnyHookPoint], onOwnersIn family: ClassFamily) throws {
         guard let selector = layers.first?.selector else { return }
         var owners: [ObjCClass] = []
         for member in family.roots + family.members {
@@ -68,7 +63,6 @@ final class GuardContext {
                     class: owner.name, selector: selector.name,
                     existing: above.map(\.name).joined(separator: ","))
             }
-            if try leaveUnhooked(layers[above.count], owner) { continue }
             try install(layers[above.count], on: [owner])
         }
     }

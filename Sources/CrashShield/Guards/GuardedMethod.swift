@@ -32,17 +32,13 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     let category: GuardCategory
     /// The hot table whose check-first trampolines (CSRCheckFirst.h) stand in front of `replacement`, if any.
     private let checkFirst: Int32?
-    /// Where the running Foundation allows them, markers instead of the check-first trampolines (CSRHotReads.h).
-    private let markers: MarkerSwitch?
-    /// The hint of the failure a marker's original raises (`MarkedFailurePolicy`).
-    let hint: String
     /// Whether a call made by Foundation's own code (the replacement's direct caller) is recovered: true, except for a
     /// method declared `leavingFoundationCallersAlone()`.
     private(set) var recoversFoundationCallers = true
     /// The replacements of the layers above this point (height 1, 2...): each passes its own layer (`layer(_:)`) on.
     private let outerReplacements: [Signature]
     /// Those layers, each made when first asked for (a table of originals each): plain points, without check-first
-    /// trampolines or markers, read lock-free by their replacements.
+    /// trampolines, read lock-free by their replacements.
     private let outerLayers: [ManagedAtomicLazyReference<GuardedMethod<Signature>>]
 
     init(
@@ -51,8 +47,6 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     ) {
         self.category = category
         checkFirst = nil
-        markers = nil
-        hint = ""
         outerReplacements = outer
         outerLayers = outer.map { _ in ManagedAtomicLazyReference() }
         super.init(selector, kind: kind, hotTable: hotTable, replacement: replacement)
@@ -68,11 +62,10 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     /// A check-first method with layers (the layers above it have no trampolines).
     convenience init(
         _ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst tableIndex: Int32,
-        markerHint: String? = nil, layers: [Signature]
+        layers: [Signature]
     ) {
         self.init(
-            selector, category, kind: kind, checkFirst: tableIndex, markerHint: markerHint,
-            outer: Array(layers.dropFirst()),
+            selector, category, kind: kind, checkFirst: tableIndex, outer: Array(layers.dropFirst()),
             replacement: layers[0])
     }
 
@@ -97,34 +90,21 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     /// A method whose precondition a C trampoline of hot table `tableIndex` checks (CSRCheckFirst.h names each table's
     /// check), with `replacement` checking exactly that: each installed class gets the trampoline, which jumps to the
     /// original when the check passes and hands every other call to `replacement`.
-    ///
-    /// `markerHint`: the table also has markers (CSRHotReads.h) for originals that raise the precondition's failure
-    /// before changing anything; a class whose original is one gets the marker while `allowMarkers(in:)` allows it,
-    /// and its failure, recovered at the raise, is reported with this hint.
     init(
         _ selector: ObjCSelector, _ category: GuardCategory, kind: MethodKind = .instance, checkFirst tableIndex: Int32,
-        markerHint: String? = nil, outer: [Signature] = [], replacement: Signature
+        outer: [Signature] = [], replacement: Signature
     ) {
         self.category = category
         checkFirst = tableIndex
-        markers = markerHint.map { _ in MarkerSwitch(tableIndex) }
-        hint = markerHint ?? ""
         outerReplacements = outer
         outerLayers = outer.map { _ in ManagedAtomicLazyReference() }
         super.init(selector, kind: kind, hotTable: csr_hot_table(tableIndex), replacement: replacement)
         csr_check_first_set_replacement(tableIndex, self.replacement)
     }
 
-    /// Lets the installs that follow use markers (`Configuration.hotReadRecovery`); no effect without them.
-    func allowMarkers(in context: GuardContext) throws {
-        try markers?.allow(in: context)
-    }
-
-    /// The slot's marker where allowed, else its check-first trampoline where the point has them and the pool
-    /// lasts; `replacement` otherwise.
+    /// The slot's check-first trampoline where the point has them and the pool lasts; `replacement` otherwise.
     override func replacement(forSlot slot: Int) -> CSRIMP {
-        if let marker = markers?.marker(forSlot: slot) { return marker }
-        return checkFirst.flatMap { csr_check_first_trampoline($0, slot) } ?? replacement
+        checkFirst.flatMap { csr_check_first_trampoline($0, slot) } ?? replacement
     }
 
     /// The one shape of a guarded call. No violation: `call` runs the original. A violation: the failure path decides
@@ -203,8 +183,6 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
         return self
     }
 }
-
-extension GuardedMethod: MarkedFailurePolicy {}
 
 /// `[receiver count]`.
 @inline(__always)

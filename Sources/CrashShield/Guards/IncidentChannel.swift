@@ -1,7 +1,7 @@
 import CrashShieldRuntime.Internal
 
 /// The C layer's one channel to the incident path (CSRIncident.h): every C replacement that stopped a call (a hot-read
-/// trampoline, the raise hook, a variadic trampoline, a zombie) hands a `CSRIncident` here; it becomes an `Incident`
+/// trampoline, a variadic trampoline, a zombie, a dropped WebKit panel handler) hands a `CSRIncident` here; it becomes an `Incident`
 /// and `IncidentPath.handle` judges it and carries the verdict out. Registered before any such replacement is
 /// installed.
 enum IncidentChannel {
@@ -12,7 +12,6 @@ enum IncidentChannel {
 
     /// true: recover.
     static func handle(_ c: CSRIncident) -> Bool {
-        let frames = CallStack.KnownFrames(own: UInt(c.returnAddress), caller: UInt(c.callerAddress))
         let incident: Incident?
         switch c.source {
         case CSRIncidentHotRead:
@@ -20,14 +19,6 @@ enum IncidentChannel {
                 return false
             }
             incident = HotReadResolver.incident(point, c.implementation, c.receiver, UInt(c.argument), c.exception)
-        case CSRIncidentRaise:
-            incident = RaiseRecovery.incident(
-                raisedBy: c.implementation, table: c.hotTable, c.receiver,
-                UInt(c.argument), c.exception, frames: frames)
-        case CSRIncidentMarker:
-            incident = RaiseRecovery.incident(
-                markedBy: c.implementation, table: c.hotTable, c.cls, c.receiver,
-                UInt(c.argument), c.exception, frames: frames)
         case CSRIncidentVariadic:
             incident = VariadicHookPoint.incident(c.table, c.receiver, c.selector, count: UInt(c.argument))
         case CSRIncidentZombie:

@@ -35,12 +35,6 @@ void csr_check_first_set_replacement(int tableIndex, CSRIMP replacement);
 /// or a slot past the pool: install the Swift replacement itself).
 CSRIMP csr_check_first_trampoline(int tableIndex, long slot);
 
-/// GNUstep (GCC's libobjc, the old string ABI): `cls` is the class of constant strings (`+[NSString
-/// constantStringClass]`); the range checks read an ASCII literal's length from its bytes instead of sending `length`,
-/// which decodes them (CSRCheckFirst.c). false where the class's instance variables are not the old ABI's (then every
-/// string is asked `length`), and always on Apple platforms. Idempotent; for the life of the process.
-bool csr_check_first_set_constant_strings(CSRClass cls);
-
 // Answer-first trampolines, for a hooked method whose replacement only matters when the original has no answer
 // (`methodSignatureForSelector:` answering nil, in hot tables CSRHotObjectMethodSignature and
 // CSRHotClassMethodSignature): the slot's trampoline calls the class's original and returns a non-nil answer as it is;

@@ -1,8 +1,7 @@
 // CSRIncident.h: the one channel through which the C layer hands a stopped call to Swift's incident path.
 //
-// Every C replacement that finds a failure (a hot-read trampoline that caught an exception, the raise hook that found
-// a protected implementation's or a marker's failure, a variadic trampoline that read an invalid list, a message to a
-// zombie) fills one `CSRIncident` on its cold path and calls `csr_incident_report`. Swift registers the one handler
+// Every C replacement that finds a failure (a hot-read trampoline that caught an exception, a variadic trampoline
+// that read an invalid list, a message to a zombie, a WKWebView panel handler dropped uncalled) fills one `CSRIncident` on its cold path and calls `csr_incident_report`. Swift registers the one handler
 // (`csr_incident_set_handler`) before it installs any of them; the handler judges the incident and carries the verdict
 // out (it may raise Foundation's exception: the C frames between unwind normally). Valid calls never reach here.
 #ifndef CSR_INCIDENT_H
@@ -19,12 +18,6 @@ typedef enum CSRIncidentSource {
     /// A hot-read trampoline (CSRHotReads.h) caught `exception`, raised by its original for `argument` (the index).
     /// `table`: the hook point's table; `implementation`: the trampoline.
     CSRIncidentHotRead = 1,
-    /// The raise hook (CSRHotRaise.h, recovery at the raise): `implementation`, protected for hot table `hotTable`,
-    /// raised `exception`, which names `receiver` and `argument`.
-    CSRIncidentRaise,
-    /// The raise hook: the call a marker of hot table `hotTable` noted, on a receiver of class `cls`, raised
-    /// `exception` in `implementation`; `receiver` when the exception names it, NULL otherwise.
-    CSRIncidentMarker,
     /// A variadic trampoline (CSRVariadic.h) read an invalid call: `table`: the hook point's table; `argument`: for an
     /// objects-and-keys list, how many objects precede the nil; 0 for a format.
     CSRIncidentVariadic,
@@ -41,8 +34,6 @@ typedef struct CSRIncident {
     CSRIncidentSource source;
     /// The hook point's table (hot reads, variadic trampolines).
     CSRHookTable *table;
-    /// The hot table's index (CSRHotStringCharacterAtIndex, ...: recovery at the raise and markers).
-    int hotTable;
     /// The replacement or implementation that stopped (or raised for) the call.
     CSRIMP implementation;
     CSRClass cls;
@@ -51,9 +42,6 @@ typedef struct CSRIncident {
     uintptr_t argument;
     /// The exception the original raised (any object thrown).
     CSRObject exception;
-    /// Recovery at the raise: a return address in the stopped frame, and its caller's.
-    uintptr_t returnAddress;
-    uintptr_t callerAddress;
 } CSRIncident;
 
 /// true: recover (the source returns a zero value or skips the call); false: go on as without CrashShield (call the

@@ -11,7 +11,6 @@
 #include "CSRHookTable.h"
 #include "CSRIncident.h"
 #include "CSRHotReads.h"
-#include "CSRHotRaise.h"
 #include "CSRCheckFirst.h"
 #include "CSRVariadic.h"
 #include "CSRObservation.h"

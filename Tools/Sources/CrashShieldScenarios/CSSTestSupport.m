@@ -151,25 +151,6 @@ void css_test_signature_object_text(void *object, char *out, unsigned long size)
 
 void *css_test_string_class(void) { return (__bridge void *)[NSString class]; }
 
-__attribute__((noinline)) static void css_record_return_address(unsigned long *site) {
-    *site = (unsigned long)__builtin_extract_return_addr(__builtin_return_address(0));
-    __asm__ volatile("" ::: "memory");
-}
-
-/// Called through a pointer the compiler cannot see through, so each call may throw and keeps its call site.
-static void (*volatile css_recorder)(unsigned long *) = css_record_return_address;
-
-static void css_release_buffer(void **buffer) { free(*buffer); }
-
-__attribute__((noinline)) void css_test_cleanup_call_sites(unsigned long sites[2]) {
-    css_recorder(&sites[0]);
-    {
-        __attribute__((cleanup(css_release_buffer))) void *buffer = malloc(16);
-        css_recorder(&sites[1]);
-        __asm__ volatile("" :: "r"(buffer) : "memory");
-    }
-}
-
 int css_test_strings(void **out, int max) {
     unichar wide[] = { 0x3b1, 0x3b2, 0x3b3 };
     NSString *strings[] = {

@@ -29,10 +29,6 @@ struct BenchCommand: ParsableCommand {
         help:
             "With --kernel: unguarded, guarded (the kernel's own guard), or stopped (started and stopped first), or used-stopped (stopped after a guarded warm-up)."
     ) var mode = "unguarded"
-    @Option(
-        help:
-            "With --kernel: the hot reads' recovery, trampolines (what Apple runs) or atRaise (GNUstep's recovery at the raise and markers)."
-    ) var recovery = HotReadRecovery.atRaise.rawValue
     @Option(help: "Only start() and stop() this many times with the production-safe guards (for perf record).")
     var startProfile: Int?
     @Option(help: "With --start-profile: app classes registered at run time first.") var profileExtraClasses: Int32 = 0
@@ -51,18 +47,10 @@ struct BenchCommand: ParsableCommand {
             return
         }
         let firstStart = try StartStop.measureFirst()
-        let apple = HotReadRecovery.trampolines, gnustep = HotReadRecovery.atRaise
         let results = BenchResults(
-            apple: PathResults(
-                recovery: apple, hot: try HotCalls.measure(iterations: iterations, runs: runs, recovery: apple),
-                app: try AppWorkload.measure(iterations: appIterations, runs: runs, recovery: apple),
-                stopped: try StoppedCalls.measure(calls: stoppedCalls, recovery: apple)),
-            gnustep: PathResults(
-                recovery: gnustep,
-                hot: try HotCalls.measure(
-                    iterations: iterations, runs: runs, recovery: gnustep, only: Kernels.gnustepExtras),
-                app: try AppWorkload.measure(iterations: appIterations, runs: runs, recovery: gnustep),
-                stopped: try StoppedCalls.measure(calls: stoppedCalls, recovery: gnustep, only: Kernels.gnustepStopped)),
+            hot: try HotCalls.measure(iterations: iterations, runs: runs),
+            app: try AppWorkload.measure(iterations: appIterations, runs: runs),
+            stopped: try StoppedCalls.measure(calls: stoppedCalls),
             startStop: try StartStop.measure(runs: startRuns, extraClasses: extraClasses) + [firstStart],
             instructions: try instructions.map(InstructionCounts.init(path:)))
         print(
@@ -85,10 +73,7 @@ struct BenchCommand: ParsableCommand {
                 "no kernel named \(name); kernels: \((Kernels.hot.map(\.name) + [AppWorkload.name]).joined(separator: ", "))"
             )
         }
-        guard let recovery = HotReadRecovery(rawValue: recovery) else {
-            throw ValidationError("--recovery is trampolines or atRaise")
-        }
-        let configuration = Kernels.configuration(for: entry.guardName, recovery: recovery)
+        let configuration = Kernels.configuration(for: entry.guardName)
         switch mode {
         case "unguarded": break
         case "guarded": try CrashShield.start(configuration)

@@ -29,18 +29,9 @@ enum Kernels {
         return (0..<Int(count)).map { Kernel(entries[$0]) }
     }
 
-    /// The hot calls and stopped calls whose guarded path differs under `HotReadRecovery.atRaise` (GNUstep only):
-    /// left unhooked and recovered at the raise (`objectAtIndex:`, `characterAtIndex:`), a marker (`array[i]`), and
-    /// the app workload, which makes those calls, `replaceCharactersInRange:withString:` and `getCharacters:range:`
-    /// (markers too).
-    static let gnustepExtras: Set<String> = ["objectAtIndex:", "array[i]", "characterAtIndex:", AppWorkload.name]
-    static let gnustepStopped: Set<String> = ["objectAtIndex: past the end"]
-
     /// Release mode. "productionSafe": `Configuration.production`'s guards; otherwise one guard ("zombie/stack":
-    /// zombies with deallocation stacks). The main-thread guard gets the benchmark's stand-in view class. `recovery`:
-    /// `.trampolines` is what Apple runs (every hot read behind its C trampoline), `.atRaise` adds the GNUstep-only
-    /// recovery at the raise and markers (this build's default).
-    static func configuration(for guardName: String, recovery: HotReadRecovery) -> Configuration {
+    /// zombies with deallocation stacks). The main-thread guard gets the benchmark's stand-in view class.
+    static func configuration(for guardName: String) -> Configuration {
         var configuration: Configuration
         if guardName == "productionSafe" {
             configuration = .production
@@ -50,14 +41,8 @@ enum Kernels {
             if parts.count > 1, parts[1] == "stack" { configuration.zombies.recordsDeallocationStack = true }
             configuration.mainThreadOnlyMethods = ["CSBView": ["setNeedsLayout"]]
         }
-        configuration.hotReadRecovery = recovery
         return configuration
     }
-}
-
-extension HotReadRecovery {
-    /// The code paths a measurement runs: Apple's (`.trampolines`) or GNUstep's extras (`.atRaise`).
-    var paths: String { self == .trampolines ? "Apple" : "GNUstep" }
 }
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
@@ -74,18 +59,15 @@ struct Timing {
 }
 
 enum HotCalls {
-    /// Each run: every kernel unguarded, then each with its own guard on; the after-stop runs last. `only`: the
-    /// kernels measured (all when nil).
-    static func measure(
-        iterations: UInt, runs: Int, recovery: HotReadRecovery, only: Set<String>? = nil
-    ) throws -> [Timing] {
-        let kernels = Kernels.hot.filter { only?.contains($0.name) ?? true }
+    /// Each run: every kernel unguarded, then each with its own guard on; the after-stop runs last.
+    static func measure(iterations: UInt, runs: Int) throws -> [Timing] {
+        let kernels = Kernels.hot
         var unguarded: [String: [Double]] = [:], guarded: [String: [Double]] = [:], stopped: [String: [Double]] = [:]
         for kernel in kernels { _ = kernel.kernel(iterations / 4) }  // warm up caches and dispatch tables
         for _ in 0..<runs {
             for kernel in kernels { unguarded[kernel.name, default: []].append(kernel.kernel(iterations)) }
             for kernel in kernels {
-                try CrashShield.start(Kernels.configuration(for: kernel.guardName, recovery: recovery))
+                try CrashShield.start(Kernels.configuration(for: kernel.guardName))
                 guarded[kernel.name, default: []].append(kernel.kernel(iterations))
                 CrashShield.stop()
             }
@@ -108,7 +90,7 @@ enum AppWorkload {
     /// Rounds of: unguarded, guarded (`Configuration.production`), after stop(). The first unguarded run comes
     /// before any start(); later ones follow the previous round's after-stop run. Every run must compute the same
     /// checksum (a guard must not change a valid call's result).
-    static func measure(iterations: UInt, runs: Int, recovery: HotReadRecovery) throws -> Timing {
+    static func measure(iterations: UInt, runs: Int) throws -> Timing {
         var unguarded: [Double] = [], guarded: [Double] = [], afterStop: [Double] = []
         var checksums = Set<UInt>()
         func run(into times: inout [Double]) {
@@ -118,7 +100,7 @@ enum AppWorkload {
         _ = csb_app_workload(max(iterations / 4, 1))
         for _ in 0..<runs {
             run(into: &unguarded)
-            try CrashShield.start(Kernels.configuration(for: "productionSafe", recovery: recovery))
+            try CrashShield.start(Kernels.configuration(for: "productionSafe"))
             run(into: &guarded)
             CrashShield.stop()
             run(into: &afterStop)
@@ -182,11 +164,9 @@ enum StartStop {
 /// Nanoseconds per stopped call, per guard family (the same call site over and over: after the first captures a
 /// second, an occurrence costs the failure path and a counter).
 enum StoppedCalls {
-    static func measure(
-        calls: UInt, recovery: HotReadRecovery, only: Set<String>? = nil
-    ) throws -> [(kernel: Kernel, ns: Double, reported: Int)] {
-        try Kernels.stopped.filter { only?.contains($0.name) ?? true }.map { kernel in
-            try CrashShield.start(Kernels.configuration(for: kernel.guardName, recovery: recovery))
+    static func measure(calls: UInt) throws -> [(kernel: Kernel, ns: Double, reported: Int)] {
+        try Kernels.stopped.map { kernel in
+            try CrashShield.start(Kernels.configuration(for: kernel.guardName))
             let ns = kernel.kernel(calls)
             let reported = CrashShield.reports.reduce(0) { $0 + $1.occurrences }
             CrashShield.stop()
@@ -198,8 +178,8 @@ enum StoppedCalls {
     }
 }
 
-/// What scripts/bench-instructions.sh wrote: per kernel and hot-read recovery, the instructions of the unguarded, the
-/// guarded and the stopped run.
+/// What scripts/bench-instructions.sh wrote: per kernel, the instructions of the unguarded, the guarded and the stopped
+/// run.
 struct InstructionCounts {
     let path: String
     let counts: [String: (unguarded: Double, guarded: Double, stopped: Double?)]
@@ -210,19 +190,13 @@ struct InstructionCounts {
         for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") where !line.hasPrefix("#")
         {
             let fields = line.split(separator: "\t").map(String.init)
-            guard fields.count >= 4, let u = Double(fields[2]), let g = Double(fields[3]) else { continue }
-            counts[Self.key(fields[0], fields[1])] = (u, g, fields.count >= 5 ? Double(fields[4]) : nil)
+            guard fields.count >= 3, let u = Double(fields[1]), let g = Double(fields[2]) else { continue }
+            counts[fields[0]] = (u, g, fields.count >= 4 ? Double(fields[3]) : nil)
         }
         self.counts = counts
     }
 
-    private static func key(_ name: String, _ recovery: String) -> String { "\(name)\t\(recovery)" }
-
-    func ratio(_ name: String, _ recovery: HotReadRecovery) -> Double? {
-        counts[Self.key(name, recovery.rawValue)].map { $0.guarded / $0.unguarded }
-    }
+    func ratio(_ name: String) -> Double? { counts[name].map { $0.guarded / $0.unguarded } }
     /// Started and stopped, then measured: what is left once every hook is reverted.
-    func afterStopRatio(_ name: String, _ recovery: HotReadRecovery) -> Double? {
-        counts[Self.key(name, recovery.rawValue)].flatMap { c in c.stopped.map { $0 / c.unguarded } }
-    }
+    func afterStopRatio(_ name: String) -> Double? { counts[name].flatMap { c in c.stopped.map { $0 / c.unguarded } } }
 }

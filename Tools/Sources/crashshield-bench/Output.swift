@@ -2,57 +2,48 @@
 import CrashShieldBenchKernels
 import Foundation
 
-/// One set of code paths' measurements: Apple's (`.trampolines`) or GNUstep's extras (`.atRaise`).
-struct PathResults {
-    let recovery: HotReadRecovery
+/// Everything one benchmark run measured, printed as text or as BENCHMARKS.md. There is one set of code paths: the
+/// forms Apple compiles (C trampolines, Swift replacements, the incident path), run here on GNUstep.
+struct BenchResults {
     let hot: [Timing]
     let app: Timing
     let stopped: [(kernel: Kernel, ns: Double, reported: Int)]
-}
-
-/// Everything one benchmark run measured, printed as text or as BENCHMARKS.md: Apple's code paths first, then the
-/// GNUstep-only extras.
-struct BenchResults {
-    let apple: PathResults
-    let gnustep: PathResults
     let startStop: [StartStopTiming]
     let instructions: InstructionCounts?
 
-    /// The worst ratio among the production-safe guards' hot calls on Apple's paths (zombies are opt-in).
+    /// The worst ratio among the production-safe guards' hot calls (zombies are opt-in).
     private var worst: Timing {
-        apple.hot.filter { !$0.guardName.hasPrefix("zombie") }.max { $0.ratio < $1.ratio }!
+        hot.filter { !$0.guardName.hasPrefix("zombie") }.max { $0.ratio < $1.ratio }!
     }
 
-    private func instructionRatio(_ name: String, _ recovery: HotReadRecovery, format: String = "%.3fx") -> String {
-        instructions?.ratio(name, recovery).map { String(format: format, $0) } ?? "n/a"
+    private func instructionRatio(_ name: String) -> String {
+        instructions?.ratio(name).map { String(format: "%.3fx", $0) } ?? "n/a"
     }
 
-    private func instructionAfterStopRatio(_ name: String, _ recovery: HotReadRecovery) -> String {
-        instructions?.afterStopRatio(name, recovery).map { String(format: "%.3fx", $0) } ?? "n/a"
+    private func instructionAfterStopRatio(_ name: String) -> String {
+        instructions?.afterStopRatio(name).map { String(format: "%.3fx", $0) } ?? "n/a"
     }
 
     /// The last lines, in both formats.
     private var summary: [String] {
-        [apple, gnustep].map { paths in
-            let label = paths.recovery == .trampolines ? "Apple's paths" : "with GNUstep's extras"
-            return String(
-                format: "app workload, %@: guarded/unguarded %.2fx (instructions %@)", label, paths.app.ratio,
-                instructionRatio(paths.app.name, paths.recovery, format: "%.3fx"))
-        } + [
+        [
+            String(
+                format: "app workload: guarded/unguarded %.2fx (instructions %@)", app.ratio,
+                instructionRatio(app.name)),
             String(format: "start(): %.1f ms", startStop[0].start),
-            String(format: "worst guarded/unguarded ratio, Apple's paths: %.2fx (%@)", worst.ratio, worst.name),
+            String(format: "worst guarded/unguarded ratio: %.2fx (%@)", worst.ratio, worst.name),
         ]
     }
 
-    private func rows(_ paths: PathResults) -> [[String]] {
-        (paths.hot + [paths.app]).map { t in
-            let unit = t.name == paths.app.name ? 1e3 : 1  // the app workload in microseconds per screen load
-            let format = t.name == paths.app.name ? "%.1f us" : "%.2f ns"
+    private var rows: [[String]] {
+        (hot + [app]).map { t in
+            let unit = t.name == app.name ? 1e3 : 1  // the app workload in microseconds per screen load
+            let format = t.name == app.name ? "%.1f us" : "%.2f ns"
             return [
                 t.name, t.guardName, String(format: format, t.unguarded / unit),
                 String(format: format, t.guarded / unit),
                 String(format: "%.2fx", t.ratio), String(format: "%.2fx", t.afterStopRatio),
-                instructionRatio(t.name, paths.recovery), instructionAfterStopRatio(t.name, paths.recovery),
+                instructionRatio(t.name), instructionAfterStopRatio(t.name),
             ]
         }
     }
@@ -61,8 +52,8 @@ struct BenchResults {
         startStop.map { [$0.label, String(format: "%.1f ms", $0.start), String(format: "%.2f ms", $0.stop)] }
     }
 
-    private func stoppedRows(_ paths: PathResults) -> [[String]] {
-        paths.stopped.map {
+    private var stoppedRows: [[String]] {
+        stopped.map {
             [$0.kernel.name, $0.kernel.guardName, String(format: "%.2f us", $0.ns / 1e3), "\($0.reported)"]
         }
     }
@@ -75,12 +66,9 @@ struct BenchResults {
     private static let stoppedHeader = ["stopped call", "guard", "per call", "occurrences reported"]
 
     func text(settings: String) -> String {
-        var lines = ["benchmark (\(settings))", "", "Apple's code paths (hotReadRecovery trampolines)", ""]
-        lines += Self.columns([Self.callHeader] + rows(apple)) + [""]
-        lines += Self.columns([Self.stoppedHeader] + stoppedRows(apple)) + [""]
-        lines += ["GNUstep-only extras (hotReadRecovery atRaise: recovery at the raise, markers)", ""]
-        lines += Self.columns([Self.callHeader] + rows(gnustep)) + [""]
-        lines += Self.columns([Self.stoppedHeader] + stoppedRows(gnustep)) + [""]
+        var lines = ["benchmark (\(settings))", ""]
+        lines += Self.columns([Self.callHeader] + rows) + [""]
+        lines += Self.columns([Self.stoppedHeader] + stoppedRows) + [""]
         lines += Self.columns([Self.startHeader] + startRows) + [""]
         if instructions == nil {
             lines.append(
@@ -96,18 +84,12 @@ struct BenchResults {
             "Generated by `scripts/bench.sh --markdown > BENCHMARKS.md` on \(Machine.date()).", "",
             "Machine: \(Machine.description); \(toolchain); GNUstep Base \(Machine.gnustepBase).", "",
             "Settings: \(settings).", "", Self.howToRead, "",
-            "## Apple's code paths", "", Self.appleSection, "",
-            "### Calls and the app workload", "", Self.appleCalls, "",
+            "## Calls and the app workload", "", Self.callsSection, "",
         ]
-        lines += Self.table([Self.callHeader] + rows(apple))
-        lines += ["", "### One stopped call per guard family", "", Self.appleStopped, ""]
-        lines += Self.table([Self.stoppedHeader] + stoppedRows(apple))
-        lines += ["", "## GNUstep-only extras", "", Self.gnustepSection, ""]
-        lines += ["### Hot reads and the app workload with recovery at the raise", "", Self.gnustepCalls, ""]
-        lines += Self.table([Self.callHeader] + rows(gnustep))
-        lines += ["", "### Stopped calls recovered at the raise", "", Self.gnustepStopped, ""]
-        lines += Self.table([Self.stoppedHeader] + stoppedRows(gnustep))
-        lines += ["", "### start() and stop()", "", Self.startStopSection, ""]
+        lines += Self.table([Self.callHeader] + rows)
+        lines += ["", "## One stopped call per guard family", "", Self.stoppedSection, ""]
+        lines += Self.table([Self.stoppedHeader] + stoppedRows)
+        lines += ["", "## start() and stop()", "", Self.startStopSection, ""]
         lines += Self.table([Self.startHeader] + startRows)
         lines += ["", "## Summary (the benchmark's last lines)", "", "```"]
         return (lines + summary + ["```"]).joined(separator: "\n")
@@ -116,56 +98,34 @@ struct BenchResults {
     private static let howToRead = """
         ## How to read it
 
-        One release-build process. Each hot call runs unguarded and with only its own guard on (each guard's kernel \
-        is a valid call, so the guard must cost as little as possible), then after `stop()` (which must cost nothing: \
-        every implementation is back). The app workload is one screen load in Objective-C (build and parse JSON, fill \
-        40 models with KVC, sort them with sort descriptors, walk, format and cut strings, fill dictionaries and sets) \
-        with `Configuration.production`'s guards; its checksum must be the same in every mode. Wall-clock ratios on \
-        this shared 2-core VM move by about 0.1x between runs: quote ratios, not absolute times, and compare several \
-        runs. The instruction column (callgrind, `scripts/bench-instructions.sh`) is guarded/unguarded instructions \
-        of the same kernel, repeatable to the instruction whatever the machine is doing (each process runs with the \
-        same empty environment); it misses what instructions do not show (cache misses, branch mispredictions), so \
-        read both. `instructions after stop` is the same kernel after `start()` and `stop()`: every hook reverted, \
-        so what is left is the heap `start()` shaped (glibc's allocator merging free blocks at more work in the app \
-        workload; Apple platforms have another allocator). `worst guarded/unguarded ratio` is over the production-safe \
-        guards' calls on Apple's paths (the zombie guard is opt-in). A stopped call is the same bad call repeated at \
-        one call site: after the first 20 detailed captures a second it costs the failure path and a counter.
+        One release-build process, running the code an iPhone runs: the same C trampolines (the hot reads' `@try` \
+        trampolines, the check-first and answer-first trampolines), Swift replacements and incident path, built here \
+        for GNUstep; only the hook installation and the stack walk below them are the platform's own. Each hot call \
+        runs unguarded and with only its own guard on (each guard's kernel is a valid call, so the guard must cost as \
+        little as possible), then after `stop()` (which must cost nothing: every implementation is back). The app \
+        workload is one screen load in Objective-C (build and parse JSON, fill 40 models with KVC, sort them with \
+        sort descriptors, walk, format and cut strings, fill dictionaries and sets) with `Configuration.production`'s \
+        guards; its checksum must be the same in every mode. Wall-clock ratios on this shared 2-core VM move by about \
+        0.1x between runs: quote ratios, not absolute times, and compare several runs. The instruction column \
+        (callgrind, `scripts/bench-instructions.sh`) is guarded/unguarded instructions of the same kernel, repeatable \
+        to the instruction whatever the machine is doing (each process runs with the same empty environment); it \
+        misses what instructions do not show (cache misses, branch mispredictions), so read both. `instructions after \
+        stop` is the same kernel after `start()` and `stop()`: every hook reverted, so what is left is the heap \
+        `start()` shaped (glibc's allocator merging free blocks at more work in the app workload; Apple platforms have \
+        another allocator). `worst guarded/unguarded ratio` is over the production-safe guards' calls (the zombie \
+        guard is opt-in). A stopped call is the same bad call repeated at one call site: after the first 20 detailed \
+        captures a second it costs the failure path and a counter.
         """
-
-    private static let appleSection = """
-        The code that compiles for iOS, measured here on GNUstep with `hotReadRecovery = .trampolines` (every hot \
-        read behind its C `@try` trampoline, as on Apple): the check-first and answer-first trampolines, the Swift \
-        replacements, the incident path, the notification, KVO, timer, zombie and main-thread paths; Apple runs all \
-        of it, on its own runtime (the nil checks run here as their x86_64 assembly twins, the range checks read an \
-        ASCII literal's length from its bytes, and hooks are installed as below).
+    private static let callsSection = """
+        Each hot call with its own guard and the app workload with `Configuration.production`'s guards.
         """
-    private static let appleCalls = """
-        Each hot call with its own guard and the app workload with `Configuration.production`'s guards, through the \
-        trampolines and replacements Apple runs.
-        """
-    private static let appleStopped = """
-        One bad call per guard family, stopped by its trampoline or Swift replacement and judged by the incident path, \
-        the code Apple runs for a stopped call.
-        """
-    private static let gnustepSection = """
-        What only the Linux build compiles (`Sources/CrashShieldRuntime/GNUstep` and the `!defined(__APPLE__)` \
-        blocks), which Apple does not run: recovery at the raise with libunwind and the markers \
-        (`hotReadRecovery = .atRaise`, this build's default), and hooks installed by patching GCC libobjc's dispatch \
-        tables.
-        """
-    private static let gnustepCalls = """
-        The calls whose path changes with `.atRaise` (`objectAtIndex:` and `characterAtIndex:` unhooked and recovered \
-        at the raise, `array[i]`, `replaceCharactersInRange:withString:` and GNUstep's strings' `getCharacters:range:` \
-        behind markers) and the app workload that makes them: GNUstep only; Apple runs the trampolines above.
-        """
-    private static let gnustepStopped = """
-        A bad call found on the stack from `-[NSException raise]` with libunwind and resumed at its caller: GNUstep \
-        only; Apple's trampoline catches it (above).
+    private static let stoppedSection = """
+        One bad call per guard family, stopped by its trampoline or Swift replacement and judged by the incident path.
         """
     private static let startStopSection = """
-        Installing and reverting every hook: the class-cluster samples and the image walks are code Apple runs too, \
-        but the hooks here are written into GCC libobjc's dispatch tables (`CSRDispatchTables.h`, GNUstep only; Apple \
-        uses `method_setImplementation`).
+        Installing and reverting every hook: the class-cluster samples and the image walks are code Apple runs too; \
+        the hooks here are written into GCC libobjc's dispatch tables (`GNUstep/CSRDispatchTables.h`; Apple uses \
+        `method_setImplementation`).
         """
 
     private static func columns(_ table: [[String]]) -> [String] {

@@ -184,7 +184,9 @@ final class ContainerGuardTests: ShieldTestCase {
             XCTAssertEqual(sink.reports.count, 1, "one call site, one report")
             XCTAssertEqual(sink.reports.first?.occurrences, Int(storm), "every occurrence counted")
             XCTAssertLessThan(sink.deliveryCount, 10, "sinks see 1, 10, 100, ... and the flush, not every occurrence")
-            XCTAssertLessThan(seconds, 10, "a storm of \(storm) bad calls took \(seconds)s of CPU")
+            // Each bad `objectAtIndex:` is an exception raised and caught in the trampoline (about 13 µs optimized and
+            // idle, up to 100 µs debug and loaded): the bound holds the storm linear, not the raise's cost.
+            XCTAssertLessThan(seconds, 40, "a storm of \(storm) bad calls took \(seconds)s of CPU")
         }
     }
 

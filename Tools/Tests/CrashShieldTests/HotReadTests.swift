@@ -155,9 +155,7 @@ final class HotReadTests: ShieldTestCase {
             ("GSPlaceholderString", "initWithFormat:locale:arguments:", Int32(CSRHotStringInitWithFormat)),
             ("GSPlaceholderString", "initWithUTF8String:", Int32(CSRHotStringInitWithUTF8String)),
         ]
-        var configuration = Configuration(guards: [.container, .string])
-        configuration.hotReadRecovery = .trampolines
-        try withShield(configuration) { sink in
+        try withShield(Configuration(guards: [.container, .string])) { sink in
             for (cls, selector, tableIndex) in points {
                 XCTAssertTrue(isCheckFirst(cls, selector, tableIndex), "\(cls) \(selector)")
             }

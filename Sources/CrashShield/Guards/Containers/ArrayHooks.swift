@@ -8,10 +8,11 @@ enum ArrayHooks {
         guard let arrays = ClassFamily("NSArray", "NSMutableArray"), let mutable = ClassFamily("NSMutableArray") else {
             return
         }
-        // Hot reads: trampolines, or (`Configuration.hotReadRecovery`, GNUstep) no hook where recovered at the raise.
-        for point in [objectAtIndex, objectAtIndexedSubscript] { try point.install(in: context, onOwnersIn: arrays) }
         try context.install(
-            [subarrayWithRange, objectsAtIndexes, initWithObjectsCount, arrayByAddingObject], onOwnersIn: arrays)
+            [
+                objectAtIndex, objectAtIndexedSubscript, subarrayWithRange, objectsAtIndexes, initWithObjectsCount,
+                arrayByAddingObject,
+            ], onOwnersIn: arrays)
         // NSArray's generic implementation (app subclasses use it) under the concrete classes' own.
         try context.install(layers: [getObjectsRangeBase, getObjectsRange], onOwnersIn: arrays)
         try context.install(

@@ -31,12 +31,9 @@ enum ContainerGuard {
         try KeyedUnarchiverHooks.install(in: context)
     }
 
-    /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.
-    static func uninstall() { RaiseRecovery.release(for: .container) }
 }
 
 extension GuardDeclaration {
-    /// State: its share of the raise hook (`RaiseRecovery`), released by `uninstall`.
-    static let container = GuardDeclaration(
-        .container, install: ContainerGuard.install, uninstall: ContainerGuard.uninstall)
+    /// No state.
+    static let container = GuardDeclaration(.container, install: ContainerGuard.install)
 }

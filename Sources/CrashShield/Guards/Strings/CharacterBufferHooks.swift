@@ -11,24 +11,16 @@ import CrashShieldRuntime.Internal
 /// public `+[NSString constantStringClass]`. Apple: CFString's range check (text unverified on a device).
 ///
 /// Check-first (CSRCheckFirst.h): the most-derived implementations get a C trampoline that jumps straight to the
-/// original when the range lies within `length`; every other call reaches the replacement. GNUstep on x86_64
-/// (`.atRaise`): GSCString's, GSUnicodeString's and GSMutableString's own originals, whose range check raises before
-/// they write anything, get a marker instead, and their failure is recovered at the raise (CSRHotRaise.m); GNUstep's
-/// own string code sends this method all the time, and a marker saves it the `length` message.
+/// original when the range lies within `length`; every other call reaches the replacement.
 enum CharacterBufferHooks {
     typealias GetCharactersRange = @convention(c) (CSRObject?, CSRSelector?, UnsafeMutableRawPointer?, CSRRange) -> Void
 
     static func install(in context: GuardContext, strings: ClassFamily) throws {
-        #if !canImport(Darwin)
-        // The range checks in C read an ASCII literal's length from its bytes (GNUstep's `length` decodes them).
-        _ = csr_check_first_set_constant_strings(constantStringClass?.pointer)
-        #endif
-        try getCharactersRange.allowMarkers(in: context)
         try context.install(getCharactersRange, onOwnersIn: strings)
     }
 
     static let getCharactersRange: GuardedMethod<GetCharactersRange> = GuardedMethod(
-        "getCharacters:range:", .string, checkFirst: Int32(CSRHotStringGetCharactersRange), markerHint: Hint.text,
+        "getCharacters:range:", .string, checkFirst: Int32(CSRHotStringGetCharactersRange),
         layers: [
             { getCharactersRange(in: getCharactersRange, $0, $1, $2, $3) },
             { getCharactersRange(in: getCharactersRange.layer(1), $0, $1, $2, $3) },

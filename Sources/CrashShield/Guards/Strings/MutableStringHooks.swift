@@ -13,7 +13,6 @@ enum MutableStringHooks {
 
     static func install(in context: GuardContext) throws {
         guard let mutable = ClassFamily("NSMutableString") else { return }
-        try replaceCharactersInRange.allowMarkers(in: context)
         try context.install([insertStringAtIndex, replaceCharactersInRange], onOwnersIn: mutable)
         try context.install(replaceOccurrences, onOwnersIn: mutable)
         try context.install(layers: [deleteCharactersInRangeBase, deleteCharactersInRange], onOwnersIn: mutable)
@@ -63,11 +62,8 @@ enum MutableStringHooks {
 
     /// Also installed on mutable attributed strings (an unrelated class hierarchy: no nesting).
     /// Valid calls skip the replacement (CSRCheckFirst.h): its check must stay exactly "the range fits in length".
-    /// GNUstep on x86_64 (`.atRaise`): GSMutableString's own original, whose range check raises before it changes
-    /// anything, gets a marker instead, and its failure is recovered at the raise (CSRHotRaise.m).
     static let replaceCharactersInRange: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod(
         "replaceCharactersInRange:withString:", .string, checkFirst: Int32(CSRHotMutableStringReplaceCharacters),
-        markerHint: Hint.text,
         layers: [
             { replaceCharactersInRange(in: replaceCharactersInRange, $0, $1, $2, $3) },
             { replaceCharactersInRange(in: replaceCharactersInRange.layer(1), $0, $1, $2, $3) },

@@ -14,8 +14,7 @@ import CrashShieldRuntime.Internal
 ///   answers 0 replacements, a `stringByReplacingOccurrencesOfString:...` an unchanged copy);
 /// - a constructor given a nil string or a NULL C string builds an empty string (of the class asked for).
 /// Preconditions are checked before the original runs, except for `characterAtIndex:` (the hottest read: the
-/// original runs under `@try` in a C trampoline and its own exception is caught, or on GNUstep it is not hooked and
-/// its failure is recovered where it is raised, see `HotReadHookPoint`), and are
+/// original runs under `@try` in a C trampoline and its own exception is caught, see `HotReadHookPoint`), and are
 /// never stricter than Foundation's: a range {length, 0} at the end, an insert at index length, and whatever else
 /// the platform's Foundation accepts (on GNUstep: `appendString:nil`, `insertString:nil atIndex:0`, `replaceCharactersInRange:r
 /// withString:nil`, `attributesAtIndex:length`, attribute indexes of 2^32 and above (cut to 32 bits),
@@ -32,13 +31,11 @@ enum StringGuard {
         try RegularExpressionHooks.install(in: context)
     }
 
-    /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.
-    static func uninstall() { RaiseRecovery.release(for: .string) }
 }
 
 extension GuardDeclaration {
-    /// State: its share of the raise hook (`RaiseRecovery`), released by `uninstall`.
-    static let string = GuardDeclaration(.string, install: StringGuard.install, uninstall: StringGuard.uninstall)
+    /// No state.
+    static let string = GuardDeclaration(.string, install: StringGuard.install)
 }
 
 /// `@convention(c)` signatures of the hooked string methods.

@@ -12,8 +12,7 @@ enum StringHooks {
         try context.install([substringFromIndex, substringToIndex, hasPrefix, hasSuffix], onOwnersIn: strings)
         try context.install(
             layers: [substringWithRangeBase, substringWithRange, substringWithRangeInner], onOwnersIn: strings)
-        try HotReadHookPoint.install(
-            layers: [characterAtIndexBase, characterAtIndex], in: context, onOwnersIn: strings)
+        try context.install(layers: [characterAtIndexBase, characterAtIndex], onOwnersIn: strings)
         try CharacterBufferHooks.install(in: context, strings: strings)
         // Class constructors: on NSString only (NSMutableString inherits them; both levels would nest).
         try context.install([stringWithString, stringWithUTF8String], on: [root])

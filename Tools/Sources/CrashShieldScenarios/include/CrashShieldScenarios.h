@@ -188,9 +188,6 @@ void css_test_signature_object_text(void *signature, char *out, unsigned long si
 /// `pieces` calls of `[text appendFormat:@"%lu:%@|%s|%@|%5.2f;", ...]` with a 1 KB string argument on one mutable
 /// string (about 1.06 KB each), inside a pool of its own; copies the text into `out` and returns its length.
 unsigned long css_test_append_format_long(unsigned long pieces, char *out, unsigned long size);
-/// Return addresses of two calls in one function with a cleanup (`__attribute__((cleanup))`, as GNUstep's
-/// `GS_BEGINITEMBUF`): `sites[0]` of a call outside the cleanup's scope, `sites[1]` of one inside it.
-void css_test_cleanup_call_sites(unsigned long sites[2]);
 /// Strings of GNUstep's classes with their own `characterAtIndex:` (autoreleased; call inside a pool): a constant, a
 /// C string, a Unicode string, a mutable string, a substring and an inline (`stringWithFormat:`) string, each of 3
 /// characters. Writes up to `max`; returns how many.
