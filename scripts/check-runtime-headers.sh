@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A guard's C half is found from its name: every csr_* function the runtime layer declares in
 # Sources/CrashShieldRuntime/include/NAME.h is defined in NAME.c or NAME.m (Sources/CrashShieldRuntime, or its
-# GNUstep/ folder), or inline in NAME.h itself; and every .c/.m file there has a header of its own name (include/, or
-# GNUstep/ for what only the Linux proving ground uses). Fails naming each function declared in another file's header.
+# GNUstep/ folder), in a platform unit of that name (Apple/NAMEApple.m, GNUstep/NAMEGNUstep.m: the functions whose
+# forms differ between the runtimes), or inline in NAME.h itself; and every .c/.m file there has a header of its own
+# name (include/, or GNUstep/ for what only the Linux proving ground uses; a platform unit the header of its NAME).
+# Fails naming each function declared in another file's header.
 set -euo pipefail
 cd "$(dirname "$0")/../Sources/CrashShieldRuntime"
 python3 - <<'PYEOF'
@@ -13,9 +15,15 @@ def strip_comments(text):
     return re.sub(r'//[^\n]*', '', text)
 
 def stem(path):
-    return os.path.splitext(os.path.basename(path))[0]
+    """A file's name without its extension, and a platform unit's without its platform."""
+    name = os.path.splitext(os.path.basename(path))[0]
+    folder = os.path.basename(os.path.dirname(path))
+    if folder in ('Apple', 'GNUstep') and name.endswith(folder) and name != folder:
+        name = name[:-len(folder)]
+    return name
 
-sources = sorted(glob.glob('*.c') + glob.glob('*.m') + glob.glob('GNUstep/*.c') + glob.glob('GNUstep/*.m'))
+sources = sorted(glob.glob('*.c') + glob.glob('*.m') + glob.glob('GNUstep/*.c') + glob.glob('GNUstep/*.m')
+                 + glob.glob('Apple/*.c') + glob.glob('Apple/*.m'))
 headers = sorted(glob.glob('include/*.h') + glob.glob('GNUstep/*.h'))
 # Where each function is defined: a name followed by its parameter list and a body, at the top level of a file.
 definition = re.compile(r'^[A-Za-z_][^;{}()]*?\b(csr_\w+)\s*\(([^;{}]*?)\)\s*(?:CSR_RETURNS_RETAINED\s*)?\{', re.M | re.S)

@@ -13,6 +13,7 @@ scripts/check-arc.sh   # every .m file must also compile under ARC (the build he
 scripts/check-ownership.sh   # the Objective-C layer under ARC: -Werror, the static analyzer, the ownership rule
 scripts/check-incident-path.sh   # one incident path: only IncidentPath.swift records reports or raises for a guard
 scripts/check-runtime-headers.sh   # a C file's functions are declared in the header of its name
+scripts/check-one-path.py   # >= 95% of the library compiles for iOS; Linux-only code in GNUstep/ units, none on the reading path
 scripts/check-format.sh   # Swift layout as swift-format writes it (.swift-format: 120 columns)
 scripts/check-apple.sh
 # The test targets for iOS (the simulator tests among them) need XCTest's declarations: a checkout or a clone of

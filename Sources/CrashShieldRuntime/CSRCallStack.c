@@ -9,11 +9,7 @@
 #include <unwind.h>
 #include <pthread.h>
 #include "CSRCallStack.h"
-#include "GNUstep/CSRUnwind.h"   // GNUstep only (its own CSR_UNWIND_AVAILABLE)
-#if defined(__APPLE__)
-#include <mach-o/dyld.h>
-#include <mach-o/loader.h>
-#endif
+#include "CSRCallStackPlatform.h"
 #if defined(__has_feature)
 #if __has_feature(ptrauth_calls)
 #include <ptrauth.h>
@@ -29,58 +25,13 @@ uintptr_t csr_strip_code_pointer(const void *pointer) {
 #endif
 }
 
-int csr_backtrace(void **frames, int max) {
-    if (frames == NULL || max <= 0) return 0;
-#if defined(__APPLE__)
-    // libSystem's backtrace walks the frame-pointer chain (every frame on Apple's arm64 keeps one) and stops at a
-    // frame outside the thread's stack: it never reads where a broken frame points. Its addresses are compared with
-    // the unwind tables' and dladdr's: raw, whatever libSystem leaves of a signature.
-    int count = backtrace(frames, max);
-    for (int index = 0; index < count; index++) frames[index] = (void *)csr_strip_code_pointer(frames[index]);
-    return count;
-#elif CSR_UNWIND_AVAILABLE
-    // Not glibc's backtrace: libgcc's unwinder trusts each return address it computes, and for one that lies in no
-    // unwind table it reads the code there (its signal-frame check), so one broken frame (a return address
-    // overwritten with a double, code without unwind information) is a SIGSEGV in the app. libunwind, built with
-    // its conservative checks (Debian's is), validates every address before it reads it, and a step it cannot
-    // make ends the walk.
-    if (!csr_unwind_load()) return csr_frame_backtrace(frames, max);
-    unw_context_t context;
-    unw_cursor_t cursor;
-    if (csr_unw.getcontext(&context) != 0 || csr_unw.initLocal(&cursor, &context) != 0) return 0;
-    int count = 0;
-    do {
-        unw_word_t ip = 0;
-        if (csr_unw.getReg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
-        frames[count++] = (void *)ip;
-    } while (count < max && csr_unw.step(&cursor) > 0);
-    return count;
-#else
-    return csr_frame_backtrace(frames, max);
-#endif
-}
-
 // MARK: Frame-pointer walk
 
-/// The current thread's stack bounds, found once per thread.
+/// The current thread's stack bounds, found once per thread (`csr_platform_stack_bounds`).
 static __thread uintptr_t csr_stack_low, csr_stack_high;
 
 static void csr_find_stack_bounds(void) {
-#if defined(__APPLE__)
-    pthread_t self = pthread_self();
-    csr_stack_high = (uintptr_t)pthread_get_stackaddr_np(self);
-    csr_stack_low = csr_stack_high - pthread_get_stacksize_np(self);
-#else
-    pthread_attr_t attr;
-    void *base = NULL;
-    size_t size = 0;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        if (pthread_attr_getstack(&attr, &base, &size) != 0) { base = NULL; size = 0; }
-        pthread_attr_destroy(&attr);
-    }
-    csr_stack_low = (uintptr_t)base;
-    csr_stack_high = (uintptr_t)base + size;
-#endif
+    csr_platform_stack_bounds(&csr_stack_low, &csr_stack_high);
     if (csr_stack_high <= csr_stack_low) csr_stack_low = csr_stack_high = 1;   // unknown: walk nothing
 }
 
@@ -175,31 +126,6 @@ int csr_tail_call_targets(const void *entry, const void **targets, int max) {
     return count;
 }
 
-#if defined(__APPLE__)
-/// Reads LC_UUID from a loaded Mach-O header and finds its slide.
-static void csr_apple_image_details(const void *header, CSRImageInfo *out) {
-    uint32_t count = _dyld_image_count();
-    for (uint32_t i = 0; i < count; i++) {
-        if ((const void *)_dyld_get_image_header(i) == header) {
-            out->slide = _dyld_get_image_vmaddr_slide(i);
-            break;
-        }
-    }
-    const struct mach_header_64 *mh = (const struct mach_header_64 *)header;
-    if (mh->magic != MH_MAGIC_64) return;
-    const uint8_t *cursor = (const uint8_t *)(mh + 1);
-    for (uint32_t i = 0; i < mh->ncmds; i++) {
-        const struct load_command *command = (const struct load_command *)cursor;
-        if (command->cmd == LC_UUID) {
-            memcpy(out->uuid, ((const struct uuid_command *)command)->uuid, 16);
-            out->hasUUID = true;
-            return;
-        }
-        cursor += command->cmdsize;
-    }
-}
-#endif
-
 bool csr_image_info(const void *address, CSRImageInfo *out) {
     if (out == NULL) return false;
     memset(out, 0, sizeof *out);
@@ -210,8 +136,6 @@ bool csr_image_info(const void *address, CSRImageInfo *out) {
     out->slide = (intptr_t)info.dli_fbase;
     out->symbolName = info.dli_sname;
     out->symbolAddress = (uintptr_t)info.dli_saddr;
-#if defined(__APPLE__)
-    csr_apple_image_details(info.dli_fbase, out);
-#endif
+    csr_platform_image_details(info.dli_fbase, out);
     return true;
 }

@@ -1,7 +1,8 @@
 // CSRForwarding.m: method signatures, invocations and exact "unrecognized selector" messages (see CSRForwarding.h).
-#if !defined(__APPLE__)
-#define _GNU_SOURCE 1   // dladdr, dl_iterate_phdr
-#endif
+// What differs between the runtimes (selector types, an image's classes, the failure's wording, the forwarding
+// entry) is the platform units' (CSRForwardingPlatform.h): Apple/CSRForwardingApple.m and
+// GNUstep/CSRForwardingGNUstep.m.
+#define _GNU_SOURCE 1   // dladdr
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
 #include <dlfcn.h>
@@ -11,37 +12,12 @@
 #include <string.h>
 #include "CSRForwarding.h"
 #include "CSRMemory.h"
+#include "CSRForwardingPlatform.h"
 
-/// The object the exact failure message is taken from. It overrides `methodSignatureForSelector:` (calling super,
-/// so it answers exactly as NSObject does), which makes every CrashShield forwarding guard leave it alone: guards
-/// never protect a class that takes part in forwarding itself.
-@interface CSRForwardingProbe : NSObject
-@end
-
-@implementation CSRForwardingProbe
-- (NSMethodSignature *)methodSignatureForSelector:(SEL)selector {
-    return [super methodSignatureForSelector: selector];
-}
-+ (NSMethodSignature *)methodSignatureForSelector:(SEL)selector {
-    return [super methodSignatureForSelector: selector];
-}
-@end
-
-/// A SEL as the opaque pointer Swift sees (a plain cast of SEL is deprecated).
-static CSRSelector csr_sel_opaque(SEL selector) {
+CSRSelector csr_sel_opaque(SEL selector) {
     CSRSelector result;
     memcpy(&result, &selector, sizeof result);
     return result;
-}
-
-const char *csr_sel_getTypes(CSRSelector selector) {
-    if (selector == NULL) return NULL;
-#if defined(__APPLE__)
-    return NULL;   // Apple's selectors carry no types
-#else
-    const char *types = sel_getTypeEncoding((SEL)selector);
-    return (types && *types) ? types : NULL;
-#endif
 }
 
 /// The return type of an encoding, without qualifiers (r, n, N, o, O, R, V).
@@ -68,9 +44,9 @@ static void csr_type_search_merge(CSRTypeSearch *search, const char *types) {
     else if (csr_return_type(search->found) != csr_return_type(types)) search->agree = NO;
 }
 
-/// Reads `cls`'s own methods (one side) for the searched name.
-static void csr_type_search_class(CSRTypeSearch *search, Class cls) {
-    if (cls == Nil || !search->agree) return;
+/// Reads `cls`'s own methods (one side) for the searched name; false once the search has its answer (disagreement).
+static bool csr_type_search_class(CSRTypeSearch *search, Class cls) {
+    if (cls == Nil || !search->agree) return search->agree;
     unsigned int count = 0;
     Method *methods = class_copyMethodList(cls, &count);
     csr_classes_examined++;
@@ -78,6 +54,7 @@ static void csr_type_search_class(CSRTypeSearch *search, Class cls) {
         if (sel_isEqual(method_getName(methods[m]), search->selector)) csr_type_search_merge(search, method_getTypeEncoding(methods[m]));
     }
     free(methods);
+    return search->agree;
 }
 
 /// Whether `cls` is `ancestor` or inherits from it (no message sent: any class, root classes too).
@@ -94,72 +71,10 @@ static void csr_type_search_lineage(CSRTypeSearch *search, Class cls) {
     }
 }
 
-#if !defined(__APPLE__)
-#include <link.h>
-
-/// The loaded segments of one image (by its load address), for telling its classes from the others'.
-typedef struct CSRImageSegments {
-    uintptr_t base;
-    int count;
-    uintptr_t start[16], end[16];
-} CSRImageSegments;
-
-static int csr_image_segments_visit(struct dl_phdr_info *info, size_t size, void *argument) {
-    (void)size;
-    CSRImageSegments *image = (CSRImageSegments *)argument;
-    uintptr_t first = UINTPTR_MAX;
-    for (int h = 0; h < info->dlpi_phnum; h++) {
-        if (info->dlpi_phdr[h].p_type == PT_LOAD && info->dlpi_addr + info->dlpi_phdr[h].p_vaddr < first)
-            first = info->dlpi_addr + info->dlpi_phdr[h].p_vaddr;
-    }
-    if (first == UINTPTR_MAX || (first & ~(uintptr_t)0xfff) != (image->base & ~(uintptr_t)0xfff)) return 0;
-    for (int h = 0; h < info->dlpi_phnum && image->count < 16; h++) {
-        if (info->dlpi_phdr[h].p_type != PT_LOAD) continue;
-        image->start[image->count] = info->dlpi_addr + info->dlpi_phdr[h].p_vaddr;
-        image->end[image->count] = image->start[image->count] + info->dlpi_phdr[h].p_memsz;
-        image->count++;
-    }
-    return 1;
-}
-#endif
-
-/// The classes of the image that defines `cls` (an app's model classes are in the app, where the class the message
-/// was meant for usually is too): objc4's `objc_copyClassNamesForImage` reads the image's class list without
-/// realizing anything, and `objc_lookUpClass` realizes only these. GCC's libobjc realizes nothing lazily:
-/// `objc_getClassList` is a walk of its class table, and the image's classes are those inside its loaded segments
-/// (a class made at run time is in none).
-static void csr_type_search_image(CSRTypeSearch *search, Class cls) {
-#if defined(__APPLE__)
-    const char *image = class_getImageName(cls);
-    if (image == NULL) return;
-    unsigned int count = 0;
-    const char **names = objc_copyClassNamesForImage(image, &count);
-    for (unsigned int i = 0; i < count && search->agree; i++) {
-        Class member = objc_lookUpClass(names[i]);
-        csr_type_search_class(search, member);
-        if (member != Nil) csr_type_search_class(search, object_getClass((id)member));
-    }
-    free(names);
-#else
-    Dl_info info;
-    if (dladdr((CSR_BRIDGE void *)cls, &info) == 0 || info.dli_fbase == NULL) return;
-    CSRImageSegments segments = { (uintptr_t)info.dli_fbase, 0, {0}, {0} };
-    dl_iterate_phdr(csr_image_segments_visit, &segments);
-    if (segments.count == 0) return;
-    int total = objc_getClassList(NULL, 0);
-    Class *classes = (Class *)malloc(sizeof(Class) * (size_t)(total > 0 ? total : 1));
-    if (classes == NULL) return;
-    total = objc_getClassList(classes, total);
-    for (int i = 0; i < total && search->agree; i++) {
-        uintptr_t address = (uintptr_t)(CSR_BRIDGE void *)classes[i];
-        bool inside = false;
-        for (int s = 0; s < segments.count && !inside; s++) inside = address >= segments.start[s] && address < segments.end[s];
-        if (!inside) continue;
-        csr_type_search_class(search, classes[i]);
-        csr_type_search_class(search, object_getClass((id)classes[i]));
-    }
-    free(classes);
-#endif
+/// One class of the receiver's image, both sides (`csr_forwarding_visit_image_classes`).
+static bool csr_type_search_image_class(void *search, Class member) {
+    return csr_type_search_class((CSRTypeSearch *)search, member)
+        && csr_type_search_class((CSRTypeSearch *)search, object_getClass((id)member));
 }
 
 /// The type encoding of the methods named like `selector` that the likely classes implement, when they all agree on
@@ -198,7 +113,7 @@ static const char *csr_types_from_implementations(id receiver, SEL selector) {
             pthread_mutex_unlock(&lock);
             if (image == nil) {
                 CSRTypeSearch part = { selector, NULL, YES };
-                csr_type_search_image(&part, cls);
+                csr_forwarding_visit_image_classes(cls, csr_type_search_image_class, &part);
                 image = !part.agree ? (id)[NSNull null] : part.found ? (id)[NSString stringWithUTF8String: part.found] : (id)@"";
                 pthread_mutex_lock(&lock);
                 [known setObject: image forKey: imageKey];
@@ -226,8 +141,6 @@ static const char *csr_types_from_implementations(id receiver, SEL selector) {
     return answer == [NSNull null] ? NULL : [(NSString *)answer UTF8String];
 }
 
-static SEL csr_typed_twin(SEL selector);
-
 CSRObject csr_signature_for_selector(CSRObject receiver, CSRSelector selector) {
     if (selector == NULL) return NULL;
     const char *types = csr_sel_getTypes(selector);
@@ -235,7 +148,7 @@ CSRObject csr_signature_for_selector(CSRObject receiver, CSRSelector selector) {
     // it when the receiver has no signature (gs_find_best_typed_sel). Any other guess would make GNUstep register a
     // second typed selector of the name, and change how it handles the name from then on.
     if (types == NULL) {
-        SEL twin = csr_typed_twin((SEL)selector);
+        SEL twin = csr_forwarding_typed_twin((SEL)selector);
         if (twin != NULL) types = csr_sel_getTypes(csr_sel_opaque(twin));
     }
     if (types == NULL) types = csr_types_from_implementations((CSR_BRIDGE id)receiver, (SEL)selector);
@@ -282,79 +195,6 @@ void csr_invocation_setZeroReturn(CSRObject invocation) {
 
 // MARK: Exact messages
 
-#if !defined(__APPLE__)
-static NSString *csr_replace(NSString *text, NSString *target, NSString *replacement) {
-    if (text == nil || [target length] == 0) return text;
-    return [text stringByReplacingOccurrencesOfString: target withString: replacement];
-}
-#endif
-
-/// A typed selector of the same name the runtime would pick for an untyped one (GCC's libobjc: the only type
-/// registered for the name), or NULL.
-static SEL csr_typed_twin(SEL selector) {
-#if defined(__APPLE__)
-    return NULL;
-#else
-    if (selector == NULL) return NULL;
-    if (csr_sel_getTypes(selector) != NULL) return selector;
-    return sel_getTypedSelector(sel_getName(selector));
-#endif
-}
-
-void csr_unrecognized_reason(CSRObject receiver, CSRSelector selector, bool untypedFailure, char *buffer, size_t size) {
-    if (size == 0) return;
-    id object = (CSR_BRIDGE id)receiver;
-    SEL sel = (SEL)selector;
-    BOOL isClass = object != nil && class_isMetaClass(object_getClass(object));
-    const char *className = object == nil ? "nil"
-        : class_getName(isClass ? (Class)object : object_getClass(object));
-    const char *name = sel ? sel_getName(sel) : "(null)";
-#if defined(__APPLE__)
-    snprintf(buffer, size, "%c[%s %s]: unrecognized selector sent to %s %p", isClass ? '+' : '-', className, name,
-             isClass ? "class" : "instance", (void *)receiver);
-#else
-    if (!untypedFailure) sel = csr_typed_twin(sel);
-    if (untypedFailure || sel == NULL) {
-        // No type information: the message fails before any signature exists, in GNUstep's forwarding hook, worded
-        // like this ("instance" for a class object too).
-        snprintf(buffer, size, "%c[%s %s]: unrecognized selector sent to instance %p", isClass ? '+' : '-',
-                 className, name, (void *)receiver);
-        return;
-    }
-    // Send the same typed selector to the probe and let GNUstep word the failure.
-    static CSRForwardingProbe *probeInstance = nil;
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    pthread_mutex_lock(&lock);
-    if (probeInstance == nil) probeInstance = [[CSRForwardingProbe alloc] init];   // kept for the process
-    pthread_mutex_unlock(&lock);
-    id probe = isClass ? (id)[CSRForwardingProbe class] : (id)probeInstance;
-    NSString *reason = nil;
-    @autoreleasepool {
-        NSMethodSignature *signature = (CSR_BRIDGE NSMethodSignature *)csr_signature_for_selector(receiver, csr_sel_opaque(sel));
-        if (signature != nil && sel != NULL) {
-            @try {
-                NSInvocation *invocation = [NSInvocation invocationWithMethodSignature: signature];
-                [invocation setSelector: sel];
-                [invocation invokeWithTarget: probe];
-            } @catch (NSException *exception) {
-                reason = CSR_RETAIN([exception reason]);
-            }
-        }
-        if (reason != nil) {
-            NSString *probeAddress = [NSString stringWithFormat: @"%p", (CSR_BRIDGE void *)probe];
-            NSString *receiverAddress = [NSString stringWithFormat: @"%p", (void *)receiver];
-            NSString *text = csr_replace(reason, probeAddress, receiverAddress);
-            text = csr_replace(text, @"CSRForwardingProbe", [NSString stringWithUTF8String: className]);
-            snprintf(buffer, size, "%s", [text UTF8String] ?: "");
-            CSR_RELEASE(reason);
-        } else {
-            snprintf(buffer, size, "%c[%s %s]: unrecognized selector sent to instance %p", isClass ? '+' : '-',
-                     className, name, (void *)receiver);
-        }
-    }
-#endif
-}
-
 // MARK: Per-thread memory of the sent selector
 
 static __thread CSRObject csr_rememberedReceiver;
@@ -365,7 +205,7 @@ void csr_forwarding_remember(CSRObject receiver, CSRSelector selector) {
     if (receiver == csr_rememberedReceiver && selector == csr_rememberedSelector) return;   // asked again
     csr_rememberedReceiver = receiver;
     csr_rememberedSelector = selector;
-    csr_rememberedUntyped = selector != NULL && csr_typed_twin((SEL)selector) == NULL;
+    csr_rememberedUntyped = selector != NULL && csr_forwarding_typed_twin((SEL)selector) == NULL;
 }
 
 CSRSelector csr_forwarding_recall(CSRObject receiver, CSRSelector selector, bool *untypedFailure) {
@@ -374,7 +214,7 @@ CSRSelector csr_forwarding_recall(CSRObject receiver, CSRSelector selector, bool
         if (untypedFailure) *untypedFailure = csr_rememberedUntyped;
         return csr_rememberedSelector;
     }
-    if (untypedFailure) *untypedFailure = selector != NULL && csr_typed_twin((SEL)selector) == NULL;
+    if (untypedFailure) *untypedFailure = selector != NULL && csr_forwarding_typed_twin((SEL)selector) == NULL;
     return selector;
 }
 
@@ -407,58 +247,4 @@ bool csr_forwarding_isDispatching(CSRObject receiver, CSRSelector selector) {
 void csr_forwarding_clearDispatch(void) {
     csr_dispatchClass = NULL;
     csr_dispatchSelector = NULL;
-}
-
-// MARK: The runtime's forwarding entry
-
-/// Set by a test only: GCC's libobjc dispatches as objc4 and CoreFoundation do (see csr_test_emulateAppleForwarding).
-static bool csr_appleForwarding;
-
-#if !defined(__APPLE__)
-#include <objc/message.h>
-
-/// GCC's libobjc asks `__objc_msg_forward2` (GNUstep's gs_objc_msg_forward2) for the forwarding implementation of
-/// every message that found no method, each time: the resolver does not matter here.
-static IMP (*csr_previousForward2)(id, SEL);
-static pthread_mutex_t csr_forwardLock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned csr_forwardOwners;
-
-static IMP csr_forward2(id receiver, SEL selector) {
-    if (receiver != nil) {
-        if (!csr_appleForwarding) {
-            csr_forwarding_markDispatch((CSR_BRIDGE CSRObject)receiver, (CSRSelector)(void *)selector);
-        } else if (class_respondsToSelector(object_getClass(receiver), @selector(forwardingTargetForSelector:))) {
-            // Apple: CoreFoundation's forwarding handler sends forwardingTargetForSelector: first, before
-            // methodSignatureForSelector: and forwardInvocation: (a non-nil answer would take the message).
-            (void)[receiver forwardingTargetForSelector: selector];
-        }
-    }
-    // Written under csr_forwardLock by the thread that installs the entry, read here by every thread that forwards.
-    IMP (*previous)(id, SEL) = __atomic_load_n(&csr_previousForward2, __ATOMIC_ACQUIRE);
-    return previous ? previous(receiver, selector) : NULL;
-}
-#endif
-
-void csr_forwarding_watchEntry(unsigned owner, bool watch) {
-#if !defined(__APPLE__)
-    pthread_mutex_lock(&csr_forwardLock);
-    unsigned before = csr_forwardOwners;
-    csr_forwardOwners = watch ? (before | owner) : (before & ~owner);
-    if (before == 0 && csr_forwardOwners != 0 && __objc_msg_forward2 != csr_forward2) {
-        __atomic_store_n(&csr_previousForward2, __objc_msg_forward2, __ATOMIC_RELEASE);   // before the entry is ours
-        __objc_msg_forward2 = csr_forward2;
-    } else if (before != 0 && csr_forwardOwners == 0 && __objc_msg_forward2 == csr_forward2) {
-        __objc_msg_forward2 = csr_previousForward2;   // csr_previousForward2 stays valid for calls under way
-    }
-    pthread_mutex_unlock(&csr_forwardLock);
-#else
-    // Apple: the forwarding handler CoreFoundation installs (objc_setForwardHandler) is an assembly trampoline
-    // that takes the message's whole register frame; its first step, forwardingTargetForSelector:, marks instead.
-    (void)owner;
-    (void)watch;
-#endif
-}
-
-void csr_test_emulateAppleForwarding(bool emulate) {
-    csr_appleForwarding = emulate;
 }

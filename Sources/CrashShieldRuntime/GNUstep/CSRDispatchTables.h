@@ -1,5 +1,5 @@
 // CSRDispatchTables.h: GCC's libobjc's dispatch tables, patched directly (GNUstep only). Not a shared header: the
-// body of CSRRuntime.m's `#if !defined(__APPLE__)` block (its functions are static there), included once by it; kept
+// body of CSRRuntimeGNUstep.m (its functions are static there), included once by it; kept
 // here so that every line only the Linux proving ground compiles is in Sources/CrashShieldRuntime/GNUstep.
 // GCC's libobjc: method_setImplementation refreshes only the dispatch tables of classes that own the method, so
 // subclasses that inherit it would keep calling the old implementation; and it finds those owners by walking every

@@ -1,0 +1,16 @@
+// CSRCallStackPlatform.h (private to the runtime layer): what CSRCallStack.c asks of the platform. Each runtime's
+// answers are a whole file: Apple/CSRCallStackApple.c (libSystem's frame-pointer backtrace, the Mach-O image's UUID:
+// what a phone runs) and GNUstep/CSRCallStackGNUstep.c (libunwind's checked walk, ELF images); each compiles to
+// nothing on the other platform. `csr_backtrace` (CSRCallStack.h) is defined there too.
+#ifndef CSR_CALL_STACK_PLATFORM_H
+#define CSR_CALL_STACK_PLATFORM_H
+
+#include "CSRCallStack.h"
+
+/// The calling thread's stack, [`*low`, `*high`); both 0 when unknown.
+void csr_platform_stack_bounds(uintptr_t *low, uintptr_t *high);
+
+/// Fills what the platform knows of the image loaded at `header` beyond `dladdr`: its slide and UUID (Mach-O).
+void csr_platform_image_details(const void *header, CSRImageInfo *out);
+
+#endif
