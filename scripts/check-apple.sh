@@ -3,8 +3,8 @@
 # platform against a real Apple SDK (Swift with Objective-C interop, every .m/.c file under ARC with modules), when
 # SDK names one: SDK=~/apple-sdks/iPhoneOS17.4.sdk scripts/check-apple.sh.
 # A headers-only SDK (the macOS 12 one) gets the Objective-C half only. Without SDK it says it skipped the check.
-# An iOS SDK with Swift interfaces also checks the example apps (scripts/check-examples.sh) and README.md's Swift
-# blocks (scripts/check-readme.sh --apple). APPLE_CHECK_PACKAGES_ONLY=1 checks the two packages only, and
+# An iOS SDK with Swift interfaces also checks the example apps (scripts/check-examples.sh) and the Swift blocks of
+# README.md and Docs/*.md (scripts/check-readme.sh --apple). APPLE_CHECK_PACKAGES_ONLY=1 checks the two packages only, and
 # APPLE_CHECK_LABEL names their logs (scripts/check-apple-tests.sh runs it so, with the test targets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,5 +54,5 @@ DEPS_DIR=$deps EXTRA_CFLAGS="$extra_cflags -I $root/Sources/CrashShieldObjC/incl
 if [ "${APPLE_CHECK_PACKAGES_ONLY:-0}" != 1 ] && [ "${SWIFT_CHECK:-1}" != 0 ] \
     && [ -d "$SDK/System/Library/Frameworks/UIKit.framework" ]; then
     scripts/check-examples.sh
-    scripts/check-readme.sh --apple   # README.md's Swift blocks, against UIKit
+    scripts/check-readme.sh --apple   # the Swift blocks of README.md and Docs/*.md, against UIKit
 fi

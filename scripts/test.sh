@@ -26,7 +26,7 @@ fi
 scripts/proof-release.sh
 swift build --build-tests
 swift build --package-path Tools --build-tests
-scripts/check-readme.sh --linux   # README.md's Swift compiles as written; it names every public type
+scripts/check-readme.sh --linux   # the Swift of README.md and Docs/*.md compiles as written; they name every public type
 scripts/sanitize.sh ownership   # the Objective-C layer's objects under valgrind (OwnershipTests)
 swift test --skip-build --disable-swift-testing "$@"   # the suites are XCTest
 swift test --package-path Tools --skip-build --disable-swift-testing "$@"

@@ -4,7 +4,7 @@ import Logging
 
 /// Sends reports to an HTTP(S) endpoint as gzipped JSON batches: `POST endpoint` with body
 /// `{"reports": [CrashReport, ...], "schemaVersion": 1}` (`ReportCodec`, the JSON Lines store's encoding: sorted keys,
-/// ISO-8601 dates with milliseconds; README "The HTTP body"),
+/// ISO-8601 dates with milliseconds; Docs/Reports.md "The HTTP body"),
 /// headers `Content-Type: application/json`, `Content-Encoding: gzip`, `Idempotency-Key: <32 hex digits>` (the same
 /// for every retry of a batch, across launches too: a server that remembers keys drops duplicates),
 /// `User-Agent: CrashShield/<version>` and `options.headers` (authentication).
@@ -45,8 +45,8 @@ public final class HTTPUploadSink: UploadSink, @unchecked Sendable {
             })
     }
 
-    /// The version of the body's schema (README "The HTTP body"). It changes only when a field changes meaning or
-    /// goes away; new fields may appear in any version.
+    /// The version of the body's schema (Docs/Reports.md "The HTTP body"). It changes only when a field changes meaning
+    /// or goes away; new fields may appear in any version.
     public static let schemaVersion = 1
 
     /// The body of one batch: `{"reports": [...], "schemaVersion": 1}`, every report in the one JSON form

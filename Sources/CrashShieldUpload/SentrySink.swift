@@ -83,9 +83,9 @@ struct SentryDSN: Sendable, Equatable {
 /// `instruction_addr_adjustment: all` (every address is a return address); tags `guard`, `class`, `selector`, `action`,
 /// `caller`; `in_app` never for the process's start-up (`_start`, `__libc_start_main`, dyld's `start`) or for
 /// Objective-C and Swift runtime frames (`objc_msgSend`, forwarding, `swift_*`), wherever they are linked;
-/// `fingerprint` = [signature], so Sentry
-/// groups as CrashShield does; `extra.occurrences` and the rest of the report. The event id is the batch's
-/// idempotency key: a retried envelope has the same id and Sentry keeps one.
+/// `fingerprint` as `fingerprint(_:)` makes it (the grouping key, so Sentry groups as CrashShield does);
+/// `extra.occurrences` and the rest of the report. The event id is the batch's idempotency key: a retried envelope has
+/// the same id and Sentry keeps one.
 public final class SentrySink: UploadSink, @unchecked Sendable {
     let dsn: SentryDSN
 
@@ -158,9 +158,10 @@ struct SentryEnvelope: Sendable {
         return header + Data("\n".utf8) + itemHeader + Data("\n".utf8) + payload + Data("\n".utf8)
     }
 
-    /// How Sentry groups a report (README "Grouping"): by CrashShield's grouping key when the device named the
-    /// caller's function (it survives rebuilds); otherwise by Sentry's own grouping of the symbolicated stack (in-app
-    /// frames), split by guard and app-facing method. A report from before grouping keys: its signature.
+    /// How Sentry groups a report (Docs/Reports.md "Grouping across releases"): by CrashShield's grouping key when the
+    /// device named the caller's function (it survives rebuilds); otherwise by Sentry's own grouping of the
+    /// symbolicated stack (in-app frames), split by guard and app-facing method. A report from before grouping keys:
+    /// its signature.
     static func fingerprint(_ report: CrashReport) -> [String] {
         guard let key = report.groupingKey else { return [report.signature] }
         if report.callerFunction != nil { return ["crashshield", key] }

@@ -24,8 +24,8 @@ public struct UploadStatistics: Sendable, Equatable {
     public var credentialRefusals = 0
     /// `SentrySink`: reports not sent because a Sentry rate limit was in effect (Sentry's rules discard them).
     public var rateLimitedReports = 0
-    /// `SentrySink`: count updates not sent (README "Counting"): Sentry counts events, so a call site is one event
-    /// per launch, with the count it had when it was sent; a later update of it would be a second event for the
+    /// `SentrySink`: count updates not sent (Docs/Reports.md "Counting"): Sentry counts events, so a call site is one
+    /// event per launch, with the count it had when it was sent; a later update of it would be a second event for the
     /// same bug and launch, against the project's quota.
     public var coalescedUpdates = 0
 

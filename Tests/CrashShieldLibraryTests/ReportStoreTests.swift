@@ -502,8 +502,8 @@ final class ReportStoreTests: XCTestCase {
         return report
     }
 
-    /// README "Counting": each launch counts from 1, its latest line holds its count, and launches add up. load()
-    /// kept only the latest line per signature: an earlier launch's count and first sighting were lost.
+    /// Docs/Reports.md "Counting": each launch counts from 1, its latest line holds its count, and launches add up.
+    /// load() kept only the latest line per signature: an earlier launch's count and first sighting were lost.
     func testLoadAndCompactionAddUpLaunchesOfOneCallSite() throws {
         let store = try JSONLinesReportStore(fileURL: fileURL, maxBytes: 4096)
         store.receive(launchReport("A", occurrences: 1, seen: 0))

@@ -53,7 +53,7 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
     /// The same bug at the same place, across builds and releases: guard, `appFacingMethod` and the caller's
     /// function (`callerFunction`, else the caller's image name). Unlike `signature` it survives a rebuild, an
     /// unrelated edit and a new cluster class; it is what a crash service should group by (the Sentry sink sends it,
-    /// see README "Grouping"). Nil in reports written before it existed.
+    /// see Docs/Reports.md "Grouping across releases"). Nil in reports written before it existed.
     public var groupingKey: String?
 
     public var id: String { signature }
@@ -148,7 +148,7 @@ public struct StackFrame: Codable, Sendable, Equatable {
     public var offsetInImage: UInt64 { address &- imageBase }
 }
 
-/// The counting model (README "Counting"): `occurrences` counts one call site (`signature`) within one launch
+/// The counting model (Docs/Reports.md "Counting"): `occurrences` counts one call site (`signature`) within one launch
 /// (`ReportContext.launchID`) and grows as the launch goes on; each line a store keeps, and each report a sink
 /// receives, carries the launch's total so far. So the latest report of a (signature, launch) pair holds that
 /// launch's count, and a total is the sum over launches of those latest counts (over builds too, summed by

@@ -1,8 +1,9 @@
 import Foundation
 
 /// The one JSON form of a `CrashReport`, used by everything that writes or reads one: the JSON Lines store's lines,
-/// `HTTPUploadSink`'s body (README "The HTTP body", schema version 1), the C API's report handler, the Objective-C
-/// API's `CSReport` (`dictionary`, `reportWithJSONData:`), the Sentry event's timestamps and the report tool.
+/// `HTTPUploadSink`'s body (Docs/Reports.md "The HTTP body", schema version 1), the C API's report handler, the
+/// Objective-C API's `CSReport` (`dictionary`, `reportWithJSONData:`), the Sentry event's timestamps and the report
+/// tool.
 ///
 /// Keys sorted, slashes not escaped, dates ISO-8601 UTC with milliseconds (`2026-11-25T10:00:00.123Z`; read with or
 /// without milliseconds), `category` the guard's name (`"container"`), optional fields left out when empty. Files and

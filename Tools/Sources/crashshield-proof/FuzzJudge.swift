@@ -65,8 +65,8 @@ enum Verdict {
     /// Foundation raised, and must raise the same with guards (outside the guards' scope).
     case leftAlone
     /// Foundation raised for an argument of a type the method does not take (Foundation's own code messaged it), and
-    /// must raise the same with guards: CrashShield does not recover these by design (README, "What CrashShield
-    /// does not stop"): the failure happens inside Foundation's code, past the app's call, where nothing can be
+    /// must raise the same with guards: CrashShield does not recover these by design (Docs/Guards.md,
+    /// "Limits"): the failure happens inside Foundation's code, past the app's call, where nothing can be
     /// skipped or answered safely, and a type check before the call would be stricter than Foundation, which takes
     /// any object that answers the messages it sends.
     case wrongType

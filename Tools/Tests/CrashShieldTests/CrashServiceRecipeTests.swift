@@ -3,7 +3,7 @@ import CrashShieldScenarios
 import Foundation
 import XCTest
 
-// README.md's recipes for forwarding reports to Firebase Crashlytics and Bugly, as written there (between the
+// Docs/Reports.md's recipes for forwarding reports to Firebase Crashlytics and Bugly, as written there (between the
 // markers), compiled and run by every test build against the vendors' documented APIs, declared below from their
 // documentation (an app links the real SDKs; only the `import` lines are left out here). Keep both in step.
 
@@ -51,7 +51,7 @@ enum Bugly {
     }
 }
 
-// README recipe: Crashlytics begins
+// Docs/Reports.md recipe: Crashlytics begins
 /// Each report as a Crashlytics non-fatal with its stack: the return addresses from the call site outwards (the frames
 /// above it are CrashShield's own), which Crashlytics symbolicates with the app's dSYMs and groups by.
 func crashlyticsSink() -> ReportHandlerSink {
@@ -67,9 +67,9 @@ func crashlyticsSink() -> ReportHandlerSink {
         crashlytics.record(exceptionModel: model)
     }
 }
-// README recipe: Crashlytics ends
+// Docs/Reports.md recipe: Crashlytics ends
 
-// README recipe: Bugly begins
+// Docs/Reports.md recipe: Bugly begins
 /// Each report as a Bugly custom exception (category 3, as Bugly's own examples report Objective-C exceptions; its
 /// documentation gives no list), the stack in `backtrace_symbols`' format from the call site outwards.
 func buglySink() -> ReportHandlerSink {
@@ -86,7 +86,7 @@ func buglySink() -> ReportHandlerSink {
             terminateApp: false)
     }
 }
-// README recipe: Bugly ends
+// Docs/Reports.md recipe: Bugly ends
 
 final class CrashServiceRecipeTests: ShieldTestCase {
     /// A real stopped call through each recipe: the service gets the exception, the app-facing method, the stack from
@@ -119,20 +119,21 @@ final class CrashServiceRecipeTests: ShieldTestCase {
         XCTAssertEqual(bugly.extraInfo["group"] as? String, stopped.group)
     }
 
-    /// The README shows exactly the code between each pair of markers above.
-    func testTheREADMEShowsTheseRecipes() throws {
+    /// Docs/Reports.md shows exactly the code between each pair of markers above.
+    func testTheDocsShowTheseRecipes() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
             .deletingLastPathComponent()  // Tools/Tests/CrashShieldTests/ -> the repository
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let page = try String(contentsOf: root.appendingPathComponent("Docs/Reports.md"), encoding: .utf8)
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         for service in ["Crashlytics", "Bugly"] {
-            let begin = "// README recipe: \(service) begins\n", end = "// README recipe: \(service) ends"
+            let begin = "// Docs/Reports.md recipe: \(service) begins\n"
+            let end = "// Docs/Reports.md recipe: \(service) ends"
             let start = try XCTUnwrap(source.range(of: begin)), stop = try XCTUnwrap(source.range(of: end))
             let code = String(source[start.upperBound..<stop.lowerBound])
             XCTAssertTrue(
-                readme.contains(code),
-                "README.md's \(service) recipe differs from CrashServiceRecipeTests.swift:\n\(code)")
+                page.contains(code),
+                "Docs/Reports.md's \(service) recipe differs from CrashServiceRecipeTests.swift:\n\(code)")
         }
     }
 }

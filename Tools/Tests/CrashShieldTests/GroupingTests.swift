@@ -5,8 +5,8 @@ import Foundation
 import XCTest
 
 #if os(macOS) || os(Linux)  // child processes (Foundation's Process): not on iOS
-/// One call site, one group, release after release (README "Grouping"): `groupingKey` survives a rebuild with an
-/// unrelated change, `signature` (the call site's offset in its build) does not.
+/// One call site, one group, release after release (Docs/Reports.md "Grouping across releases"): `groupingKey` survives
+/// a rebuild with an unrelated change, `signature` (the call site's offset in its build) does not.
 final class GroupingTests: ShieldTestCase {
     /// The app of two builds: `unrelated` code before the call site moves it in the binary.
     private static func appSource(unrelated: Bool, exported: Bool) -> String {

@@ -219,8 +219,8 @@ final class MessagingGuardTests: ShieldTestCase {
                 "raised(\(MatrixRunner.normalizingAddresses(report.reason)))",
                 MatrixRunner.normalizingAddresses(unguarded))
         }
-        // Deny-listing NSObject would deny-list every class: start refuses it (README Configuration) and nothing is
-        // installed.
+        // Deny-listing NSObject would deny-list every class: start refuses it (Docs/Guards.md, Configuration checks)
+        // and nothing is installed.
         XCTAssertThrowsError(try CrashShield.start(Configuration(guards: messaging, excludedClassNames: ["NSObject"])))
         XCTAssertFalse(CrashShield.isRunning)
         XCTAssertEqual(

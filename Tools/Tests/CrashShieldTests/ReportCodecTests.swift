@@ -90,8 +90,8 @@ final class ReportCodecTests: UploadTestCase {
             Self.goldenReport())
     }
 
-    /// Schema version 1, as README "The HTTP body" documents it, sent by the real sink to a real server (gzip off, so
-    /// the recorded bytes are the body).
+    /// Schema version 1, as Docs/Reports.md "The HTTP body" documents it, sent by the real sink to a real server (gzip
+    /// off, so the recorded bytes are the body).
     func testTheHTTPBodyIsSchemaVersion1AndTheSameJSONAsEarlierReleasesSent() throws {
         let server = try server()
         let sink = try HTTPUploadSink(

@@ -91,7 +91,7 @@ final class ReportToolTests: ShieldTestCase {
         XCTAssertTrue(
             output[1].hasPrefix("container  \(storm.appFacingMethod)"), "most occurrences first: \(output[1])")
         XCTAssertTrue(output[1].contains("css_test_storm_objectAtIndex") && output[1].contains(" 12  "), output[1])
-        XCTAssertTrue(output[1].hasSuffix(storm.group), "one row per group (README Grouping): \(output[1])")
+        XCTAssertTrue(output[1].hasSuffix(storm.group), "one row per group (Docs/Reports.md, Grouping): \(output[1])")
         XCTAssertTrue(output.contains { $0.hasPrefix("\(fileURL.path): line 2: not a valid crash report (") }, text)
         XCTAssertTrue(
             output.contains("\(fileURL.path): line 3: not a valid crash report (missing field 'signature')"), text)

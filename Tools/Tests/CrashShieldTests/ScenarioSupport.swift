@@ -107,7 +107,7 @@ extension XCTestCase {
 /// `GSKVOCSSKVOModel`, whose lookup fails, so `GSObjCAddClassBehavior` recurses until the stack overflows), and a
 /// class's KVO subclass gets each key's setter at that key's first observation, by `class_addMethod`, while other
 /// threads message its instances. Without CrashShield, 8 threads making their first observations at once crash about
-/// once in 300 runs (ARCHITECTURE.md, "Runtime notes"). Tests that observe `CSSKVOModel` from several threads call
+/// once in 300 runs (Docs/HookEngine.md, "GCC's libobjc"). Tests that observe `CSSKVOModel` from several threads call
 /// this first, on one thread.
 func setUpGNUstepKVOOnOneThread() {
     withAutoreleasePool {  // GNUstep's KVO autoreleases what it builds on first use

@@ -137,8 +137,8 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertEqual((event["extra"] as? [String: Any])?["occurrences"] as? Int, 12)
     }
 
-    /// README "Counting": a call site is one Sentry event per launch. Count updates (10, 100, ... and flush) of a
-    /// report already sent were each a new event against the project's quota; an update of a report still waiting
+    /// Docs/Reports.md "Counting": a call site is one Sentry event per launch. Count updates (10, 100, ... and flush)
+    /// of a report already sent were each a new event against the project's quota; an update of a report still waiting
     /// replaces it, so the event carries the newest count.
     func testCountUpdatesOfASentReportAreNotNewEvents() throws {
         let server = try server(["ok", "ok", "ok"])

@@ -83,7 +83,7 @@ class UploadTestCase: ShieldTestCase {
         struct Body: Decodable { var schemaVersion: Int?; var reports: [CrashReport] }
         return try server.requests.filter(\.processed).map { request in
             let body = try decoder.decode(Body.self, from: request.body)
-            // Sentry's envelopes carry no schema version; every HTTP body does (README "The HTTP body").
+            // Sentry's envelopes carry no schema version; every HTTP body does (Docs/Reports.md "The HTTP body").
             if request.header("Content-Type") == "application/json" { XCTAssertEqual(body.schemaVersion, 1) }
             return (request.idempotencyKey ?? "", body.reports)
         }
