@@ -100,8 +100,7 @@ static const CSRIMP csr_nil_check_set_object_for_key_pool[CSR_SLOT_POOL_SIZE] = 
 
 /// `[receiver length]`, one message.
 static inline unsigned long csr_string_length_message(CSRObject receiver) {
-    return ((unsigned long (*)(CSRObject, CSRSelector))csr_msg_lookup(receiver, csr_hot_selectors.length))(
-        receiver, csr_hot_selectors.length);
+    return (unsigned long)csr_msg_send_word(receiver, csr_hot_selectors.length);
 }
 
 /// The range lies within the receiver's length (`csr_string_length`): CSRRange's `fits(in:)`.

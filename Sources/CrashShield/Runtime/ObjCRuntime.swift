@@ -99,16 +99,17 @@ enum Messaging {
     typealias CountIMP = @convention(c) (CSRObject?, CSRSelector?) -> UInt
     typealias ObjectIMP = @convention(c) (CSRObject?, CSRSelector?) -> CSRObject?
 
-    /// `[receiver count]` (or `length`, or any other method returning NSUInteger with no argument).
+    /// `[receiver count]` (or `length`, or any other method returning NSUInteger with no argument): the runtime's own
+    /// message send (`csr_msg_send_word`: objc_msgSend on Apple).
     @inline(__always)
     static func sendUInt(_ receiver: CSRObject?, _ selector: CSRSelector?) -> UInt {
-        implementation(receiver, selector, as: CountIMP.self)(receiver, selector)
+        UInt(csr_msg_send_word(receiver, selector))
     }
 
-    /// `[receiver selector]` returning an object.
+    /// `[receiver selector]` returning an object (+0, as the method answers it).
     @inline(__always)
     static func sendObject(_ receiver: CSRObject?, _ selector: CSRSelector?) -> CSRObject? {
-        implementation(receiver, selector, as: ObjectIMP.self)(receiver, selector)
+        UnsafeMutableRawPointer(bitPattern: csr_msg_send_word(receiver, selector))
     }
 }
 

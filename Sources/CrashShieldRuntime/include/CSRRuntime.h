@@ -42,6 +42,17 @@ static inline CSRIMP csr_msg_lookup(CSRObject receiver, CSRSelector selector) {
 #endif
 }
 
+/// `[receiver selector]` for a method that takes no argument and returns a word (NSUInteger, BOOL, an object as a
+/// pointer): the runtime's own message send, 0 for nil. Hot path: inline (the guards' `count` and `length` checks).
+static inline uintptr_t csr_msg_send_word(CSRObject receiver, CSRSelector selector) {
+#if defined(__APPLE__)
+    return ((uintptr_t (*)(CSRObject, CSRSelector))objc_msgSend)(receiver, selector);
+#else
+    // GCC's libobjc sends a message as a lookup and a call (a nil receiver's lookup answers a method returning 0).
+    return ((uintptr_t (*)(CSRObject, CSRSelector))csr_msg_lookup(receiver, selector))(receiver, selector);
+#endif
+}
+
 // MARK: Classes
 
 /// The class registered under `name`, or NULL. Does not run `+initialize`.
