@@ -12,7 +12,7 @@ dpkg -s gobjc >/dev/null 2>&1 || missing+=(gobjc)
 dpkg -s libgnustep-base-dev >/dev/null 2>&1 || missing+=(libgnustep-base-dev)
 dpkg -s zlib1g-dev >/dev/null 2>&1 || missing+=(zlib1g-dev)   # gzip for upload bodies
 dpkg -s libblocksruntime-dev >/dev/null 2>&1 || missing+=(libblocksruntime-dev)   # blocks: the Objective-C API
-dpkg -s libunwind-dev >/dev/null 2>&1 || missing+=(libunwind-dev)   # stack walks that validate every frame (CSRCallStack.c)
+dpkg -s libunwind-dev >/dev/null 2>&1 || missing+=(libunwind-dev)   # stack walks that validate every frame (GNUstep/CSRCallStackGNUstep.c)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "installing: ${missing[*]}"
     sudo_cmd=""

@@ -28,9 +28,10 @@ enum Verdict {
     case passThrough
 }
 
-/// One stopped call, whatever stopped it (a Swift replacement, a C trampoline, the raise hook, a variadic trampoline,
-/// a message to a zombie, a dead observer or timer target): the guard, the subject, the selector, the violation and
-/// the call site. Judged and carried out by `IncidentPath.handle`, the one door to the reports.
+/// One stopped call, whatever stopped it (a Swift replacement, a C trampoline, a variadic trampoline, a message to a
+/// zombie, a dead observer or timer target, a WebKit panel handler released uncalled): the guard, the subject, the
+/// selector, the violation and the call site. Judged and carried out by `IncidentPath.handle`, the one door to the
+/// reports.
 struct Incident {
     /// What the call was made on.
     struct Subject {
@@ -48,7 +49,7 @@ struct Incident {
             className = cls?.name ?? "nil"
         }
 
-        /// A class (a receiver's, as a marker recorded it).
+        /// A class, with no receiver at hand (the delegate class of a WebKit panel handler released uncalled).
         init(cls: ObjCClass?) {
             self.cls = cls
             className = cls?.name ?? "nil"

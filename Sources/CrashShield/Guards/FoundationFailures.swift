@@ -101,8 +101,8 @@ extension Violation {
         Violation(exception, hint: hint) { FoundationRules.isApple ? appleText($0, method, apple) : gnustep }
     }
 
-    /// A failure the original itself raised and a guard caught (a hot read's trampoline or the raise hook, a probe of
-    /// the original, `csr_try_object_with_object`): Foundation's own name and reason, whatever the rules in force.
+    /// A failure the original itself raised and a guard caught (a hot read's trampoline, a probe of the original,
+    /// `csr_try_object_with_object`): Foundation's own name and reason, whatever the rules in force.
     static func caught(_ exception: String, _ reason: String, hint: String) -> Violation {
         Violation(exception, hint: hint) { _ in reason }
     }

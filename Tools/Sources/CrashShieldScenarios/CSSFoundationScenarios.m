@@ -239,7 +239,8 @@ static id freshHello(void) { return [NSString stringWithUTF8String: "hello"]; }
 static id freshConstantHello(void) { return @"hello"; }
 static id freshMutableHello(void) { return [NSMutableString stringWithUTF8String: "hello"]; }
 static id freshWide(void) { return [NSString stringWithUTF8String: "h\xc3\xa9llo"]; }
-/// A literal past ASCII: 5 characters in 6 bytes (GNUstep: the range checks ask it `length`, as any non-ASCII literal).
+/// A literal past ASCII: 5 characters in 6 bytes: a range check that counted its bytes would be wrong (CrashShield's
+/// range checks ask every string its `length`).
 static id freshWideConstant(void) { return @"h\u00e9llo"; }
 static id stringClass(void) { return [NSString class]; }
 static id mutableStringClass(void) { return [NSMutableString class]; }

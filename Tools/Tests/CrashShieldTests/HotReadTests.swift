@@ -127,8 +127,7 @@ final class HotReadTests: ShieldTestCase {
     /// `addObject:` (arrays and sets), `setObject:forKey:`, `replaceCharactersInRange:withString:`, `hasPrefix:`,
     /// `hasSuffix:`, `rangeOfString:options:range:locale:`, `compare:options:range:` and the string constructors that take a format or a C string (CSRCheckFirst.h): each installed
     /// class gets a check-first trampoline that jumps to its original when the check passes, and a failed check still
-    /// reaches the guard: recovered, reported, the receiver unchanged. With `.trampolines`: by default GSMutableString's
-    /// `replaceCharactersInRange:withString:` gets a marker on GNUstep x86_64 (HotRaiseTests).
+    /// reaches the guard: recovered, reported, the receiver unchanged.
     func testCheckFirstTrampolinesLetValidCallsThroughAndHandTheRestToTheGuard() throws {
         func isCheckFirst(_ className: String, _ selectorName: String, _ tableIndex: Int32) -> Bool {
             isCheckFirstOn(ObjCClass(named: className)!, selectorName, tableIndex)

@@ -158,7 +158,8 @@ void *css_test_app_array(bool deep);
 /// `css_test_call_objectAtIndex`.
 void *css_test_call_subscript(void *array, unsigned long index);
 unsigned short css_test_call_characterAtIndex(void *string, unsigned long index);
-/// What the class's `characterAtIndex:` is now (a marker, say): for calling it later, bypassing a later hook.
+/// What the class's `characterAtIndex:` is now (CrashShield's trampoline, say): for calling it later, bypassing a later
+/// hook.
 const void *css_test_character_implementation(const char *className);
 /// `implementation(string, @selector(characterAtIndex:), index)`: a call through an implementation the caller kept.
 unsigned short css_test_call_character_implementation(const void *implementation, void *string, unsigned long index);
