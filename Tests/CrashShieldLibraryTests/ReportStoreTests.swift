@@ -421,7 +421,7 @@ final class ReportStoreTests: XCTestCase {
         guard case .folderNotWritable(let path, _)? = store.openFailure else {
             return XCTFail("expected .folderNotWritable, got \(String(describing: store.openFailure))")
         }
-        XCTAssertEqual(path, blocker.path)
+        XCTAssertEqual(path, blocker.appendingPathComponent("CrashShield").path)
         XCTAssertNotNil(store.sinkFailure, "the sink says it cannot work")
         store.receive(makeReport(1))
         store.receive(makeReport(2))
