@@ -48,6 +48,8 @@ bool csbridge_is_running(void);
 uint32_t csbridge_active_guards(void);
 int32_t csbridge_set_guard(uint32_t guards, bool enabled, char **message);
 bool csbridge_flush(double timeoutSeconds);
+/// Calls `function(context, text, NULL)` for each sink of the running configuration that cannot work now.
+void csbridge_sink_failures(CSBridgeNameFunction function, void *context);
 bool csbridge_wait_for_uploads(double timeoutSeconds);
 /// Calls `function(context, statistics)` for each upload sink of the last start (`statistics` lent for the call).
 void csbridge_upload_statistics(CSBridgeReportFunction function, void *context);

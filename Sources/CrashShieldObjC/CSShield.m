@@ -18,6 +18,15 @@ static void CSDeliverReport(void *context, const void *bridgeReport) {
 - (instancetype)initWithBridgeStatistics:(const void *)statistics;
 @end
 
+/// Appends an NSError (CSErrorInvalidSink) saying `text` to the NSMutableArray `list`.
+static void CSAppendSinkFailure(void *list, const char *text, const char *unused) {
+    NSString *description = text ? [NSString stringWithUTF8String:text] : nil;
+    if (!description) return;
+    NSError *failure = [NSError errorWithDomain:CSErrorDomain code:CSErrorInvalidSink
+                                       userInfo:@{NSLocalizedDescriptionKey: description}];
+    [(CSR_BRIDGE NSMutableArray *)list addObject:failure];
+}
+
 /// Appends a CSUploadStatistics of the lent `statistics` to the NSMutableArray `list`.
 static void CSAppendStatistics(void *list, const void *statistics) {
     CSUploadStatistics *item = [[CSUploadStatistics alloc] initWithBridgeStatistics:statistics];
@@ -100,6 +109,12 @@ static void CSAppendStatistics(void *list, const void *statistics) {
 + (NSArray<CSUploadStatistics *> *)uploadStatistics {
     NSMutableArray *list = [NSMutableArray array];
     csbridge_upload_statistics(CSAppendStatistics, (CSR_BRIDGE void *)list);
+    return list;
+}
+
++ (NSArray<NSError *> *)sinkFailures {
+    NSMutableArray *list = [NSMutableArray array];
+    csbridge_sink_failures(CSAppendSinkFailure, (CSR_BRIDGE void *)list);
     return list;
 }
 

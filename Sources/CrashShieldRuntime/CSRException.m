@@ -14,8 +14,12 @@ static void csr_copy(NSString *text, char *buffer, size_t size) {
 bool csr_exception_describe(CSRObject object, CSRExceptionInfo *info) {
     id exception = (CSR_BRIDGE id)object;
     if (![exception isKindOfClass: [NSException class]]) return false;
-    csr_copy([exception name], info->name, sizeof info->name);
-    csr_copy([exception reason], info->reason, sizeof info->reason);
+    // A pool of its own: the recovery of a raised hot read copies the exception on the app's thread, once per stopped
+    // call; -UTF8String's buffers (GSAutoreleasedMemory on GNUstep) must not pile up in the caller's pool.
+    @autoreleasepool {
+        csr_copy([exception name], info->name, sizeof info->name);
+        csr_copy([exception reason], info->reason, sizeof info->reason);
+    }
     return true;
 }
 

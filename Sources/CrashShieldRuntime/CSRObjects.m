@@ -6,21 +6,30 @@
 #include "CSRObjects.h"
 #include "CSRMemory.h"
 
+// The copies below run on the failure path, on the app's thread, once per stopped call (a report's details are
+// built before the rate limit): what -description and -UTF8String autorelease (a new string, GNUstep's
+// GSAutoreleasedMemory buffer) goes into a pool of their own, never into the caller's, which a loop without a pool
+// never drains (issue 31: KVC's key, 2 objects per stopped call).
+
 void csr_object_describe(CSRObject object, char *buffer, size_t size) {
     if (size == 0) return;
     if (object == NULL) { snprintf(buffer, size, "nil"); return; }
     id value = (CSR_BRIDGE id)object;
-    NSString *text = nil;
-    @try { text = [value description]; } @catch (NSException *ignored) { text = nil; }
-    const char *utf8 = [text UTF8String];
-    snprintf(buffer, size, "%s", utf8 ? utf8 : class_getName(object_getClass(value)));
+    @autoreleasepool {
+        NSString *text = nil;
+        @try { text = [value description]; } @catch (NSException *ignored) { text = nil; }
+        const char *utf8 = [text UTF8String];
+        snprintf(buffer, size, "%s", utf8 ? utf8 : class_getName(object_getClass(value)));
+    }
 }
 
 bool csr_string_copyUTF8(CSRObject string, char *buffer, size_t size) {
     id value = (CSR_BRIDGE id)string;
     if (size == 0 || value == nil || ![value isKindOfClass: [NSString class]]) return false;
-    const char *utf8 = [(NSString *)value UTF8String];
-    snprintf(buffer, size, "%s", utf8 ? utf8 : "");
+    @autoreleasepool {
+        const char *utf8 = [(NSString *)value UTF8String];
+        snprintf(buffer, size, "%s", utf8 ? utf8 : "");
+    }
     return true;
 }
 

@@ -67,6 +67,38 @@ final class ReadmeQuickStartTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder.path), "the store made its folder")
     }
 
+    /// Issue 31 §2: the quick start with a reports folder that cannot be written (a regular file holds its parent's
+    /// path: the tests run as root, which ignores permission bits) starts every guard; `sinkFailures` names the store.
+    /// A bad configuration is still refused.
+    func testTheQuickStartProtectsWhenTheReportsFolderCannotBeWritten() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let blocker = folder.appendingPathComponent("Application Support")
+        try Data().write(to: blocker)
+        let reportsURL = blocker.appendingPathComponent("CrashShield/reports.jsonl")
+
+        XCTAssertNoThrow(try CrashShield.start(try productionConfiguration(reportsURL: reportsURL)))
+        XCTAssertTrue(CrashShield.isRunning)
+        XCTAssertEqual(CrashShield.activeGuards, Configuration.production.guards)
+        let failures = CrashShield.sinkFailures
+        XCTAssertEqual(failures.count, 1)
+        XCTAssertTrue(failures.first?.sink is JSONLinesReportStore)
+        guard case .folderNotWritable? = failures.first?.error as? ReportStoreError else {
+            return XCTFail("expected .folderNotWritable, got \(failures)")
+        }
+        XCTAssertTrue("\(failures[0])".contains("Application Support"), "\(failures[0])")
+        CrashShield.stop()
+        XCTAssertTrue(CrashShield.sinkFailures.isEmpty, "none while not running")
+
+        // A bad configuration is still refused, with the same folder.
+        var bad = try productionConfiguration(reportsURL: reportsURL)
+        bad.protectedClassPrefixes = [""]
+        XCTAssertThrowsError(try CrashShield.start(bad))
+        XCTAssertFalse(CrashShield.isRunning)
+        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: reportsURL, maxBytes: 1), "a bad bound too")
+    }
+
     /// The README shows exactly the code between the markers above.
     func testTheREADMEShowsThisCode() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

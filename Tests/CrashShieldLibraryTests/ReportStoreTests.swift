@@ -358,10 +358,12 @@ final class ReportStoreTests: XCTestCase {
         let victim = folder.appendingPathComponent("victim.txt")
         try Data("precious".utf8).write(to: victim)
         try FileManager.default.createSymbolicLink(at: fileURL, withDestinationURL: victim)
-        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: fileURL)) {
-            XCTAssertEqual($0 as? ReportStoreError, .symbolicLink(path: self.fileURL.path))
-            XCTAssertTrue("\($0)".contains("symbolic link"), "\($0)")
-        }
+        // What the disk holds does not throw: the store is closed, says why, and never writes through the link.
+        let closed = try JSONLinesReportStore(fileURL: fileURL)
+        XCTAssertEqual(closed.openFailure, .symbolicLink(path: fileURL.path))
+        XCTAssertTrue("\(closed.openFailure!)".contains("symbolic link"))
+        closed.receive(makeReport(0))
+        XCTAssertEqual(try Data(contentsOf: victim), Data("precious".utf8))
 
         // A link that appears after the store was made: every operation refuses it.
         try FileManager.default.removeItem(at: fileURL)
@@ -386,14 +388,13 @@ final class ReportStoreTests: XCTestCase {
     }
 
     func testADeviceOrFIFOAtThePathIsRefused() throws {
-        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: URL(fileURLWithPath: "/dev/null"))) {
-            XCTAssertEqual($0 as? ReportStoreError, .notARegularFile(path: "/dev/null", kind: "a character device"))
-        }
+        XCTAssertEqual(
+            try JSONLinesReportStore(fileURL: URL(fileURLWithPath: "/dev/null")).openFailure,
+            .notARegularFile(path: "/dev/null", kind: "a character device"))
         let fifo = folder.appendingPathComponent("fifo.jsonl")
         XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
-        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: fifo)) {
-            XCTAssertEqual($0 as? ReportStoreError, .notARegularFile(path: fifo.path, kind: "a FIFO"))
-        }
+        XCTAssertEqual(
+            try JSONLinesReportStore(fileURL: fifo).openFailure, .notARegularFile(path: fifo.path, kind: "a FIFO"))
 
         // A FIFO that takes the file's place later: refused at once, nothing blocks.
         let logs = InMemoryLogHandler()
@@ -405,6 +406,56 @@ final class ReportStoreTests: XCTestCase {
         XCTAssertThrowsError(try store.load()) {
             XCTAssertEqual($0 as? ReportStoreError, .notARegularFile(path: self.fileURL.path, kind: "a FIFO"))
         }
+    }
+
+    // MARK: - A folder that cannot be written (issue 31 §2)
+
+    /// The tests run as root, which ignores permission bits (a 0500 folder is writable to root): the folder is made
+    /// unwritable by a regular file holding its parent's path (mkdir fails with ENOTDIR, for root too).
+    func testAStoreWhoseFolderCannotBeMadeKeepsReportsAndWritesThemOnceItCan() throws {
+        let blocker = folder.appendingPathComponent("Application Support")
+        try Data("not a folder".utf8).write(to: blocker)
+        let url = blocker.appendingPathComponent("CrashShield/reports.jsonl")
+        let logs = InMemoryLogHandler()
+        let store = try JSONLinesReportStore(fileURL: url, maxBytes: 8192, logger: Logger(label: "test") { _ in logs })
+        guard case .folderNotWritable(let path, _)? = store.openFailure else {
+            return XCTFail("expected .folderNotWritable, got \(String(describing: store.openFailure))")
+        }
+        XCTAssertEqual(path, blocker.appendingPathComponent("CrashShield").path)
+        XCTAssertNotNil(store.sinkFailure, "the sink says it cannot work")
+        store.receive(makeReport(1))
+        store.receive(makeReport(2))
+        store.receive(makeReport(1, occurrences: 10))  // the same call site: the newer count replaces the older
+        XCTAssertEqual(store.writeFailures, 0, "kept in memory, not lost")
+        // Kept within maxBytes / 2: a report past that counts as not stored.
+        for n in 3...40 { store.receive(makeReport(n)) }
+        XCTAssertGreaterThan(store.writeFailures, 0)
+        let kept = 40 - store.writeFailures
+
+        // The disk recovers. Within the retry delay (1 s) nothing is tried; after it, the next report opens the file.
+        try FileManager.default.removeItem(at: blocker)
+        Thread.sleep(forTimeInterval: 1.2)
+        store.receive(makeReport(41))
+        XCTAssertNil(store.openFailure)
+        XCTAssertNil(store.sinkFailure)
+        let loaded = try store.load().reports
+        XCTAssertEqual(loaded.count, kept + 1, "every kept report, then the new one")
+        XCTAssertEqual(loaded.first { $0.signature == makeReport(1).signature }?.occurrences, 10)
+        XCTAssertTrue(loaded.contains { $0.signature == makeReport(41).signature })
+        XCTAssertTrue(logs.entries.contains { "\($0.message)".contains("opened its file") }, "\(logs.entries)")
+    }
+
+    func testADirectoryThatTakesTheFilesPathClosesTheStoreUntilItGoes() throws {
+        try FileManager.default.createDirectory(at: fileURL, withIntermediateDirectories: true)
+        let store = try JSONLinesReportStore(
+            fileURL: folder.appendingPathComponent("reports.jsonl", isDirectory: false))
+        XCTAssertEqual(store.openFailure, .isDirectory(path: fileURL.path))
+        store.receive(makeReport(1))
+        try FileManager.default.removeItem(at: fileURL)
+        Thread.sleep(forTimeInterval: 1.2)
+        store.receive(makeReport(2))
+        XCTAssertNil(store.openFailure)
+        XCTAssertEqual(try store.load().reports.map(\.signature), [makeReport(1).signature, makeReport(2).signature])
     }
 
     // MARK: - Threads
@@ -453,18 +504,15 @@ final class ReportStoreTests: XCTestCase {
         }
         let plainFile = folder.appendingPathComponent("plain.txt")
         try Data("x".utf8).write(to: plainFile)
-        XCTAssertThrowsError(try JSONLinesReportStore(fileURL: plainFile.appendingPathComponent("reports.jsonl"))) {
-            guard case ReportStoreError.folderNotWritable(let path, _)? = $0 as? ReportStoreError else {
-                return XCTFail("expected .folderNotWritable, got \($0)")
-            }
-            XCTAssertEqual(path, plainFile.path)
+        // A folder that cannot be made is the disk's state, not a bad argument: the store is made closed.
+        let underFile = try JSONLinesReportStore(fileURL: plainFile.appendingPathComponent("reports.jsonl"))
+        guard case .folderNotWritable(let path, _)? = underFile.openFailure else {
+            return XCTFail("expected .folderNotWritable, got \(String(describing: underFile.openFailure))")
         }
-        XCTAssertThrowsError(
-            try JSONLinesReportStore(fileURL: plainFile.appendingPathComponent("deeper/reports.jsonl"))
-        ) {
-            guard case ReportStoreError.folderNotWritable? = $0 as? ReportStoreError else {
-                return XCTFail("expected .folderNotWritable, got \($0)")
-            }
+        XCTAssertEqual(path, plainFile.path)
+        let deeper = try JSONLinesReportStore(fileURL: plainFile.appendingPathComponent("deeper/reports.jsonl"))
+        guard case .folderNotWritable? = deeper.openFailure else {
+            return XCTFail("expected .folderNotWritable, got \(String(describing: deeper.openFailure))")
         }
         XCTAssertThrowsError(try JSONLinesReportStore(fileURL: URL(string: "https://example.com/reports.jsonl")!)) {
             XCTAssertEqual($0 as? ReportStoreError, .notAFileURL("https://example.com/reports.jsonl"))

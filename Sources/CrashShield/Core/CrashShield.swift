@@ -19,7 +19,9 @@ public enum CrashShield {
     /// configuration error; on any error nothing stays installed. `configuration.warnings` (a class that does not
     /// exist, no guard at all) are logged, each once per process, and do not stop it. A guard that cannot install on
     /// this system (a method it hooks is missing, or the runtime refused a hook: `HookError`) stays off, named in an
-    /// error log line, and the others run: `activeGuards` says which did.
+    /// error log line, and the others run: `activeGuards` says which did. A sink that cannot work now (a report
+    /// store whose folder cannot be written: `ReportSink.sinkFailure`) does not stop it either: the guards start
+    /// with every sink, the failure is logged once and listed in `sinkFailures`, and the store tries again later.
     public static func start(_ configuration: Configuration = .production) throws {
         // In a pool of its own: starting asks Foundation things (class samples, the runtime's wording of an
         // unrecognized selector) whose answers are autoreleased, and the caller may have no pool (a command-line
@@ -37,6 +39,11 @@ public enum CrashShield {
             try configuration.validate()
             for warning in configuration.warnings where loggedWarnings.withLock({ $0.insert(warning).inserted }) {
                 logger.warning("\(warning)")
+            }
+            // Protection never depends on a sink: one that cannot work now is logged, and the guards start.
+            for failure in Self.sinkFailures(of: configuration.sinks) {
+                let text = "report sink \(failure); the guards run, and it tries again later (CrashShield.sinkFailures)"
+                if loggedWarnings.withLock({ $0.insert(text).inserted }) { logger.error("\(text)") }
             }
             // The process's context (app, OS, device: Bundle.main, sysctl) is read once, before any hook exists, so
             // that Foundation code it runs can never reach a guard from inside the first report.
@@ -113,6 +120,17 @@ public enum CrashShield {
                 }
             }
         }
+    }
+
+    /// The sinks of the running configuration that cannot do their work now (a report store whose folder cannot
+    /// be written or created, a disk problem at launch), with why; empty when every sink works or CrashShield does not
+    /// run. A sink leaves the list when it recovers (a store opens its file on a later report once it can).
+    public static var sinkFailures: [SinkFailure] {
+        sinkFailures(of: Session.current.load(ordering: .acquiring)?.configuration.sinks ?? [])
+    }
+
+    static func sinkFailures(of sinks: [any ReportSink]) -> [SinkFailure] {
+        sinks.compactMap { sink in sink.sinkFailure.map { SinkFailure(sink: sink, error: $0) } }
     }
 
     /// Every distinct report of this run, with current counts.

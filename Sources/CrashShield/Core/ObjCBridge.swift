@@ -115,7 +115,8 @@ package final class BridgeConfiguration {
     /// The upload sinks (CrashShieldUpload's csbridge_configuration_add_upload), in `uploadSinks` order.
     package var sinkMakers: [any BridgeSinkMaker] = []
 
-    /// The Swift configuration, its sinks made (which throws for a bad endpoint, DSN, folder or store file).
+    /// The Swift configuration, its sinks made (which throws for a bad endpoint, DSN or upload folder; a report store
+    /// whose folder cannot be written is made closed and retries: `CrashShield.sinkFailures`).
     func configuration(reportSink: ReportSink?) throws -> Configuration {
         var configuration = Configuration(
             guards: GuardCategory(rawValue: guards), mode: mode,
@@ -230,6 +231,16 @@ package enum BridgeUploads {
 @_spi(ObjCBridge) public func csbridge_set_guard(_ guards: UInt32, _ enabled: Bool, _ message: BridgeMessage?) -> Int32
 {
     bridged(message) { try CrashShield.setGuard(GuardCategory(rawValue: guards), enabled: enabled) }
+}
+
+/// Calls `function(context, text, NULL)` for each sink of the running configuration that cannot work now
+/// (`CrashShield.sinkFailures`), `text` saying which sink and why (lent for the call).
+@_cdecl("csbridge_sink_failures")
+@_spi(ObjCBridge) public func csbridge_sink_failures(
+    _ function: BridgeNameFunction?, _ context: UnsafeMutableRawPointer?
+) {
+    guard let function else { return }
+    for failure in CrashShield.sinkFailures { failure.description.withCString { function(context, $0, nil) } }
 }
 
 @_cdecl("csbridge_flush")

@@ -76,6 +76,40 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     var failure: ReportStoreError?
     /// The last wait for the file lock timed out (another process holds it): try once, do not wait again.
     var lockStuck = false
+    /// Whether the store could open its file, and what it keeps until it can (`openFailure`).
+    var opening = Opening()
+
+    /// The state of a store that could not open its file yet (`openFailure`).
+    struct Opening {
+        /// Why the last attempt failed; nil once the file opened.
+        var failure: ReportStoreError?
+        /// No new attempt before this.
+        var nextAttempt = Date.distantPast
+        var delay: TimeInterval = 0
+        var attempts = 0
+        /// Lines waiting for the file, by launch key, in order of first appearance, and their bytes.
+        var pending: [(key: String, line: [UInt8])] = []
+        var pendingBytes = 0
+
+        /// The first retry after 1 s, then twice as long each time, at most 60 s.
+        mutating func scheduleRetry(after now: Date) {
+            attempts += 1
+            delay = min(60, max(1, delay * 2))
+            nextAttempt = now.addingTimeInterval(delay)
+        }
+
+        /// Keeps `line` (replacing an older line of the same key); false when it does not fit in `limit` bytes.
+        mutating func keep(_ line: [UInt8], key: String, limit: Int) -> Bool {
+            if let index = pending.firstIndex(where: { $0.key == key }) {
+                pendingBytes -= pending[index].line.count
+                pending.remove(at: index)
+            }
+            guard pendingBytes + line.count <= limit else { return false }
+            pending.append((key, line))
+            pendingBytes += line.count
+            return true
+        }
+    }
 
     /// The sibling file every process sharing `fileURL` locks (`.<name>.lock`).
     static func lockFileURL(for fileURL: URL) -> URL {
@@ -95,9 +129,12 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     ///   - maxReportBytes: the bound of one report's line, from `minimumMaxReportBytes` to `maxBytes / 2`; nil for
     ///     `defaultMaxReportBytes` (or `maxBytes / 2` if smaller).
     ///   - logger: where the store logs what it could not store.
-    /// - Throws: `ReportStoreError` when a bound is out of range, the URL is not a file URL, names a directory, a
-    ///   symbolic link, a device or anything else that is not a regular file, or the folder cannot be created or
-    ///   written. The folder is created when missing; the file is not.
+    /// - Throws: `ReportStoreError` for a bad argument only: a bound out of range, a URL that is not a file URL or
+    ///   that ends in `/`. What the disk holds does not throw: when the folder cannot be created or written, or the
+    ///   path holds a directory, a symbolic link, a device or anything else that is not a regular file, the store is
+    ///   made closed (`openFailure` says why; `CrashShield.start` logs it and lists it in
+    ///   `CrashShield.sinkFailures`) and tries again on later reports. The folder is created when missing; the file
+    ///   is not.
     public init(
         fileURL: URL, maxBytes: Int = 1 << 20, maxReportBytes: Int? = nil,
         logger: Logger = Logger(label: "CrashShield.ReportStore")
@@ -115,26 +152,8 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
         }
         guard fileURL.isFileURL else { throw ReportStoreError.notAFileURL(fileURL.absoluteString) }
         let path = fileURL.path
-        let folder = fileURL.deletingLastPathComponent().path
-        if path.hasSuffix("/") { throw ReportStoreError.isDirectory(path: path) }
-        if let refusal = ReportStoreFile.refusal(ofItemAt: path) { throw refusal }
-        var folderIsDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder, isDirectory: &folderIsDirectory) {
-            guard folderIsDirectory.boolValue else {
-                throw ReportStoreError.folderNotWritable(path: folder, reason: "it is a file, not a folder")
-            }
-        } else {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw ReportStoreError.folderNotWritable(path: folder, reason: ReportStoreFile.reason(of: error))
-            }
-        }
-        guard access(folder, W_OK | X_OK) == 0 else {
-            throw ReportStoreError.folderNotWritable(path: folder, reason: ReportStoreFile.errnoText(errno))
-        }
-        if FileManager.default.fileExists(atPath: path), access(path, W_OK) != 0 {
-            throw ReportStoreError.fileNotWritable(path: path, reason: ReportStoreFile.errnoText(errno))
+        if path.hasSuffix("/") || fileURL.absoluteString.hasSuffix("/") {
+            throw ReportStoreError.isDirectory(path: path)
         }
         self.fileURL = fileURL
         self.maxBytes = maxBytes
@@ -142,8 +161,48 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
         self.path = path
         self.lockPath = Self.lockFileURL(for: fileURL).path
         self.logger = logger
-        removeStaleTemporaryFiles(in: folder)
+        opening.failure = Self.openProblem(path)
+        if opening.failure == nil {
+            removeStaleTemporaryFiles(in: fileURL.deletingLastPathComponent().path)
+        } else {
+            opening.scheduleRetry(after: Date())
+        }
     }
+
+    /// Makes the folder when missing and checks that the file can be written there; why not, or nil.
+    static func openProblem(_ path: String) -> ReportStoreError? {
+        let folder = (path as NSString).deletingLastPathComponent
+        if let refusal = ReportStoreFile.refusal(ofItemAt: path) { return refusal }
+        var folderIsDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &folderIsDirectory) {
+            guard folderIsDirectory.boolValue else {
+                return .folderNotWritable(path: folder, reason: "it is a file, not a folder")
+            }
+        } else {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                return .folderNotWritable(path: folder, reason: ReportStoreFile.reason(of: error))
+            }
+        }
+        guard access(folder, W_OK | X_OK) == 0 else {
+            return .folderNotWritable(path: folder, reason: ReportStoreFile.errnoText(errno))
+        }
+        if FileManager.default.fileExists(atPath: path), access(path, W_OK) != 0 {
+            return .fileNotWritable(path: path, reason: ReportStoreFile.errnoText(errno))
+        }
+        return nil
+    }
+
+    /// Why the store cannot open its file now (the folder cannot be made or written, something that is not a regular
+    /// file holds its path); nil once it could. While it cannot, the reports it is given are kept in memory (the
+    /// latest per signature and launch, at most `maxBytes / 2` of them; any more count in `writeFailures`), and each
+    /// later report tries to open it again, at most once per `retryDelay` (doubling from 1 s to 60 s); when it
+    /// opens, the kept reports are written first.
+    public var openFailure: ReportStoreError? { lock.withLock { opening.failure } }
+
+    /// `openFailure`.
+    public var sinkFailure: (any Error)? { openFailure }
 
     /// How many reports could not be stored (disk full, too large, file replaced by a link, ...).
     public var writeFailures: Int { lock.withLock { failures } }
@@ -159,7 +218,14 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     public func receive(_ report: CrashReport) {
         do {
             let line = try encodeLine(report)
-            try lock.withLock { try withFileLock(LOCK_EX) { try appendLocked(line) } }
+            try lock.withLock {
+                guard openedLocked() else {
+                    let key = ReportCounting.launchKey(report, source: path)
+                    guard opening.keep(line, key: key, limit: maxBytes / 2) else { throw opening.failure! }
+                    return
+                }
+                try withFileLock(LOCK_EX) { try appendLocked(line) }
+            }
         } catch {
             let problem =
                 error as? ReportStoreError
@@ -174,6 +240,35 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
                     "file": .string(path), "signature": .string(report.signature),
                 ])
         }
+    }
+
+    /// Whether the file can be written: true once it opened; while it could not, tries again when the retry delay has
+    /// passed and, when it opens, writes the kept reports first. The in-process lock is held.
+    private func openedLocked() -> Bool {
+        guard let failure = opening.failure else { return true }
+        let now = Date()
+        guard now >= opening.nextAttempt else { return false }
+        if let problem = Self.openProblem(path) {
+            opening.failure = problem
+            opening.scheduleRetry(after: now)
+            return false
+        }
+        let kept = opening.pending
+        logger.notice(
+            "the report store opened its file after \(opening.attempts) failed attempts (first: \(failure)); writing the \(kept.count) reports kept meanwhile",
+            metadata: ["file": .string(path)])
+        opening = Opening()
+        removeStaleTemporaryFiles(in: fileURL.deletingLastPathComponent().path)
+        for entry in kept {
+            do {
+                try withFileLock(LOCK_EX) { try appendLocked(entry.line) }
+            } catch {
+                failures += 1
+                self.failure =
+                    error as? ReportStoreError ?? .ioFailed(path: path, operation: "write", reason: "\(error)")
+            }
+        }
+        return true
     }
 
     /// One line, newline included. A report whose line would pass `maxReportBytes` keeps only its caller frame; if

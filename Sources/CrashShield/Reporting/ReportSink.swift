@@ -14,6 +14,25 @@
 public protocol ReportSink: AnyObject, Sendable {
     /// Takes one report. Errors are caught and logged once per sink; the report is not offered again.
     func receive(_ report: CrashReport) throws
+
+    /// Why the sink cannot do its work now (a store that cannot open its file: `JSONLinesReportStore.openFailure`);
+    /// nil when it can (the default). `CrashShield.start` starts the guards either way, logs a sink's failure once,
+    /// and lists it in `CrashShield.sinkFailures` for as long as it lasts.
+    var sinkFailure: (any Error)? { get }
+}
+
+extension ReportSink {
+    public var sinkFailure: (any Error)? { nil }
+}
+
+/// A sink that cannot do its work now (`CrashShield.sinkFailures`).
+public struct SinkFailure: CustomStringConvertible, @unchecked Sendable {
+    /// The sink, as given in `Configuration.sinks`.
+    public let sink: any ReportSink
+    /// Why it cannot work (a `ReportStoreError` for a `JSONLinesReportStore`).
+    public let error: any Error
+
+    public var description: String { "\(type(of: sink)): \(error)" }
 }
 
 /// A sink that calls a closure: the simplest way to forward reports to an existing crash reporter.

@@ -52,7 +52,9 @@ CS_OBJC_ONLY
 @interface CSShield : NSObject
 
 /// Installs the configured guards. NO and an error (CSErrorDomain) when running already, for a configuration that
-/// cannot be honoured, or for a sink that cannot work; then nothing is installed.
+/// cannot be honoured, or for a sink that cannot work (a bad endpoint or DSN); then nothing is installed. A report
+/// store (`reportStoreURL`) whose folder cannot be written now does not stop it: the guards start, the store keeps
+/// its reports in memory and tries again later, and `sinkFailures` says so.
 + (BOOL)startWithConfiguration:(CSConfiguration *)configuration error:(NSError *_Nullable *_Nullable)error;
 /// Every original implementation back; pending counts go to the sinks. Nothing when not running.
 + (void)stop;
@@ -73,6 +75,10 @@ CS_OBJC_ONLY
 @property (class, nonatomic, readonly, copy) NSArray<CSUploadStatistics *> *uploadStatistics;
 
 @property (class, nonatomic, readonly) BOOL isRunning;
+/// The sinks of the running configuration that cannot work now (a report store whose folder cannot be written), one
+/// NSError each (CSErrorDomain, CSErrorInvalidSink, its localizedDescription says which sink and why); empty when
+/// every sink works. A store leaves the list once it opened its file.
+@property (class, nonatomic, readonly, copy) NSArray<NSError *> *sinkFailures;
 /// The guards installed now.
 @property (class, nonatomic, readonly) CSGuard activeGuards;
 /// Every distinct report of this run, with current counts.

@@ -541,6 +541,39 @@ char *csos_upload_sinks(const char *folder) {
     return [out copyText];
 }
 
+char *csos_unwritable_store(const char *folder) {
+    CSOSOutput *out = CSR_AUTORELEASE([[CSOSOutput alloc] init]);
+    NSString *base = [NSString stringWithUTF8String:folder];
+    // The store's folder cannot be made: a regular file holds its parent's path (root ignores permission bits).
+    NSString *blocker = [base stringByAppendingPathComponent:@"Application Support"];
+    [[NSData data] writeToFile:blocker atomically:NO];
+    NSString *store = [blocker stringByAppendingPathComponent:@"CrashShield/reports.jsonl"];
+    CSConfiguration *configuration = [CSConfiguration productionConfiguration];
+    configuration.guards = CSGuardContainer;
+    configuration.logsReports = NO;
+    configuration.reportStoreURL = [NSURL fileURLWithPath:store];
+    NSError *error = nil;
+    [out set:@"started" to:@([CSShield startWithConfiguration:configuration error:&error])];
+    [out set:@"error" error:error];
+    [out set:@"failures" to:@([CSShield.sinkFailures count])];
+    NSError *failure = [CSShield.sinkFailures firstObject];
+    [out set:@"failureCode" to:@(failure.code)];
+    [out set:@"failure" to:failure.localizedDescription ?: @""];
+    [out set:@"call" to:CSOSTryReadPastEnd()];
+    [out set:@"flushed" to:@([CSShield flushWithTimeout:5])];
+    // The disk recovers; a later delivery (after the store's first retry delay, 1 s) opens the file.
+    [[NSFileManager defaultManager] removeItemAtPath:blocker error:NULL];
+    [NSThread sleepForTimeInterval:1.2];
+    [out set:@"secondCall" to:CSOSTryReadPastEnd()];
+    [out set:@"flushedAgain" to:@([CSShield flushWithTimeout:5])];
+    [out set:@"failuresAfter" to:@([CSShield.sinkFailures count])];
+    NSString *signature = [[CSShield.reports firstObject] signature];
+    CSOSStop();
+    NSString *stored = [NSString stringWithContentsOfFile:store encoding:NSUTF8StringEncoding error:NULL];
+    [out set:@"stored" to:@(signature && stored && [stored rangeOfString:signature].location != NSNotFound)];
+    return [out copyText];
+}
+
 char *csos_upload_wait(const char *folder, int port) {
     CSOSOutput *out = CSR_AUTORELEASE([[CSOSOutput alloc] init]);
     NSString *base = [NSString stringWithUTF8String:folder];

@@ -268,14 +268,19 @@ public struct ReportSet {
         return limit.map { Array(sorted.prefix(max(0, $0))) } ?? sorted
     }
 
-    /// The report whose signature or grouping key is `signature` or starts with it.
-    /// - Throws: `ReportLookupError` when none does, or more than one.
+    /// The group (counts summed over launches and builds) whose grouping key, or the signature of any of its
+    /// launches' reports (an earlier build's signature too: a rebuild changes the signature, not the group), is
+    /// `signature` or starts with it.
+    /// - Throws: `ReportLookupError` when no group does, or more than one.
     public func report(matching signature: String) throws -> CrashReport {
         let all = reports
-        if let exact = all.first(where: { $0.signature == signature || $0.groupingKey == signature }) { return exact }
-        let matches = all.filter {
-            $0.signature.hasPrefix(signature) || ($0.groupingKey?.hasPrefix(signature) ?? false)
+        var signatures: [String: Set<String>] = [:]
+        for report in launchReports { signatures[report.group, default: []].insert(report.signature) }
+        func names(_ report: CrashReport) -> Set<String> {
+            signatures[report.group, default: []].union([report.signature, report.group])
         }
+        if let exact = all.first(where: { names($0).contains(signature) }) { return exact }
+        let matches = all.filter { names($0).contains { $0.hasPrefix(signature) } }
         guard matches.count == 1 else {
             throw ReportLookupError(signature: signature, candidates: matches.map(\.signature))
         }

@@ -12,12 +12,17 @@ public enum ReportHTML {
         "#7f7f7f", "#bcbd22", "#17becf",
     ]
 
+    /// - Parameters:
+    ///   - callerNames: the caller's name by group, where the device did not name it (`Files.callerNames`).
+    ///   - frameNames: every frame's name by group and frame index (`Symbolicator.frameNames`: from the binary at
+    ///     hand, else the recorded symbol, demangled); frames without one show their recorded symbol.
     public static func page(
         _ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:],
-        title: String = "CrashShield reports"
+        frameNames: [String: [Int: String]] = [:], title: String = "CrashShield reports"
     ) -> String {
         let ranked = set.ranked(limit: limit)
         let shown = Set(ranked.map(\.group))
+        let spread = Spread.byGroup(set.launchReports)
         // Rows in order of first appearance: the page's script sorts them by count when it opens.
         let rows = set.reports.filter { shown.contains($0.group) }
         let total = set.reports.reduce(0) { $0 + $1.occurrences }
@@ -29,33 +34,75 @@ public enum ReportHTML {
             <style>\(css)</style>
             </head><body>
             <h1>\(escape(title))</h1>
-            <p class="totals">\(set.reports.count) reports (\(total) occurrences) from \(set.files.count) files; \
-            \(set.badLines.count) unreadable lines</p>
+            <p class="totals">\(ReportText.counted(set.reports.count, "report")) (\(ReportText.counted(total, "occurrence"))) \
+            from \(ReportText.counted(set.files.count, "file")); \(ReportText.counted(set.badLines.count, "unreadable line"))</p>
             <h2>Occurrences per guard over time</h2>
             \(chart(set.launchReports.filter { shown.contains($0.group) }))
             <h2>Call sites</h2>
             <table id="callsites"><thead><tr>
             """
-        let columns: [(String, String)] = [
-            ("Guard", "text"), ("Method", "text"), ("Call site", "text"), ("Count", "number"),
-            ("First seen", "text"), ("Last seen", "text"), ("Group", "text"),
-        ]
         for (index, column) in columns.enumerated() {
-            html += "<th data-type=\"\(column.1)\" onclick=\"sortCallSites(\(index))\">\(column.0)</th>"
+            // The sort column's header says so (aria-sort, and an arrow); the script keeps both current.
+            html += "<th data-type=\"\(column.type)\" onclick=\"sortCallSites(\(index))\" aria-sort=\"none\">"
+            html += "\(column.title)<span class=\"arrow\" aria-hidden=\"true\"></span></th>"
         }
         html += "</tr></thead><tbody>\n"
         for report in rows {
             let row = ReportText.Row(report, callerNames: callerNames)
+            let counts = spread[report.group] ?? Spread()
             html += "<tr class=\"callsite\" data-group=\"\(escape(row.group))\">"
             html += [row.guard, row.method, row.callSite].map { "<td>\(escape($0))</td>" }.joined()
-            html += "<td class=\"count\" data-value=\"\(row.count)\">\(row.count)</td>"
+            html += "<td class=\"reason\">\(escape(report.reason))</td>"
+            for (name, value) in [
+                ("count", row.count), ("launches", counts.launches.count), ("releases", counts.releases.count),
+                ("devices", counts.devices.count),
+            ] {
+                let kind = name == "count" ? "count" : "count \(name)"
+                html += "<td class=\"\(kind)\" data-value=\"\(value)\">\(value)</td>"
+            }
             html += "<td>\(escape(row.firstSeen))</td><td>\(escape(row.lastSeen))</td>"
             html += "<td><a href=\"#report-\(escape(row.group))\"><code>\(escape(row.group))</code></a></td></tr>\n"
         }
         html += "</tbody></table>\n<h2>Reports</h2>\n"
-        for report in ranked { html += section(report, callerNames: callerNames) }
+        for report in ranked {
+            html += section(
+                report, callerNames: callerNames, frameNames: frameNames[report.group] ?? [:],
+                spread: spread[report.group] ?? Spread())
+        }
         html += "<script>\(script)</script>\n</body></html>\n"
         return html
+    }
+
+    /// The call-site table's columns: title and sort type. `Count` is the column the page opens sorted by.
+    public static let columns: [(title: String, type: String)] = [
+        ("Guard", "text"), ("Method", "text"), ("Call site", "text"), ("Reason", "text"), ("Count", "number"),
+        ("Launches", "number"), ("Releases", "number"), ("Devices", "number"), ("First seen", "text"),
+        ("Last seen", "text"), ("Group", "text"),
+    ]
+
+    /// How far one call site spread: the launches, app releases (`version+build`) and devices (`context.device`: the
+    /// model, `iPhone15,2`; reports keep no per-device identifier) that reported it, among the launches that pass the
+    /// filter. Reports without a context count as one launch of the file that holds them.
+    struct Spread {
+        var launches = Set<String>()
+        var releases = Set<String>()
+        var devices = Set<String>()
+
+        static func byGroup(_ launchReports: [CrashReport]) -> [String: Spread] {
+            var spread: [String: Spread] = [:]
+            for report in launchReports {
+                var entry = spread[report.group] ?? Spread()
+                if let context = report.context {
+                    entry.launches.insert(context.launchID)
+                    entry.releases.insert((context.appVersion ?? "?") + "+" + (context.appBuild ?? "?"))
+                    entry.devices.insert(context.device)
+                } else {
+                    entry.launches.insert("signature:" + report.signature)
+                }
+                spread[report.group] = entry
+            }
+            return spread
+        }
     }
 
     /// Text as HTML text or an attribute value: `& < > " '` escaped.
@@ -144,16 +191,26 @@ public enum ReportHTML {
 
     // MARK: - a report
 
-    static func section(_ report: CrashReport, callerNames: [String: String]) -> String {
+    static func section(
+        _ report: CrashReport, callerNames: [String: String], frameNames: [Int: String] = [:],
+        spread: Spread = Spread()
+    ) -> String {
         var html = "<section class=\"report\" id=\"report-\(escape(report.group))\">"
-        html += "<h3>\(escape(report.method))</h3>"
+        html += "<h3>\(escape(report.appFacingMethod))</h3>"
         html += "<p class=\"reason\"><b>\(escape(report.exceptionName))</b>: \(escape(report.reason))</p>"
+        if !report.hint.isEmpty { html += "<p class=\"hint\">Hint: \(escape(report.hint))</p>" }
         var fields = [
-            ("guard", report.category.name), ("occurrences", String(report.occurrences)),
+            ("guard", report.category.name), ("method", report.method), ("action", report.action.rawValue),
+            ("occurrences", String(report.occurrences)),
+            ("launches", String(spread.launches.count)),
+            ("releases", spread.releases.sorted().joined(separator: ", ")),
+            ("devices", spread.devices.sorted().joined(separator: ", ")),
             ("call site", ReportText.callSiteName(report, callerNames: callerNames)),
             ("first seen", ReportText.date(report.firstSeen)), ("last seen", ReportText.date(report.lastSeen)),
             ("signature", report.signature), ("group", report.group),
         ]
+        // The details: what the bad call passed (the KVC key, the index and count, ...).
+        fields += report.details.sorted { $0.key < $1.key }.map { ("detail: \($0.key)", $0.value) }
         if let context = report.context {
             fields.append(
                 (
@@ -167,7 +224,7 @@ public enum ReportHTML {
         html += "<ol class=\"stack\" start=\"0\">"
         for (index, frame) in report.callStack.enumerated() {
             let isCaller = index == report.callerFrameIndex
-            let name = (isCaller ? callerNames[report.group] : nil) ?? frame.symbol ?? ""
+            let name = frameNames[index] ?? (isCaller ? callerNames[report.group] : nil) ?? frame.symbol ?? ""
             html +=
                 isCaller
                 ? "<li class=\"frame caller\" data-caller=\"true\"><span class=\"marker\">&#9654; caller</span> "
@@ -185,7 +242,8 @@ public enum ReportHTML {
         body{font:14px -apple-system,system-ui,sans-serif;margin:24px;color:#222;background:#fff}
         h1{font-size:22px}h2{font-size:18px;margin-top:28px}
         table{border-collapse:collapse;width:100%;table-layout:auto}td:nth-child(3){word-break:break-all}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;overflow-wrap:break-word}
-        th{background:#eef;cursor:pointer}th:hover{background:#dde}td.count{text-align:right}
+        th{background:#eef;cursor:pointer;white-space:nowrap}th:hover{background:#dde}td.count{text-align:right}
+        th .arrow{margin-left:4px;color:#225}td.reason{max-width:28em}.hint{color:#225}
         tr:nth-child(even) td{background:#f7f7f7}
         #chart text{font-size:12px;fill:#333}
         .report{border-top:1px solid #ccc;margin-top:16px}.reason{white-space:pre-wrap}
@@ -195,6 +253,9 @@ public enum ReportHTML {
 
     /// `sortCallSites(column, descending)`: sorts the table by a column (a number column numerically), toggling the
     /// order on each click; on load, by count, most first.
+    /// The index of `Count` in `columns`.
+    public static let countColumn = columns.firstIndex { $0.title == "Count" }!
+
     static let script = """
         function sortCallSites(column, descending) {
           var table = document.getElementById('callsites');
@@ -214,7 +275,12 @@ public enum ReportHTML {
           rows.forEach(function (row) { body.appendChild(row); });
           table.setAttribute('data-sort-column', String(column));
           table.setAttribute('data-sort-order', descending ? 'desc' : 'asc');
+          Array.prototype.forEach.call(table.tHead.rows[0].cells, function (cell, index) {
+            var sorted = index === column;
+            cell.setAttribute('aria-sort', sorted ? (descending ? 'descending' : 'ascending') : 'none');
+            cell.querySelector('.arrow').textContent = sorted ? (descending ? '\\u25BC' : '\\u25B2') : '';
+          });
         }
-        sortCallSites(3, true);
+        sortCallSites(\(countColumn), true);
         """
 }

@@ -112,11 +112,17 @@ public enum ReportText {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `N reports (M occurrences) from K files; B unreadable lines`.
+    /// `N reports (M occurrences) from K files; B unreadable lines`, each noun singular for 1.
     public static func summaryLine(_ set: ReportSet) -> String {
         let reports = set.reports
-        return "\(reports.count) reports (\(reports.reduce(0) { $0 + $1.occurrences }) occurrences) "
-            + "from \(set.files.count) files; \(set.badLines.count) unreadable lines"
+        return
+            "\(counted(reports.count, "report")) (\(counted(reports.reduce(0) { $0 + $1.occurrences }, "occurrence"))) "
+            + "from \(counted(set.files.count, "file")); \(counted(set.badLines.count, "unreadable line"))"
+    }
+
+    /// `1 file`, `2 files`, `0 files`: a count and its noun, plural unless the count is 1.
+    public static func counted(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     /// `image+0xoffset` of the caller, with its symbol when the report has one; "?" without a caller.
@@ -137,10 +143,12 @@ public enum ReportText {
 
     // MARK: - show
 
-    /// Every field of one report, its stack with the caller marked, and its images.
-    public static func show(_ report: CrashReport) -> String {
+    /// Every field of one report, its group and call site (named as `summary` names it: `callerNames` by group), its
+    /// stack with the caller marked, and its images.
+    public static func show(_ report: CrashReport, callerNames: [String: String] = [:]) -> String {
         var fields: [(String, String)] = [
-            ("signature", report.signature), ("guard", report.category.name),
+            ("signature", report.signature), ("group", report.group), ("guard", report.category.name),
+            ("call site", callSiteName(report, callerNames: callerNames)),
             ("exception", report.exceptionName), ("reason", report.reason), ("action", report.action.rawValue),
             ("hint", report.hint), ("occurrences", String(report.occurrences)),
             ("first seen", date(report.firstSeen)), ("last seen", date(report.lastSeen)),
@@ -165,7 +173,9 @@ public enum ReportText {
         var lines = [report.method]
         lines += fields.map { "  " + $0.0.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + oneLine($0.1) }
         lines.append("stack (innermost first; > marks the caller):")
-        lines += stack(report)
+        lines += stack(
+            report,
+            names: report.callerFrameIndex.flatMap { index in callerNames[report.group].map { [index: $0] } } ?? [:])
         if let images = report.context?.images, !images.isEmpty {
             lines.append("images:")
             lines += table(
@@ -196,9 +206,12 @@ public enum ReportText {
         case json, csv
     }
 
-    /// Every report (in order of first appearance; with `limit`, the `limit` with most occurrences, most first).
+    /// Every report, in `summary`'s order (most occurrences first, then the most recent: `ReportSet.ranked`), at most
+    /// `limit`. The CSV's method is the app-facing one, as `summary` shows it (`-[NSArray objectAtIndex:]`, the
+    /// class that declares the method, not the class-cluster member that ran it), and its group column is
+    /// `summary`'s GROUP.
     public static func export(_ set: ReportSet, as format: ExportFormat, limit: Int? = nil) throws -> String {
-        let reports = limit.map { set.ranked(limit: $0) } ?? set.reports
+        let reports = set.ranked(limit: limit)
         switch format {
         case .json:
             let encoder = CrashReport.makeJSONEncoder()
@@ -206,14 +219,15 @@ public enum ReportText {
             return String(decoding: try encoder.encode(reports), as: UTF8.self) + "\n"
         case .csv:
             let header = [
-                "signature", "guard", "method", "exception", "reason", "call site", "occurrences",
+                "signature", "group", "guard", "method", "class", "exception", "reason", "call site", "occurrences",
                 "first seen", "last seen", "action", "thread", "app", "app version", "app build", "os",
                 "os version", "device", "crashshield version", "launch id",
             ]
             let rows = reports.map { report -> [String] in
                 let context = report.context
                 return [
-                    report.signature, report.category.name, report.method, report.exceptionName, report.reason,
+                    report.signature, report.group, report.category.name, report.appFacingMethod, report.className,
+                    report.exceptionName, report.reason,
                     callSite(report), String(report.occurrences), date(report.firstSeen), date(report.lastSeen),
                     report.action.rawValue, report.thread.name, context?.appIdentifier ?? "",
                     context?.appVersion ?? "", context?.appBuild ?? "", context?.osName ?? "",

@@ -51,15 +51,32 @@ public struct Symbolicator {
                 symbolicateELF(report, indices, image: image, into: &result)
             }
         }
-        if let demangler = tools.swiftDemangle, !result.names.isEmpty {
-            let keys = result.names.keys.sorted()
-            if let demangled = Self.run(demangler, ["--compact"], input: keys.map { result.names[$0]! }),
-                demangled.count == keys.count
-            {
-                for (key, name) in zip(keys, demangled) { result.names[key] = name }
-            }
-        }
+        result.names = demangled(result.names)
         return result
+    }
+
+    /// `names` with Swift names demangled (`swift-demangle --compact`, when installed); others unchanged.
+    func demangled(_ names: [Int: String]) -> [Int: String] {
+        guard let demangler = tools.swiftDemangle, !names.isEmpty else { return names }
+        let keys = names.keys.sorted()
+        guard let demangled = Self.run(demangler, ["--compact"], input: keys.map { names[$0]! }),
+            demangled.count == keys.count
+        else { return names }
+        var out = names
+        for (key, name) in zip(keys, demangled) { out[key] = name }
+        return out
+    }
+
+    /// A name for every frame that has one: from the binary at hand (`symbolicate`), else the symbol the device
+    /// recorded; Swift names demangled either way.
+    public func frameNames(_ report: CrashReport) -> [Int: String] {
+        var names = symbolicate(report).names
+        var recorded: [Int: String] = [:]
+        for (index, frame) in report.callStack.enumerated() where names[index] == nil {
+            if let symbol = frame.symbol, !symbol.isEmpty { recorded[index] = symbol }
+        }
+        names.merge(demangled(recorded)) { found, _ in found }
+        return names
     }
 
     /// The caller frame's function from the binary at hand (only when it is the build that ran), or nil.

@@ -2,6 +2,7 @@
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
 #include "CSSFamilies.h"
+#include "CSSMemory.h"
 
 /// Defines -value and +classValue itself.
 @interface CSSHookBase : NSObject
@@ -188,6 +189,46 @@ unsigned long css_test_storm_objectAtIndex(unsigned long count) {
         }
     }
     return nils;
+}
+
+/// Answers nil for every unknown key itself (no guard involved).
+@interface CSSAnsweringModel : NSObject
+@end
+@implementation CSSAnsweringModel
+- (id)valueForUndefinedKey:(NSString *)key { return nil; }
+@end
+
+/// The current pool's object count (GNUstep's -autoreleaseCount, asked through the runtime: not in Apple's API).
+static unsigned long css_pool_count(void) {
+    Class pools = NSClassFromString(@"NSAutoreleasePool");
+    SEL current = NSSelectorFromString(@"currentPool"), counting = NSSelectorFromString(@"autoreleaseCount");
+    if (![pools respondsToSelector: current]) return ULONG_MAX;
+    id pool = ((id (*)(id, SEL))[pools methodForSelector: current])(pools, current);
+    if (![pool respondsToSelector: counting]) return ULONG_MAX;
+    return ((unsigned (*)(id, SEL))[pool methodForSelector: counting])(pool, counting);
+}
+
+unsigned long css_test_objects_left_in_pool(CSSPooledCall call, unsigned long count) {
+    NSMutableArray *array = [[NSMutableArray alloc] initWithObjects: @"a", nil];
+    NSObject *object = [[NSObject alloc] init];
+    CSSAnsweringModel *answering = [[CSSAnsweringModel alloc] init];
+    NSMutableDictionary *dictionary = [[NSMutableDictionary alloc] init];
+    NSString *key = [[NSString alloc] initWithUTF8String: "noSuchKey"];
+    unsigned long left = ULONG_MAX;
+    @autoreleasepool {
+        unsigned long start = css_pool_count();
+        for (unsigned long i = 0; i < count && start != ULONG_MAX; i++) {
+            switch (call) {
+            case CSSPooledRemoveAtIndex: [array removeObjectAtIndex: css_opaque_index(5)]; break;
+            case CSSPooledUnknownKey: (void)[object valueForKey: key]; break;
+            case CSSPooledAnsweredKey: (void)[answering valueForKey: key]; break;
+            case CSSPooledNilValue: [dictionary setObject: css_opaque(nil) forKey: key]; break;
+            }
+        }
+        if (start != ULONG_MAX) left = css_pool_count() - start;
+    }
+    CSS_RELEASE(array); CSS_RELEASE(object); CSS_RELEASE(answering); CSS_RELEASE(dictionary); CSS_RELEASE(key);
+    return left;
 }
 
 unsigned long css_test_mixed_calls(unsigned long count) {

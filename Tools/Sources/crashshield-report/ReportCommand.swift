@@ -15,7 +15,11 @@ struct ReportCommand: ParsableCommand {
 
 /// The report files every subcommand reads, the filters and the output options every subcommand takes.
 struct Files: ParsableArguments {
-    @Option(name: .customLong("guard"), help: "Only this guard's reports (container, string, ...; repeatable).")
+    @Option(
+        name: .customLong("guard"),
+        help:
+            "Only this guard's reports (repeatable): \(GuardCategory.all.members.map(\.name).joined(separator: ", ")); any case."
+    )
     var guards: [String] = []
     @Option(help: "Only reports seen at or after this ISO-8601 date and time, or date (UTC).")
     var since: String?
@@ -43,6 +47,17 @@ struct Files: ParsableArguments {
             throw ValidationError("--until '\(until)' is no ISO-8601 date (2026-11-25 or 2026-11-25T10:00:00Z)")
         }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
+        guards = try guards.map(Self.guardName)
+    }
+
+    /// The guard's name as reports spell it (`kvc` for `KVC`); a name that is no guard is a usage error that lists
+    /// the names.
+    static func guardName(_ text: String) throws -> String {
+        let names = GuardCategory.all.members.map(\.name)
+        guard let name = names.first(where: { $0.caseInsensitiveCompare(text) == .orderedSame }) else {
+            throw ValidationError("--guard '\(text)' is no guard; the guards are: \(names.joined(separator: ", "))")
+        }
+        return name
     }
 
     var filter: ReportFilter {
@@ -153,9 +168,14 @@ extension ReportCommand {
         static let configuration = CommandConfiguration(
             abstract: "One report in full: every field, its stack with the caller marked, its images.")
 
-        @Argument(help: "The report's signature or grouping key (or a unique prefix of it), as `summary` lists it.")
+        @Argument(
+            help:
+                "The report's grouping key or signature, an earlier build's too (or a unique prefix of it), as `summary` and `list` list them."
+        )
         var report: String
         @OptionGroup var files: Files
+        @Option(name: .customLong("search-path"), help: "A folder holding the app's binaries, to name the call site.")
+        var searchPaths: [String] = []
 
         /// A signature that no report has, or that several share, is a usage error of `show` (its usage follows).
         mutating func validate() throws {
@@ -169,7 +189,8 @@ extension ReportCommand {
         func run() throws {
             try files.printing { set in
                 let found = try set.report(matching: report)
-                return files.json ? try ReportText.json(found) : ReportText.show(found)
+                if files.json { return try ReportText.json(found) }
+                return ReportText.show(found, callerNames: files.callerNames([found], searchPaths: searchPaths))
             }
         }
     }
@@ -236,16 +257,21 @@ extension ReportCommand {
 
         func run() throws {
             try files.printing { set in
-                let names = files.callerNames(set.ranked(limit: files.limit), searchPaths: searchPaths)
-                try Data(ReportHTML.page(set, limit: files.limit, callerNames: names).utf8)
-                    .write(to: URL(fileURLWithPath: output), options: .atomic)
                 let shown = set.ranked(limit: files.limit)
+                let names = files.callerNames(shown, searchPaths: searchPaths)
+                // Every frame named (the binary at hand, else the recorded symbol), Swift names demangled.
+                let symbolicator = Symbolicator(tools: .installed(), searchPaths: searchPaths)
+                var frameNames: [String: [Int: String]] = [:]
+                for report in shown { frameNames[report.group] = symbolicator.frameNames(report) }
+                try Data(ReportHTML.page(set, limit: files.limit, callerNames: names, frameNames: frameNames).utf8)
+                    .write(to: URL(fileURLWithPath: output), options: .atomic)
                 struct Written: Encodable { var output: String; var reports: Int; var occurrences: Int }
                 let written = Written(
                     output: output, reports: shown.count, occurrences: shown.reduce(0) { $0 + $1.occurrences })
                 return files.json
                     ? try ReportText.json(written)
-                    : "wrote \(output): \(written.reports) reports (\(written.occurrences) occurrences)\n"
+                    : "wrote \(output): \(ReportText.counted(written.reports, "report")) "
+                        + "(\(ReportText.counted(written.occurrences, "occurrence")))\n"
             }
         }
     }

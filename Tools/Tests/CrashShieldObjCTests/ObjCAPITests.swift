@@ -282,6 +282,24 @@ final class ObjCAPITests: XCTestCase {
         XCTAssertEqual(out["sentryFolder"], "1", "the Sentry sink keeps the unsent report")
     }
 
+    /// Issue 31 §2: a report store whose folder cannot be made (a regular file holds its parent's path: the tests run
+    /// as root, which ignores permission bits) leaves the guards running; `sinkFailures` names the store; the store
+    /// writes once the folder can be made, with what it kept meanwhile.
+    func testAnUnwritableReportStoreLeavesTheGuardsRunning() throws {
+        let folder = try temporaryFolder()
+        let out = run { csos_unwritable_store(folder) }
+        XCTAssertEqual(out["started"], "1", out["error"] ?? "")
+        XCTAssertEqual(out["failures"], "1")
+        XCTAssertEqual(out["failureCode"], "7", "CSErrorInvalidSink")
+        XCTAssertTrue(out["failure"]?.contains("JSONLinesReportStore") == true, out["failure"] ?? "")
+        XCTAssertTrue(out["failure"]?.contains("Application Support") == true, out["failure"] ?? "")
+        XCTAssertEqual(out["call"], "recovered", "the bad call was stopped")
+        XCTAssertEqual(out["flushed"], "1")
+        XCTAssertEqual(out["secondCall"], "recovered")
+        XCTAssertEqual(out["failuresAfter"], "0", "the store opened once the folder could be made")
+        XCTAssertEqual(out["stored"], "1", "the report reached the file")
+    }
+
     #if os(macOS) || os(Linux)  // LoopbackServer: a child process
     func testWaitingForUploadsAndTheirStatisticsFromObjectiveC() throws {
         let folder = try temporaryFolder()

@@ -25,6 +25,30 @@ final class FailurePathTests: ShieldTestCase {
         }
     }
 
+    /// Issue 31 §3: a storm of stopped calls in a loop without a pool of its own leaves nothing of CrashShield's in the
+    /// caller's pool (what the failure path copies, the KVC key's description and the C strings of the report's
+    /// details, is copied inside a pool of its own), only what Foundation itself leaves. Counted with GNUstep's
+    /// -autoreleaseCount (Apple has no way to count a pool: skipped there).
+    func testAStormOfStoppedCallsLeavesNothingOfCrashShieldsInTheCallersPool() throws {
+        let calls: UInt = 2_000
+        try withShield(Configuration(guards: [.container, .kvc])) { sink in
+            for call in [CSSPooledRemoveAtIndex, CSSPooledUnknownKey, CSSPooledAnsweredKey, CSSPooledNilValue] {
+                _ = css_test_objects_left_in_pool(call, 30)  // first reports, caches
+            }
+            let removal = css_test_objects_left_in_pool(CSSPooledRemoveAtIndex, calls)
+            try XCTSkipIf(removal == UInt.max, "this Foundation's pools cannot count their objects")
+            XCTAssertEqual(removal, 0, "removeObjectAtIndex: past the end")
+            XCTAssertEqual(css_test_objects_left_in_pool(CSSPooledNilValue, calls), 0, "setObject:nil forKey:")
+            // valueForKey: leaves what Foundation's KVC leaves without any guard (GNUstep: one string per call).
+            let foundations = css_test_objects_left_in_pool(CSSPooledAnsweredKey, calls)
+            XCTAssertEqual(css_test_objects_left_in_pool(CSSPooledUnknownKey, calls), foundations, "valueForKey:")
+            CrashShield.flush()
+            XCTAssertEqual(
+                CrashShield.reports.map(\.occurrences).reduce(0, +), 3 * (Int(calls) + 30), "every call was stopped")
+            _ = sink
+        }
+    }
+
     /// The caller frame of a report is the app's call site, never CrashShield's own code, for the calls whose
     /// replacement sits next to other CrashShield code.
     func testTheCallerFrameIsTheReplacementsExactCaller() throws {

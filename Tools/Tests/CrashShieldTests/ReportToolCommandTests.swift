@@ -71,7 +71,7 @@ extension ReportToolTests {
         let launch = ["--launch", "launch-two"]
         XCTAssertTrue(
             try tool(["summary"] + launch + paths).hasSuffix(
-                "\n1 reports (5 occurrences) from 2 files; 0 unreadable lines\n"))
+                "\n1 report (5 occurrences) from 2 files; 0 unreadable lines\n"))
         let listed = try tool(["list", "--release", "2.0+7"] + paths).split(separator: "\n")
         XCTAssertEqual(listed.count, 1)
         XCTAssertTrue(listed[0].hasPrefix("\(storm.signature)  5  container  "), String(listed[0]))
@@ -168,7 +168,7 @@ extension ReportToolTests {
         XCTAssertEqual(summary.count, 3, "header, one row, the totals line: \(summary)")
         XCTAssertTrue(summary[1].hasSuffix(storm.group))
         XCTAssertEqual(
-            summary[2], "4 reports (17 occurrences) from 1 files; 0 unreadable lines", "totals are of every report")
+            summary[2], "4 reports (17 occurrences) from 1 file; 0 unreadable lines", "totals are of every report")
         XCTAssertEqual(try tool(["list", "--limit", "2", fileURL.path]).split(separator: "\n").count, 2)
         XCTAssertEqual(try tool(["list", fileURL.path]).split(separator: "\n").count, 4)
         XCTAssertEqual(
@@ -192,7 +192,7 @@ extension ReportToolTests {
         XCTAssertEqual(shown, try set.report(matching: storm.signature))
         XCTAssertEqual(
             try CrashReport.makeJSONDecoder().decode(
-                [CrashReport].self, from: Data(try tool(["export", "--json", fileURL.path]).utf8)), set.reports)
+                [CrashReport].self, from: Data(try tool(["export", "--json", fileURL.path]).utf8)), set.ranked())
         let symbols = try JSONDecoder().decode(
             [Symbolicator.JSONReport].self,
             from: Data(try tool(["symbolicate", "--json", "--signature", storm.signature, fileURL.path]).utf8))
@@ -315,7 +315,8 @@ extension ReportToolTests {
             groups, byCount.map(\.element.group), "rows by count, most first (ties in file order), after the script ran"
         )
         XCTAssertEqual(groups.first, hostile.group)
-        XCTAssertTrue(dom.contains(#"data-sort-column="3" data-sort-order="desc""#), "sortCallSites ran")
+        XCTAssertTrue(
+            dom.contains(#"data-sort-column="\#(ReportHTML.countColumn)" data-sort-order="desc""#), "sortCallSites ran")
         XCTAssertTrue(dom.contains("function sortCallSites(column, descending)"))
         XCTAssertFalse(dom.contains("data-pwned=\""), "no injected code ran")
         let callers = matches(
@@ -344,6 +345,150 @@ extension ReportToolTests {
         XCTAssertGreaterThan(pixels["nonWhite"] ?? 0, 1200 * 1600 / 50, "more than 2% of the page drawn")
         // The container bar (517 of 518 occurrences: the chart's full height, 60 px wide) in the first colour.
         XCTAssertGreaterThan(pixels["colour"] ?? 0, 8_000, "the chart's bar is drawn: \(pixels)")
+    }
+
+    /// Issue 31 §3: what triage needs, on the page as Chromium shows it: the reason, the hint and the details (the
+    /// KVC key) of a real KVC report; launches, releases and devices per call site; every frame named (the binary at
+    /// hand) and Swift names demangled; the sort column marked (aria-sort and an arrow), also after a click; "1 file".
+    func testHTMLPageShowsReasonHintDetailsSpreadAndEveryFrameNamed() throws {
+        let real = try writeRealReports(to: fileURL)
+        let storm = try XCTUnwrap(real.first { $0.occurrences == 12 })
+        let store = try JSONLinesReportStore(fileURL: fileURL)
+        var kvc: [CrashReport] = []
+        withShield(Configuration(guards: [.kvc], sinks: [store])) { sink in
+            _ = CatalogScenario.all(category: "kvc").first?.perform()
+            CrashShield.flush()
+            kvc = sink.reports
+        }
+        let key = try XCTUnwrap(kvc.first?.details["key"], "a KVC report names its key: \(kvc)")
+        // The storm's call site in a second launch of another release on another device.
+        var other = storm
+        other.context?.launchID = "launch-two"
+        other.context?.appVersion = "2.0"
+        other.context?.appBuild = "7"
+        other.context?.device = "iPhone15,2"
+        other.occurrences = 5
+        try append(try line(other), to: fileURL)
+
+        let page = folder.appendingPathComponent("triage.html")
+        XCTAssertTrue(try tool(["html", fileURL.path, "-o", page.path]).hasPrefix("wrote \(page.path): 5 reports ("))
+        // Text as Chromium's DOM dump writes it: only & < > escaped.
+        func domText(_ text: String) -> String {
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;")
+        }
+        let chromium = try headlessChromium()
+        let common = [
+            "120", chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--no-first-run", "--user-data-dir=\(folder.appendingPathComponent("chromium-profile").path)",
+        ]
+        let dump = try runProgram("/usr/bin/timeout", common + ["--dump-dom", page.absoluteString])
+        XCTAssertEqual(dump.status, 0, dump.stderr)
+        let dom = dump.stdout
+        let totals = try XCTUnwrap(matches(#"<p class="totals">([^<]*)</p>"#, in: dom).first)
+        XCTAssertTrue(totals.hasSuffix(" from 1 file; 0 unreadable lines"), totals)
+
+        // The sort column: Count, descending, marked for screen readers and with an arrow; the others are not.
+        let headers = matches(#"(<th [^>]*>[^<]*<span class="arrow"[^>]*>[^<]*</span></th>)"#, in: dom)
+        XCTAssertEqual(headers.count, ReportHTML.columns.count)
+        XCTAssertEqual(headers.filter { $0.contains(#"aria-sort="descending""#) }.count, 1, "\(headers)")
+        XCTAssertTrue(headers[ReportHTML.countColumn].contains(#"aria-sort="descending">Count<span"#))
+        XCTAssertTrue(headers[ReportHTML.countColumn].contains("▼</span>"), headers[ReportHTML.countColumn])
+        XCTAssertEqual(headers.filter { $0.contains(#"aria-sort="none""#) }.count, ReportHTML.columns.count - 1)
+
+        // The storm's row: its reason, 2 launches, 2 releases, 2 devices; the others 1 each.
+        let row = try XCTUnwrap(
+            matches(#"(<tr class="callsite" data-group="\#(storm.group)".*?</tr>)"#, in: dom).first)
+        XCTAssertTrue(row.contains(domText(storm.reason)), row)
+        XCTAssertTrue(row.contains(#"class="count launches" data-value="2""#), row)
+        XCTAssertTrue(row.contains(#"class="count releases" data-value="2""#), row)
+        XCTAssertTrue(row.contains(#"class="count devices" data-value="2""#), row)
+        XCTAssertTrue(row.contains(#"<td class="count" data-value="17">"#), row)
+        XCTAssertEqual(
+            matches(#"class="count launches" data-value="(\d+)""#, in: dom).sorted(), ["1", "1", "1", "1", "2"])
+
+        // The KVC report's section: reason, hint, and the key it was asked for.
+        let kvcReport = try XCTUnwrap(kvc.first)
+        let section = try XCTUnwrap(
+            matches(#"(<section class="report" id="report-\#(kvcReport.group)".*?</section>)"#, in: dom).first)
+        XCTAssertTrue(section.contains(domText(kvcReport.reason)), section)
+        XCTAssertTrue(section.contains("Hint: " + domText(kvcReport.hint)), section)
+        XCTAssertTrue(section.contains("<dt>detail: key</dt><dd>\(domText(key))</dd>"), section)
+        XCTAssertTrue(section.contains("<dt>launches</dt><dd>1</dd>"), section)
+
+        // Every frame of the test binary (its build is at hand) is named, not only the caller; Swift names demangled.
+        let stormSection = try XCTUnwrap(
+            matches(#"(<section class="report" id="report-\#(storm.group)".*?</section>)"#, in: dom).first)
+        let frames = matches(
+            #"<li class="frame[^"]*"[^>]*>(?:<span class="marker">[^<]*</span> )?<code>([^<]*)</code>"#,
+            in: stormSection)
+        XCTAssertEqual(frames.count, storm.callStack.count)
+        let own = zip(frames, storm.callStack).filter { $0.1.image.hasSuffix(".xctest") }.map(\.0)
+        XCTAssertGreaterThan(own.count, 5)
+        for frame in own {
+            XCTAssertGreaterThanOrEqual(
+                frame.components(separatedBy: "  ").count, 3, "a name after the location: \(frame)")
+        }
+        XCTAssertFalse(stormSection.contains("$s16CrashShieldTests"), "no mangled Swift name is left")
+        XCTAssertTrue(stormSection.contains("ReportToolTests.writeRealReports"), "demangled")
+        XCTAssertTrue(stormSection.contains("css_test_storm_objectAtIndex"))
+
+        // Two clicks on Method sort by it, descending then ascending, and move the mark.
+        let clicked = folder.appendingPathComponent("clicked.html")
+        let html = try String(contentsOf: page, encoding: .utf8)
+        try Data(html.replacingOccurrences(of: "</script>", with: "sortCallSites(1); sortCallSites(1);</script>").utf8)
+            .write(to: clicked)
+        let after = try runProgram("/usr/bin/timeout", common + ["--dump-dom", clicked.absoluteString])
+        let afterHeaders = matches(#"(<th [^>]*>[^<]*<span class="arrow"[^>]*>[^<]*</span></th>)"#, in: after.stdout)
+        XCTAssertTrue(afterHeaders[1].contains(#"aria-sort="ascending">Method<span"#), "\(afterHeaders)")
+        XCTAssertTrue(afterHeaders[1].contains("▲</span>"))
+        XCTAssertTrue(afterHeaders[ReportHTML.countColumn].contains(#"aria-sort="none""#))
+    }
+
+    // MARK: - --guard, show, export (issue 31 §3)
+
+    func testGuardFilterTakesTheGuardNamesInAnyCaseAndRefusesOthers() throws {
+        _ = try writeRealReports(to: fileURL)
+        let kvc = try tool(["summary", "--guard", "CONTAINER", fileURL.path])  // the storm, 3 calls, a scenario
+        XCTAssertTrue(kvc.hasSuffix("3 reports (16 occurrences) from 1 file; 0 unreadable lines\n"), kvc)
+        XCTAssertEqual(try tool(["list", "--guard", "String", fileURL.path]).split(separator: "\n").count, 1)
+        XCTAssertEqual(try tool(["list", "--guard", "nsnull", fileURL.path]), "", "a guard with no reports: none")
+        for unknown in ["nosuch", "nsnul", ""] {
+            let run = try runProgram(toolPath, ["summary", "--guard", unknown, fileURL.path])
+            XCTAssertNotEqual(run.status, 0, "--guard '\(unknown)'")
+            XCTAssertEqual(run.stdout, "")
+            XCTAssertTrue(
+                run.stderr.contains(
+                    "--guard '\(unknown)' is no guard; the guards are: container, string, unrecognizedSelector, nsNull, kvc,"
+                ), run.stderr)
+        }
+    }
+
+    func testShowOpensAnEarlierBuildsSignatureAndNamesTheGroupAndAStaticCaller() throws {
+        // A caller the device could not name (a static function of a stripped app: no symbol on any frame) ...
+        var report = try oneRealReportFromTheStore()
+        report.callerFunction = nil
+        for index in report.callStack.indices { report.callStack[index].symbol = nil }
+        // ... reported by an earlier build too: another signature, the same group.
+        var earlier = report
+        earlier.signature = "0123456789abcdef"
+        earlier.context?.launchID = "earlier-build"
+        earlier.context?.appBuild = "6"
+        earlier.lastSeen = report.firstSeen.addingTimeInterval(-3600)
+        earlier.firstSeen = earlier.lastSeen
+        let file = folder.appendingPathComponent("builds.jsonl")
+        try Data((try line(earlier) + line(report)).utf8).write(to: file)
+        XCTAssertEqual(ReportSet.load([file.path]).set.reports.map(\.signature), [report.signature], "one group")
+
+        let shown = try tool(["show", "0123456789abcdef", file.path])
+        let fields = shown.split(separator: "\n").map(String.init)
+        XCTAssertTrue(fields.contains { $0.hasPrefix("  signature ") && $0.hasSuffix(report.signature) }, shown)
+        XCTAssertTrue(fields.contains { $0.hasPrefix("  group ") && $0.hasSuffix(report.group) }, shown)
+        let callSite = try XCTUnwrap(fields.first { $0.hasPrefix("  call site") }, shown)
+        XCTAssertTrue(callSite.contains("css_test_call_objectAtIndex ("), callSite)
+        let marked = try XCTUnwrap(fields.first { $0.hasPrefix(" > ") }, shown)
+        XCTAssertTrue(marked.contains("css_test_call_objectAtIndex"), marked)
+        XCTAssertFalse(try tool(["show", "--json", "0123456789ab", file.path]).isEmpty, "a prefix of it too")
     }
 
     /// The names `crashshield-report` gives call sites the device did not name.

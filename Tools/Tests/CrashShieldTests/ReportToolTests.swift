@@ -85,7 +85,7 @@ final class ReportToolTests: ShieldTestCase {
 
         let text = ReportText.summary(set)
         let output = text.split(separator: "\n").map(String.init)
-        XCTAssertEqual(output.last, "4 reports (17 occurrences) from 1 files; 3 unreadable lines")
+        XCTAssertEqual(output.last, "4 reports (17 occurrences) from 1 file; 3 unreadable lines")
         XCTAssertTrue(output[0].hasPrefix("GUARD"), output[0])
         let storm = try XCTUnwrap(expected.first { $0.occurrences == 12 })
         XCTAssertTrue(
@@ -129,13 +129,13 @@ final class ReportToolTests: ShieldTestCase {
         let children = ReportSet.load(launches.map(\.path)).set
         XCTAssertEqual(children.reports.count, 1)
         XCTAssertEqual(children.reports.first?.occurrences, 2)
-        XCTAssertEqual(ReportText.summaryLine(children), "1 reports (2 occurrences) from 2 files; 0 unreadable lines")
+        XCTAssertEqual(ReportText.summaryLine(children), "1 report (2 occurrences) from 2 files; 0 unreadable lines")
 
         let missing = folder.appendingPathComponent("missing.jsonl").path
         let run = try runProgram(toolPath, ["summary", fileURL.path, missing])
         XCTAssertEqual(run.status, 1, "a file that cannot be read fails the command")
         XCTAssertTrue(run.stderr.contains("cannot read '\(missing)'"), run.stderr)
-        XCTAssertTrue(run.stdout.hasSuffix("4 reports (17 occurrences) from 1 files; 0 unreadable lines\n"), run.stdout)
+        XCTAssertTrue(run.stdout.hasSuffix("4 reports (17 occurrences) from 1 file; 0 unreadable lines\n"), run.stdout)
     }
 
     // MARK: - show
@@ -190,8 +190,11 @@ final class ReportToolTests: ShieldTestCase {
         try append(String(decoding: try CrashReport.makeJSONEncoder().encode(odd), as: UTF8.self) + "\n", to: fileURL)
         let set = ReportSet.load([fileURL.path]).set
 
+        // Sorted as `summary` sorts: most occurrences first, then the most recent.
         let json = try ReportText.export(set, as: .json)
-        XCTAssertEqual(try CrashReport.makeJSONDecoder().decode([CrashReport].self, from: Data(json.utf8)), set.reports)
+        XCTAssertEqual(
+            try CrashReport.makeJSONDecoder().decode([CrashReport].self, from: Data(json.utf8)), set.ranked())
+        XCTAssertNotEqual(set.ranked().map(\.group), set.reports.map(\.group), "file order is not summary's order")
 
         let csv = try ReportText.export(set, as: .csv)
         let csvURL = folder.appendingPathComponent("reports.csv")
@@ -202,11 +205,16 @@ final class ReportToolTests: ShieldTestCase {
         let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [[String]])
         XCTAssertEqual(rows.count, set.reports.count + 1)
         let header = rows[0]
-        for (row, report) in zip(rows.dropFirst(), set.reports) {
+        XCTAssertEqual(Array(header.prefix(2)), ["signature", "group"])
+        for (row, report) in zip(rows.dropFirst(), set.ranked()) {
             guard row.count == header.count else { XCTFail("row of \(row.count) fields: \(row)"); continue }
             let field = { (name: String) in row[header.firstIndex(of: name)!] }
             XCTAssertEqual(field("signature"), report.signature)
-            XCTAssertEqual(field("method"), "'" + report.method, "a cell starting with - could be a formula")
+            XCTAssertEqual(field("group"), report.group)
+            // The declaring class, as summary shows it (-[NSArray objectAtIndex:]), not the cluster member.
+            XCTAssertEqual(field("method"), "'" + report.appFacingMethod, "a cell starting with - could be a formula")
+            XCTAssertEqual(field("class"), report.className)
+            XCTAssertNotEqual(report.appFacingMethod, report.method, "a class-cluster member ran it")
             XCTAssertEqual(field("reason"), report.reason)
             XCTAssertEqual(field("occurrences"), String(report.occurrences))
             XCTAssertEqual(field("launch id"), report.context?.launchID)
@@ -443,7 +451,7 @@ final class ReportToolTests: ShieldTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
         XCTAssertLessThan(Date().timeIntervalSince(started), 30)
-        XCTAssertTrue(text.contains("from 1 files; 0 unreadable lines\n"), text)
+        XCTAssertTrue(text.contains("from 1 file; 0 unreadable lines\n"), text)
         XCTAssertTrue(text.contains("count 1000  \(update.signature)") || text.contains(" 1000  "), text)
     }
 

@@ -28,6 +28,9 @@ char *csos_bad_input(const char *folder);
 char *csos_lists_and_modes(void);
 /// HTTP and Sentry upload sinks and the report store, configured from Objective-C, receive the report.
 char *csos_upload_sinks(const char *folder);
+/// A report store whose folder cannot be made: the guards start anyway, `sinkFailures` names it, and it writes
+/// once the folder can be made.
+char *csos_unwritable_store(const char *folder);
 /// An HTTP upload sink to the server on 127.0.0.1:`port`: a bad call, then waiting for delivery and the statistics.
 char *csos_upload_wait(const char *folder, int port);
 /// Posting on a thread: a post whose observers (selector and block) run on the main thread, a worker thread, the caller's.

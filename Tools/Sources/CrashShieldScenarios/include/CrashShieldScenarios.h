@@ -200,6 +200,13 @@ unsigned long css_test_mixed_calls(unsigned long count);
 unsigned long css_test_storm_objectAtIndex(unsigned long count);
 /// The same with `characterAtIndex:` of a two-character C string; returns how many got 0.
 unsigned long css_test_storm_characterAtIndex(unsigned long count);
+/// The bad calls of `css_test_objects_left_in_pool`: `removeObjectAtIndex:` past the end, `valueForKey:` of an
+/// unknown key on an NSObject, the same on an object whose class answers `valueForUndefinedKey:` itself (what
+/// Foundation leaves without any guard), `setObject:nil forKey:`.
+typedef enum { CSSPooledRemoveAtIndex, CSSPooledUnknownKey, CSSPooledAnsweredKey, CSSPooledNilValue } CSSPooledCall;
+/// Makes `count` calls of `call` in a loop inside a fresh autorelease pool and returns how many objects they left in
+/// it (GNUstep's `-[NSAutoreleasePool autoreleaseCount]`); ULONG_MAX where a pool cannot count (Apple).
+unsigned long css_test_objects_left_in_pool(CSSPooledCall call, unsigned long count);
 /// `addObject:nil` on a mutable array, `times` times, each caught: from this function (app code), or made by
 /// Foundation's NSInvocation (a system caller). Return how many raised.
 unsigned long css_test_add_nil_direct(unsigned long times);
