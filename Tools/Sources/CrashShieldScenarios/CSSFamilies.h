@@ -22,6 +22,8 @@ const CSSScenario *css_foundation_scenarios(int *count);
 const CSSScenario *css_webkit_scenarios(int *count);
 /// NSFileHandle's legacy methods failing in their system call (CSSFileHandleScenarios.m).
 const CSSScenario *css_file_handle_scenarios(int *count);
+/// Predicate formats NSPredicate's parser cannot read (CSSPredicateScenarios.m).
+const CSSScenario *css_predicate_scenarios(int *count);
 /// Calls only Apple's Foundation raises for (CSSAppleScenarios.m): in the catalog on Apple only.
 const CSSScenario *css_apple_only_scenarios(int *count);
 
@@ -45,6 +47,7 @@ const CSSProbe *css_data_probes(int *count);
 const CSSProbe *css_kvc_probes(int *count);
 const CSSProbe *css_foundation_probes(int *count);
 const CSSProbe *css_file_handle_probes(int *count);
+const CSSProbe *css_predicate_probes(int *count);
 /// The marker a probe's call returns when it does not make the call.
 id css_probe_skipped(void);
 

@@ -171,6 +171,7 @@ static const CSSProbeFamily css_probe_families[] = {
     css_kvc_probes,
     css_foundation_probes,
     css_file_handle_probes,
+    css_predicate_probes,
 };
 
 static const CSSProbe *css_probes(int *count) {

@@ -30,6 +30,7 @@ enum StringGuard {
         try FormatHooks.install(in: context)
         try SearchHooks.install(in: context)
         try RegularExpressionHooks.install(in: context)
+        try PredicateHooks.install(in: context)
     }
 
     /// The raise hook is shared with the other hot-read guard (`RaiseRecovery`): reverted after the last of them.
