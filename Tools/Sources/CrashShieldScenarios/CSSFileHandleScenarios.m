@@ -1,6 +1,6 @@
 // CSSFileHandleScenarios.m: NSFileHandle's legacy methods failing in the system call under them, which raise
 // NSFileHandleOperationException (GNUstep 1.28's GSFileHandle.m; Apple's NSConcreteFileHandle, public crash logs in
-// Docs/AppleRuntime.md §16): a write to a full device (Linux's /dev/full fails every write with ENOSPC, as a full
+// Docs/AppleRuntime.md §17): a write to a full device (Linux's /dev/full fails every write with ENOSPC, as a full
 // disk does), a seek on a pipe, a read from a write-only handle, a second close. Then the differential probes: valid
 // reads, writes, seeks and truncations of a real file, and the failing ones, guards off and on.
 #import <Foundation/Foundation.h>
@@ -54,7 +54,7 @@ static const CSSScenario css_file_handle_table[] = {
 };
 #endif
 
-/// GNUstep's rows only: Apple's texts for these failures are known for a full disk alone (Docs/AppleRuntime.md §16).
+/// GNUstep's rows only: Apple's texts for these failures are known for a full disk alone (Docs/AppleRuntime.md §17).
 const CSSScenario *css_file_handle_scenarios(int *count) {
 #if !defined(__APPLE__)
     *count = (int)(sizeof css_file_handle_table / sizeof css_file_handle_table[0]);

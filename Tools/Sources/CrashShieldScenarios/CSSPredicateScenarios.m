@@ -56,11 +56,17 @@ static id pComparisonPredicate(id cls, NSUInteger i) {
     return described_([NSComparisonPredicate predicateWithFormat: css_formats[i % css_format_count]]);
 }
 
+/// A format that is no string (a number: GNUstep's parser sends it `UTF8String`, which it does not recognize).
+static id pFormatNotString(id cls, NSUInteger i) {
+    return described_([cls predicateWithFormat: css_opaque([NSNumber numberWithUnsignedLong: i])]);
+}
+
 static const CSSProbe css_predicate_probe_table[] = {
     { "predicateClass.predicateWithFormat:", (long)css_format_count, predicateClass, pFormat },
     { "predicateClass.predicateWithFormat:argumentArray:", (long)css_format_count, predicateClass, pFormatArgumentArray },
     { "predicateClass.predicateWithFormat:%@", (long)css_format_count, predicateClass, pFormatArgument },
     { "comparisonPredicateClass.predicateWithFormat:", (long)css_format_count, predicateClass, pComparisonPredicate },
+    { "predicateClass.predicateWithFormat:number", -1, predicateClass, pFormatNotString },
 };
 
 const CSSProbe *css_predicate_probes(int *count) {

@@ -29,6 +29,18 @@ final class PredicateTests: ShieldTestCase {
         XCTAssertTrue(arguments.indexes.allSatisfy { arguments.run($0)?.raised == nil }, "values as arguments parse")
     }
 
+    /// A format that is no string is Foundation's own failure: it raises as without CrashShield, unreported.
+    func testAFormatThatIsNoStringIsLeftToFoundation() throws {
+        let probe = try XCTUnwrap(Probe.all("predicateClass.predicateWithFormat:number").first)
+        let unguarded = try XCTUnwrap(probe.run(0))
+        XCTAssertNotNil(unguarded.raised)
+        withShield(Configuration(guards: .all)) { sink in
+            XCTAssertEqual(probe.run(0), unguarded)
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports.map(\.method), [])
+        }
+    }
+
     /// The catalog's rows in this process: FALSEPREDICATE, one report naming the app's call with Foundation's reason.
     func testScenariosAnswerAPredicateMatchingNothing() throws {
         let scenarios = CatalogScenario.all(category: "string").filter { $0.name.hasPrefix("predicate.") }

@@ -8,7 +8,7 @@ import CrashShieldRuntime.Internal
 /// NSFileHandle's legacy methods, which have no error return and raise NSFileHandleOperationException when the system
 /// call under them fails: `writeData:` on a full disk (`*** -[NSConcreteFileHandle writeData:]: No space left on
 /// device` on Apple, raised in that method itself by `_NSFileHandleRaiseOperationException`: public crash logs in
-/// Docs/AppleRuntime.md §16), a read, seek, truncation or close on a closed or wrong descriptor. GNUstep 1.28
+/// Docs/AppleRuntime.md §17), a read, seek, truncation or close on a closed or wrong descriptor. GNUstep 1.28
 /// (GSFileHandle.m) raises the same name: `unable to write to descriptor - <NSError>`, `unable to read from
 /// descriptor`, `failed to move to offset in file`, `attempt to close closed file`, `read/write not permitted`.
 ///

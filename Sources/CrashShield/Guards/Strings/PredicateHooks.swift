@@ -34,6 +34,7 @@ enum PredicateHooks {
         "predicateWithFormat:arguments:", .string, kind: .class
     ) { r, cmd, format, arguments in
         guard let original = withArguments.original(for: r) else { return nil }
+        guard isString(format) else { return original(r, cmd, format, arguments) }
         var call = Call(receiver: r, cmd: cmd, arguments: true)
         var ended = false
         let predicate = withUnsafeMutablePointer(to: &call) {
@@ -46,12 +47,19 @@ enum PredicateHooks {
         "predicateWithFormat:argumentArray:", .string, kind: .class
     ) { r, cmd, format, arguments in
         guard let original = withArgumentArray.original(for: r) else { return nil }
+        guard isString(format) else { return original(r, cmd, format, arguments) }
         var call = Call(receiver: r, cmd: cmd, arguments: false)
         var ended = false
         let predicate = withUnsafeMutablePointer(to: &call) {
             csr_try_object_with_object_object(original, r, cmd, format, arguments, judge, $0, &ended)
         }
         return ended ? matchingNothing() : predicate
+    }
+
+    /// A nil or wrong-typed format is Foundation's own failure, left to it (GNUstep reads a nil format's NULL bytes:
+    /// SIGSEGV; a number does not recognize `UTF8String`): only a string's parse is judged.
+    private static func isString(_ format: CSRObject?) -> Bool {
+        format != nil && csr_object_responds(format, Selectors.length)
     }
 
     /// One call, for the decision taken while its exception is caught: plain words only.
