@@ -277,6 +277,18 @@ static void csr_timer_samples(CSRClassSet *set) {
     [timer invalidate];
 }
 
+/// File handles: a descriptor's (standard error, a pipe's ends: Apple's NSConcreteFileHandle, GNUstep's GSFileHandle)
+/// and the null device's (Apple: a class of its own). No placeholder: `[[NSFileHandle alloc] init]` is no handle Apple
+/// supports.
+static void csr_file_handle_samples(CSRClassSet *set) {
+    NSPipe *pipe = [NSPipe pipe];
+    NSFileHandle *forms[] = {
+        [NSFileHandle fileHandleWithStandardError], [NSFileHandle fileHandleWithNullDevice],
+        [pipe fileHandleForReading], [pipe fileHandleForWriting],
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) csr_add(set, forms[i]);
+}
+
 CSRClass csr_cluster_placeholder_class(const char *family) {
     Class cls = family ? objc_lookUpClass(family) : Nil;
     if (cls == Nil) return NULL;
@@ -305,6 +317,11 @@ int csr_cluster_sample_classes(const char *family, CSRClass *out, int max) {
         if (strcmp(family, "NSTimer") == 0) {
             csr_add_named_classes(&set);
             csr_timer_samples(&set);
+            return set.count;
+        }
+        if (strcmp(family, "NSFileHandle") == 0) {
+            csr_add_named_classes(&set);
+            csr_file_handle_samples(&set);
             return set.count;
         }
         csr_add_placeholder(&set);

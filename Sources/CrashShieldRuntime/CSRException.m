@@ -49,16 +49,71 @@ bool csr_try_filtered(CSRBody body, CSRCaught caught, void *context) {
     }
 }
 
+/// One `@try` shape (CSRException.h): `CALL` is the original's call; `ZERO` what an ended exception answers.
+#define CSR_TRY_SHAPE(CALL, ZERO)                                                                              \
+    *ended = false;                                                                                            \
+    @try {                                                                                                     \
+        return CALL;                                                                                           \
+    } @catch (id exception) {                                                                                  \
+        if (!caught((CSR_BRIDGE CSRObject)exception, context)) @throw exception;                               \
+        *ended = true;                                                                                         \
+        return ZERO;                                                                                           \
+    }
+/// The same for an original that answers nothing.
+#define CSR_TRY_VOID_SHAPE(CALL)                                                                               \
+    *ended = false;                                                                                            \
+    @try {                                                                                                     \
+        CALL;                                                                                                  \
+    } @catch (id exception) {                                                                                  \
+        if (!caught((CSR_BRIDGE CSRObject)exception, context)) @throw exception;                               \
+        *ended = true;                                                                                         \
+    }
+
+void csr_try_void(CSRVoidIMP original, CSRObject receiver, CSRSelector cmd, CSRCaught caught, void *context,
+                  bool *ended) {
+    CSR_TRY_VOID_SHAPE(original(receiver, cmd))
+}
+
+void csr_try_void_with_object(CSRVoidWithObjectIMP original, CSRObject receiver, CSRSelector cmd, CSRObject argument,
+                              CSRCaught caught, void *context, bool *ended) {
+    CSR_TRY_VOID_SHAPE(original(receiver, cmd, argument))
+}
+
+void csr_try_void_with_word(CSRVoidWithWordIMP original, CSRObject receiver, CSRSelector cmd,
+                            unsigned long long argument, CSRCaught caught, void *context, bool *ended) {
+    CSR_TRY_VOID_SHAPE(original(receiver, cmd, argument))
+}
+
+unsigned long long csr_try_word(CSRWordIMP original, CSRObject receiver, CSRSelector cmd, CSRCaught caught,
+                                void *context, bool *ended) {
+    CSR_TRY_SHAPE(original(receiver, cmd), 0)
+}
+
+CSRObject csr_try_object(CSRObjectIMP original, CSRObject receiver, CSRSelector cmd, CSRCaught caught, void *context,
+                         bool *ended) {
+    CSR_TRY_SHAPE(original(receiver, cmd), NULL)
+}
+
 CSRObject csr_try_object_with_object(CSRObjectWithObjectIMP original, CSRObject receiver, CSRSelector cmd,
                                      CSRObject argument, CSRCaught caught, void *context, bool *ended) {
-    *ended = false;
-    @try {
-        return original(receiver, cmd, argument);
-    } @catch (id exception) {
-        if (!caught((CSR_BRIDGE CSRObject)exception, context)) @throw exception;
-        *ended = true;
-        return NULL;
-    }
+    CSR_TRY_SHAPE(original(receiver, cmd, argument), NULL)
+}
+
+CSRObject csr_try_object_with_word(CSRObjectWithWordIMP original, CSRObject receiver, CSRSelector cmd,
+                                   unsigned long argument, CSRCaught caught, void *context, bool *ended) {
+    CSR_TRY_SHAPE(original(receiver, cmd, argument), NULL)
+}
+
+CSRObject csr_try_object_with_object_object(CSRObjectWithObjectObjectIMP original, CSRObject receiver, CSRSelector cmd,
+                                            CSRObject first, CSRObject second, CSRCaught caught, void *context,
+                                            bool *ended) {
+    CSR_TRY_SHAPE(original(receiver, cmd, first, second), NULL)
+}
+
+CSRObject csr_try_object_with_object_va_list(CSRObjectWithObjectVaListIMP original, CSRObject receiver,
+                                             CSRSelector cmd, CSRObject argument, void *arguments,
+                                             CSRCaught caught, void *context, bool *ended) {
+    CSR_TRY_SHAPE(original(receiver, cmd, argument, arguments), NULL)
 }
 
 void csr_raise(const char *name, const char *reason) {

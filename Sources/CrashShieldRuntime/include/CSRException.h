@@ -39,6 +39,42 @@ typedef CSRObject (*CSRObjectWithObjectIMP)(CSRObject receiver, CSRSelector cmd,
 CSRObject csr_try_object_with_object(CSRObjectWithObjectIMP original, CSRObject receiver, CSRSelector cmd,
                                      CSRObject argument, CSRCaught caught, void *context, bool *ended);
 
+/// The same as `csr_try_object_with_object` for the other shapes a hook runs under `@try` (NSFileHandle's legacy
+/// methods, `+[NSPredicate predicateWithFormat:arguments:]`): the original with no frame but this one between the
+/// `@try` and it; `caught` decides while the exception is caught (true: ended, `*ended` set, 0/NULL returned; false:
+/// the same exception object is raised on). The original's answer is returned as it gave it (no ownership change).
+typedef void (*CSRVoidIMP)(CSRObject receiver, CSRSelector cmd);
+typedef void (*CSRVoidWithObjectIMP)(CSRObject receiver, CSRSelector cmd, CSRObject argument);
+typedef void (*CSRVoidWithWordIMP)(CSRObject receiver, CSRSelector cmd, unsigned long long argument);
+typedef unsigned long long (*CSRWordIMP)(CSRObject receiver, CSRSelector cmd);
+typedef CSRObject (*CSRObjectIMP)(CSRObject receiver, CSRSelector cmd);
+typedef CSRObject (*CSRObjectWithWordIMP)(CSRObject receiver, CSRSelector cmd, unsigned long argument);
+typedef CSRObject (*CSRObjectWithObjectObjectIMP)(CSRObject receiver, CSRSelector cmd, CSRObject first,
+                                                  CSRObject second);
+typedef CSRObject (*CSRObjectWithObjectVaListIMP)(CSRObject receiver, CSRSelector cmd, CSRObject argument,
+                                                  void *arguments);
+void csr_try_void(CSRVoidIMP original, CSRObject receiver, CSRSelector cmd, CSRCaught caught, void *context,
+                  bool *ended);
+void csr_try_void_with_object(CSRVoidWithObjectIMP original, CSRObject receiver, CSRSelector cmd, CSRObject argument,
+                              CSRCaught caught, void *context, bool *ended);
+void csr_try_void_with_word(CSRVoidWithWordIMP original, CSRObject receiver, CSRSelector cmd,
+                            unsigned long long argument, CSRCaught caught, void *context, bool *ended);
+unsigned long long csr_try_word(CSRWordIMP original, CSRObject receiver, CSRSelector cmd, CSRCaught caught,
+                                void *context, bool *ended);
+CSRObject csr_try_object(CSRObjectIMP original, CSRObject receiver, CSRSelector cmd, CSRCaught caught, void *context,
+                         bool *ended);
+CSRObject csr_try_object_with_word(CSRObjectWithWordIMP original, CSRObject receiver, CSRSelector cmd,
+                                   unsigned long argument, CSRCaught caught, void *context, bool *ended);
+CSRObject csr_try_object_with_object_object(CSRObjectWithObjectObjectIMP original, CSRObject receiver, CSRSelector cmd,
+                                            CSRObject first, CSRObject second, CSRCaught caught, void *context,
+                                            bool *ended);
+/// `arguments`, a `va_list`, is handed on untouched as the one word it is in a call on every supported ABI (arm64
+/// Darwin: a `char *`; x86_64: an array that decays to a pointer; AAPCS64's struct goes by reference), and read
+/// once, by the original.
+CSRObject csr_try_object_with_object_va_list(CSRObjectWithObjectVaListIMP original, CSRObject receiver,
+                                             CSRSelector cmd, CSRObject argument, void *arguments,
+                                             CSRCaught caught, void *context, bool *ended);
+
 /// Raises an `NSException` with `name` and `reason`, as Foundation would.
 void csr_raise(const char *name, const char *reason) __attribute__((noreturn));
 

@@ -334,6 +334,12 @@ CALL(urlc_initWithStringRelativeToURL) {
 CALL(urlc_initWithString) {
     out_object(out, [CSP_AUTORELEASE([[(Class)r alloc] initWithString: csp_string_or_nil(O0)]) absoluteString]);
 }
+/// The receiver (a string) as a predicate format, as an app pastes user input into one; then with the array argument.
+CALL(predicate_withFormat) { out_object(out, [[NSPredicate predicateWithFormat: r] predicateFormat]); }
+CALL(predicate_withFormatArgumentArray) {
+    NSArray *arguments = [O0 isKindOfClass: [NSArray class]] ? O0 : nil;
+    out_object(out, [[NSPredicate predicateWithFormat: r argumentArray: arguments] predicateFormat]);
+}
 /// What unarchiving the data argument gave (deprecated on Apple, and still what apps call).
 CALL(unarchiver_unarchiveObjectWithData) {
 #pragma clang diagnostic push
@@ -704,6 +710,8 @@ static const CSPEntry csp_entries[] = {
     { "NSURL URLByAppendingPathComponent:isDirectory:", CSPFamilyURL, ARGS(CSPArgString), url_appendingPathComponentIsDirectory, true },
     { "alloc, initWithString:relativeToURL: (URL)", CSPFamilyURLClass, ARGS(CSPArgString), urlc_initWithStringRelativeToURL, true },
     { "alloc, initWithString: (URL)", CSPFamilyURLClass, ARGS(CSPArgString), urlc_initWithString, false },
+    { "NSPredicate predicateWithFormat:<receiver>", CSPFamilyString, ARGS(), predicate_withFormat, true },
+    { "NSPredicate predicateWithFormat:<receiver> argumentArray:", CSPFamilyString, ARGS(CSPArgArray), predicate_withFormatArgumentArray, true },
     { "+unarchiveObjectWithData:, which sends initForReadingWithData:", CSPFamilyUnarchiverClass, ARGS(CSPArgData), unarchiver_unarchiveObjectWithData, true },
     { "alloc, initForReadingWithData:", CSPFamilyUnarchiverClass, ARGS(CSPArgData), unarchiver_initForReadingWithData, true },
     { "NSFileManager moveItemAtPath:toPath:error:", CSPFamilyFileManager, ARGS(CSPArgString, CSPArgString), fm_movePath, true },

@@ -52,6 +52,22 @@ static const char *replaceRangePastEnd(void) {
     [m replaceObjectsInRange: NSMakeRange(5, 2) withObjectsFromArray: [NSArray arrayWithObject: @"x"]];
     return contents(m);
 }
+/// Ranges whose end wraps past 2^64 (issue 32): {1, UInt.max} ends at 0 and {UInt.max, 2} at 1, within a check made
+/// in C's wrapping arithmetic; GNUstep's GS_RANGE_CHECK (and Apple's methods) reject both.
+static NSRange wrapsToZero(void) { return css_range(css_opaque_index(1), NSUIntegerMax); }
+static NSRange wrapsToOne(void) { return css_range(css_opaque_index(NSUIntegerMax), 2); }
+static const char *subarrayWrapping(void) { return css_describe([two() subarrayWithRange: wrapsToZero()]); }
+static const char *getObjectsWrapping(void) {
+    __unsafe_unretained id buffer[2] = { @"untouched", @"untouched" };
+    [two() getObjects: buffer range: wrapsToOne()];
+    return css_describe(buffer[0]);
+}
+static const char *removeRangeWrapping(void) { NSMutableArray *m = mutableTwo(); [m removeObjectsInRange: wrapsToZero()]; return contents(m); }
+static const char *replaceRangeWrapping(void) {
+    NSMutableArray *m = mutableTwo();
+    [m replaceObjectsInRange: wrapsToOne() withObjectsFromArray: [NSArray arrayWithObject: @"x"]];
+    return contents(m);
+}
 #if !defined(__APPLE__)
 /// GNUstep only: Apple's `removeLastObject` returns without a change on an empty array (Docs/AppleRuntime.md §9).
 static const char *removeLastOfEmpty(void) {
@@ -85,6 +101,10 @@ static const CSSScenario css_array_table[] = {
     { "mutableArray.insertObjectsAtIndexes.pastEnd", "container", "insertObjects:atIndexes:", "NSRangeException", "a,b", 1, insertAtIndexesPastEnd },
     { "mutableArray.removeObjectsAtIndexes.pastEnd", "container", "removeObjectsAtIndexes:", "NSRangeException", "a,b", 1, removeAtIndexesPastEnd },
     { "mutableArray.replaceObjectsInRange.pastEnd", "container", "replaceObjectsInRange:withObjectsFromArray:", "NSRangeException", "a,b", 1, replaceRangePastEnd },
+    { "array.subarrayWithRange.wrappingEnd", "container", "subarrayWithRange:", "NSRangeException", "()", 1, subarrayWrapping },
+    { "array.getObjectsRange.wrappingEnd", "container", "getObjects:range:", "NSRangeException", "untouched", 1, getObjectsWrapping },
+    { "mutableArray.removeObjectsInRange.wrappingEnd", "container", "removeObjectsInRange:", "NSRangeException", "a,b", 1, removeRangeWrapping },
+    { "mutableArray.replaceObjectsInRange.wrappingEnd", "container", "replaceObjectsInRange:withObjectsFromArray:", "NSRangeException", "a,b", 1, replaceRangeWrapping },
 #if !defined(__APPLE__)
     { "mutableArray.removeLastObject.empty", "container", "removeLastObject", "NSRangeException", "count=0", 1, removeLastOfEmpty },
 #endif

@@ -21,6 +21,8 @@ static const CSSFamily css_families[] = {
     css_variadic_scenarios,
     css_foundation_scenarios,
     css_webkit_scenarios,
+    css_file_handle_scenarios,
+    css_predicate_scenarios,
 #if defined(__APPLE__)
     css_apple_only_scenarios,
 #endif

@@ -20,6 +20,10 @@ const CSSScenario *css_variadic_scenarios(int *count);
 /// Everyday Foundation calls beyond the first families (CSSFoundationScenarios.m, issue 24).
 const CSSScenario *css_foundation_scenarios(int *count);
 const CSSScenario *css_webkit_scenarios(int *count);
+/// NSFileHandle's legacy methods failing in their system call (CSSFileHandleScenarios.m).
+const CSSScenario *css_file_handle_scenarios(int *count);
+/// Predicate formats NSPredicate's parser cannot read (CSSPredicateScenarios.m).
+const CSSScenario *css_predicate_scenarios(int *count);
 /// Calls only Apple's Foundation raises for (CSSAppleScenarios.m): in the catalog on Apple only.
 const CSSScenario *css_apple_only_scenarios(int *count);
 
@@ -42,6 +46,8 @@ const CSSProbe *css_string_probes(int *count);
 const CSSProbe *css_data_probes(int *count);
 const CSSProbe *css_kvc_probes(int *count);
 const CSSProbe *css_foundation_probes(int *count);
+const CSSProbe *css_file_handle_probes(int *count);
+const CSSProbe *css_predicate_probes(int *count);
 /// The marker a probe's call returns when it does not make the call.
 id css_probe_skipped(void);
 

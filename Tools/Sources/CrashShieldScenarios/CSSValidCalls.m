@@ -170,6 +170,8 @@ static const CSSProbeFamily css_probe_families[] = {
     css_data_probes,
     css_kvc_probes,
     css_foundation_probes,
+    css_file_handle_probes,
+    css_predicate_probes,
 };
 
 static const CSSProbe *css_probes(int *count) {

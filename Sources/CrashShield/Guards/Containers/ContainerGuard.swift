@@ -29,6 +29,7 @@ enum ContainerGuard {
         try URLHooks.install(in: context)
         try FileManagerHooks.install(in: context)
         try KeyedUnarchiverHooks.install(in: context)
+        try FileHandleHooks.install(in: context)
     }
 
 }

@@ -29,6 +29,7 @@ enum StringGuard {
         try FormatHooks.install(in: context)
         try SearchHooks.install(in: context)
         try RegularExpressionHooks.install(in: context)
+        try PredicateHooks.install(in: context)
     }
 
 }

@@ -405,4 +405,10 @@ void css_kvo_probe_events(char *buffer, unsigned long size);
 /// One of Foundation's parsers (0 to 4) given short pseudo-random bytes made from `seed`: what it answered, described,
 /// or "raised <name>: <reason>" (autoreleased).
 const char *css_parse_random_bytes(unsigned long seed, int parser);
+
+/// `-[NSFileHandle writeData:]` of the null device's handle given a string (which answers no `-bytes`): an exception
+/// that is not NSFileHandleOperationException, raised inside the hooked method (CSSFileHandleScenarios.m).
+void css_file_handle_write_string(void);
+/// The class name of a handle on a file (GNUstep: GSFileHandle; Apple: NSConcreteFileHandle).
+const char *css_file_handle_class_name(void);
 #endif
