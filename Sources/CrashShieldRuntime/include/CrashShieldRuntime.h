@@ -19,6 +19,7 @@
 #include "CSRPassThrough.h"
 #include "CSRPassThroughAny.h"
 #include "CSRDeallocHook.h"
+#include "CSRDeallocating.h"
 #include "CSRUIKit.h"
 #include "CSRWebKit.h"
 #include "CSRZombie.h"
