@@ -41,7 +41,7 @@ bool csr_try_filtered(CSRBody body, CSRCaught caught, void *context) {
         return false;
     } @catch (id exception) {
         if (caught((CSR_BRIDGE CSRObject)exception, context)) return true;
-        @throw exception;
+        @throw;   // a rethrow (objc_exception_rethrow on Apple): Foundation's preprocessor does not run again
     }
 }
 
@@ -51,7 +51,7 @@ CSRObject csr_try_object_with_object(CSRObjectWithObjectIMP original, CSRObject 
     @try {
         return original(receiver, cmd, argument);
     } @catch (id exception) {
-        if (!caught((CSR_BRIDGE CSRObject)exception, context)) @throw exception;
+        if (!caught((CSR_BRIDGE CSRObject)exception, context)) @throw;   // a rethrow, as in csr_try_filtered
         *ended = true;
         return NULL;
     }
