@@ -95,14 +95,15 @@ bool csr_class_isKindOf(CSRClass cls, CSRClass ancestor) {
 
 bool csr_class_releases_through_dealloc(CSRClass cls) {
     if (cls == NULL) return false;
+    SEL release = sel_registerName("release");   // ARC forbids @selector(release)
     static IMP rootRelease;
     IMP root = __atomic_load_n(&rootRelease, __ATOMIC_ACQUIRE);
     if (root == NULL) {
-        root = class_getMethodImplementation([NSObject class], @selector(release));
+        root = class_getMethodImplementation([NSObject class], release);
         __atomic_store_n(&rootRelease, root, __ATOMIC_RELEASE);
     }
     Class c = (CSR_BRIDGE Class)cls;
-    return class_respondsToSelector(c, @selector(release)) && class_getMethodImplementation(c, @selector(release)) == root;
+    return class_respondsToSelector(c, release) && class_getMethodImplementation(c, release) == root;
 }
 
 size_t csr_class_getInstanceSize(CSRClass cls) { return cls ? class_getInstanceSize((CSR_BRIDGE Class)cls) : 0; }

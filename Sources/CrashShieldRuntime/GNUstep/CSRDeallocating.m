@@ -12,13 +12,14 @@
 #include "CSRDeallocating.h"
 #include "CSRCallStack.h"
 #include "CSRDeallocHook.h"
+#include "../CSRMemory.h"
 
 enum { CSRDeallocatingFrames = 128, CSRDeallocatingImplementations = 64 };
 
 /// The `-dealloc` implementations objects of `cls` run: each class's answer, and the watcher's originals for
 /// hooked classes of the chain. Returns how many were written (duplicates included).
 static int csr_dealloc_implementations(Class cls, uintptr_t *out, int max) {
-    SEL dealloc = @selector(dealloc);
+    SEL dealloc = sel_registerName("dealloc");   // ARC forbids @selector(dealloc)
     int count = 0;
     for (Class current = cls; current != Nil && count < max; current = class_getSuperclass(current)) {
         out[count++] = csr_strip_code_pointer((const void *)class_getMethodImplementation(current, dealloc));
@@ -33,7 +34,7 @@ static int csr_dealloc_implementations(Class cls, uintptr_t *out, int max) {
 
 bool csr_object_is_deallocating(CSRObject object) {
     if (object == NULL) return false;
-    Class cls = object_getClass((id)object);
+    Class cls = object_getClass((CSR_BRIDGE id)object);
     if (cls == Nil || class_isMetaClass(cls)) return false;
     uintptr_t implementations[CSRDeallocatingImplementations];
     int known = csr_dealloc_implementations(cls, implementations, CSRDeallocatingImplementations);
