@@ -10,6 +10,7 @@
 #   - the block's isa is signed as an Objective-C isa (`pacda`, discriminator 0x6AE1 = 27361 blended with the address);
 #   - WebKit's block is called through its invoke field authenticated on that field's address (`braa`/`blraa`/`autia`
 #     with a register discriminator, never `blraaz` on a block's invoke alone).
+# It also checks that CSRException.m and CSRObservation.m rethrow a caught exception with objc_exception_rethrow.
 # Without an iOS SDK (SDK unset, or a macOS headers-only SDK) it says it skipped. scripts/test.sh runs it right after
 # scripts/check-apple.sh (which also repairs an SDK whose symlinks were copied: run that first on a fresh SDK).
 set -euo pipefail
@@ -75,3 +76,17 @@ for level in -O0 -Os; do
 done
 [ "$failed" = 0 ] || { echo "arm64e check: failed (assembly in $out)" >&2; exit 1; }
 echo "arm64e check: CSRWebKit.m's blocks are signed as libclosure signs them (-O0, -Os)"
+
+# Rethrows of a caught exception are `@throw;`, objc_exception_rethrow: `@throw exception;` (objc_exception_throw)
+# would run Foundation's exception preprocessor again (objc-exception.mm; Docs/AppleRuntime.md "Rethrows").
+nm=$(dirname "$clang")/llvm-nm
+if [ -x "$nm" ]; then
+    for file in CSRException CSRObservation; do
+        symbols=$("$nm" -u "$out/CrashShieldRuntime/$file.m.o")
+        if grep -qx '_objc_exception_throw' <<<"$symbols" || ! grep -qx '_objc_exception_rethrow' <<<"$symbols"; then
+            echo "arm64e check: $file.m throws a caught exception again instead of rethrowing it (@throw;)" >&2
+            exit 1
+        fi
+    done
+    echo "arm64e check: CSRException.m and CSRObservation.m rethrow with objc_exception_rethrow"
+fi
