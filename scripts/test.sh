@@ -16,6 +16,7 @@ scripts/check-runtime-headers.sh   # a C file's functions are declared in the he
 scripts/check-one-path.py   # >= 95% of the library compiles for iOS; Linux-only code in GNUstep/ units, none on the reading path
 scripts/check-format.sh   # Swift layout as swift-format writes it (.swift-format: 120 columns)
 scripts/check-apple.sh
+scripts/check-arm64e.sh   # the C/Objective-C layer as arm64e object code; hand-built blocks signed as libclosure's
 # The test targets for iOS (the simulator tests among them) need XCTest's declarations: a checkout or a clone of
 # swift-corelibs-xctest (XCTEST_SOURCES / XCTEST_GIT, scripts/check-apple-tests.sh).
 if [[ "${SDK:-}" == *iPhoneOS* ]] && [[ -n "${XCTEST_SOURCES:-}${XCTEST_GIT:-}" ]]; then

@@ -45,17 +45,18 @@ bool csr_try_filtered(CSRBody body, CSRCaught caught, void *context) {
         return false;
     } @catch (id exception) {
         if (caught((CSR_BRIDGE CSRObject)exception, context)) return true;
-        @throw exception;
+        @throw;   // a rethrow (objc_exception_rethrow on Apple): Foundation's preprocessor does not run again
     }
 }
 
-/// One `@try` shape (CSRException.h): `CALL` is the original's call; `ZERO` what an ended exception answers.
+/// One `@try` shape (CSRException.h): `CALL` is the original's call; `ZERO` what an ended exception answers. An
+/// exception the filter does not take goes on as a rethrow (`@throw;`, as in csr_try_filtered).
 #define CSR_TRY_SHAPE(CALL, ZERO)                                                                              \
     *ended = false;                                                                                            \
     @try {                                                                                                     \
         return CALL;                                                                                           \
     } @catch (id exception) {                                                                                  \
-        if (!caught((CSR_BRIDGE CSRObject)exception, context)) @throw exception;                               \
+        if (!caught((CSR_BRIDGE CSRObject)exception, context)) @throw;                                        \
         *ended = true;                                                                                         \
         return ZERO;                                                                                           \
     }
@@ -65,7 +66,7 @@ bool csr_try_filtered(CSRBody body, CSRCaught caught, void *context) {
     @try {                                                                                                     \
         CALL;                                                                                                  \
     } @catch (id exception) {                                                                                  \
-        if (!caught((CSR_BRIDGE CSRObject)exception, context)) @throw exception;                               \
+        if (!caught((CSR_BRIDGE CSRObject)exception, context)) @throw;                                        \
         *ended = true;                                                                                         \
     }
 

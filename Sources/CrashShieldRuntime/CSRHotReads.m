@@ -28,14 +28,15 @@ static uintptr_t csr_hot_read_resolve(CSRHookTable *table, CSRObject receiver) {
 /// Whether a trampoline of the same family is further up the stack than a trampoline that caught.
 static bool csr_hot_read_has_outer_call(CSRHookTable *table);
 
-/// Returns only when Swift chose to recover; otherwise the exception continues, unchanged, to the caller. A
-/// trampoline of the same family further up the stack (GNUstep's attributed-string tracker asks its string, which
-/// asks its own; `array[i]` sends `objectAtIndex:`) lets the outermost one decide: that is the call the app made, and
-/// it is reported once.
+/// true when Swift chose to recover; false: the trampoline rethrows the exception (`@throw;`: a rethrow, so
+/// Foundation's exception preprocessor does not run again on Apple), unchanged, to the caller. A trampoline of the
+/// same family further up the stack (GNUstep's attributed-string tracker asks its string, which asks its own;
+/// `array[i]` sends `objectAtIndex:`) lets the outermost one decide: that is the call the app made, and it is
+/// reported once.
 __attribute__((noinline, cold))
-static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoline, CSRObject receiver,
-                                            uintptr_t argument, id exception) {
-    if (csr_hot_read_has_outer_call(table)) @throw exception;
+static bool csr_hot_read_recovers(CSRHookTable *table, CSRIMP trampoline, CSRObject receiver, uintptr_t argument,
+                                  id exception) {
+    if (csr_hot_read_has_outer_call(table)) return false;
     CSRIncident incident = {
         .source = CSRIncidentHotRead,
         .table = table,
@@ -44,8 +45,7 @@ static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoli
         .argument = argument,
         .exception = (CSR_BRIDGE CSRObject)exception,
     };
-    if (csr_incident_report(&incident)) return;
-    @throw exception;
+    return csr_incident_report(&incident);
 }
 
 /// Calls `original` under @try; a throw goes to Swift. Kept small: the frame is the whole cost of a valid call.
@@ -53,8 +53,8 @@ static void csr_hot_read_recover_or_rethrow(CSRHookTable *table, CSRIMP trampoli
     @try {                                                                                                      \
         return ((RETURN (*)(CSRObject, CSRSelector, ARGUMENT))original)(receiver, cmd, argument);               \
     } @catch (id exception) {                                                                                   \
-        csr_hot_read_recover_or_rethrow(&csr_hot_tables[TABLE], (CSRIMP)SELF_NAME, receiver, (uintptr_t)argument, \
-                                        exception);                                                             \
+        if (!csr_hot_read_recovers(&csr_hot_tables[TABLE], (CSRIMP)SELF_NAME, receiver, (uintptr_t)argument,     \
+                                   exception)) @throw;                                                          \
     }                                                                                                           \
     return (RETURN)0;
 

@@ -149,6 +149,20 @@ void csr_main_set_fallbacks(CSRIMP none, CSRIMP object, CSRIMP word, CSRIMP numb
     __atomic_store_n(&csr_main_fallbacks.rect, (CSRMainRectIMP)rect, __ATOMIC_RELEASE);
 }
 
+/// The slot whose trampoline last handed a call to its fallback on this thread, until the fallback takes it
+/// (`csr_main_take_entered`): the fallback finds its point by `_cmd`, which another library's
+/// `method_exchangeImplementations` after `start()` may have turned into its alias's name.
+static _Thread_local const CSRMainSlot *csr_main_entered;
+
+bool csr_main_take_entered(const CSRHookTable **table, long *slot) {
+    const CSRMainSlot *entered = csr_main_entered;
+    csr_main_entered = NULL;
+    if (entered == NULL) return false;
+    *table = entered->table;
+    *slot = entered->slot;
+    return true;
+}
+
 /// The original of a trampoline's slot, or 0 (the hook added an override: the fallback asks the superclass).
 static inline uintptr_t csr_main_original(int shape, int index) {
     const CSRMainSlot *slot = &csr_main_slots[shape][index];
@@ -170,6 +184,7 @@ static inline uintptr_t csr_main_original(int shape, int index) {
         if (__builtin_expect(original != 0 && csr_main_thread_known(), 1)) {                                    \
             HAND_ON(((TYPE)original) ARGUMENTS)                                                                 \
         }                                                                                                       \
+        csr_main_entered = &csr_main_slots[SHAPE][K];                                                           \
         HAND_ON(__atomic_load_n(&csr_main_fallbacks.FIELD, __ATOMIC_ACQUIRE) ARGUMENTS)                        \
     }
 #define CSR_MAIN_SHAPE(FIELD, SHAPE, TYPE, PARAMETERS, ARGUMENTS, HAND_ON, ATTRIBUTES)                                              \

@@ -44,6 +44,11 @@ CSRObject csr_cocoa_error_create(long code, const char *debugDescription) {
     return CSR_PASS_AUTORELEASED([NSError errorWithDomain: NSCocoaErrorDomain code: code userInfo: info]);
 }
 
+CSRObject csr_object_copy_autoreleased(CSRObject object) {
+    if (!object) return NULL;
+    return CSR_PASS_AUTORELEASED_NEW([(CSR_BRIDGE id)object copy]);
+}
+
 void csr_with_autorelease_pool(void (*body)(void *context), void *context) {
     @autoreleasepool { body(context); }
 }

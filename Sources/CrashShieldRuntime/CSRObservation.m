@@ -96,7 +96,7 @@ void csr_kvo_deliver(CSRObject observer, CSRObject keyPath, CSRObject object, CS
     } @catch (id exception) {
         // The caller's bookkeeping (the observer is "in delivery") must not outlive the call; the exception goes on.
         onUnwind(observer);
-        @throw exception;
+        @throw;   // a rethrow (objc_exception_rethrow on Apple): Foundation's preprocessor does not run again
     }
 }
 

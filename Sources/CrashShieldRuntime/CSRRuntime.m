@@ -30,6 +30,19 @@ bool csr_class_isKindOf(CSRClass cls, CSRClass ancestor) {
     return false;
 }
 
+bool csr_class_releases_through_dealloc(CSRClass cls) {
+    if (cls == NULL) return false;
+    SEL release = sel_registerName("release");   // ARC forbids @selector(release)
+    static IMP rootRelease;
+    IMP root = __atomic_load_n(&rootRelease, __ATOMIC_ACQUIRE);
+    if (root == NULL) {
+        root = class_getMethodImplementation([NSObject class], release);
+        __atomic_store_n(&rootRelease, root, __ATOMIC_RELEASE);
+    }
+    Class c = (CSR_BRIDGE Class)cls;
+    return class_respondsToSelector(c, release) && class_getMethodImplementation(c, release) == root;
+}
+
 size_t csr_class_getInstanceSize(CSRClass cls) { return cls ? class_getInstanceSize((CSR_BRIDGE Class)cls) : 0; }
 
 CSRSelector csr_sel_register(const char *name) { return (CSRSelector)(void *)sel_registerName(name); }

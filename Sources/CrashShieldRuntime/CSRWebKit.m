@@ -14,18 +14,42 @@
 #include "CSRWebKit.h"
 #include "CSRIncident.h"
 
+#if defined(__APPLE__) && __has_feature(ptrauth_calls)
+// arm64e (pointer authentication: Apple only; GNUstep has none, and there the qualifiers are empty). libclosure signs
+// every function pointer inside a block with the block key and the address of the field that holds it, and a block's
+// isa as any Objective-C isa (Block_private.h: Block_layout's `__ptrauth_objc_isa_pointer isa` and
+// `BlockInvokeFunction invoke`, Block_descriptor_2's copy and dispose, all StorageSignedFunctionPointer with
+// ptrauth_key_block_function and the storage address); `_Block_copy` re-signs `invoke` for the heap block's address
+// and authenticates `copy` and `dispose` where they are (runtime.cpp). Clang's ABI qualifiers say exactly that
+// (ptrauth.h: `__ptrauth_block_invocation_pointer` and the helpers: the IA key, address-diverse, discriminator 0;
+// `__ptrauth_objc_isa_pointer`: DA, address-diverse, 0x6AE1), the same signing a block literal gets: every store
+// into these fields is signed for its own address (a static initializer too: `@AUTH(ia,0,addr)`), every read is
+// authenticated there, and WebKit's block is called with `braa` on its invoke field's address. A plain function
+// pointer in one of them fails authentication on the first call (scripts/check-arm64e.sh reads the object code).
+#include <ptrauth.h>
+#define CSR_BLOCK_ISA __ptrauth_objc_isa_pointer
+#define CSR_BLOCK_INVOKE __ptrauth_block_invocation_pointer
+#define CSR_BLOCK_COPY __ptrauth_block_copy_helper
+#define CSR_BLOCK_DISPOSE __ptrauth_block_destroy_helper
+#else
+#define CSR_BLOCK_ISA
+#define CSR_BLOCK_INVOKE
+#define CSR_BLOCK_COPY
+#define CSR_BLOCK_DISPOSE
+#endif
+
 /// Clang's block ABI: a block starts with this header (flags: BLOCK_HAS_COPY_DISPOSE = 1 << 25).
 struct CSRBlockDescriptor {
     unsigned long reserved;
     unsigned long size;
-    void (*copy)(void *destination, const void *source);
-    void (*dispose)(const void *block);
+    void (*CSR_BLOCK_COPY copy)(void *destination, const void *source);
+    void (*CSR_BLOCK_DISPOSE dispose)(const void *block);
 };
 struct CSRBlockHeader {
-    void *isa;
+    void *CSR_BLOCK_ISA isa;
     int flags;
     int reserved;
-    void (*invoke)(void);
+    void (*CSR_BLOCK_INVOKE invoke)(void);
     const struct CSRBlockDescriptor *descriptor;
 };
 enum { CSRBlockHasCopyDispose = 1 << 25 };

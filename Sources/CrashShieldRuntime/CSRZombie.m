@@ -24,17 +24,41 @@ void csr_zombie_prepare(void) {
     csr_class_installDispatchTable(csr_zombie_class(), NULL);
 }
 
+static Class csr_cached_class(void **cache, const char *name);
+
 /// The one implementation of every zombie message. Declared without the message's arguments: it reads none, and a
 /// callee that ignores arguments is correct under every calling convention. Answers nil / 0 (integer registers);
 /// a floating-point or struct answer is unspecified.
+///
+/// x86_64 (System V: Linux, and Apple's Intel Macs and x86_64 simulators): a message whose answer is a struct
+/// returned in memory passes the answer's address first, then self and _cmd (objc4 sends it with
+/// `objc_msgSend_stret`, which calls the IMP it finds, this one, that way: objc-msg-x86_64.s; GCC's libobjc's
+/// callers call the looked-up IMP the same way), so self and _cmd arrive one register later. The receiver is the
+/// argument whose class is the zombie class: the first one (an ordinary message), else the second (the first is the
+/// caller's answer buffer, whose first word is not a zombie's class). arm64 passes that address in x8: no shift.
+#if defined(__x86_64__)
+static void *csr_zombie_message(void *first, void *second, void *third) {
+    static void *zombieClass;
+    Class zombie = csr_cached_class(&zombieClass, "CSRZombie");
+    void *self = first, *answer = NULL;
+    SEL _cmd = (SEL)second;
+    if (object_getClass((CSR_BRIDGE id)first) != zombie && second != NULL
+        && object_getClass((CSR_BRIDGE id)second) == zombie) {
+        self = second;
+        _cmd = (SEL)third;
+        answer = first;   // a struct returned in memory: its address goes back in rax, as the ABI has it
+    }
+#else
 static void *csr_zombie_message(void *self, SEL _cmd) {
+    void *answer = NULL;
+#endif
     CSRIncident incident = {
         .source = CSRIncidentZombie,
         .implementation = (CSRIMP)&csr_zombie_message,
         .receiver = self,
         .selector = (CSRSelector)(void *)_cmd,
     };
-    if (csr_incident_report(&incident)) return NULL;
+    if (csr_incident_report(&incident)) return answer;
     // Not recovered and not raised by the incident path: no handler is registered.
     char reason[512];
     snprintf(reason, sizeof reason, "*** -[? %s]: message sent to deallocated instance %p", sel_getName(_cmd), self);

@@ -23,7 +23,7 @@ public struct ReportContext: Codable, Sendable, Equatable {
     public var appVersion: String?
     /// `CFBundleVersion`, when the app has one.
     public var appBuild: String?
-    /// "iOS", "macOS", "tvOS", "watchOS", "visionOS" or, elsewhere, the kernel's name ("Linux").
+    /// "iOS", "Mac Catalyst", "macOS", "tvOS", "watchOS", "visionOS" or, elsewhere, the kernel's name ("Linux").
     public var osName: String
     /// "17.4.1"; on Linux the kernel release ("6.1.0-18-amd64").
     public var osVersion: String
@@ -140,6 +140,9 @@ final class ProcessContext: Sendable {
         let text = "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
         #if os(macOS)
         let name = "macOS", device = sysctlString("hw.model")
+        #elseif targetEnvironment(macCatalyst)
+        // An iPad app built for the Mac (os(iOS) there too): ProcessInfo answers the macOS version, hw.model the Mac.
+        let name = "Mac Catalyst", device = sysctlString("hw.model")
         #else
         #if os(iOS)
         let name = "iOS"

@@ -87,8 +87,13 @@ package final class DeallocWatcher: @unchecked Sendable {
     /// The class hooked is the one the object claims (`[object class]`) when that is an ancestor of its real class:
     /// key-value observing swaps an object's class for a subclass made at run time (which answers `-class` with the
     /// original) and, on GNUstep, swaps it back when the last observer goes. Hooking the original covers both.
+    ///
+    /// Throws `HookError.noDealloc` for an object whose class frees it without `-dealloc` (its own `-release`:
+    /// Apple's toll-free-bridged objects, which CF's `_CFRelease` finalizes and frees): its entries would outlive it
+    /// and pass to whatever object reuses its address. Callers keep nothing for it (Foundation alone does).
     package func cover(objectOf object: CSRObject) throws {
         guard let isa = csr_object_getClass(object) else { return }
+        try Self.requireDealloc(isa)
         let isaWord = UInt(bitPattern: isa)
         if lock.withLock({ covered.contains(isaWord) }) { return }
         var target = isa
@@ -99,6 +104,14 @@ package final class DeallocWatcher: @unchecked Sendable {
         }
         try cover(target)
         lock.withLock { _ = covered.insert(isaWord) }
+    }
+
+    /// Throws `HookError.noDealloc` unless objects of `cls` reach `-dealloc` when their last reference goes
+    /// (`csr_class_releases_through_dealloc`; Docs/AppleRuntime.md §18).
+    package static func requireDealloc(_ cls: CSRClass) throws {
+        guard csr_class_releases_through_dealloc(cls) else {
+            throw HookError.noDealloc(class: String(cString: csr_class_getName(cls)))
+        }
     }
 
     /// Makes sure objects of `cls` report their deallocation: hooks `-dealloc` on `cls` unless it is covered already.

@@ -13,6 +13,9 @@ enum HookError: Error, Equatable, CustomStringConvertible {
     /// The same hook point is already installed on a superclass or subclass of this class. One shared replacement
     /// cannot tell the two levels apart, so a subclass implementation calling `super` would recurse forever.
     case nestedInstallation(class: String, selector: String, existing: String)
+    /// Objects of this class may be freed without `-dealloc` (their own `-release`: Apple's toll-free-bridged
+    /// classes): a `-dealloc` hook would never see them go.
+    case noDealloc(class: String)
 
     var description: String {
         switch self {
@@ -23,6 +26,7 @@ enum HookError: Error, Equatable, CustomStringConvertible {
         case .tooManyClasses(let sel, let limit): return "\(sel) is hooked on \(limit) classes already (the limit)"
         case .nestedInstallation(let cls, let sel, let existing):
             return "\(sel) is already hooked on \(existing), a superclass or subclass of \(cls), by the same hook point"
+        case .noDealloc(let cls): return "\(cls) frees its objects by its own -release, without -dealloc"
         }
     }
 }

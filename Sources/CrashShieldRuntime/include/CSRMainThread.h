@@ -31,6 +31,9 @@ void csr_main_set_fallbacks(CSRIMP none, CSRIMP object, CSRIMP word, CSRIMP numb
 /// same table, slot and shape; NULL when every trampoline of the shape is taken (install the fallback then). The rect
 /// shape's trampolines call instead of jumping (CSRMainThread.m says why) and so keep a frame.
 CSRIMP csr_main_trampoline(CSRCallShape shape, const CSRHookTable *table, long slot);
+/// In a fallback, first thing: the table and slot of the trampoline that handed this thread's call to it (false when
+/// none did: the replacement itself was installed, the trampolines having run out). Clears it.
+bool csr_main_take_entered(const CSRHookTable **table, long *slot);
 /// Whether the function starting at `start` is a main-thread trampoline that keeps a frame: a hand-over, not a call
 /// site.
 bool csr_main_is_trampoline(uintptr_t start);

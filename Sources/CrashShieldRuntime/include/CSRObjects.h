@@ -21,6 +21,9 @@ CSRObject csr_string_create(const char *utf8);
 /// Foundation's own JSON errors carry), autoreleased (+0, in the current pool): what a method with an error
 /// parameter hands its caller.
 CSRObject csr_cocoa_error_create(long code, const char *debugDescription);
+/// `[object copy]` handed out at +0, autoreleased (its +1 goes to the current pool): what a method that returns a new
+/// object without `copy`/`new` in its name (`arrayByAddingObject:`) hands its caller. NULL for NULL.
+CSRObject csr_object_copy_autoreleased(CSRObject object);
 /// Runs `body(context)` inside a fresh autorelease pool.
 void csr_with_autorelease_pool(void (*body)(void *context), void *context);
 

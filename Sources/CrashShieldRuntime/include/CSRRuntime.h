@@ -65,6 +65,12 @@ bool csr_class_isMetaClass(CSRClass cls);
 /// YES when `cls` is `ancestor` or inherits from it.
 bool csr_class_isKindOf(CSRClass cls, CSRClass ancestor);
 size_t csr_class_getInstanceSize(CSRClass cls);
+/// Whether an object of `cls` reaches `-dealloc` when its last reference goes: the class keeps NSObject's own
+/// `-release`. One with reference counting of its own may free its objects without it: Apple's toll-free-bridged
+/// classes (their `-release` is CFRelease's: CF's `_CFRelease` finalizes and frees the object, never sending `-dealloc`
+/// nor calling `objc_destructInstance`, CFRuntime.c), a singleton whose `-release` does nothing. No private class
+/// name involved; false for a root class of its own (NSProxy) and for NULL.
+bool csr_class_releases_through_dealloc(CSRClass cls);
 /// Path of the binary image that defines `cls` (NULL when unknown).
 const char *csr_class_imagePath(CSRClass cls);
 /// The names of the classes defined in the binary image that defines `cls` (Foundation's, for NSString), in a malloc'd

@@ -18,6 +18,7 @@
 #include "CSRPassThrough.h"
 #include "CSRPassThroughAny.h"
 #include "CSRDeallocHook.h"
+#include "CSRDeallocating.h"
 #include "CSRUIKit.h"
 #include "CSRWebKit.h"
 #include "CSRZombie.h"

@@ -213,3 +213,23 @@ const CSSProbe *css_array_probes(int *count) {
     *count = (int)(sizeof css_array_probe_table / sizeof css_array_probe_table[0]);
     return css_array_probe_table;
 }
+
+unsigned long css_array_adding_nil_retain_growth(unsigned long times) {
+#if __has_feature(objc_arc)
+    (void)times;
+    return 0;
+#else
+    // An immutable array's -copy is the array retained once more: a recovery that leaked its copy leaves the count
+    // higher once every pool drained.
+    NSArray *array = [[NSArray alloc] initWithObjects: @"a", @"b", nil];
+    NSUInteger before = [array retainCount];
+    for (unsigned long i = 0; i < times; i++) {
+        NSAutoreleasePool *pool = [[NSAutoreleasePool alloc] init];
+        (void)[array arrayByAddingObject: css_opaque(nil)];
+        [pool release];
+    }
+    NSUInteger after = [array retainCount];
+    [array release];
+    return (unsigned long)(after - before);
+#endif
+}

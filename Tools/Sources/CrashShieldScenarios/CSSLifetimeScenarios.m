@@ -43,11 +43,15 @@ static long css_zombie_target_deallocs, css_zombie_part_deallocs;
 @end
 
 /// An app object (200 bytes of state) that owns a part and counts its deallocations.
+/// Four doubles: returned in memory on x86_64 (objc_msgSend_stret on Apple).
+typedef struct CSSZombieFrame { double x, y, width, height; } CSSZombieFrame;
+
 @interface CSSZombieTarget : NSObject {
     CSSZombiePart *part;
     char state[192];
 }
 - (long)value;
+- (CSSZombieFrame)frame;
 @end
 @implementation CSSZombieTarget
 - (instancetype)init {
@@ -58,6 +62,7 @@ static long css_zombie_target_deallocs, css_zombie_part_deallocs;
     return self;
 }
 - (long)value { return 42; }
+- (CSSZombieFrame)frame { return (CSSZombieFrame){ 1, 2, 3, 4 }; }
 - (void)dealloc {
     CSS_COUNT(css_zombie_target_deallocs);
     CSS_RELEASE(part);
@@ -122,6 +127,41 @@ typedef struct CSSRect { double x, y, width, height; } CSSRect;
 - (void)setNeedsDisplay { [self record]; }
 - (void)setNeedsDisplayInRect:(CSSRect)rect { lastRect = rect; [self record]; }
 - (void)layoutIfNeeded { [self record]; }
+@end
+
+/// A view whose -dealloc invalidates its own layout (a view released on a background queue whose teardown touches
+/// itself): counts the calls that ran inside -dealloc, on the thread that deallocates it, and catches what
+/// CSSView raises there (off the main thread, as UIKit does).
+@interface CSSDyingView : CSSView
+@end
+
+static long css_dying_view_in_place;
+
+@implementation CSSDyingView
+- (void)dealloc {
+    @try {
+        [self setNeedsLayout];
+    } @catch (NSException *raised) {
+        (void)raised;
+    }
+    __atomic_fetch_add(&css_dying_view_in_place, backgroundCalls + mainCalls, __ATOMIC_RELEASE);
+    CSS_SUPER_DEALLOC();
+}
+@end
+
+/// A view whose setNeedsLayout another library swizzles by exchanging implementations (css_swizzled_view_exchange):
+/// its `css_swizzled_setNeedsLayout` counts, then sends itself the alias to reach the original.
+@interface CSSSwizzledView : CSSView
+@end
+
+static long css_swizzled_view_calls;
+
+@implementation CSSSwizzledView
+- (void)setNeedsLayout { [super setNeedsLayout]; }
+- (void)css_swizzled_setNeedsLayout {
+    __atomic_fetch_add(&css_swizzled_view_calls, 1, __ATOMIC_RELAXED);
+    [self css_swizzled_setNeedsLayout];   // the original, after the exchange
+}
 @end
 
 /// Work for a background thread: calls a view method `times` times, catching what it raises when asked to.
@@ -239,6 +279,10 @@ const char *css_zombie_send_description(void *object) {
     NSString *text = [(CSS_BRIDGE_ID)object description];
     return text == nil ? "nil" : [text UTF8String];
 }
+double css_zombie_send_frame(void *object) {
+    CSSZombieFrame frame = [(CSS_BRIDGE CSSZombieTarget *)object frame];
+    return frame.x + frame.y + frame.width + frame.height;
+}
 long css_zombie_target_dealloc_count(void) { return __atomic_load_n(&css_zombie_target_deallocs, __ATOMIC_RELAXED); }
 long css_zombie_part_dealloc_count(void) { return __atomic_load_n(&css_zombie_part_deallocs, __ATOMIC_RELAXED); }
 
@@ -284,3 +328,40 @@ bool css_view_wait_for_main_calls(void *view, long calls, double seconds) {
     css_spin_until((CSS_BRIDGE CSSView *)view, calls, seconds);
     return css_view_calls(view, true) >= calls;
 }
+
+void *css_dying_view_new(void) { return (CSS_BRIDGE_RETAINED void *)[[CSSDyingView alloc] init]; }
+
+long css_dying_view_in_place_calls(void) { return __atomic_load_n(&css_dying_view_in_place, __ATOMIC_ACQUIRE); }
+
+/// Work for a background thread: releases one object.
+@interface CSSBackgroundReleaser : NSObject {
+@public
+    void *object;
+    volatile int finished;
+}
+@end
+
+@implementation CSSBackgroundReleaser
+- (void)main:(id)ignored {
+    @autoreleasepool { css_object_release(object); }
+    __atomic_store_n(&finished, 1, __ATOMIC_RELEASE);
+}
+@end
+
+void css_release_in_background(void *object) {
+    CSSBackgroundReleaser *releaser = [[CSSBackgroundReleaser alloc] init];
+    releaser->object = object;
+    [NSThread detachNewThreadSelector: @selector(main:) toTarget: releaser withObject: nil];
+    while (!__atomic_load_n(&releaser->finished, __ATOMIC_ACQUIRE)) usleep(1000);
+    CSS_RELEASE(releaser);
+}
+
+void *css_swizzled_view_new(void) { return (CSS_BRIDGE_RETAINED void *)[[CSSSwizzledView alloc] init]; }
+
+void css_swizzled_view_exchange(void) {
+    Class cls = [CSSSwizzledView class];
+    method_exchangeImplementations(class_getInstanceMethod(cls, @selector(setNeedsLayout)),
+                                   class_getInstanceMethod(cls, @selector(css_swizzled_setNeedsLayout)));
+}
+
+long css_swizzled_view_swizzle_calls(void) { return __atomic_load_n(&css_swizzled_view_calls, __ATOMIC_ACQUIRE); }

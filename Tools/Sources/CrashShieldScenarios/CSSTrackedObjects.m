@@ -27,6 +27,18 @@ static long css_count_tracked, css_count_child, css_count_unwatched, css_count_n
 - (void)dealloc { CSS_COUNT(css_count_tracked); CSS_SUPER_DEALLOC(); }
 @end
 
+#if !__has_feature(objc_arc)
+/// Frees its objects by its own -release, without -dealloc, as Apple's toll-free-bridged classes do (their -release is
+/// CFRelease's: `_CFRelease` finalizes and frees). Manual reference counting only (ARC forbids overriding -release).
+@interface CSSSelfFreeingObject : CSSTrackedObject
+@end
+@implementation CSSSelfFreeingObject
+- (oneway void)release {
+    if (NSDecrementExtraRefCountWasZero(self)) NSDeallocateObject(self);
+}
+@end
+#endif
+
 /// Subclass of a tracked class that overrides -dealloc and calls super.
 @interface CSSTrackedChild : CSSTrackedObject
 @end

@@ -111,6 +111,18 @@ final class ContainerGuardTests: ShieldTestCase {
         }
     }
 
+    /// `arrayByAddingObject:nil`'s recovery answers the receiver's copy at +0, as the method's own answer is: an
+    /// immutable array's copy is the array retained, so a copy handed out at +1 would leave its count higher.
+    func testArrayByAddingNilRecoveryLeaksNothing() throws {
+        try withShield(Configuration(guards: .container)) { sink in
+            XCTAssertEqual(css_array_adding_nil_retain_growth(50), 0, "one array leaked per stopped call")
+            CrashShield.flush()
+            let report = try XCTUnwrap(sink.reports(in: .container).first)
+            XCTAssertEqual(report.selector, "arrayByAddingObject:")
+            XCTAssertEqual(report.action, .recovered)
+        }
+    }
+
     func testDebugModeReportsThenFailsLikeTheOriginalForAppCode() throws {
         withShield(Configuration(guards: .container, mode: .debug)) { sink in
             var raised: (name: String, reason: String)?

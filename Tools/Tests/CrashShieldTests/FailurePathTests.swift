@@ -6,6 +6,36 @@ import XCTest
 
 /// The failure path decides per call site, and the pipeline only records what it decided.
 final class FailurePathTests: ShieldTestCase {
+    /// A rethrow passes on the very exception that was caught (`@throw;`: on Apple `objc_exception_rethrow`, which
+    /// does not run Foundation's preprocessor again and keeps its backtrace; on GNUstep the same object is thrown
+    /// again): an inner `csr_try_filtered` that declines it and an outer one that catches it see one object.
+    func testRethrownExceptionIsTheSameObject() {
+        final class Seen { var inner: CSRObject?, outer: CSRObject?, name: String? }
+        let seen = Seen()
+        withAutoreleasePool {
+            let context = Unmanaged.passUnretained(seen).toOpaque()
+            let caught = csr_try_filtered(
+                { context in
+                    _ = csr_try_filtered(
+                        { _ in csr_raise("CSRRethrowTest", "raised once") },
+                        { exception, context in
+                            Unmanaged<Seen>.fromOpaque(context!).takeUnretainedValue().inner = exception
+                            return false  // declined: rethrown
+                        }, context)
+                },
+                { exception, context in
+                    let seen = Unmanaged<Seen>.fromOpaque(context!).takeUnretainedValue()
+                    seen.outer = exception
+                    seen.name = ObjCException.describe(exception)?.name
+                    return true
+                }, context)
+            XCTAssertTrue(caught, "the rethrown exception reached the outer handler")
+        }
+        XCTAssertNotNil(seen.inner)
+        XCTAssertEqual(seen.inner, seen.outer, "the object caught outside is the one raised and declined inside")
+        XCTAssertEqual(seen.name, "CSRRethrowTest")
+    }
+
     /// Debug mode fails loudly for the app's own call and recovers a system caller's (Foundation's NSInvocation),
     /// however many calls of the other site were rate-limited before: the decision is never borrowed from another
     /// call site of the same guard, class and selector.

@@ -68,6 +68,51 @@ final class MainThreadGuardTests: ShieldTestCase {
         }
     }
 
+    /// A view released on a background thread whose -dealloc sends itself a main-thread-only method: run later, the
+    /// call would reach a freed object (retaining it there does not keep it: objc4's rootRetain does not count a
+    /// deallocating object; GNUstep's count goes 0 -> 1 and the later release frees it twice). It runs in place, as
+    /// without CrashShield, and one report says why.
+    func testCallFromDeallocOnABackgroundThreadRunsInPlace() throws {
+        try withShield(configuration()) { sink in
+            let before = css_dying_view_in_place_calls()
+            css_release_in_background(try XCTUnwrap(css_dying_view_new()))
+            XCTAssertEqual(css_dying_view_in_place_calls() - before, 1, "the call ran inside -dealloc, not later")
+            CrashShield.flush()
+            let reports = sink.reports(in: .mainThreadUI)
+            XCTAssertEqual(reports.count, 1)
+            XCTAssertEqual(reports.first?.className, "CSSDyingView")
+            XCTAssertEqual(reports.first?.details["deallocating"], "receiver")
+            XCTAssertEqual(reports.first?.details["recovery"], "run in place: its receiver is being deallocated")
+            // Nothing was left for the main thread (a pending call would run on the freed view while it spins).
+            let probe = try view()
+            defer { css_object_release(probe) }
+            XCTAssertFalse(css_view_wait_for_main_calls(probe, 1, 0.2))
+        }
+    }
+
+    /// Another library exchanges the guarded method's implementation with its own after `start()`: its method then
+    /// sends its alias to reach the original, and the hook is entered under the alias's name. Off the main thread
+    /// the call still runs later, with the class's original: never silently dropped.
+    func testMethodExchangedAfterStartStillRunsTheOriginal() throws {
+        var swizzled = configuration()
+        swizzled.mainThreadOnlyMethods = ["CSSSwizzledView": ["setNeedsLayout"]]
+        try withShield(swizzled) { sink in
+            let view = try XCTUnwrap(css_swizzled_view_new())
+            defer { css_object_release(view) }
+            css_swizzled_view_exchange()
+            defer { css_swizzled_view_exchange() }
+            let swizzleCalls = css_swizzled_view_swizzle_calls()
+            XCTAssertNil(callInBackground(view, "setNeedsLayout"))
+            XCTAssertEqual(css_swizzled_view_swizzle_calls() - swizzleCalls, 1, "the library's method ran")
+            XCTAssertTrue(css_view_wait_for_main_calls(view, 1, 5), "the original ran later on the main thread")
+            XCTAssertEqual(css_view_calls(view, false), 0)
+            css_view_call_on_main(view, "setNeedsLayout")
+            XCTAssertEqual(css_view_calls(view, true), 2, "on the main thread it goes straight to the original")
+            CrashShield.flush()
+            XCTAssertEqual(sink.reports(in: .mainThreadUI).count, 1)
+        }
+    }
+
     func testCallsOnTheMainThreadAreUnchanged() throws {
         func run() throws -> [Int] {
             let view = try view()

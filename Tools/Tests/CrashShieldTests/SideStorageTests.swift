@@ -34,6 +34,29 @@ final class SideStorageTests: XCTestCase {
         var count: Int { calls.current.count }
     }
 
+    /// An object whose class frees it by its own -release, without -dealloc (Apple's toll-free-bridged objects:
+    /// CF's `_CFRelease`): a -dealloc hook never sees it go, so nothing is stored for it; an entry would outlive it
+    /// and pass to the next object at its address.
+    func testObjectsFreedWithoutDeallocAreNotWatched() throws {
+        let table = SideStorage<Int>()
+        guard let object = css_object_new("CSSSelfFreeingObject") else {
+            throw XCTSkip("CSSSelfFreeingObject overrides -release: manual reference counting only")
+        }
+        XCTAssertThrowsError(try table.setValue(1, for: object)) {
+            XCTAssertEqual($0 as? HookError, .noDealloc(class: "CSSSelfFreeingObject"))
+        }
+        let tracked = css_dealloc_count("CSSTrackedObject")
+        css_object_release(object)  // freed by its -release: CSSTrackedObject's -dealloc never runs
+        XCTAssertEqual(css_dealloc_count("CSSTrackedObject"), tracked, "the fixture frees without -dealloc")
+        XCTAssertNil(table[object], "no entry outlives the object")
+        XCTAssertEqual(table.count, 0)
+        // Its superclass, whose -release is NSObject's, is watched as before.
+        let live = try newObject("CSSTrackedObject")
+        XCTAssertNoThrow(try table.setValue(2, for: live))
+        css_object_release(live)
+        XCTAssertEqual(table.count, 0)
+    }
+
     func testStoresReadsReplacesAndRemoves() throws {
         let calls = Calls<Int>()
         let table = SideStorage<Int>(onDeallocate: calls.record)

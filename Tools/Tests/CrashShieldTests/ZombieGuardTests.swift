@@ -56,6 +56,24 @@ final class ZombieGuardTests: ShieldTestCase {
         XCTAssertEqual(ZombiePool.shared.usage.count, 0, "stop() frees every zombie")
     }
 
+    /// A message whose answer is a struct returned in memory: on x86_64 its first argument is the answer's address and
+    /// self and _cmd come one register later (objc_msgSend_stret on Apple's simulators and Intel Macs; GCC's libobjc
+    /// calls the IMP so here). The zombie still names the receiver's class and the selector.
+    func testStructReturningMessageToAZombieIsReportedWithItsSelector() throws {
+        try withShield(configuration()) { sink in
+            let object = try target()
+            XCTAssertEqual(css_zombie_send_frame(object), 10)
+            css_object_release(object)
+            _ = css_zombie_send_frame(object)  // unspecified answer; must not crash nor misname the call
+            CrashShield.flush()
+            let report = try XCTUnwrap(sink.reports(in: .zombie).first)
+            XCTAssertEqual(sink.reports(in: .zombie).count, 1)
+            XCTAssertEqual(report.className, "CSSZombieTarget")
+            XCTAssertEqual(report.selector, "frame")
+            XCTAssertEqual(report.details["address"], "0x" + String(UInt(bitPattern: object), radix: 16))
+        }
+    }
+
     func testEverySelectorIsCaughtIncludingMemoryManagement() throws {
         try withShield(configuration()) { sink in
             let object = try target()

@@ -139,7 +139,7 @@ enum ArrayHooks {
         ContainerFailure.initWithObjects(point, "Tried to init array with nil object", r, cmd, objects, count)
     }
 
-    /// Recovery: an unchanged copy (the receiver's autoreleased copy).
+    /// Recovery: an unchanged copy (the receiver's copy, +0 and autoreleased as the method's own answer is).
     static let arrayByAddingObject: GuardedMethod<IMP.ObjectWithObject> = GuardedMethod(
         "arrayByAddingObject:", .container,
         layers: [
@@ -154,7 +154,7 @@ enum ArrayHooks {
         point.read(
             r, cmd, valid: object != nil,
             else: .nilArgument("Attempt to add nil to an array", method: "arrayByAddingObject:"),
-            recovery: { _ in Messaging.sendObject(r, ContainerSelectors.copyAutoreleased) }
+            recovery: { _ in csr_object_copy_autoreleased(r) }
         ) { $0(r, cmd, object) }
     }
 

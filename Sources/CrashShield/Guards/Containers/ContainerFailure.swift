@@ -54,8 +54,6 @@ enum ContainerSelectors {
     static let lastIndex = csr_sel_register("lastIndex")
     static let firstIndex = csr_sel_register("firstIndex")
     static let indexGreaterThanIndex = csr_sel_register("indexGreaterThanIndex:")
-    /// An autoreleased immutable copy (an array's).
-    static let copyAutoreleased = csr_sel_register("copy")
     static let setByAddingObjectsFromSet = csr_sel_register("setByAddingObjectsFromSet:")
     static let subarrayWithRange = csr_sel_register("subarrayWithRange:")
 }

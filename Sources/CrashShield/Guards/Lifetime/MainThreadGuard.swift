@@ -6,7 +6,8 @@ import CrashShieldRuntime.Internal
 ///
 /// On the main thread a call goes straight to the original (one thread-local read). Off the main thread:
 /// - release mode: the call is reported and run later on the main thread, asynchronously, with its arguments kept
-///   alive until then (the receiver and an object argument are retained, a struct such as CGRect is copied);
+///   alive until then (the receiver and an object argument are retained, a struct such as CGRect is copied); a call
+///   whose receiver or object argument is being deallocated runs in place instead (reported: it would be gone);
 /// - debug mode: the call is reported, then fails at once with an NSInternalInconsistencyException that names the
 ///   method and the thread.
 /// These calls tend to happen every frame: reports are aggregated per call site (one report, with a count).
@@ -52,7 +53,7 @@ enum MainThreadGuard {
 
     static let noneReplacement: NoneIMP = { receiver, cmd in
         guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) != .recover {
+        if csr_thread_isMain() || !runsLater(receiver, cmd, MainThreadPoints.shared.point(at: slot)) {
             return unsafeBitCast(imp, to: NoneIMP.self)(receiver, cmd)
         }
         csr_call_on_main(receiver, cmd, unsafeBitCast(imp, to: CSRIMP.self), CSRCallShapeNone, nil)
@@ -60,7 +61,7 @@ enum MainThreadGuard {
 
     static let objectReplacement: ObjectIMP = { receiver, cmd, argument in
         guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) != .recover {
+        if csr_thread_isMain() || !runsLater(receiver, cmd, MainThreadPoints.shared.point(at: slot), argument) {
             return unsafeBitCast(imp, to: ObjectIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -71,7 +72,7 @@ enum MainThreadGuard {
 
     static let wordReplacement: WordIMP = { receiver, cmd, argument in
         guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) != .recover {
+        if csr_thread_isMain() || !runsLater(receiver, cmd, MainThreadPoints.shared.point(at: slot)) {
             return unsafeBitCast(imp, to: WordIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -82,7 +83,7 @@ enum MainThreadGuard {
 
     static let doubleReplacement: DoubleIMP = { receiver, cmd, argument in
         guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) != .recover {
+        if csr_thread_isMain() || !runsLater(receiver, cmd, MainThreadPoints.shared.point(at: slot)) {
             return unsafeBitCast(imp, to: DoubleIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -93,7 +94,7 @@ enum MainThreadGuard {
 
     static let rectReplacement: RectIMP = { receiver, cmd, argument in
         guard let (slot, imp) = MainThreadPoints.shared.resolve(receiver, cmd) else { return }
-        if csr_thread_isMain() || offMain(receiver, cmd, MainThreadPoints.shared.point(at: slot)) != .recover {
+        if csr_thread_isMain() || !runsLater(receiver, cmd, MainThreadPoints.shared.point(at: slot)) {
             return unsafeBitCast(imp, to: RectIMP.self)(receiver, cmd, argument)
         }
         var copy = argument
@@ -102,22 +103,40 @@ enum MainThreadGuard {
         }
     }
 
-    /// Cold path: a main-thread-only call on another thread, handed to the incident path (which raises in debug mode);
-    /// `.recover`: the call runs on the main thread.
+    /// Cold path: a main-thread-only call on another thread, handed to the incident path (which raises in debug mode).
+    /// True when the call is to run later on the main thread (`.recover`); false: it runs here, now, as without
+    /// CrashShield. A call whose receiver or object argument is being deallocated (a view released on a background
+    /// queue whose `-dealloc` touches itself) never runs later: the object would be gone by then, and retaining it
+    /// does not keep it (objc4's `rootRetain` on a deallocating object does not count, objc-object.h). It runs in
+    /// place, and the report says so.
     @inline(never)
-    static func offMain(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint) -> Verdict {
+    static func runsLater(
+        _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint, _ argument: CSRObject? = nil
+    ) -> Bool {
         let thread = CallStack.currentThread()
         let threadText = "thread \(thread.id)" + (thread.name.isEmpty ? "" : " '\(thread.name)'")
         let selectorName = cmd.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let method = "-[\(GuardFailure.className(receiver)) \(selectorName)]"
         let loudReason = "\(method) must be called on the main thread only; called on \(threadText). " + uikitReason
-        return IncidentPath.handle(
+        var details = ["method": method, "thread": threadText]
+        var deallocating: String?
+        if csr_object_is_deallocating(receiver) {
+            deallocating = "receiver"
+        } else if csr_object_is_deallocating(argument) {
+            deallocating = "argument"
+        }
+        if let deallocating {
+            details["deallocating"] = deallocating
+            details["recovery"] = "run in place: its \(deallocating) is being deallocated"
+        }
+        let verdict = IncidentPath.handle(
             Incident(
                 .mainThreadUI, receiver: receiver, selector: cmd,
                 Violation(exceptionName, hint: hint) { _ in uikitReason },
-                details: ["method": method, "thread": threadText],
+                details: details,
                 raised: (exceptionName, { _ in loudReason }), point: point,
                 unrecovered: .raiseWhenLoud))
+        return verdict == .recover && deallocating == nil
     }
 }
 
@@ -187,9 +206,13 @@ final class MainThreadPoints: @unchecked Sendable {
     }
 
     /// Hot path: the entry `cmd` belongs to, and the original implementation for the receiver's class. Reads only
-    /// words and the C table: no reference counting on the point object.
+    /// words and the C table: no reference counting on the point object. First takes the slot of the trampoline that
+    /// handed the call over (`csr_main_take_entered`, so that none is left for a later call on this thread).
     @inline(__always)
     func resolve(_ receiver: CSRObject?, _ cmd: CSRSelector?) -> (slot: Int, imp: UInt)? {
+        var enteredTable: UnsafePointer<CSRHookTable>?
+        var enteredSlot = -1
+        let entered = csr_main_take_entered(&enteredTable, &enteredSlot)
         let word = UInt(bitPattern: cmd)
         let published = count.load(ordering: .acquiring)
         var index = 0
@@ -197,7 +220,7 @@ final class MainThreadPoints: @unchecked Sendable {
             if selectors[index] == word { return original(index, receiver) }
             index += 1
         }
-        return resolveSlowly(receiver, cmd)
+        return resolveSlowly(receiver, cmd, entered: entered ? (enteredTable, enteredSlot) : nil)
     }
 
     /// The point of an entry (cold path: a call off the main thread).
@@ -211,9 +234,14 @@ final class MainThreadPoints: @unchecked Sendable {
         return imp == 0 ? nil : (slot, imp)
     }
 
-    /// A selector pointer not seen yet (another typed selector of the same name): match by name, remember it.
+    /// A selector pointer not seen yet: another typed selector of the same name (matched by name, remembered), or
+    /// an alias's name: another library exchanged the hooked method's implementation with its own after `start()`
+    /// (`method_exchangeImplementations`; its method then sends the alias to reach "the original", which is now
+    /// the hook). The trampoline that handed the call over says which class's original that is: its slot's.
     @inline(never)
-    private func resolveSlowly(_ receiver: CSRObject?, _ cmd: CSRSelector?) -> (slot: Int, imp: UInt)? {
+    private func resolveSlowly(
+        _ receiver: CSRObject?, _ cmd: CSRSelector?, entered: (UnsafePointer<CSRHookTable>?, Int)?
+    ) -> (slot: Int, imp: UInt)? {
         guard let cmd else { return nil }
         let slot: Int? = lock.withLock {
             guard let found = byName[String(cString: csr_sel_getName(cmd))] else { return nil }
@@ -221,7 +249,12 @@ final class MainThreadPoints: @unchecked Sendable {
             let published = count.load(ordering: .acquiring)
             return (0..<published).last { points[$0].takeUnretainedValue() === found }
         }
-        return slot.flatMap { original($0, receiver) }
+        if let slot { return original(slot, receiver) }
+        guard let (table, tableSlot) = entered, let table else { return nil }
+        let published = count.load(ordering: .acquiring)
+        guard let index = (0..<published).first(where: { UnsafePointer(tables[$0]) == table }) else { return nil }
+        let imp = csr_hook_table_resolve(table, tableSlot)
+        return imp == 0 ? nil : (index, imp)
     }
 }
 

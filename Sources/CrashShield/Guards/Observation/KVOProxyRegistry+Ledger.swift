@@ -17,7 +17,11 @@ extension KVOProxyRegistry {
         observed object: CSRObject, observer: CSRObject, keyPathObject: CSRObject, keyPath: String,
         options: UInt, context: UInt, watchObserved: Bool
     ) throws -> AddOutcome {
-        if watchObserved { try watcher.cover(objectOf: object) }
+        if watchObserved {
+            try watcher.cover(objectOf: object)
+        } else if let cls = csr_object_getClass(object) {
+            try DeallocWatcher.requireDealloc(cls)  // the end mark goes with objc_destructInstance, which CF never calls
+        }
         try watcher.cover(objectOf: observer)
         let objectAddress = UInt(bitPattern: object), observerAddress = UInt(bitPattern: observer)
         let thread = csr_thread_id()

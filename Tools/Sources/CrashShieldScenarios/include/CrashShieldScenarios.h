@@ -282,10 +282,16 @@ void css_kvo_set_priority(void *operation, long priority);
 long css_zombie_send_value(void *object);
 void css_zombie_send_release(void *object);
 const char *css_zombie_send_description(void *object);
+/// Sends `frame` (a struct of four doubles, returned in memory on x86_64) to a CSSZombieTarget; returns the sum of
+/// its fields (a live target: 10).
+double css_zombie_send_frame(void *object);
 /// How many times -[CSSZombieTarget dealloc] and -[CSSZombiePart dealloc] ran.
 long css_zombie_target_dealloc_count(void);
 long css_zombie_part_dealloc_count(void);
 
+/// Sends `arrayByAddingObject:nil` `times` times to one immutable NSArray, each in a pool of its own; returns how much
+/// the array's retain count grew once the pools drained (manual reference counting only; 0 under ARC).
+unsigned long css_array_adding_nil_retain_growth(unsigned long times);
 /// `[object retainCount]` (manual reference counting only; 0 under ARC).
 unsigned long css_object_retain_count(void *object);
 /// A new CSSView (+1; release with `css_object_release`): setNeedsLayout, setNeedsDisplay, setNeedsDisplayInRect:
@@ -302,6 +308,20 @@ long css_view_calls(void *view, bool onMain);
 const char *css_view_last_rect(void *view);
 /// Runs the main run loop until the view ran `calls` calls on the main thread, or `seconds` passed.
 bool css_view_wait_for_main_calls(void *view, long calls, double seconds);
+/// A new CSSSwizzledView (+1): a CSSView overriding setNeedsLayout (calling super), with a swizzling library's
+/// `css_swizzled_setNeedsLayout` (counts, then sends itself the alias).
+void *css_swizzled_view_new(void);
+/// `method_exchangeImplementations` of CSSSwizzledView's setNeedsLayout and css_swizzled_setNeedsLayout, as a
+/// swizzling library does (a second call exchanges them back).
+void css_swizzled_view_exchange(void);
+/// How many times the swizzling library's method ran.
+long css_swizzled_view_swizzle_calls(void);
+/// A new CSSDyingView (+1): a CSSView whose -dealloc sends itself setNeedsLayout (catching what it raises).
+void *css_dying_view_new(void);
+/// Calls CSSDyingView's -dealloc made that ran there, inside -dealloc (on any thread), since the process started.
+long css_dying_view_in_place_calls(void);
+/// Releases `object` (`css_object_release`) on a new thread, and waits for the thread.
+void css_release_in_background(void *object);
 
 // MARK: Test support: notifications and timers (CSSNotificationScenarios.m). Objects are raw pointers; "+1" ones
 // are released with css_object_release.
