@@ -14,6 +14,7 @@ scripts/check-ownership.sh   # the Objective-C layer under ARC: -Werror, the sta
 scripts/check-incident-path.sh   # one incident path: only IncidentPath.swift records reports or raises for a guard
 scripts/check-runtime-headers.sh   # a C file's functions are declared in the header of its name
 scripts/check-format.sh   # Swift layout as swift-format writes it (.swift-format: 120 columns)
+scripts/check-privacy-manifest.sh --self-test   # PrivacyInfo.xcprivacy: valid, a reason for every required-reason API, shipped as a resource
 scripts/check-apple.sh
 # The test targets for iOS (the simulator tests among them) need XCTest's declarations: a checkout or a clone of
 # swift-corelibs-xctest (XCTEST_SOURCES / XCTEST_GIT, scripts/check-apple-tests.sh).
