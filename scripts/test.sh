@@ -15,6 +15,7 @@ scripts/check-incident-path.sh   # one incident path: only IncidentPath.swift re
 scripts/check-runtime-headers.sh   # a C file's functions are declared in the header of its name
 scripts/check-format.sh   # Swift layout as swift-format writes it (.swift-format: 120 columns)
 scripts/check-privacy-manifest.sh --self-test   # PrivacyInfo.xcprivacy: valid, a reason for every required-reason API, shipped as a resource
+scripts/check-workflows.sh   # .github/workflows with actionlint (and shellcheck for run: steps): they run only on a Mac
 scripts/check-apple.sh
 # The test targets for iOS (the simulator tests among them) need XCTest's declarations: a checkout or a clone of
 # swift-corelibs-xctest (XCTEST_SOURCES / XCTEST_GIT, scripts/check-apple-tests.sh).
