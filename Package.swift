@@ -83,22 +83,32 @@ let package = Package(
         // The thin Objective-C/C layer: runtime primitives, @try, forwarding. Every runtime difference lives here.
         .target(name: "CrashShieldRuntime", cSettings: objcFlags, linkerSettings: objcBlockLinks),
         // Public API, hook engine, guards, report pipeline.
+        // PrivacyInfo.xcprivacy: App Store Connect rejects an upload whose code uses a required-reason API without a
+        // declared reason (ITMS-91053). The report store's lstat/fstat and the compaction's modification dates read
+        // files in the app's container (File Timestamp, C617.1); the defaults guard wraps the app's own
+        // -[NSUserDefaults setObject:forKey:] calls (User Defaults, C56D.1). It collects nothing: reports stay on the
+        // device unless the app adds a sink that sends them. Docs/AppleRuntime.md, "Privacy manifests";
+        // scripts/check-privacy-manifest.sh checks it.
         .target(
             name: "CrashShield",
             dependencies: [
                 "CrashShieldRuntime",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Atomics", package: "swift-atomics"),
-            ]),
+            ],
+            resources: [.copy("PrivacyInfo.xcprivacy")]),
         // Report uploads (HTTPUploadSink, SentrySink): their own product, so an app that sends no reports links neither
         // them nor zlib. CrashShieldGzip is gzip for upload bodies through zlib's C API (libz ships with Apple's SDKs
         // and with Linux as zlib1g): the only target that links it.
         .target(name: "CrashShieldGzip", linkerSettings: [.linkedLibrary("z")]),
+        // Its PrivacyInfo.xcprivacy declares the crash data it sends (not linked to the user, no tracking, app
+        // functionality) and the file timestamps of its batch files (C617.1).
         .target(
             name: "CrashShieldUpload",
             dependencies: [
                 "CrashShield", "CrashShieldGzip", .product(name: "Logging", package: "swift-log"),
-            ]),
+            ],
+            resources: [.copy("PrivacyInfo.xcprivacy")]),
         // The notification APIs an app opts into (CrashShield.observe, NotificationPoster): a product of their own.
         // The notification guard stays in CrashShield.
         .target(name: "CrashShieldNotifications", dependencies: ["CrashShield", "CrashShieldRuntime"]),

@@ -3,10 +3,12 @@
 set -euo pipefail
 missing=()
 # --tests: what only the test suite needs too (scripts/test.sh): Chromium, which renders crashshield-report's html page
-# headless (ReportToolTests), and valgrind (scripts/sanitize.sh ownership). The crash-matrix demo does without them.
+# headless (ReportToolTests), valgrind (scripts/sanitize.sh ownership) and shellcheck
+# (scripts/check-workflows.sh). The crash-matrix demo does without them.
 if [ "${1:-}" = "--tests" ]; then
     dpkg -s chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v valgrind >/dev/null 2>&1 || missing+=(valgrind)
+    command -v shellcheck >/dev/null 2>&1 || missing+=(shellcheck)   # the workflow's run: steps (check-workflows.sh)
 fi
 dpkg -s gobjc >/dev/null 2>&1 || missing+=(gobjc)
 dpkg -s libgnustep-base-dev >/dev/null 2>&1 || missing+=(libgnustep-base-dev)

@@ -15,6 +15,8 @@ scripts/check-incident-path.sh   # one incident path: only IncidentPath.swift re
 scripts/check-runtime-headers.sh   # a C file's functions are declared in the header of its name
 scripts/check-one-path.py   # >= 95% of the library compiles for iOS; Linux-only code in GNUstep/ units, none on the reading path
 scripts/check-format.sh   # Swift layout as swift-format writes it (.swift-format: 120 columns)
+scripts/check-privacy-manifest.sh --self-test   # PrivacyInfo.xcprivacy: valid, a reason for every required-reason API, shipped as a resource
+scripts/check-workflows.sh   # .github/workflows with actionlint (and shellcheck for run: steps): they run only on a Mac
 scripts/check-apple.sh
 scripts/check-arm64e.sh   # the C/Objective-C layer as arm64e object code; hand-built blocks signed as libclosure's
 # The test targets for iOS (the simulator tests among them) need XCTest's declarations: a checkout or a clone of

@@ -55,3 +55,12 @@ func threadCPUSeconds() -> Double {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
+
+/// Skips, on every system but Linux, a test of a fact of the Linux proving ground: GNU tools (gcc, readelf,
+/// addr2line, llvm-symbolizer on ELF files, GNU build IDs), GNUstep, Debian's packages. The macOS workflow
+/// (.github/workflows/apple.yml) runs the rest of these suites.
+func skipUnlessLinux(_ what: String) throws {
+    #if !os(Linux)
+    throw XCTSkip("Linux proving ground only: \(what)")
+    #endif
+}

@@ -10,10 +10,22 @@ import XCTest
 final class KVOChurnTests: ShieldTestCase {
     private static var cycles: Int { Int(ProcessInfo.processInfo.environment["KVO_CHURN_CYCLES"] ?? "") ?? 100_000 }
 
+    /// The process's resident memory: /proc/self/statm on Linux, the task's basic info (Mach) on Apple platforms.
     private static func residentBytes() -> Int {
+        #if canImport(Darwin)
+        var info = mach_task_basic_info()
+        var count = mach_msg_type_number_t(MemoryLayout<mach_task_basic_info>.size / MemoryLayout<natural_t>.size)
+        let result = withUnsafeMutablePointer(to: &info) {
+            $0.withMemoryRebound(to: integer_t.self, capacity: Int(count)) {
+                task_info(mach_task_self_, task_flavor_t(MACH_TASK_BASIC_INFO), $0, &count)
+            }
+        }
+        return result == KERN_SUCCESS ? Int(info.resident_size) : 0
+        #else
         guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
         let fields = text.split(separator: " ")
         return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+        #endif
     }
 
     /// `count` cycles; odd ones on a new model, even ones on one long-lived model. Kind 2 frees the observer while it

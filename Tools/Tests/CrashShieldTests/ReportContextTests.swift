@@ -4,7 +4,7 @@ import CrashShieldScenarios
 import Foundation
 import XCTest
 
-/// Where a report came from: app, OS, device, launch, images. Checked against the system's own tools (uname, ps,
+/// Where a report came from: app, OS, device, launch, images. Checked against the system's own tools (Linux: uname, ps,
 /// readelf) and against other processes.
 final class ReportContextTests: ShieldTestCase {
     /// One real report: container guard, `css_test_call_objectAtIndex` (this test binary) making the bad call.
@@ -21,16 +21,29 @@ final class ReportContextTests: ShieldTestCase {
     func testARealReportSaysWhichAppOSDeviceAndLaunchItCameFrom() throws {
         let report = try realReport()
         let context = try XCTUnwrap(report.context)
+        #if os(Linux)
         XCTAssertEqual(context.appIdentifier, ProcessInfo.processInfo.processName, "no bundle here: the process name")
         XCTAssertEqual(context.osName, try run("/bin/uname", ["-s"]))
         XCTAssertEqual(context.osVersion, try run("/bin/uname", ["-r"]))
         XCTAssertEqual(context.osBuild, try run("/bin/uname", ["-v"]))
         XCTAssertEqual(context.device, try run("/bin/uname", ["-m"]))
+        #else
+        // macOS: xctest loads the test bundle (Bundle.main is xctest's, with an identifier); the OS as sw_vers
+        // reports it (a version of two parts has a patch level of 0 in ProcessInfo), the model as sysctl reports it.
+        XCTAssertEqual(
+            context.appIdentifier, Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName)
+        XCTAssertEqual(context.osName, "macOS")
+        var version = try run("/usr/bin/sw_vers", ["-productVersion"]).split(separator: ".").map(String.init)
+        while version.count < 3 { version.append("0") }
+        XCTAssertEqual(context.osVersion, version.joined(separator: "."))
+        XCTAssertEqual(context.osBuild, try run("/usr/bin/sw_vers", ["-buildVersion"]))
+        XCTAssertEqual(context.device, try run("/usr/sbin/sysctl", ["-n", "hw.model"]))
+        #endif
         XCTAssertEqual(context.crashShieldVersion, CrashShield.version)
         XCTAssertNotNil(UUID(uuidString: context.launchID), context.launchID)
         XCTAssertEqual(context.launchID, ReportContext.currentLaunchID)
         // The kernel's count of seconds since this process started (whole seconds, truncated).
-        let elapsed = try XCTUnwrap(Double(try run("/bin/ps", ["-o", "etimes=", "-p", "\(getpid())"])))
+        let elapsed = try processAgeFromPS()
         let sinceReport = Date().timeIntervalSince(report.firstSeen)
         XCTAssertEqual(
             context.secondsSinceLaunch + sinceReport, elapsed, accuracy: 1.5,
@@ -50,6 +63,7 @@ final class ReportContextTests: ShieldTestCase {
         let image = try XCTUnwrap(context.image(for: caller), "the caller's image is listed")
         XCTAssertEqual(image.path, caller.image)
         XCTAssertEqual(image.name, (caller.image as NSString).lastPathComponent)
+        #if os(Linux)
         // The GNU build ID, as readelf reads it from the file.
         let notes = try run("/usr/bin/readelf", ["-n", caller.image])
         let buildID = try XCTUnwrap(
@@ -57,10 +71,21 @@ final class ReportContextTests: ShieldTestCase {
                 .prefix { $0.isHexDigit }
         ).description
         XCTAssertEqual(image.buildID, buildID)
+        let symbolName = "css_test_call_objectAtIndex"
+        #else
+        // Mach-O: the LC_UUID, as dwarfdump reads it from the file ("UUID: 8-4-4-4-12 (arch) path", one line per
+        // slice: this build's architecture is among them). No GNU build ID.
+        let uuids = try run("/usr/bin/xcrun", ["dwarfdump", "--uuid", caller.image]).split(separator: "\n").compactMap {
+            $0.split(separator: " ").dropFirst().first.map { $0.replacingOccurrences(of: "-", with: "") }
+        }
+        XCTAssertTrue(uuids.contains(try XCTUnwrap(image.uuid)), "\(image.uuid ?? "") in \(uuids)")
+        XCTAssertNil(image.buildID)
+        let symbolName = "_css_test_call_objectAtIndex"  // C symbols carry a leading underscore in Mach-O
+        #endif
         // The load bias: the caller's address minus it is inside css_test_call_objectAtIndex as nm lists it.
         let slide = try XCTUnwrap(image.slide)
         let symbols = try run("/usr/bin/nm", [caller.image])
-        let line = try XCTUnwrap(symbols.split(separator: "\n").first { $0.hasSuffix(" css_test_call_objectAtIndex") })
+        let line = try XCTUnwrap(symbols.split(separator: "\n").first { $0.hasSuffix(" " + symbolName) })
         let start = try XCTUnwrap(UInt64(line.prefix { $0.isHexDigit }, radix: 16))
         let fileAddress = caller.address &- UInt64(bitPattern: slide)
         XCTAssertGreaterThan(fileAddress, start)
@@ -119,6 +144,23 @@ final class ReportContextTests: ShieldTestCase {
     }
 
     #if os(macOS) || os(Linux)  // child processes: not on iOS
+    /// The seconds since this process started, as ps reads the kernel's start time: procps' `etimes` (whole seconds)
+    /// on Linux; BSD ps (macOS) has only `etime`, `[[dd-]hh:]mm:ss`.
+    private func processAgeFromPS() throws -> Double {
+        #if os(Linux)
+        return try XCTUnwrap(Double(try run("/bin/ps", ["-o", "etimes=", "-p", "\(getpid())"])))
+        #else
+        let text = try run("/bin/ps", ["-o", "etime=", "-p", "\(getpid())"])
+        let dayParts = text.split(separator: "-")
+        let days = dayParts.count == 2 ? try XCTUnwrap(Double(dayParts[0]), text) : 0
+        var seconds = 0.0
+        for part in try XCTUnwrap(dayParts.last, text).split(separator: ":") {
+            seconds = seconds * 60 + (try XCTUnwrap(Double(part), text))
+        }
+        return days * 86_400 + seconds
+        #endif
+    }
+
     /// The output of a program, trimmed.
     private func run(_ executable: String, _ arguments: [String]) throws -> String {
         let result = try runProgram(executable, arguments)

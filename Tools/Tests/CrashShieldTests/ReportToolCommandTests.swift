@@ -250,6 +250,7 @@ extension ReportToolTests {
 
     /// A call site the device did not name (a stripped caller) is named from the binary at hand.
     func testSummaryNamesAnUnnamedCallSiteFromTheBinaryAtHand() throws {
+        try skipUnlessLinux("names from the ELF binary at hand with llvm-symbolizer or addr2line")
         var report = try oneRealReportFromTheStore()
         report.callerFunction = nil
         for index in report.callStack.indices { report.callStack[index].symbol = nil }
@@ -270,6 +271,7 @@ extension ReportToolTests {
     /// Chromium from Debian (installed here when missing), headless: the page's DOM after its script ran, and a
     /// screenshot decoded and checked (size, colours, the chart's bars).
     func testHTMLPageRendersInHeadlessChromium() throws {
+        try skipUnlessLinux("Debian's chromium and GNU timeout")
         let real = try writeRealReports(to: fileURL)
         let storm = try XCTUnwrap(real.first { $0.occurrences == 12 })
         // App data that is HTML: a reason with a script, a class name with an image whose error handler runs code.

@@ -239,6 +239,7 @@ final class ReportToolTests: ShieldTestCase {
     /// A real report from this test binary: the caller's return address resolves, through llvm-symbolizer and
     /// through addr2line, to the C function that made the bad call, and a Swift frame to its demangled name.
     func testSymbolicateResolvesRealFramesOfThisBuildToTheirFunctions() throws {
+        try skipUnlessLinux("llvm-symbolizer and addr2line on this ELF test binary (Mach-O reports get atos commands)")
         // The line of the bad call in css_test_call_objectAtIndex, read from the source (it moves when the file does).
         let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources/CrashShieldScenarios/CSSTestSupport.m")
@@ -282,6 +283,8 @@ final class ReportToolTests: ShieldTestCase {
     /// Symbols come from the build that ran, matched by GNU build ID: a rebuilt binary at the recorded path is refused
     /// with a note (its frames stay raw), and the right build is found in a search path, by name or by ID alone.
     func testSymbolicateMatchesBinariesByBuildIDAndRefusesARebuild() throws {
+        try skipUnlessLinux(
+            "GNU build IDs of ELF files (Mach-O: testBinaryIdentityReadsMachOUUIDsOfThinAndUniversalFiles)")
         let report = try oneRealReportFromTheStore()
         let caller = try XCTUnwrap(report.callerFrameIndex)
         let real = report.callStack[caller].image

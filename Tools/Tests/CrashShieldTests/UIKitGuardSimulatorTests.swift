@@ -62,12 +62,27 @@ final class UIKitGuardSimulatorTests: ShieldTestCase {
     }
 }
 
+/// Skips a test that needs an app: a key window that presents a controller, or a WKWebView whose web content process
+/// runs scripts. A SwiftPM test bundle on a simulator runs in xcodebuild's test runner with no host app:
+/// `UIApplicationMain` never ran, so `+[UIApplication sharedApplication]` answers nil (asked by message: Swift's
+/// `UIApplication.shared` is declared non-optional). A host app target (an Xcode project whose unit-test bundle has a
+/// test host) runs them; .github/workflows/apple.yml says which of them skipped.
+@MainActor
+func requireHostApplication(_ what: String) throws {
+    let shared = (UIApplication.self as AnyObject).perform(NSSelectorFromString("sharedApplication"))?
+        .takeUnretainedValue()
+    guard shared != nil else {
+        throw XCTSkip("\(what) needs a host app (UIApplication); this test bundle runs without one")
+    }
+}
+
 /// The action sheet on an iPad (regular width), where UIKit presents it as a popover and raises without a location;
 /// a class of its own so that apple.yml's iPad step runs it alone (an iPhone adapts the sheet and raises nothing: there
 /// it is skipped).
 @MainActor  // UIKit is a main-actor API; XCTest runs the tests on the main thread
 final class UIKitGuardIPadSimulatorTests: ShieldTestCase {
     func testAnActionSheetWithoutAPopoverSourceGetsThePresentersView() throws {
+        try requireHostApplication("presenting an action sheet from a key window")
         let window = UIWindow(frame: CGRect(x: 0, y: 0, width: 1024, height: 768))
         let presenter = UIViewController()
         window.rootViewController = presenter

@@ -116,6 +116,7 @@ final class WebKitPanelSimulatorTests: ShieldTestCase {
     private func withWebView(
         uiDelegate delegate: WKUIDelegate, _ body: (_ run: (String) -> SimulatorScriptResult) throws -> Void
     ) throws {
+        try requireHostApplication("a WKWebView in a key window running scripts")
         let window = UIWindow(frame: CGRect(x: 0, y: 0, width: 390, height: 844))
         let controller = UIViewController()
         let webView = WKWebView(frame: window.bounds, configuration: WKWebViewConfiguration())
