@@ -5,6 +5,7 @@
 #include <string.h>
 #include <pthread.h>
 #include "CSRMainThread.h"
+#include "CSRRuntime.h"
 #include "CSRCallStack.h"
 #include "CSRMemory.h"
 
@@ -110,12 +111,7 @@ static int csr_call_shape_in_pool(const char *types) {
 
 // MARK: Main-thread trampolines
 
-#if !defined(__APPLE__)
-extern __attribute__((tls_model("initial-exec"))) _Thread_local int csr_thread_main_state;   // GNUstep/CSRRuntimeGNUstep.m: 1 once csr_thread_isMain found the main thread
-static inline bool csr_main_thread_known(void) { return csr_thread_main_state == 1; }
-#else
-static inline bool csr_main_thread_known(void) { return pthread_main_np() != 0; }
-#endif
+static inline bool csr_main_thread_known(void) { return csr_thread_isMain(); }
 
 enum { CSRMainShapes = 5, CSRMainSlots = 16 };
 

@@ -95,10 +95,8 @@ CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP imp
     return (CSRIMP)csr_gnu_replace_own_method((CSR_BRIDGE Class)cls, (SEL)selector, (IMP)implementation);
 }
 
-// 0 unknown, 1 main, 2 other; read inline by the main-thread trampolines (CSRMainThread.m). Initial-exec: one load
-// from the thread pointer instead of a call to __tls_get_addr (the variable lives in the static TLS block; a
-// library dlopen'ed later still gets it from glibc's reserve for such variables).
-__attribute__((tls_model("initial-exec"))) _Thread_local int csr_thread_main_state;
+/// 0 unknown, 1 main, 2 other. Initial-exec: one load from the thread pointer instead of a call to __tls_get_addr.
+static __attribute__((tls_model("initial-exec"))) _Thread_local int csr_thread_main_state;
 
 bool csr_thread_isMain(void) {
     // Two system calls the first time on each thread, then a thread-local read (main-thread guards ask per call).
