@@ -1,8 +1,10 @@
-// CSRObservation.m: the Objective-C side of the KVO guard (see CSRObservation.h).
+// CSRObservation.m: the Objective-C side of the KVO guard (see CSRObservation.h). How an observed object's end is
+// learned, and a registration removed by its context, are the platform units' (CSRObservationPlatform.h).
 #import <Foundation/Foundation.h>
 #import <objc/runtime.h>   // Apple: not re-exported by Foundation under modules
 #include "CSRMemory.h"
 #include "CSRObservation.h"
+#include "CSRObservationPlatform.h"
 #include <pthread.h>
 
 static CSRKVOHandler csr_kvo_handler;
@@ -64,17 +66,6 @@ void csr_kvo_remove(CSRObject observed, CSRObject observer, CSRObject keyPath) {
     [(CSR_BRIDGE id)observed removeObserver: (CSR_BRIDGE id)observer forKeyPath: (CSR_BRIDGE NSString *)keyPath];
 }
 
-void csr_kvo_remove_registration(CSRObject observed, CSRObject observer, CSRObject keyPath, void *context) {
-#if defined(__APPLE__)
-    [(CSR_BRIDGE id)observed removeObserver: (CSR_BRIDGE id)observer forKeyPath: (CSR_BRIDGE NSString *)keyPath
-                                    context: context];
-#else
-    // GNUstep keeps one registration per observer and key path (and has no context removal).
-    (void)context;
-    csr_kvo_remove(observed, observer, keyPath);
-#endif
-}
-
 bool csr_kvo_has_observation_info(CSRObject object) {
     if (!object) return false;
     bool observed;
@@ -134,7 +125,7 @@ void csr_kvo_set_end_handler(CSRKVOEndHandler handler) {
     __atomic_store_n(&csr_kvo_end_handler, handler, __ATOMIC_RELEASE);
 }
 
-static void csr_kvo_ended(uintptr_t address, uintptr_t token) {
+void csr_kvo_ended(uintptr_t address, uintptr_t token) {
     CSRKVOEndHandler handler = __atomic_load_n(&csr_kvo_end_handler, __ATOMIC_ACQUIRE);
     if (handler) handler(address, token);
 }
@@ -151,88 +142,6 @@ bool csr_kvo_class_notifies_automatically(CSRObject object, CSRObject keyPath) {
         || class_getMethodImplementation(cls, setter) != class_getMethodImplementation(root, setter)) return false;
     return [cls automaticallyNotifiesObserversForKey: key] ? true : false;
 }
-
-#if defined(__APPLE__)
-/// Held by an observed object as an associated object: its -dealloc is the object's end.
-@interface CSRKVOEndMark : NSObject {
-@public
-    uintptr_t _address, _token;
-}
-@end
-
-@implementation CSRKVOEndMark
-- (void)dealloc {
-    csr_kvo_ended(_address, _token);
-#if !__has_feature(objc_arc)
-    [super dealloc];
-#endif
-}
-@end
-
-static char csr_kvo_end_key;
-
-bool csr_kvo_foundation_forgets_dead_observed_objects(void) {
-    // Foundation release notes (macOS 10.13, iOS 11), "Relaxed Key-Value Observing Unregistration Requirements":
-    // observers still registered when an automatically notifying object's -dealloc returns are removed by KVO
-    // instead of raising. objc4 releases associated objects in objc_destructInstance (objc-runtime-new.mm).
-    if (@available(macOS 10.13, iOS 11.0, tvOS 11.0, watchOS 4.0, *)) return true;
-    return false;
-}
-
-void csr_kvo_mark_end(CSRObject object, uintptr_t token) {
-    CSRKVOEndMark *mark = [[CSRKVOEndMark alloc] init];
-    mark->_address = (uintptr_t)object;
-    mark->_token = token;
-    // Replacing an earlier mark (an entry handed back while the object lived) ends that mark: its token is stale.
-    objc_setAssociatedObject((CSR_BRIDGE id)object, &csr_kvo_end_key, mark, OBJC_ASSOCIATION_RETAIN_NONATOMIC);
-    CSR_RELEASE(mark);
-}
-
-bool csr_kvo_foundation_raises_for_dead_observed_objects(void) { return true; }
-
-void csr_test_emulateAppleKVO(bool emulate) { (void)emulate; }
-void csr_test_kvo_destroyed(uintptr_t address) { (void)address; }
-#else
-// GNUstep 1.28 forgets a dead object's observers too (GSKVOBase's -dealloc drops its observation info), whatever its
-// keys, but GCC's libobjc has no associated objects to learn of the end without a -dealloc hook: the guard watches
-// the object's -dealloc, unless a test emulates Apple. Emulated marks: address -> token.
-static bool csr_kvo_emulate_apple;
-static pthread_mutex_t csr_kvo_marks_lock = PTHREAD_MUTEX_INITIALIZER;
-static NSMapTable *csr_kvo_marks;
-
-bool csr_kvo_foundation_forgets_dead_observed_objects(void) {
-    return __atomic_load_n(&csr_kvo_emulate_apple, __ATOMIC_ACQUIRE);
-}
-
-bool csr_kvo_foundation_raises_for_dead_observed_objects(void) {
-    return __atomic_load_n(&csr_kvo_emulate_apple, __ATOMIC_ACQUIRE);
-}
-
-void csr_kvo_mark_end(CSRObject object, uintptr_t token) {
-    uintptr_t replaced = 0;
-    pthread_mutex_lock(&csr_kvo_marks_lock);
-    if (!csr_kvo_marks) {
-        csr_kvo_marks = NSCreateMapTable(NSNonOwnedPointerMapKeyCallBacks, NSIntegerMapValueCallBacks, 16);
-    }
-    replaced = (uintptr_t)NSMapGet(csr_kvo_marks, object);
-    NSMapInsert(csr_kvo_marks, object, (void *)token);
-    pthread_mutex_unlock(&csr_kvo_marks_lock);
-    if (replaced) csr_kvo_ended((uintptr_t)object, replaced);
-}
-
-void csr_test_emulateAppleKVO(bool emulate) { __atomic_store_n(&csr_kvo_emulate_apple, emulate, __ATOMIC_RELEASE); }
-
-void csr_test_kvo_destroyed(uintptr_t address) {
-    uintptr_t token = 0;
-    pthread_mutex_lock(&csr_kvo_marks_lock);
-    if (csr_kvo_marks) {
-        token = (uintptr_t)NSMapGet(csr_kvo_marks, (void *)address);
-        NSMapRemove(csr_kvo_marks, (void *)address);
-    }
-    pthread_mutex_unlock(&csr_kvo_marks_lock);
-    if (token) csr_kvo_ended(address, token);
-}
-#endif
 
 void csr_object_does_not_recognize(CSRObject object, CSRSelector selector) {
     [(CSR_BRIDGE id)object doesNotRecognizeSelector: (SEL)selector];
