@@ -21,6 +21,7 @@ public enum ReportHTML {
         // Rows in order of first appearance: the page's script sorts them by count when it opens.
         let rows = set.reports.filter { shown.contains($0.group) }
         let total = set.reports.reduce(0) { $0 + $1.occurrences }
+        let sites = set.unidentifiedCallSites
         var html = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
@@ -45,7 +46,7 @@ public enum ReportHTML {
         }
         html += "</tr></thead><tbody>\n"
         for report in rows {
-            let row = ReportText.Row(report, callerNames: callerNames)
+            let row = ReportText.Row(report, callerNames: callerNames, callSites: sites[report.group] ?? 1)
             html += "<tr class=\"callsite\" data-group=\"\(escape(row.group))\">"
             html += [row.guard, row.method, row.callSite].map { "<td>\(escape($0))</td>" }.joined()
             html += "<td class=\"count\" data-value=\"\(row.count)\">\(row.count)</td>"
@@ -53,7 +54,7 @@ public enum ReportHTML {
             html += "<td><a href=\"#report-\(escape(row.group))\"><code>\(escape(row.group))</code></a></td></tr>\n"
         }
         html += "</tbody></table>\n<h2>Reports</h2>\n"
-        for report in ranked { html += section(report, callerNames: callerNames) }
+        for report in ranked { html += section(report, callerNames: callerNames, callSites: sites[report.group] ?? 1) }
         html += "<script>\(script)</script>\n</body></html>\n"
         return html
     }
@@ -144,13 +145,13 @@ public enum ReportHTML {
 
     // MARK: - a report
 
-    static func section(_ report: CrashReport, callerNames: [String: String]) -> String {
+    static func section(_ report: CrashReport, callerNames: [String: String], callSites: Int = 1) -> String {
         var html = "<section class=\"report\" id=\"report-\(escape(report.group))\">"
         html += "<h3>\(escape(report.method))</h3>"
         html += "<p class=\"reason\"><b>\(escape(report.exceptionName))</b>: \(escape(report.reason))</p>"
         var fields = [
             ("guard", report.category.name), ("occurrences", String(report.occurrences)),
-            ("call site", ReportText.callSiteName(report, callerNames: callerNames)),
+            ("call site", ReportText.callSiteName(report, callerNames: callerNames, callSites: callSites)),
             ("first seen", ReportText.date(report.firstSeen)), ("last seen", ReportText.date(report.lastSeen)),
             ("signature", report.signature), ("group", report.group),
         ]
