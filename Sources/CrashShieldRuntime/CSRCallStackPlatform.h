@@ -13,4 +13,8 @@ void csr_platform_stack_bounds(uintptr_t *low, uintptr_t *high);
 /// Fills what the platform knows of the image loaded at `header` beyond `dladdr`: its slide and UUID (Mach-O).
 void csr_platform_image_details(const void *header, CSRImageInfo *out);
 
+/// Whether every byte of [`start`, `end`) lies in a readable, mapped segment (the caller has checked that both ends lie
+/// in one image). Apple: a Mach-O image's segments are mapped back to back, from its header on.
+bool csr_platform_range_is_mapped(uintptr_t start, uintptr_t end);
+
 #endif

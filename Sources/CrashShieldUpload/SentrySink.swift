@@ -80,12 +80,13 @@ struct SentryDSN: Sendable, Equatable {
 /// the caller's index in `frames`); `debug_meta.images` for the images with a UUID (Apple) or a GNU build ID (Linux),
 /// for server-side symbolication; the `app`, `os` and `device` contexts and, without a `release` given, the app's
 /// `identifier@version+build` (from the report's `ReportContext`); `dist` (given, or the app's build);
-/// `instruction_addr_adjustment: all` (every address is a return address); tags `guard`, `class`, `selector`, `action`,
-/// `caller`; `in_app` never for the process's start-up (`_start`, `__libc_start_main`, dyld's `start`) or for
+/// `instruction_addr_adjustment: all` (every address is a return address); the caller's frame named after
+/// `callerFunction` (a caller that made a tail call gets a frame of its own, without an address); tags `guard`,
+/// `class`, `selector`, `action`, `caller` (`callerIdentity`: the same in every build); `in_app` never for the process's start-up (`_start`, `__libc_start_main`, dyld's `start`) or for
 /// Objective-C and Swift runtime frames (`objc_msgSend`, forwarding, `swift_*`), wherever they are linked;
-/// `fingerprint` as `fingerprint(_:)` makes it (the grouping key, so Sentry groups as CrashShield does);
-/// `extra.occurrences` and the rest of the report. The event id is the batch's idempotency key: a retried envelope has
-/// the same id and Sentry keeps one.
+/// `fingerprint` (`SentryEnvelope.fingerprint`): CrashShield's grouping key where the caller is identified, so Sentry
+/// groups as CrashShield does across builds; `extra.occurrences` and the rest of the report. The event id is the batch's
+/// idempotency key: a retried envelope has the same id and Sentry keeps one.
 public final class SentrySink: UploadSink, @unchecked Sendable {
     let dsn: SentryDSN
 
@@ -158,14 +159,23 @@ struct SentryEnvelope: Sendable {
         return header + Data("\n".utf8) + itemHeader + Data("\n".utf8) + payload + Data("\n".utf8)
     }
 
-    /// How Sentry groups a report (Docs/Reports.md "Grouping across releases"): by CrashShield's grouping key when the
-    /// device named the caller's function (it survives rebuilds); otherwise by Sentry's own grouping of the
-    /// symbolicated stack (in-app frames), split by guard and app-facing method. A report from before grouping keys:
-    /// its signature.
+    /// How Sentry groups a report (Docs/Reports.md "Grouping across releases"): by CrashShield's grouping key when the device identified the
+    /// caller (`callerIdentity`: its name, or its code's hash; both survive rebuilds); otherwise by Sentry's own
+    /// grouping of the symbolicated stack (in-app frames), split by guard and app-facing method. A report from before
+    /// grouping keys: its signature.
     static func fingerprint(_ report: CrashReport) -> [String] {
         guard let key = report.groupingKey else { return [report.signature] }
-        if report.callerFunction != nil { return ["crashshield", key] }
+        if report.callerIdentity != nil || report.callerFunction != nil { return ["crashshield", key] }
         return ["{{ default }}", "crashshield", report.category.name, report.appFacingMethod]
+    }
+
+    /// `tags.caller`: the caller as every build names it (`callerIdentity`, `callerFunction`); image+offset (a new
+    /// value with each build) only for a report that has neither.
+    static func callerTag(_ report: CrashReport) -> String? {
+        if let stable = report.callerIdentity ?? report.callerFunction { return stable }
+        return report.callerFrame.map {
+            "\(($0.image as NSString).lastPathComponent)+0x\(String($0.offsetInImage, radix: 16))"
+        }
     }
 
     func event(for report: CrashReport, eventID: String) -> [String: Any] {
@@ -185,10 +195,7 @@ struct SentryEnvelope: Sendable {
             "guard": report.category.name, "class": report.className, "selector": report.selector,
             "action": report.action.rawValue,
         ]
-        if let caller = report.callerFrame {
-            tags["caller"] =
-                "\((caller.image as NSString).lastPathComponent)+0x\(String(caller.offsetInImage, radix: 16))"
-        }
+        if let caller = Self.callerTag(report) { tags["caller"] = caller }
         var extra: [String: Any] = [
             "occurrences": report.occurrences, "method": report.method,
             "first_seen": ReportCodec.timestamp(report.firstSeen),
@@ -255,9 +262,25 @@ struct SentryEnvelope: Sendable {
                 "in_app": !aboveCaller && isAppImage(frame.image) && !Self.isRuntimeSymbol(frame.symbol),
             ]
             if let symbol = frame.symbol { entry["function"] = symbol }
+            guard index == report.callerFrameIndex, let name = report.callerFunction else {
+                list.append(entry)
+                continue
+            }
+            // The caller's function as the device named it (the frame's symbol is only the nearest exported one).
+            // One that made the call as a tail call left no frame: this frame is its caller's, and the function gets
+            // a frame of its own (no address: it has none on the stack), the one Sentry marks.
+            if report.callerMadeTailCall == true {
+                list.append(entry)
+                entry = ["function": name, "package": frame.image, "in_app": isAppImage(frame.image)]
+            } else {
+                entry["function"] = name
+            }
             list.append(entry)
         }
-        let caller = report.callerFrameIndex.flatMap { stack.indices.contains($0) ? stack.count - 1 - $0 : nil }
+        let caller = report.callerFrameIndex.flatMap { index -> Int? in
+            guard stack.indices.contains(index) else { return nil }
+            return stack.count - 1 - index + (report.callerMadeTailCall == true && report.callerFunction != nil ? 1 : 0)
+        }
         return (list, caller)
     }
 

@@ -258,9 +258,29 @@ enum IncidentPath {
         let caller = location.callerIndex.map { frames[$0] }
         let callSiteText = caller.map { "\(($0.image as NSString).lastPathComponent)+\($0.offsetInImage)" } ?? "?"
         let declaring = declaringClassName(subject, incident.selector)
-        let callerFunction = caller.flatMap { CallerNames.function(at: UInt($0.address)) }
         let appFacing = "\(subject.isClassMethod ? "+" : "-")[\(declaring) \(incident.selector)]"
-        let callerName = callerFunction ?? caller.map { ($0.image as NSString).lastPathComponent } ?? "?"
+        // Who made the call: the caller frame's function, or the function that tail-called from it; only the
+        // replacement's direct caller can be checked (the call before its return address went to the hook).
+        let resolved = caller.map { frame -> CallStack.Caller in
+            let address = UInt(frame.address)
+            guard incident.site.callSite == .directCaller, !location.directCallerIsFoundation else {
+                return CallStack.Caller(function: Images.function(containing: address - 1))
+            }
+            return CallStack.caller(
+                returningTo: address, implementation: incident.site.implementation, selector: incident.selector,
+                subject: subject.cls)
+        }
+        let function = resolved.flatMap { $0.function == 0 ? nil : $0.function }
+        let frameName = function.flatMap(CallerNames.function(startingAt:))
+        let identity = function.flatMap(CallerNames.identity(startingAt:))
+        let callerFunction = resolved?.isCertain == false ? nil : frameName
+        var callerIdentity = identity
+        if let resolved, !resolved.isCertain {
+            let via = resolved.via.map { "-\($0)" } ?? "?"
+            callerIdentity =
+                "\(identity ?? caller.map { ($0.image as NSString).lastPathComponent } ?? "?") -> \(via) (tail call)"
+        }
+        let callerKey = callerIdentity ?? caller.map { ($0.image as NSString).lastPathComponent } ?? "?"
         let now = Date()
         let report = CrashReport(
             signature: Signature.make(
@@ -272,7 +292,9 @@ enum IncidentPath {
             thread: CallStack.currentThread(), callStack: frames, callerFrameIndex: location.callerIndex,
             firstSeen: now, lastSeen: now, occurrences: 1, context: .current(callStack: frames, at: now),
             declaringClassName: declaring, callerFunction: callerFunction,
-            groupingKey: Signature.make("group", incident.category.name, appFacing, callerName))
+            groupingKey: Signature.make("group", incident.category.name, appFacing, callerKey),
+            callerIdentity: callerIdentity, callerIsCertain: resolved?.isCertain == false ? false : nil,
+            callerMadeTailCall: resolved?.madeTailCall == true ? true : nil)
         guard let redact else { return report }
         return Redaction.apply(redact, to: report)
     }
@@ -291,21 +313,21 @@ extension IncidentPath {
     }
 }
 
-/// Names of call-site functions, as the device knows them (`CrashReport.callerFunction`), once per function.
+/// Names and identities of call-site functions, as the device knows them (`CrashReport.callerFunction`,
+/// `callerIdentity`), once per function.
 enum CallerNames {
     private static let names = Locked([UInt: String?]())
+    private static let identities = Locked([UInt: String?]())
     private static let maxEntries = 4096
 
-    /// The name of the function that contains the return address `address`: an Objective-C method of its image (the
-    /// runtime's method lists), or the exported symbol that starts exactly there; nil when neither names it.
-    static func function(at address: UInt) -> String? {
-        guard address > 0 else { return nil }
-        let start = Images.function(containing: address - 1)
+    /// The name of the function that starts at `start`: an Objective-C method of its image (the runtime's method
+    /// lists), or the exported symbol that starts exactly there; nil when neither names it.
+    static func function(startingAt start: UInt) -> String? {
         guard start != 0 else { return nil }
         if let known = names.withLock({ $0[start] }) { return known }
         var info = CSRImageInfo()
         var name: String?
-        if csr_image_info(UnsafeRawPointer(bitPattern: address), &info), let image = info.imagePath {
+        if csr_image_info(UnsafeRawPointer(bitPattern: start), &info), let image = info.imagePath {
             var buffer = [CChar](repeating: 0, count: 512)
             if csr_method_name_for_function(start, image, &buffer, buffer.count) {
                 name = String(cString: buffer)
@@ -315,6 +337,26 @@ enum CallerNames {
         }
         names.withLock { if $0.count < maxEntries { $0[start] = name } }
         return name
+    }
+
+    /// The function's name, else `<image name>!<hash of its code>` (`csr_code_hash`: the displacements a rebuild
+    /// moves are masked, so an unrelated change elsewhere keeps it; a change of the function itself makes a new one).
+    /// Of the three stable identities an unnamed function has, it is the one the device can compute and that an
+    /// insertion before the function keeps: its ordinal among the image's functions changes with every function
+    /// added before it, and the symbol file is not on the device. nil when no unwind table covers the function.
+    static func identity(startingAt start: UInt) -> String? {
+        if let name = function(startingAt: start) { return name }
+        guard start != 0 else { return nil }
+        if let known = identities.withLock({ $0[start] }) { return known }
+        var identity: String?
+        let code = UnsafeRawPointer(bitPattern: start)
+        let hash = csr_code_hash(code, csr_function_end(code, 4096))
+        if hash != 0, let image = Images.path(of: start) {
+            let hex = String(hash, radix: 16)
+            identity = (image as NSString).lastPathComponent + "!" + String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        identities.withLock { if $0.count < maxEntries { $0[start] = identity } }
+        return identity
     }
 }
 

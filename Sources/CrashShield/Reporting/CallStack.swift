@@ -233,6 +233,68 @@ enum CallStack {
     }
 }
 
+extension CallStack {
+    /// The function that made a bad call, as the code before its return address shows it.
+    struct Caller: Equatable {
+        /// Start of that function (0: unknown).
+        var function: UInt
+        /// false: `function` is the function the frame lies in, and the call there went to a function that may have
+        /// made the bad call as a tail call (`via`: the message sent, when the code shows it).
+        var isCertain = true
+        /// true: `function` made the call as a tail call; the frame is its caller's.
+        var madeTailCall = false
+        var via: String?
+    }
+
+    /// Who made the bad call stopped by `implementation` (`selector` on an instance of `subject`) whose caller's frame
+    /// returns to `address`. A tail call leaves no frame of the function that made it: the return address is then
+    /// its caller's, and the call instruction before it says where that call went (`csr_call_before`):
+    /// - a message of `selector` (or of a selector that Foundation's own class of `subject` implements, which reached
+    ///   the hook inside Foundation), or a direct call of the replacement: the frame's function made the call;
+    /// - a direct call of another function, whose frame is missing: that function made it by a tail call (x86_64
+    ///   `jmp`, arm64 `b`; on Apple the tail call of a message is a `b` to `objc_msgSend`), unless it reaches other
+    ///   functions by direct jumps too (then it is not certain which);
+    /// - a message of another selector (a method that tail-called), an indirect call, or code not recognized: not
+    ///   certain; `via` names the message when the code shows it.
+    static func caller(
+        returningTo address: UInt, implementation: UnsafeRawPointer?, selector: String, subject: ObjCClass?
+    ) -> Caller {
+        let frameFunction = address > 0 ? Images.function(containing: address - 1) : 0
+        let uncertain = Caller(function: frameFunction, isCertain: false)
+        var call = CSRCallBefore()
+        guard frameFunction != 0, csr_call_before(UnsafeRawPointer(bitPattern: address), &call) else {
+            return uncertain
+        }
+        if call.isMessageSend {
+            guard let sent = call.selector, let raw = csr_sel_getName(sent) else { return uncertain }
+            let name = String(cString: raw)
+            if name == selector { return Caller(function: frameFunction) }
+            // Foundation's own method of that name on the receiver's class called the hooked one (array[i] sends
+            // objectAtIndexedSubscript:, which sends objectAtIndex:): the app called Foundation, from this frame.
+            if let owner = subject?.owner(of: ObjCSelector(name)), let image = owner.imagePath,
+                foundationImages.contains(image)
+            {
+                return Caller(function: frameFunction)
+            }
+            return Caller(function: frameFunction, isCertain: false, via: name)
+        }
+        guard call.kind == CSRCallDirect, let target = call.target.map({ UInt(bitPattern: $0) }) else {
+            return uncertain
+        }
+        if let implementation {
+            let entry = csr_strip_code_pointer(implementation)
+            if target == entry || Images.tailCallTargets(of: entry).contains(target) {
+                return Caller(function: frameFunction)
+            }
+        }
+        // A Foundation convenience that tail-called the hooked method: the app's call is this frame's.
+        if let image = Images.path(of: target), foundationImages.contains(image) {
+            return Caller(function: frameFunction)
+        }
+        return Caller(function: target, isCertain: Images.tailCallTargets(of: target).isEmpty, madeTailCall: true)
+    }
+}
+
 /// Which binary image an address belongs to, remembered per address: a storm of stopped calls from one call site
 /// asks the loader once.
 enum Images {

@@ -50,10 +50,25 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
     /// the app's ("-[MYListController reload]", from the runtime) or an exported symbol. Nil when the device has no
     /// name for it (a Swift or C function of a stripped binary): symbolicate `callerFrame` instead.
     public var callerFunction: String?
-    /// The same bug at the same place, across builds and releases: guard, `appFacingMethod` and the caller's
-    /// function (`callerFunction`, else the caller's image name). Unlike `signature` it survives a rebuild, an
-    /// unrelated edit and a new cluster class; it is what a crash service should group by (the Sentry sink sends it,
-    /// see Docs/Reports.md "Grouping across releases"). Nil in reports written before it existed.
+    /// The caller, named the same way in every build: `callerFunction` when the device names it; else the caller's
+    /// image and a hash of its function's code with the displacements a rebuild moves masked (`app!1f2e3d4c5b6a7988`:
+    /// an unexported C function, an internal Swift function, any function of a stripped app); for a caller that is
+    /// not certain (`callerIsCertain`), what is certain: the function the frame lies in and the message it sent
+    /// (`-[MYFeed reload] -> -reloadFeed: (tail call)`). Nil when nothing identifies the caller (no unwind table
+    /// covers it), and in reports written before it existed.
+    public var callerIdentity: String?
+    /// false when the frame at `callerFrameIndex` may not be the function that made the call: an optimized build left
+    /// no frame of a function that made the call as a tail call (`return [items objectAtIndex:i];`), and the code
+    /// before the return address does not say which function that was (a message of another selector, an indirect
+    /// call). `callerFunction` is then nil and `callerIdentity` says what is known. Nil otherwise.
+    public var callerIsCertain: Bool?
+    /// true when `callerFunction` made the call as a tail call and has no frame: the frame at `callerFrameIndex` is
+    /// its caller's, whose direct call to it the code before the return address shows. Nil otherwise.
+    public var callerMadeTailCall: Bool?
+    /// The same bug at the same place, across builds and releases: guard, `appFacingMethod` and the caller
+    /// (`callerIdentity`, else the caller's image name). Unlike `signature` it survives a rebuild, an unrelated edit
+    /// and a new cluster class; it is what a crash service should group by (the Sentry sink sends it, see Docs/Reports.md
+    /// "Grouping across releases"). Nil in reports written before it existed.
     public var groupingKey: String?
 
     public var id: String { signature }
@@ -63,7 +78,8 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
         selector: String, isClassMethod: Bool, hint: String, action: Action, details: [String: String] = [:],
         thread: ThreadInfo, callStack: [StackFrame] = [], callerFrameIndex: Int? = nil,
         firstSeen: Date, lastSeen: Date, occurrences: Int, context: ReportContext? = nil,
-        declaringClassName: String? = nil, callerFunction: String? = nil, groupingKey: String? = nil
+        declaringClassName: String? = nil, callerFunction: String? = nil, groupingKey: String? = nil,
+        callerIdentity: String? = nil, callerIsCertain: Bool? = nil, callerMadeTailCall: Bool? = nil
     ) {
         self.signature = signature
         self.category = category
@@ -85,6 +101,9 @@ public struct CrashReport: Codable, Sendable, Equatable, Identifiable {
         self.declaringClassName = declaringClassName
         self.callerFunction = callerFunction
         self.groupingKey = groupingKey
+        self.callerIdentity = callerIdentity
+        self.callerIsCertain = callerIsCertain
+        self.callerMadeTailCall = callerMadeTailCall
     }
 
     /// The frame that made the bad call.

@@ -24,6 +24,12 @@ void csr_platform_stack_bounds(uintptr_t *low, uintptr_t *high) {
     *low = *high - pthread_get_stacksize_np(self);
 }
 
+bool csr_platform_range_is_mapped(uintptr_t start, uintptr_t end) {
+    (void)start;
+    (void)end;
+    return true;   // a Mach-O image's segments are mapped back to back, from its header on
+}
+
 /// Reads LC_UUID from a loaded Mach-O header and finds its slide.
 void csr_platform_image_details(const void *header, CSRImageInfo *out) {
     uint32_t count = _dyld_image_count();

@@ -4,6 +4,7 @@
 #if !defined(__APPLE__)
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include "../CSRCallStackPlatform.h"
@@ -85,6 +86,27 @@ void csr_platform_stack_bounds(uintptr_t *low, uintptr_t *high) {
     }
     *low = (uintptr_t)base;
     *high = (uintptr_t)base + size;
+}
+
+struct csr_mapped_query { uintptr_t start, end; bool found; };
+
+static int csr_find_segment(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    struct csr_mapped_query *query = data;
+    for (int index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *segment = &info->dlpi_phdr[index];
+        if (segment->p_type != PT_LOAD || (segment->p_flags & PF_R) == 0) continue;
+        uintptr_t low = info->dlpi_addr + segment->p_vaddr, high = low + segment->p_memsz;
+        if (query->start >= low && query->end <= high) { query->found = true; return 1; }
+    }
+    return 0;
+}
+
+/// An ELF image's range (what dladdr answers for) may hold unmapped or PROT_NONE gaps between its segments.
+bool csr_platform_range_is_mapped(uintptr_t start, uintptr_t end) {
+    struct csr_mapped_query query = { start, end, false };
+    dl_iterate_phdr(csr_find_segment, &query);
+    return query.found;
 }
 
 /// ELF images carry no UUID that dyld would name; the slide is the load address (set by csr_image_info).

@@ -36,6 +36,47 @@ const void *csr_enclosing_function(const void *address);
 /// jumps inside each function (by its unwind table) that land on a function start count.
 int csr_tail_call_targets(const void *entry, const void **targets, int max);
 
+/// How the call that a return address returns from was made (`csr_call_before`).
+typedef enum CSRCallKind {
+    CSRCallUnknown = 0,    ///< no call instruction recognized before the return address
+    CSRCallDirect = 1,     ///< x86_64 `call rel32`, `call *GOT(%rip)`; arm64 `bl`: `target` is the function called
+    CSRCallIndirect = 2,   ///< x86_64 `call *reg`/`call *mem`; arm64 `blr` (and arm64e's `blraa`...): no target
+} CSRCallKind;
+
+/// The call instruction just before a return address, decoded.
+typedef struct CSRCallBefore {
+    CSRCallKind kind;
+    /// A direct call's function, past a PLT entry or a Mach-O stub (`jmp *GOT(%rip)`; `adrp x16; ldr x16; br x16`):
+    /// the function the slot holds. NULL for other calls.
+    const void *target;
+    /// The call is an Objective-C message send: Apple, a `bl` to `objc_msgSend` or to one of clang's selector stubs
+    /// (`objc_msgSend$sel`, Xcode 14); GNUstep, the indirect call of the IMP that `objc_msg_lookup` just answered.
+    bool isMessageSend;
+    /// The selector the send passes, when the code shows it (the stub's or the preceding `adrp`/`ldr x1` of a selector
+    /// reference; GNUstep: the selector `lea`d into `%rsi`); NULL when it does not.
+    CSRSelector selector;
+} CSRCallBefore;
+
+/// Decodes the call that `returnAddress` (a return address from a stack walk) returns from: whether the caller's
+/// frame called the function whose frame is missing (a tail call) or a message send, and which. Reads only code inside
+/// the function that contains the return address (and, for a direct call, the callee's first instructions and the
+/// GOT slot they name, in the same image). false, and `out->kind == CSRCallUnknown`, when nothing is recognized.
+bool csr_call_before(const void *returnAddress, CSRCallBefore *out);
+
+/// Whether [`address`, `address + size`) lies in the image of `sameImageAs` and in memory it maps readable (ELF: one
+/// of its PT_LOAD segments; Mach-O: the image), so that reading it cannot fault.
+bool csr_address_is_mapped(const void *address, size_t size, const void *sameImageAs);
+
+/// The end of the function that starts at `function` (one past its last byte, by the unwind tables), at most
+/// `function + limit`; `function` itself when no table covers it.
+const void *csr_function_end(const void *function, size_t limit);
+
+/// A hash of the code of the function [`start`, `end`) that stays the same when the function is built again with
+/// other code or data around it: the displacements a linker or another layout changes are masked (x86_64: `call`/`jmp
+/// rel32` and RIP-relative operands; arm64: `b`/`bl`, `adrp`/`adr`, literal loads and the page offsets `add`/`ldr`/
+/// `str` take from an `adrp` register). Reads at most 1 KB. 0 when there is no code.
+uint64_t csr_code_hash(const void *start, const void *end);
+
 /// The binary image an address belongs to.
 typedef struct CSRImageInfo {
     const char *imagePath;      ///< never NULL when the call succeeds

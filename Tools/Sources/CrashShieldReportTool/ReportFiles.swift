@@ -268,6 +268,24 @@ public struct ReportSet {
         return limit.map { Array(sorted.prefix(max(0, $0))) } ?? sorted
     }
 
+    /// For each group whose caller has no identity (`CrashReport.callerIdentity`: no unwind table covered its
+    /// function, or a report from before identities), how many call sites it holds: the most distinct signatures of
+    /// one build (a signature is a call site of one build). Such a group is named "N call sites", never after one.
+    public var unidentifiedCallSites: [String: Int] {
+        var sites: [String: Set<String>] = [:]
+        for report in launchReports where report.callerIdentity == nil && report.callerFunction == nil {
+            let build =
+                report.callerFrame?.imageUUID ?? report.context.map { "\($0.appVersion ?? "")+\($0.appBuild ?? "")" }
+            sites[report.group + "|" + (build ?? ""), default: []].insert(report.signature)
+        }
+        var counts: [String: Int] = [:]
+        for (key, signatures) in sites {
+            let group = String(key[..<(key.lastIndex(of: "|") ?? key.endIndex)])
+            counts[group] = max(counts[group] ?? 0, signatures.count)
+        }
+        return counts
+    }
+
     /// The group (counts summed over launches and builds) whose grouping key, or the signature of any of its
     /// launches' reports (an earlier build's signature too: a rebuild changes the signature, not the group), is
     /// `signature` or starts with it.

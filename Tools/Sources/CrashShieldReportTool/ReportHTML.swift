@@ -26,6 +26,7 @@ public enum ReportHTML {
         // Rows in order of first appearance: the page's script sorts them by count when it opens.
         let rows = set.reports.filter { shown.contains($0.group) }
         let total = set.reports.reduce(0) { $0 + $1.occurrences }
+        let sites = set.unidentifiedCallSites
         var html = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
@@ -48,7 +49,7 @@ public enum ReportHTML {
         }
         html += "</tr></thead><tbody>\n"
         for report in rows {
-            let row = ReportText.Row(report, callerNames: callerNames)
+            let row = ReportText.Row(report, callerNames: callerNames, callSites: sites[report.group] ?? 1)
             let counts = spread[report.group] ?? Spread()
             html += "<tr class=\"callsite\" data-group=\"\(escape(row.group))\">"
             html += [row.guard, row.method, row.callSite].map { "<td>\(escape($0))</td>" }.joined()
@@ -67,7 +68,7 @@ public enum ReportHTML {
         for report in ranked {
             html += section(
                 report, callerNames: callerNames, frameNames: frameNames[report.group] ?? [:],
-                spread: spread[report.group] ?? Spread())
+                spread: spread[report.group] ?? Spread(), callSites: sites[report.group] ?? 1)
         }
         html += "<script>\(script)</script>\n</body></html>\n"
         return html
@@ -193,7 +194,7 @@ public enum ReportHTML {
 
     static func section(
         _ report: CrashReport, callerNames: [String: String], frameNames: [Int: String] = [:],
-        spread: Spread = Spread()
+        spread: Spread = Spread(), callSites: Int = 1
     ) -> String {
         var html = "<section class=\"report\" id=\"report-\(escape(report.group))\">"
         html += "<h3>\(escape(report.appFacingMethod))</h3>"
@@ -205,7 +206,7 @@ public enum ReportHTML {
             ("launches", String(spread.launches.count)),
             ("releases", spread.releases.sorted().joined(separator: ", ")),
             ("devices", spread.devices.sorted().joined(separator: ", ")),
-            ("call site", ReportText.callSiteName(report, callerNames: callerNames)),
+            ("call site", ReportText.callSiteName(report, callerNames: callerNames, callSites: callSites)),
             ("first seen", ReportText.date(report.firstSeen)), ("last seen", ReportText.date(report.lastSeen)),
             ("signature", report.signature), ("group", report.group),
         ]

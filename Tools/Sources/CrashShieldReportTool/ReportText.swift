@@ -11,8 +11,9 @@ public enum ReportText {
     /// the device named it, else its name from the binary at hand (`callerNames`, by group), else image+offset.
     public static func summary(_ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]) -> String {
         let reports = set.ranked(limit: limit)
+        let sites = set.unidentifiedCallSites
         var rows = [["GUARD", "METHOD", "CALL SITE", "COUNT", "FIRST SEEN", "LAST SEEN", "GROUP"]]
-        for row in reports.map({ Row($0, callerNames: callerNames) }) {
+        for row in reports.map({ Row($0, callerNames: callerNames, callSites: sites[$0.group] ?? 1) }) {
             rows.append([
                 row.guard, row.method, row.callSite, String(row.count), row.firstSeen, row.lastSeen, row.group,
             ])
@@ -35,10 +36,10 @@ public enum ReportText {
         public var signature: String
         public var reason: String
 
-        public init(_ report: CrashReport, callerNames: [String: String] = [:]) {
+        public init(_ report: CrashReport, callerNames: [String: String] = [:], callSites: Int = 1) {
             `guard` = report.category.name
             method = report.appFacingMethod
-            callSite = ReportText.callSiteName(report, callerNames: callerNames)
+            callSite = ReportText.callSiteName(report, callerNames: callerNames, callSites: callSites)
             count = report.occurrences
             firstSeen = ReportText.date(report.firstSeen)
             lastSeen = ReportText.date(report.lastSeen)
@@ -48,9 +49,22 @@ public enum ReportText {
         }
     }
 
-    /// The caller's function as the device named it, else as the binary at hand names it, else image+offset.
-    public static func callSiteName(_ report: CrashReport, callerNames: [String: String] = [:]) -> String {
-        report.callerFunction ?? callerNames[report.group] ?? callSite(report)
+    /// The caller's function as the device named it, else as the binary at hand names it, else its identity (the
+    /// caller's code hash; for a caller that is not certain, what is: `f -> -reloadFeed: (tail call)`), else
+    /// image+offset; "N call sites in <image>" for a group of `callSites` call sites that nothing identifies
+    /// (`ReportSet.unidentifiedCallSites`). The binary at hand names the caller frame's function: not for a caller
+    /// that made a tail call (that frame is its caller's) or is not certain.
+    public static func callSiteName(
+        _ report: CrashReport, callerNames: [String: String] = [:], callSites: Int = 1
+    ) -> String {
+        if report.callerIsCertain == false, let identity = report.callerIdentity { return identity }
+        if let name = report.callerFunction { return name }
+        if report.callerMadeTailCall != true, let name = callerNames[report.group] { return name }
+        if let identity = report.callerIdentity { return identity }
+        if callSites > 1, let frame = report.callerFrame {
+            return "\(callSites) call sites in \((frame.image as NSString).lastPathComponent)"
+        }
+        return callSite(report)
     }
 
     /// `summary --json`: the rows, the totals, the bad lines.
@@ -60,9 +74,12 @@ public enum ReportText {
         struct Totals: Codable { var reports, occurrences, files, unreadableLines: Int }
         struct Summary: Codable { var reports: [Row]; var totals: Totals; var unreadableLines: [String] }
         let all = set.reports
+        let sites = set.unidentifiedCallSites
         return try json(
             Summary(
-                reports: set.ranked(limit: limit).map { Row($0, callerNames: callerNames) },
+                reports: set.ranked(limit: limit).map {
+                    Row($0, callerNames: callerNames, callSites: sites[$0.group] ?? 1)
+                },
                 totals: Totals(
                     reports: all.count, occurrences: all.reduce(0) { $0 + $1.occurrences }, files: set.files.count,
                     unreadableLines: set.badLines.count),
@@ -73,8 +90,9 @@ public enum ReportText {
 
     /// One line per group, most occurrences first, no header: signature, count, guard, method, call site, last seen.
     public static func list(_ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]) -> String {
-        set.ranked(limit: limit).map { report in
-            let row = Row(report, callerNames: callerNames)
+        let sites = set.unidentifiedCallSites
+        return set.ranked(limit: limit).map { report in
+            let row = Row(report, callerNames: callerNames, callSites: sites[report.group] ?? 1)
             return [row.signature, String(row.count), row.guard, row.method, row.callSite, row.lastSeen].joined(
                 separator: "  ") + "\n"
         }.joined()
@@ -83,7 +101,9 @@ public enum ReportText {
     public static func listJSON(
         _ set: ReportSet, limit: Int? = nil, callerNames: [String: String] = [:]
     ) throws -> String {
-        try json(set.ranked(limit: limit).map { Row($0, callerNames: callerNames) })
+        let sites = set.unidentifiedCallSites
+        return try json(
+            set.ranked(limit: limit).map { Row($0, callerNames: callerNames, callSites: sites[$0.group] ?? 1) })
     }
 
     /// Pretty JSON, keys sorted, with a final newline.

@@ -239,6 +239,69 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertEqual(event["dist"] as? String, "34")
     }
 
+    /// The caller as every build names it (issue 31): its frame carries the function the report names (the frame's
+    /// symbol is only the nearest exported one), `tags.caller` is the caller's identity and not image+offset (a new
+    /// value with every build), a caller identified by its code's hash is grouped by the grouping key, and a caller
+    /// that made a tail call gets a frame of its own above its caller's, the one marked.
+    func testTheCallerIsNamedTheSameInEveryBuild() throws {
+        let envelope = SentryEnvelope(
+            dsn: try SentryDSN("http://k@127.0.0.1:1/2"), environment: nil, release: nil,
+            isAppImage: { $0.hasPrefix("/app/") })
+        func parts(
+            _ report: CrashReport
+        ) throws -> (
+            frames: [[String: Any]], caller: Int, tags: [String: String],
+            fingerprint: [String]
+        ) {
+            let event = envelope.event(for: report, eventID: "e")
+            let exception = try XCTUnwrap(
+                ((event["exception"] as? [String: Any])?["values"] as? [[String: Any]])?.first)
+            let frames = try XCTUnwrap((exception["stacktrace"] as? [String: Any])?["frames"] as? [[String: Any]])
+            let caller = try XCTUnwrap(
+                ((exception["mechanism"] as? [String: Any])?["data"] as? [String: Any])?["caller_frame"] as? String)
+            return (
+                frames, Int(caller)!, try XCTUnwrap(event["tags"] as? [String: String]),
+                try XCTUnwrap(event["fingerprint"] as? [String])
+            )
+        }
+        var named = makeReport(1)
+        named.callerFunction = "-[MYFeed reload]"
+        named.callerIdentity = "-[MYFeed reload]"
+        named.groupingKey = "0123456789abcdef"
+        var nextBuild = named
+        nextBuild.callStack[1].address += 0x40
+        nextBuild.signature += "-moved"
+        for report in [named, nextBuild] {
+            let event = try parts(report)
+            XCTAssertEqual(event.frames[event.caller]["function"] as? String, "-[MYFeed reload]")
+            XCTAssertEqual(event.tags["caller"], "-[MYFeed reload]", "the same tag in every build")
+            XCTAssertEqual(event.fingerprint, ["crashshield", "0123456789abcdef"])
+        }
+
+        var hashed = makeReport(2)
+        hashed.callerIdentity = "MyApp!1f2e3d4c5b6a7988"
+        hashed.groupingKey = "fedcba9876543210"
+        let unnamed = try parts(hashed)
+        XCTAssertEqual(unnamed.tags["caller"], "MyApp!1f2e3d4c5b6a7988")
+        XCTAssertEqual(unnamed.fingerprint, ["crashshield", "fedcba9876543210"], "grouped by the key, not the stack")
+        XCTAssertEqual(unnamed.frames[unnamed.caller]["function"] as? String, "_$s5MyApp4loadyyF", "no name known")
+
+        var tail = makeReport(3)
+        tail.callerFunction = "feedTitle"
+        tail.callerIdentity = "feedTitle"
+        tail.callerMadeTailCall = true
+        tail.groupingKey = "00112233aabbccdd"
+        let event = try parts(tail)
+        XCTAssertEqual(event.frames.count, tail.callStack.count + 1)
+        XCTAssertEqual(event.frames[event.caller]["function"] as? String, "feedTitle")
+        XCTAssertNil(event.frames[event.caller]["instruction_addr"], "no frame of its own on the stack")
+        XCTAssertEqual(event.frames[event.caller]["in_app"] as? Bool, true)
+        XCTAssertEqual(
+            event.frames[event.caller - 1]["function"] as? String, "_$s5MyApp4loadyyF", "its caller's frame, below")
+        XCTAssertEqual(event.frames[event.caller - 1]["in_app"] as? Bool, true)
+        XCTAssertEqual(event.frames[event.caller + 1]["in_app"] as? Bool, false, "CrashShield's replacement above")
+    }
+
     func testSentrysRateLimitRulesAndAGivenDist() throws {
         let limits = "60:transaction:key, 2700:default;error;security:organization"
         XCTAssertEqual(RetryPolicy.sentryRateLimit(limits, category: "error"), 2700)
