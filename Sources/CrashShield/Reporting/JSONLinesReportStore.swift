@@ -216,10 +216,12 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     // MARK: - Appending
 
     public func receive(_ report: CrashReport) {
+        var notice: String?
+        defer { if let notice { logger.notice("\(notice)", metadata: ["file": .string(path)]) } }
         do {
             let line = try encodeLine(report)
             try lock.withLock {
-                guard openedLocked() else {
+                guard openedLocked(notice: &notice) else {
                     let key = ReportCounting.launchKey(report, source: path)
                     guard opening.keep(line, key: key, limit: maxBytes / 2) else { throw opening.failure! }
                     return
@@ -243,8 +245,9 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
     }
 
     /// Whether the file can be written: true once it opened; while it could not, tries again when the retry delay has
-    /// passed and, when it opens, writes the kept reports first. The in-process lock is held.
-    private func openedLocked() -> Bool {
+    /// passed and, when it opens, writes the kept reports first and sets `notice` (logged once the lock is released: a
+    /// log handler is foreign code). The in-process lock is held.
+    private func openedLocked(notice: inout String?) -> Bool {
         guard let failure = opening.failure else { return true }
         let now = Date()
         guard now >= opening.nextAttempt else { return false }
@@ -254,9 +257,9 @@ public final class JSONLinesReportStore: ReportSink, @unchecked Sendable {
             return false
         }
         let kept = opening.pending
-        logger.notice(
-            "the report store opened its file after \(opening.attempts) failed attempts (first: \(failure)); writing the \(kept.count) reports kept meanwhile",
-            metadata: ["file": .string(path)])
+        notice =
+            "the report store opened its file after \(opening.attempts) failed attempt\(opening.attempts == 1 ? "" : "s") "
+            + "(the last: \(failure)); writing the \(kept.count) report\(kept.count == 1 ? "" : "s") kept meanwhile"
         opening = Opening()
         removeStaleTemporaryFiles(in: fileURL.deletingLastPathComponent().path)
         for entry in kept {

@@ -142,7 +142,8 @@ CS_OBJC_ONLY
 @property (nonatomic, copy, nullable) CSReportHandler reportHandler;
 /// Default YES: each report is logged.
 @property (nonatomic) BOOL logsReports;
-/// A JSON Lines file that keeps reports across launches (one object per line, bounded at 1 MiB), or nil.
+/// A JSON Lines file that keeps reports across launches (one object per line, bounded at 1 MiB), or nil. A folder that
+/// cannot be written at start does not stop `+[CSShield startWithConfiguration:error:]`: see `CSShield.sinkFailures`.
 @property (nonatomic, copy, nullable) NSURL *reportStoreURL;
 /// HTTP and Sentry uploads.
 @property (nonatomic, copy) NSArray<CSUploadSink *> *uploadSinks;
