@@ -24,3 +24,12 @@ if [[ $instructions == 1 ]] && command -v valgrind >/dev/null; then
     args+=(--instructions "$counts")
 fi
 Tools/.build/release/crashshield-bench --toolchain "$(swift --version 2>/dev/null | head -1)" "${args[@]}"
+# With --markdown and valgrind: where a guarded call's instructions and the first start()'s go, function by function.
+if [[ $instructions == 1 ]] && command -v valgrind >/dev/null && [[ " ${args[*]} " == *" --markdown "* ]]; then
+    printf '\n## Where the instructions go (scripts/bench-breakdown.sh)\n\n'
+    printf 'Per call, by function, unguarded and guarded (self instructions in the counted loop; unnamed addresses are\n'
+    printf "GNUstep's own static functions), then the first start() by inclusive instructions of its parts.\n\n"
+    printf '```\n'
+    scripts/bench-breakdown.sh --no-build "objectAtIndex:" "array[i]" "characterAtIndex:" "addObject:"
+    printf '```\n'
+fi
