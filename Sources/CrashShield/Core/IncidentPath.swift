@@ -239,7 +239,8 @@ enum IncidentPath {
             category: incident.category.rawValue,
             cls: UInt(bitPattern: incident.subject.cls?.pointer),
             selector: incident.selector, caller: location.callerAddress)
-        session.pipeline.record(site: site) {
+        let redact = configuration.redact
+        session.pipeline.record(site: site, finish: { finishReport($0, redact: redact) }) {
             let full =
                 location.isComplete
                 ? location
@@ -248,27 +249,24 @@ enum IncidentPath {
                     maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
             return makeReport(
                 incident, location: full, action: loud ? .failedLoudly : .recovered,
-                reason: incident.violation.reason(incident.subject.className),
-                redact: configuration.redact)
+                reason: incident.violation.reason(incident.subject.className))
         }
         if loud { ReportDelivery.shared.waitUntilDelivered(timeout: 1) }
     }
 
-    /// The report of one detailed occurrence: symbolicated stack, signature (guard, method, call site), redaction.
+    /// The report of one detailed occurrence as the failing thread makes it: symbolicated stack, signature (guard,
+    /// method, call site). The caller's name, the grouping key and redaction are `finishReport`'s, on the delivery
+    /// thread: naming a new call site may scan every class of the caller's image (`CallerNames`).
     private static func makeReport(
-        _ incident: Incident, location: CallStack.Location, action: CrashReport.Action,
-        reason: String, redact: (@Sendable (CrashReport) -> CrashReport)?
+        _ incident: Incident, location: CallStack.Location, action: CrashReport.Action, reason: String
     ) -> CrashReport {
         let subject = incident.subject
         let frames = location.addresses.map(CallStack.frame(for:))
         let caller = location.callerIndex.map { frames[$0] }
         let callSiteText = caller.map { "\(($0.image as NSString).lastPathComponent)+\($0.offsetInImage)" } ?? "?"
         let declaring = declaringClassName(subject, incident.selector)
-        let callerFunction = caller.flatMap { CallerNames.function(at: UInt($0.address)) }
-        let appFacing = "\(subject.isClassMethod ? "+" : "-")[\(declaring) \(incident.selector)]"
-        let callerName = callerFunction ?? caller.map { ($0.image as NSString).lastPathComponent } ?? "?"
         let now = Date()
-        let report = CrashReport(
+        return CrashReport(
             signature: Signature.make(
                 incident.category.name, subject.className, incident.selector,
                 subject.isClassMethod ? "+" : "-", callSiteText),
@@ -277,8 +275,18 @@ enum IncidentPath {
             hint: incident.violation.hint, action: action, details: incident.details,
             thread: CallStack.currentThread(), callStack: frames, callerFrameIndex: location.callerIndex,
             firstSeen: now, lastSeen: now, occurrences: 1, context: .current(callStack: frames, at: now),
-            declaringClassName: declaring, callerFunction: callerFunction,
-            groupingKey: Signature.make("group", incident.category.name, appFacing, callerName))
+            declaringClassName: declaring)
+    }
+
+    /// What `makeReport` leaves to the delivery thread (`ReportPipeline.record(site:finish:)`): the caller's function
+    /// name as the device knows it (`CallerNames`), the grouping key (guard, the method as the app calls it, that name
+    /// or the caller's image), then redaction. The verdict and the recovery never wait for it.
+    static func finishReport(_ report: CrashReport, redact: (@Sendable (CrashReport) -> CrashReport)?) -> CrashReport {
+        var report = report
+        let caller = report.callerFrame
+        report.callerFunction = caller.flatMap { CallerNames.function(at: UInt($0.address)) }
+        let callerName = report.callerFunction ?? caller.map { ($0.image as NSString).lastPathComponent } ?? "?"
+        report.groupingKey = Signature.make("group", report.category.name, report.appFacingMethod, callerName)
         guard let redact else { return report }
         return Redaction.apply(redact, to: report)
     }
@@ -297,10 +305,18 @@ extension IncidentPath {
     }
 }
 
-/// Names of call-site functions, as the device knows them (`CrashReport.callerFunction`), once per function.
+/// Names of call-site functions, as the device knows them (`CrashReport.callerFunction`), once per function. Asked on
+/// the delivery thread (`IncidentPath.finishReport`), never on the failing one: naming an Objective-C method scans the
+/// classes of its image (`csr_method_name_for_function`).
 enum CallerNames {
     private static let names = Locked([UInt: String?]())
     private static let maxEntries = 4096
+
+    /// How many functions were looked up so far (tests).
+    static var knownCount: Int { names.withLock { $0.count } }
+
+    /// Forgets every name (tests: a call site named again).
+    static func forgetAll() { names.withLock { $0.removeAll() } }
 
     /// The name of the function that contains the return address `address`: an Objective-C method of its image (the
     /// runtime's method lists), or the exported symbol that starts exactly there; nil when neither names it.
