@@ -233,34 +233,40 @@ enum IncidentPath {
             category: incident.category.rawValue,
             cls: UInt(bitPattern: incident.subject.cls?.pointer),
             selector: incident.selector, caller: location.callerAddress)
-        session.pipeline.record(site: site) {
+        let redact = configuration.redact
+        // What the failing thread found of the caller, for `finishReport` on the delivery thread (the pipeline hands
+        // it the report after the build below, through its queue).
+        let found = Locked<CallStack.Caller?>(nil)
+        session.pipeline.record(site: site, finish: { finishReport($0, caller: found.current, redact: redact) }) {
             let full =
                 location.isComplete
                 ? location
                 : CallStack.locate(
                     callerOf: incident.site.implementation, callSite: incident.site.callSite,
                     maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
-            return makeReport(
+            let (report, caller) = makeReport(
                 incident, location: full, action: loud ? .failedLoudly : .recovered,
-                reason: incident.violation.reason(incident.subject.className),
-                redact: configuration.redact)
+                reason: incident.violation.reason(incident.subject.className))
+            found.withLock { $0 = caller }
+            return report
         }
         if loud { ReportDelivery.shared.waitUntilDelivered(timeout: 1) }
     }
 
-    /// The report of one detailed occurrence: symbolicated stack, signature (guard, method, call site), redaction.
+    /// The report of one detailed occurrence as the failing thread makes it: symbolicated stack, signature (guard,
+    /// method, call site). The caller's name, the grouping key and redaction are `finishReport`'s, on the delivery
+    /// thread: naming a new call site may scan every class of the caller's image (`CallerNames`).
     private static func makeReport(
-        _ incident: Incident, location: CallStack.Location, action: CrashReport.Action,
-        reason: String, redact: (@Sendable (CrashReport) -> CrashReport)?
-    ) -> CrashReport {
+        _ incident: Incident, location: CallStack.Location, action: CrashReport.Action, reason: String
+    ) -> (CrashReport, CallStack.Caller?) {
         let subject = incident.subject
         let frames = location.addresses.map(CallStack.frame(for:))
         let caller = location.callerIndex.map { frames[$0] }
         let callSiteText = caller.map { "\(($0.image as NSString).lastPathComponent)+\($0.offsetInImage)" } ?? "?"
         let declaring = declaringClassName(subject, incident.selector)
-        let appFacing = "\(subject.isClassMethod ? "+" : "-")[\(declaring) \(incident.selector)]"
         // Who made the call: the caller frame's function, or the function that tail-called from it; only the
-        // replacement's direct caller can be checked (the call before its return address went to the hook).
+        // replacement's direct caller can be checked (the call before its return address went to the hook). Reading
+        // the code before the return address is cheap and stays here; naming the function is `finishReport`'s.
         let resolved = caller.map { frame -> CallStack.Caller in
             let address = UInt(frame.address)
             guard incident.site.callSite == .directCaller, !location.directCallerIsFoundation else {
@@ -270,17 +276,6 @@ enum IncidentPath {
                 returningTo: address, implementation: incident.site.implementation, selector: incident.selector,
                 subject: subject.cls)
         }
-        let function = resolved.flatMap { $0.function == 0 ? nil : $0.function }
-        let frameName = function.flatMap(CallerNames.function(startingAt:))
-        let identity = function.flatMap(CallerNames.identity(startingAt:))
-        let callerFunction = resolved?.isCertain == false ? nil : frameName
-        var callerIdentity = identity
-        if let resolved, !resolved.isCertain {
-            let via = resolved.via.map { "-\($0)" } ?? "?"
-            callerIdentity =
-                "\(identity ?? caller.map { ($0.image as NSString).lastPathComponent } ?? "?") -> \(via) (tail call)"
-        }
-        let callerKey = callerIdentity ?? caller.map { ($0.image as NSString).lastPathComponent } ?? "?"
         let now = Date()
         let report = CrashReport(
             signature: Signature.make(
@@ -291,10 +286,31 @@ enum IncidentPath {
             hint: incident.violation.hint, action: action, details: incident.details,
             thread: CallStack.currentThread(), callStack: frames, callerFrameIndex: location.callerIndex,
             firstSeen: now, lastSeen: now, occurrences: 1, context: .current(callStack: frames, at: now),
-            declaringClassName: declaring, callerFunction: callerFunction,
-            groupingKey: Signature.make("group", incident.category.name, appFacing, callerKey),
-            callerIdentity: callerIdentity, callerIsCertain: resolved?.isCertain == false ? false : nil,
+            declaringClassName: declaring, callerIsCertain: resolved?.isCertain == false ? false : nil,
             callerMadeTailCall: resolved?.madeTailCall == true ? true : nil)
+        return (report, resolved)
+    }
+
+    /// What `makeReport` leaves to the delivery thread (`ReportPipeline.record(site:finish:)`): the caller's function
+    /// name and identity as the device knows them (`CallerNames`, for the function `caller` found), the grouping key
+    /// (guard, the method as the app calls it, that identity or the caller's image), then redaction. The verdict and
+    /// the recovery never wait for it.
+    static func finishReport(
+        _ report: CrashReport, caller resolved: CallStack.Caller?, redact: (@Sendable (CrashReport) -> CrashReport)?
+    ) -> CrashReport {
+        var report = report
+        let function = resolved.flatMap { $0.function == 0 ? nil : $0.function }
+        let frameName = function.flatMap(CallerNames.function(startingAt:))
+        let identity = function.flatMap(CallerNames.identity(startingAt:))
+        let image = report.callerFrame.map { ($0.image as NSString).lastPathComponent }
+        report.callerFunction = resolved?.isCertain == false ? nil : frameName
+        report.callerIdentity = identity
+        if let resolved, !resolved.isCertain {
+            let via = resolved.via.map { "-\($0)" } ?? "?"
+            report.callerIdentity = "\(identity ?? image ?? "?") -> \(via) (tail call)"
+        }
+        let callerKey = report.callerIdentity ?? image ?? "?"
+        report.groupingKey = Signature.make("group", report.category.name, report.appFacingMethod, callerKey)
         guard let redact else { return report }
         return Redaction.apply(redact, to: report)
     }
@@ -314,11 +330,21 @@ extension IncidentPath {
 }
 
 /// Names and identities of call-site functions, as the device knows them (`CrashReport.callerFunction`,
-/// `callerIdentity`), once per function.
+/// `callerIdentity`), once per function. Asked on the delivery thread (`IncidentPath.finishReport`), never on the
+/// failing one: naming an Objective-C method scans the classes of its image (`csr_method_name_for_function`).
 enum CallerNames {
     private static let names = Locked([UInt: String?]())
     private static let identities = Locked([UInt: String?]())
     private static let maxEntries = 4096
+
+    /// How many functions were looked up so far (tests).
+    static var knownCount: Int { names.withLock { $0.count } }
+
+    /// Forgets every name and identity (tests: a call site named again).
+    static func forgetAll() {
+        names.withLock { $0.removeAll() }
+        identities.withLock { $0.removeAll() }
+    }
 
     /// The name of the function that starts at `start`: an Objective-C method of its image (the runtime's method
     /// lists), or the exported symbol that starts exactly there; nil when neither names it.

@@ -32,8 +32,11 @@ final class ReportDelivery: @unchecked Sendable {
     /// Reports that could not be queued because `maxPending` deliveries were waiting.
     var droppedDeliveries: Int { state.withLock { $0.dropped } }
 
-    /// Queues `report` for every sink. Returns at once.
-    func deliver(_ report: CrashReport, to sinks: [any ReportSink]) {
+    /// Queues `report` for every sink. Returns at once. `finishing` runs first, on the delivery thread (naming the
+    /// call site and redaction, `ReportPipeline.record(site:finish:)`).
+    func deliver(
+        _ report: CrashReport, to sinks: [any ReportSink], finishing: (@Sendable (CrashReport) -> CrashReport)? = nil
+    ) {
         guard !sinks.isEmpty else { return }
         let accepted = state.withLock { state -> Bool in
             guard state.pending < Self.maxPending else { state.dropped += 1; return false }
@@ -42,6 +45,7 @@ final class ReportDelivery: @unchecked Sendable {
         }
         guard accepted else { return }
         worker.async { [self] in
+            let report = finishing?(report) ?? report
             for sink in sinks { call(sink, with: report) }
             state.withLock { $0.pending -= 1 }
         }

@@ -23,9 +23,15 @@ final class ReportPipeline: @unchecked Sendable {
         var lastSignature: String?
     }
 
+    /// What the delivery thread does to a report before the sinks see it (`IncidentPath.finishReport`: the caller's
+    /// name, the grouping key, redaction).
+    typealias Finish = @Sendable (CrashReport) -> CrashReport
+
     private struct Entry {
         var report: CrashReport
         var deliveredOccurrences: Int
+        /// Set until the report was finished once; the finished report then replaces `report` (with its counts).
+        var finish: Finish?
     }
 
     private let limits: ReportLimits
@@ -44,10 +50,11 @@ final class ReportPipeline: @unchecked Sendable {
         self.delivery = delivery
     }
 
-    /// Records one occurrence at `site`. `makeReport` (stack symbolication, reason text, redaction) runs outside the
-    /// lock and only while the site is under its rate limit; past it the occurrence is counted on the site's last
-    /// report.
-    func record(site: SiteKey, now: Date = Date(), makeReport: () -> CrashReport) {
+    /// Records one occurrence at `site`. `makeReport` (stack symbolication, reason text) runs outside the lock and
+    /// only while the site is under its rate limit; past it the occurrence is counted on the site's last report.
+    /// `finish` runs on the delivery thread (or in `reports`), never on the recording one, once per new report and on
+    /// each delivery until one finished it.
+    func record(site: SiteKey, now: Date = Date(), finish: Finish? = nil, makeReport: () -> CrashReport) {
         let seconds = now.timeIntervalSinceReferenceDate
         let countOnlySignature: String? = lock.withLock {
             var window = windows[site] ?? Window()
@@ -64,26 +71,27 @@ final class ReportPipeline: @unchecked Sendable {
             return
         }
         let report = makeReport()
-        let toDeliver: CrashReport? = lock.withLock {
+        let toDeliver: Entry? = lock.withLock {
             windows[site]?.lastSignature = report.signature
             if entries[report.signature] != nil { return bump(report.signature, at: now) }
             guard entries.count < limits.maxDistinctReports else { droppedReports += 1; return nil }
-            entries[report.signature] = Entry(report: report, deliveredOccurrences: report.occurrences)
+            let entry = Entry(report: report, deliveredOccurrences: report.occurrences, finish: finish)
+            entries[report.signature] = entry
             order.append(report.signature)
-            return report
+            return entry
         }
         deliver(toDeliver)
     }
 
-    /// Counts one more occurrence; returns the report when it crosses a delivery threshold (10, 100, ...).
-    private func bump(_ signature: String, at now: Date) -> CrashReport? {
+    /// Counts one more occurrence; returns the entry when it crosses a delivery threshold (10, 100, ...).
+    private func bump(_ signature: String, at now: Date) -> Entry? {
         guard var entry = entries[signature] else { return nil }
         entry.report.occurrences += 1
         entry.report.lastSeen = now
         let due = Self.isThreshold(entry.report.occurrences)
         if due { entry.deliveredOccurrences = entry.report.occurrences }
         entries[signature] = entry
-        return due ? entry.report : nil
+        return due ? entry : nil
     }
 
     static func isThreshold(_ count: Int) -> Bool {
@@ -92,28 +100,55 @@ final class ReportPipeline: @unchecked Sendable {
         return threshold == count
     }
 
-    private func deliver(_ report: CrashReport?) {
-        guard let report else { return }
-        delivery.deliver(report, to: sinks)
+    private func deliver(_ entry: Entry?) {
+        guard let entry else { return }
+        guard let finish = entry.finish else { return delivery.deliver(entry.report, to: sinks) }
+        delivery.deliver(entry.report, to: sinks) { [weak self] report in
+            let finished = finish(report)
+            self?.keep(finished)
+            return finished
+        }
+    }
+
+    /// Keeps a finished report in place of its unfinished entry, with the entry's current counts.
+    private func keep(_ finished: CrashReport) {
+        lock.withLock {
+            guard var entry = entries[finished.signature], entry.finish != nil else { return }
+            var report = finished
+            report.occurrences = entry.report.occurrences
+            report.lastSeen = entry.report.lastSeen
+            entry.report = report
+            entry.finish = nil
+            entries[finished.signature] = entry
+        }
     }
 
     /// Delivers every report whose count changed since it was last delivered.
     func flush() {
-        let pending: [CrashReport] = lock.withLock {
-            var result: [CrashReport] = []
+        let pending: [Entry] = lock.withLock {
+            var result: [Entry] = []
             for signature in order {
                 guard var entry = entries[signature], entry.deliveredOccurrences != entry.report.occurrences else {
                     continue
                 }
                 entry.deliveredOccurrences = entry.report.occurrences
                 entries[signature] = entry
-                result.append(entry.report)
+                result.append(entry)
             }
             return result
         }
         pending.forEach(deliver)
     }
 
-    /// Every distinct report so far, in order of first occurrence, with current counts.
-    var reports: [CrashReport] { lock.withLock { order.compactMap { entries[$0]?.report } } }
+    /// Every distinct report so far, in order of first occurrence, with current counts; one not delivered yet is
+    /// finished here, on the caller's thread.
+    var reports: [CrashReport] {
+        let current = lock.withLock { order.compactMap { entries[$0] } }
+        return current.map { entry in
+            guard let finish = entry.finish else { return entry.report }
+            let finished = finish(entry.report)
+            keep(finished)
+            return finished
+        }
+    }
 }
