@@ -111,7 +111,13 @@ static int csr_call_shape_in_pool(const char *types) {
 
 // MARK: Main-thread trampolines
 
-static inline bool csr_main_thread_known(void) { return csr_thread_isMain(); }
+/// Per thread: 0 not known yet, 1 the main thread, 2 another. A trampoline reads it inline (one thread-local load:
+/// a call there, `pthread_main_np` on Apple, would make the compiler keep every argument register around it, which
+/// doubled a valid call's cost); 0 hands the call to the fallback, whose `csr_main_take_entered` fills it in once
+/// per thread from `csr_thread_isMain`.
+static _Thread_local int csr_main_thread_state;
+
+static inline bool csr_main_thread_known(void) { return csr_main_thread_state == 1; }
 
 enum { CSRMainShapes = 5, CSRMainSlots = 16 };
 
@@ -151,6 +157,7 @@ void csr_main_set_fallbacks(CSRIMP none, CSRIMP object, CSRIMP word, CSRIMP numb
 static _Thread_local const CSRMainSlot *csr_main_entered;
 
 bool csr_main_take_entered(const CSRHookTable **table, long *slot) {
+    if (__builtin_expect(csr_main_thread_state == 0, 0)) csr_main_thread_state = csr_thread_isMain() ? 1 : 2;
     const CSRMainSlot *entered = csr_main_entered;
     csr_main_entered = NULL;
     if (entered == NULL) return false;

@@ -32,7 +32,8 @@ void csr_main_set_fallbacks(CSRIMP none, CSRIMP object, CSRIMP word, CSRIMP numb
 /// shape's trampolines call instead of jumping (CSRMainThread.m says why) and so keep a frame.
 CSRIMP csr_main_trampoline(CSRCallShape shape, const CSRHookTable *table, long slot);
 /// In a fallback, first thing: the table and slot of the trampoline that handed this thread's call to it (false when
-/// none did: the replacement itself was installed, the trampolines having run out). Clears it.
+/// none did: the replacement itself was installed, the trampolines having run out). Clears it. Also notes, once per
+/// thread, whether this is the main thread (the trampolines read that inline; until then they hand every call here).
 bool csr_main_take_entered(const CSRHookTable **table, long *slot);
 /// Whether the function starting at `start` is a main-thread trampoline that keeps a frame: a hand-over, not a call
 /// site.
