@@ -114,8 +114,10 @@ static int csr_call_shape_in_pool(const char *types) {
 /// Per thread: 0 not known yet, 1 the main thread, 2 another. A trampoline reads it inline (one thread-local load:
 /// a call there, `pthread_main_np` on Apple, would make the compiler keep every argument register around it, which
 /// doubled a valid call's cost); 0 hands the call to the fallback, whose `csr_main_take_entered` fills it in once
-/// per thread from `csr_thread_isMain`.
-static _Thread_local int csr_main_thread_state;
+/// per thread from `csr_thread_isMain`. Initial-exec: on ELF one load from the thread pointer, not a call to
+/// `__tls_get_addr` (which would keep the argument registers again); Darwin's thread-local variables ignore the model
+/// and go through their TLV thunk, which keeps every register but x0/rax.
+static __attribute__((tls_model("initial-exec"))) _Thread_local int csr_main_thread_state;
 
 static inline bool csr_main_thread_known(void) { return csr_main_thread_state == 1; }
 
