@@ -32,10 +32,11 @@ func startCrashShield(reportsURL: URL) {
         try CrashShield.start(productionConfiguration(reportsURL: reportsURL))
         #endif
         // A reports folder that cannot be written now (a full disk) does not stop the guards: the store keeps reports
-        // in memory and retries; it is listed here until it opens.
+        // in memory and retries; a SinkFailure is listed here until it opens.
         for failure in CrashShield.sinkFailures { print("CrashShield: \(failure)") }
     } catch {
-        // A configuration it cannot honour (a bad option, class, DSN): the error says what to change.
+        // A configuration it cannot honour (CrashShieldError, UploadError, ReportStoreError: a bad option, class,
+        // DSN): the error says what to change.
         print("CrashShield did not start: \(error)")
     }
 }
