@@ -125,7 +125,7 @@ struct BenchResults {
     private static let startStopSection = """
         Installing and reverting every hook: the class-cluster samples and the image walks are code Apple runs too; \
         the hooks here are written into GCC libobjc's dispatch tables (`GNUstep/CSRDispatchTables.h`; Apple uses \
-        `method_setImplementation`).
+        `class_replaceMethod`, `Apple/CSRRuntimeApple.m`).
         """
 
     private static func columns(_ table: [[String]]) -> [String] {
