@@ -201,18 +201,22 @@ def main():
     arguments = parser.parse_args()
 
     total = linux = 0
+    runtime_total = runtime_linux = 0   # the runtime layer's share of the same counts
     units = []
     inline = []
     for path in library_files():
         relative = os.path.relpath(path, SOURCES)
         excluded, count = linux_only_lines(path)
+        unit = "/GNUstep/" in "/" + relative
+        linux_lines = count if unit else len(excluded)
         total += count
-        if "/GNUstep/" in "/" + relative:
-            linux += count
+        linux += linux_lines
+        if relative.startswith("CrashShieldRuntime/"):
+            runtime_total += count
+            runtime_linux += linux_lines
+        if unit:
             units.append((relative, count))
-            continue
-        linux += len(excluded)
-        if excluded:
+        elif excluded:
             inline.append((relative, len(excluded), sorted(excluded)))
 
     share = 100.0 * (total - linux) / total if total else 100.0
@@ -229,15 +233,6 @@ def main():
         if excluded:
             failures.append("%s: on the iOS reading path, with Linux-only lines %s"
                             % (relative, ", ".join(map(str, sorted(excluded)[:8]))))
-
-    runtime_total = runtime_linux = 0
-    for path in library_files():
-        relative = os.path.relpath(path, SOURCES)
-        if not relative.startswith("CrashShieldRuntime/"):
-            continue
-        excluded, count = linux_only_lines(path)
-        runtime_total += count
-        runtime_linux += count if "/GNUstep/" in relative else len(excluded)
 
     unit_lines = sum(count for _, count in units)
     inline_lines = sum(count for _, count, _ in inline)
