@@ -144,7 +144,7 @@ static const int csr_hot_read_tables[] = {
 
 /// Tables whose selectors one implementation may answer by sending the other (GNUstep's NSArray answers `array[i]`
 /// with `objectAtIndex:`; the tracker's `characterAtIndex:` asks its string's): one family each.
-int csr_hot_read_family(int tableIndex) {
+static int csr_hot_read_family(int tableIndex) {
     switch (tableIndex) {
         case CSRHotArrayObjectAtIndex: case CSRHotArrayObjectAtIndexedSubscript: return 1;
         case CSRHotStringCharacterAtIndex: case CSRHotStringCharacterAtIndexBase: return 2;
@@ -195,10 +195,6 @@ static int csr_hot_read_table_of(uintptr_t function, bool *inherited) {
     return -1;
 }
 
-int csr_hot_read_trampoline_table(uintptr_t function) {
-    bool inherited;
-    return csr_hot_read_table_of(function, &inherited);
-}
 
 typedef struct CSRFrameSearch {
     int family;

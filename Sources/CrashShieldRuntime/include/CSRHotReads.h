@@ -36,12 +36,6 @@ void csr_hot_reads_set_resolver(CSRHotReadResolver resolve);
 /// while the pool lasts, the generic one otherwise (also for `slot` < 0). NULL for a table without trampolines.
 CSRIMP csr_hot_read_trampoline(int tableIndex, long slot);
 
-/// Tables whose selectors one implementation may answer by sending the other (`array[i]` and `objectAtIndex:`).
-int csr_hot_read_family(int tableIndex);
-
-/// The hot table whose trampoline starts at `function`, or -1.
-int csr_hot_read_trampoline_table(uintptr_t function);
-
 #ifdef __cplusplus
 }
 #endif

@@ -78,14 +78,6 @@ unsigned short css_test_call_characterAtIndex(void *string, unsigned long index)
     return [(__bridge NSString *)string characterAtIndex: index];
 }
 
-const void *css_test_character_implementation(const char *className) {
-    return (const void *)class_getMethodImplementation(objc_lookUpClass(className), @selector(characterAtIndex:));
-}
-
-unsigned short css_test_call_character_implementation(const void *implementation, void *string, unsigned long index) {
-    return ((unichar (*)(id, SEL, NSUInteger))implementation)((__bridge id)string, @selector(characterAtIndex:), index);
-}
-
 void *css_test_call_subscript_implementation_on_nil(void) {
     IMP subscript = class_getMethodImplementation([NSArray class], @selector(objectAtIndexedSubscript:));
     return (__bridge void *)((id (*)(id, SEL, NSUInteger))subscript)(nil, @selector(objectAtIndexedSubscript:), 0);

@@ -158,11 +158,6 @@ void *css_test_app_array(bool deep);
 /// `css_test_call_objectAtIndex`.
 void *css_test_call_subscript(void *array, unsigned long index);
 unsigned short css_test_call_characterAtIndex(void *string, unsigned long index);
-/// What the class's `characterAtIndex:` is now (CrashShield's trampoline, say): for calling it later, bypassing a later
-/// hook.
-const void *css_test_character_implementation(const char *className);
-/// `implementation(string, @selector(characterAtIndex:), index)`: a call through an implementation the caller kept.
-unsigned short css_test_call_character_implementation(const void *implementation, void *string, unsigned long index);
 /// NSArray's `objectAtIndexedSubscript:` as installed now, called with a nil receiver (what a kept implementation
 /// called on nil does): NSArray's own answers nil.
 void *css_test_call_subscript_implementation_on_nil(void);
