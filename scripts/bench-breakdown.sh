@@ -53,7 +53,8 @@ for kernel in "${kernels[@]}"; do
         self_costs "$work/$mode.out" > "$work/$mode.tsv"
     done
     echo "== $kernel: instructions per call, by function ($n calls counted)"
-    python3 - "$work/unguarded.tsv" "$work/guarded.tsv" "$n" <<'PYEOF' | demangle
+    top=0; [[ "$kernel" == "app workload" ]] && top=16  # a whole screen load: the largest differences only
+    python3 - "$work/unguarded.tsv" "$work/guarded.tsv" "$n" "$top" <<'PYEOF' | demangle
 import sys
 def read(path):
     costs = {}
@@ -64,12 +65,20 @@ def read(path):
 unguarded, guarded, calls = read(sys.argv[1]), read(sys.argv[2]), float(sys.argv[3])
 names = sorted(set(unguarded) | set(guarded), key=lambda n: -max(unguarded.get(n, 0), guarded.get(n, 0)))
 total_u, total_g = sum(unguarded.values()) / calls, sum(guarded.values()) / calls
+top = int(sys.argv[4])
+if top:  # the functions whose instructions changed most, the rest summed
+    names = sorted(names, key=lambda n: -abs(guarded.get(n, 0) - unguarded.get(n, 0)))
+    rest = names[top:]
+    names = names[:top]
 print("%10s %10s %10s  %s" % ("unguarded", "guarded", "added", "function"))
 for name in names:
     u, g = unguarded.get(name, 0) / calls, guarded.get(name, 0) / calls
     if max(u, g) < 0.05 * max(total_u, 1) / 10 and abs(g - u) < 0.05:
         continue
     print("%10.2f %10.2f %+10.2f  %s" % (u, g, g - u, name))
+if top:
+    u, g = sum(unguarded.get(n, 0) for n in rest) / calls, sum(guarded.get(n, 0) for n in rest) / calls
+    print("%10.2f %10.2f %+10.2f  (%d other functions)" % (u, g, g - u, len(rest)))
 print("%10.2f %10.2f %+10.2f  total (%.3fx)" % (total_u, total_g, total_g - total_u, total_g / total_u))
 PYEOF
     echo

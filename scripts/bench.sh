@@ -15,21 +15,27 @@ for arg in "$@"; do
         *) args+=("$arg") ;;
     esac
 done
+counts="" report=$(mktemp)
+trap 'rm -f "$counts" "$report"' EXIT
 scripts/install-deps.sh >&2
 swift build --package-path Tools -c release --product crashshield-bench >&2
 if [[ $instructions == 1 ]] && command -v valgrind >/dev/null; then
     counts=$(mktemp)
-    trap 'rm -f "$counts"' EXIT
     scripts/bench-instructions.sh --no-build --out "$counts" >&2
     args+=(--instructions "$counts")
 fi
-Tools/.build/release/crashshield-bench --toolchain "$(swift --version 2>/dev/null | head -1)" "${args[@]}"
-# With --markdown and valgrind: where a guarded call's instructions and the first start()'s go, function by function.
+Tools/.build/release/crashshield-bench --toolchain "$(swift --version 2>/dev/null | head -1)" "${args[@]}" | tee "$report"
+# With --markdown and valgrind: where a guarded call's instructions and the first start()'s go, function by function,
+# then the figures against issue 33's goals (scripts/bench-goals.py).
 if [[ $instructions == 1 ]] && command -v valgrind >/dev/null && [[ " ${args[*]} " == *" --markdown "* ]]; then
-    printf '\n## Where the instructions go (scripts/bench-breakdown.sh)\n\n'
-    printf 'Per call, by function, unguarded and guarded (self instructions in the counted loop; unnamed addresses are\n'
-    printf "GNUstep's own static functions), then the first start() by inclusive instructions of its parts.\n\n"
-    printf '```\n'
-    scripts/bench-breakdown.sh --no-build "objectAtIndex:" "array[i]" "characterAtIndex:" "addObject:"
-    printf '```\n'
+    {
+        printf '\n## Where the instructions go (scripts/bench-breakdown.sh)\n\n'
+        printf 'Per call, by function, unguarded and guarded (self instructions in the counted loop; unnamed addresses\n'
+        printf "are GNUstep's own static functions; for the app workload, the functions that changed most), then the\n"
+        printf 'first start() by inclusive instructions of its parts.\n\n'
+        printf '```\n'
+        scripts/bench-breakdown.sh --no-build "objectAtIndex:" "array[i]" "characterAtIndex:" "addObject:" "app workload"
+        printf '```\n'
+    } | tee -a "$report"
+    scripts/bench-goals.py "$report"
 fi
