@@ -6,7 +6,7 @@ import CrashShieldRuntime.Internal
 /// `Violation.orderedSetIndex`); Apple raises NSRangeException. GNUstep's storage (GSIArray) takes `unsigned`
 /// indexes: an index of 2^32 or more is cut to its low 32 bits and answers (`o[2^32]` is `o[0]`), so only an index
 /// whose low 32 bits are past the end raises there (`indexFits`); Apple raises for every index past the end. GNUstep
-/// accepts an insertion past the end (it appends), so that is guarded on Apple platforms only. Legal calls stay
+/// accepts an insertion past the end (it appends), so that is guarded under Apple's rules only. Legal calls stay
 /// unguarded: `containsObject:nil`, `indexOfObject:nil`, `removeObject:nil`, `o[count] = x` (appends).
 enum OrderedSetHooks {
     typealias IMP = ContainerIMP
@@ -138,7 +138,7 @@ enum OrderedSetHooks {
 
     // MARK: Mutations (an invalid one is skipped)
 
-    /// A nil object; on Apple platforms also an index past count (GNUstep appends).
+    /// A nil object; under Apple's rules also an index past count (GNUstep appends).
     static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod(
         "insertObject:atIndex:", .container,
         layers: [
