@@ -10,13 +10,22 @@ whether an iOS build compiles it, by evaluating the conditional-compilation bloc
   x86_64 or arm64, a device arm64 or arm64e).
 - Swift: `os(Linux)`, `canImport(Glibc)`, `canImport(Musl)` are false; `canImport(Darwin)`, `canImport(ObjectiveC)`,
   `os(iOS)` and `os(macOS)`-style Apple platforms are true; anything else may be either.
-- Every file under a `GNUstep/` folder is Linux-only by construction: those are the platform units.
+- Every file under a `GNUstep/` folder is Linux-only by construction: those are the platform units. So is a Swift
+  platform unit: a file in a `Platform/` folder named `*GNUstep.swift` (its Apple twin is `*Apple.swift`), the whole
+  file inside one platform `#if` with no `#else`.
 
-Fails unless (1) the share of lines that compile for iOS is at least --min (95% by default), (2) no Linux-only code
-sits outside a `GNUstep/` platform unit beyond the blocks listed in ALLOWED below, each with its reason, and (3) the
-files on the iOS reading path, from a hook to the sink, contain no Linux-only line at all.
+Fails unless (1) the share of lines that compile for iOS is at least --min (95% by default), (2) the files on the iOS
+reading path, from a hook to the sink, contain no Linux-only line at all, and (3) no Swift file of the guards
+(Sources/CrashShield/Guards, Sources/CrashShieldNotifications) holds a platform `#if` (`canImport(Darwin)`,
+`canImport(Glibc)`, `os(...)`...) but around import lines: a guard chooses between Apple's and GNUstep's Foundation at
+run time (`FoundationRules`), and platform API lives in a platform unit (a `Platform/*Apple.swift` /
+`*GNUstep.swift` pair, or the runtime layer's Apple/ and GNUstep/ units), beyond the blocks listed in
+ALLOWED_GUARD_BLOCKS, each with its reason.
 
-    scripts/check-one-path.py [--min 95] [--verbose]
+    scripts/check-one-path.py [--min 95] [--verbose] [--self-test]
+
+--self-test also shows that (3) catches a platform block injected into a real guard file and a platform unit with an
+`#else`, and lets an import block and a whole-file unit through.
 """
 import argparse
 import os
@@ -45,6 +54,19 @@ READING_PATH = [
     "CrashShieldRuntime/include/CSRCheckFirst.h",
     "CrashShieldRuntime/include/CSRIncident.h",
 ]
+
+# The Swift folders in which a platform `#if` may guard import lines only (their Platform/ units aside).
+GUARD_FOLDERS = ["CrashShield/Guards/", "CrashShieldNotifications/"]
+
+# Platform blocks still in a guard file, with their reason: file -> (how many, why).
+ALLOWED_GUARD_BLOCKS = {
+    "CrashShield/Guards/UIKit/UIKitGuard.swift": (
+        1, "appClasses: dyld's image list on Apple, GCC libobjc's class list on GNUstep (the UIKit guard's own work "
+        "moves it into a platform unit)"),
+}
+
+# A Swift condition that names a platform (`#if DEBUG`, `#if compiler(...)` do not).
+SWIFT_PLATFORM = re.compile(r"canImport\(\s*(Darwin|Glibc|Musl|ObjectiveC|WinSDK)\s*\)|\bos\(|\btargetEnvironment\(")
 
 C_TRUE = {"__APPLE__", "__OBJC__"}
 C_FALSE = {"GNUSTEP", "__linux__", "__gnu_linux__", "GNU_RUNTIME", "CSR_UNWIND_AVAILABLE", "GNUSTEP_BASE_LIBRARY"}
@@ -187,6 +209,111 @@ def linux_only_lines(path):
     return excluded, len(lines)
 
 
+def is_swift_unit(relative):
+    """A Swift platform unit: `Platform/<Name>Apple.swift` or `Platform/<Name>GNUstep.swift`."""
+    return ("/Platform/" in "/" + relative and relative.endswith(".swift")
+            and (relative.endswith("Apple.swift") or relative.endswith("GNUstep.swift")))
+
+
+def _code(line):
+    """The line without its comment, stripped."""
+    return re.sub(r"//.*", "", line).strip()
+
+
+def guard_file_failures(relative, text):
+    """Why a Swift file of the guards breaks rule (3): platform blocks around code, or a malformed platform unit."""
+    lines = text.split("\n")
+    directive = re.compile(r"^\s*#\s*(if|elseif|else|endif)\b(.*)$")
+    if is_swift_unit(relative):
+        code = [(n, _code(l)) for n, l in enumerate(lines, 1) if _code(l)]
+        depth, problems = 0, []
+        for index, (number, line) in enumerate(code):
+            match = directive.match(line)
+            if not match:
+                if depth == 0:
+                    problems.append("line %d outside the file's one platform #if" % number)
+                continue
+            kind, condition = match.group(1), match.group(2)
+            if kind == "if":
+                if depth == 0 and (index != 0 or not SWIFT_PLATFORM.search(condition)):
+                    problems.append("line %d: a platform unit is one platform #if around the whole file" % number)
+                depth += 1
+            elif kind in ("else", "elseif") and depth == 1:
+                problems.append("line %d: #%s in a platform unit (its twin is a file of its own)" % (number, kind))
+            elif kind == "endif":
+                depth -= 1
+                if depth == 0 and index != len(code) - 1:
+                    problems.append("line %d: the file goes on after its platform #if" % number)
+        return ["%s: not a platform unit: %s" % (relative, problem) for problem in problems[:3]]
+    blocks = []  # (first line, condition) of each platform block around more than import lines
+    stack = []  # per open block: [first line, is platform, lines of code in it]
+    for number, line in enumerate(lines, 1):
+        match = directive.match(line)
+        if match:
+            kind, condition = match.group(1), match.group(2)
+            if kind == "if":
+                stack.append([number, bool(SWIFT_PLATFORM.search(condition)), [], condition.strip()])
+            elif kind == "elseif" and stack:
+                stack[-1][1] = stack[-1][1] or bool(SWIFT_PLATFORM.search(condition))
+            elif kind == "endif" and stack:
+                first, platform, code, condition = stack.pop()
+                if platform and any(not re.match(r"^(@_exported\s+|@testable\s+)?import\s", c) for c in code):
+                    blocks.append((first, condition))
+                if stack:
+                    stack[-1][2].extend(code)
+            continue
+        if stack and _code(line):
+            stack[-1][2].append(_code(line))
+    allowed, reason = ALLOWED_GUARD_BLOCKS.get(relative, (0, ""))
+    if len(blocks) <= allowed:
+        return []
+    return ["%s: platform #if around code at line %s (choose by FoundationRules at run time, or move platform API "
+            "into a Platform/*Apple.swift / *GNUstep.swift unit)" % (relative, ", ".join(str(b[0]) for b in blocks))]
+
+
+def guard_failures():
+    failures = []
+    for path in library_files():
+        relative = os.path.relpath(path, SOURCES)
+        if is_swift_unit(relative) or (
+                relative.endswith(".swift") and any(relative.startswith(folder) for folder in GUARD_FOLDERS)):
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                failures += guard_file_failures(relative, handle.read())
+    return failures
+
+
+def self_test():
+    """Each fault, made on a copy of a real guard file, must be caught; each allowed form must pass."""
+    relative = "CrashShield/Guards/Containers/ArrayHooks.swift"
+    with open(os.path.join(SOURCES, relative), encoding="utf-8") as handle:
+        real = handle.read()
+    position = real.index("\n    static func install")
+    block = ("\n    #if canImport(Darwin)\n    static let rules = \"apple\"\n    #else\n"
+             "    static let rules = \"gnustep\"\n    #endif\n")
+    unit = "#if canImport(Darwin)\n// A platform unit.\nextension FoundationRules {}\n#endif\n"
+    cases = [
+        ("a platform block injected into %s" % relative, relative, real[:position] + block + real[position:], True),
+        ("an os(Linux) block around code", relative, real + "\n#if os(Linux)\nlet x = 1\n#endif\n", True),
+        ("a platform unit with #else", "CrashShield/Platform/RulesApple.swift",
+         unit.replace("#endif", "#else\nextension FoundationRules {}\n#endif"), True),
+        ("a platform unit with code outside its #if", "CrashShield/Platform/RulesGNUstep.swift",
+         "import Atomics\n" + unit.replace("Darwin", "Glibc"), True),
+        ("the real %s" % relative, relative, real, False),
+        ("an import block", relative, "#if canImport(Glibc)\nimport Glibc\n#elseif canImport(Darwin)\nimport Darwin\n"
+         "#endif\n" + real, False),
+        ("a whole-file platform unit", "CrashShield/Platform/RulesApple.swift", unit, False),
+        ("#if DEBUG around code", relative, real + "\n#if DEBUG\nlet x = 1\n#endif\n", False),
+    ]
+    wrong = 0
+    for name, path, text, fails in cases:
+        caught = guard_file_failures(path, text)
+        good = bool(caught) == fails
+        wrong += 0 if good else 1
+        print("one path: self-test: %s: %s%s" % (
+            name, ("caught: " + caught[0]) if caught else "passes", "" if good else "  <- WRONG"))
+    return wrong
+
+
 def library_files():
     for folder, _, names in os.walk(SOURCES):
         for name in sorted(names):
@@ -198,6 +325,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--min", type=float, default=95.0, help="the least share (%%) of lines compiled for iOS")
     parser.add_argument("--verbose", action="store_true", help="list every file with Linux-only lines")
+    parser.add_argument("--self-test", action="store_true", help="also show that a platform block in a guard fails")
     arguments = parser.parse_args()
 
     total = linux = 0
@@ -207,7 +335,7 @@ def main():
     for path in library_files():
         relative = os.path.relpath(path, SOURCES)
         excluded, count = linux_only_lines(path)
-        unit = "/GNUstep/" in "/" + relative
+        unit = "/GNUstep/" in "/" + relative or (is_swift_unit(relative) and relative.endswith("GNUstep.swift"))
         linux_lines = count if unit else len(excluded)
         total += count
         linux += linux_lines
@@ -234,10 +362,14 @@ def main():
             failures.append("%s: on the iOS reading path, with Linux-only lines %s"
                             % (relative, ", ".join(map(str, sorted(excluded)[:8]))))
 
+    failures += guard_failures()
+    if arguments.self_test and self_test():
+        failures.append("self-test: a fault went uncaught, or an allowed form failed")
+
     unit_lines = sum(count for _, count in units)
     inline_lines = sum(count for _, count, _ in inline)
     print("one path: %d of %d library lines compile for iOS (%.1f%%); Linux-only: %d in %d platform units under "
-          "GNUstep/, %d in %d shared files" % (total - linux, total, share, unit_lines, len(units), inline_lines,
+          "GNUstep/ and Platform/, %d in %d shared files" % (total - linux, total, share, unit_lines, len(units), inline_lines,
                                                len(inline)))
     print("one path: the runtime layer (Sources/CrashShieldRuntime): %d of %d lines compile for iOS (%.1f%%)"
           % (runtime_total - runtime_linux, runtime_total, 100.0 * (runtime_total - runtime_linux) / runtime_total))

@@ -13,7 +13,7 @@ scripts/check-arc.sh   # every .m file must also compile under ARC (the build he
 scripts/check-ownership.sh   # the Objective-C layer under ARC: -Werror, the static analyzer, the ownership rule
 scripts/check-incident-path.sh   # one incident path: only IncidentPath.swift records reports or raises for a guard
 scripts/check-runtime-headers.sh   # a C file's functions are declared in the header of its name
-scripts/check-one-path.py   # >= 95% of the library compiles for iOS; Linux-only code in GNUstep/ units, none on the reading path
+scripts/check-one-path.py --self-test   # >= 95% of the library compiles for iOS; Linux-only code in GNUstep/ and Platform/ units, none on the reading path, no platform #if in a guard
 scripts/check-format.sh   # Swift layout as swift-format writes it (.swift-format: 120 columns)
 scripts/check-privacy-manifest.sh --self-test   # PrivacyInfo.xcprivacy: valid, a reason for every required-reason API, shipped as a resource
 scripts/check-workflows.sh   # .github/workflows with actionlint (and shellcheck for run: steps): they run only on a Mac

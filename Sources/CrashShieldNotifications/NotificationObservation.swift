@@ -1,49 +1,9 @@
 import CrashShield
 import CrashShieldRuntime.Internal
-#if canImport(Darwin)
-import Foundation
-#endif
 
-#if canImport(Darwin)
-/// A notification handed to a closure.
-public struct ObservedNotification {
-    /// The notification's name.
-    public let name: String
-    let objectPointer: UnsafeMutableRawPointer?
-    let notificationPointer: UnsafeMutableRawPointer
-    /// The notification's object (`Notification.object`), or nil.
-    public var object: AnyObject? { objectPointer.map { Unmanaged<AnyObject>.fromOpaque($0).takeUnretainedValue() } }
-    /// The notification's `userInfo`, or nil.
-    public var userInfo: [AnyHashable: Any]? { notification.userInfo }
-    /// The notification itself.
-    public var notification: Notification {
-        Unmanaged<NSNotification>.fromOpaque(notificationPointer).takeUnretainedValue() as Notification
-    }
-
-    init(
-        name: String, object: UnsafeMutableRawPointer?, userInfo: UnsafeMutableRawPointer?,
-        notification: UnsafeMutableRawPointer
-    ) {
-        self.name = name
-        objectPointer = object
-        notificationPointer = notification
-    }
-}
-#else
-/// A notification handed to a closure. The pointers are valid during the call only (retain them to keep them).
-/// (GNUstep on Linux: Swift has no Objective-C interop there, so Objective-C objects are raw pointers.)
-public struct ObservedNotification {
-    /// The notification's name.
-    public let name: String
-    /// The notification's object (`NSNotification.object`), or nil.
-    public let object: UnsafeMutableRawPointer?
-    /// The notification's `userInfo` dictionary, or nil.
-    public let userInfo: UnsafeMutableRawPointer?
-    /// The `NSNotification` itself.
-    public let notification: UnsafeMutableRawPointer
-    var notificationPointer: UnsafeMutableRawPointer { notification }
-}
-#endif
+// What differs per platform (Swift's Objective-C interop on Apple platforms; raw pointers on Linux, which has none)
+// is in Platform/NotificationsApple.swift and Platform/NotificationsGNUstep.swift: `ObservedNotification`,
+// `NotificationOwner`, `NotificationThreadObject`, and the public `post` and `observe` that take Objective-C objects.
 
 /// Orders the closures observing one notification: higher runs first; equal priorities run in the order they were
 /// added.
@@ -72,49 +32,15 @@ public enum NotificationThread {
     case current
     /// On the main thread, from its run loop.
     case main
-    #if canImport(Darwin)
-    /// On this thread, from its run loop; the thread must run it.
-    case thread(Thread)
-    #else
-    /// On this `NSThread` (a raw pointer: no Objective-C interop on Linux), from its run loop; the thread must run it.
-    case thread(UnsafeMutableRawPointer)
-    #endif
+    /// On this thread (a `Thread` on Apple platforms; on Linux, with no Objective-C interop, an `NSThread` as a raw
+    /// pointer), from its run loop; the thread must run it.
+    case thread(NotificationThreadObject)
 }
 
 /// Posting where the observers' handlers should run: every handler of that post, registered normally
 /// (`addObserver:selector:name:object:`) or through `CrashShield.observe`, runs on the thread given. Works whether
 /// CrashShield is started or not.
 public enum NotificationPoster {
-    #if canImport(Darwin)
-    /// Posts `name` with `object` and `userInfo` through `center` (default: the default center).
-    /// With `.main` or `.thread`, `waitUntilDone` blocks until every handler returned.
-    public static func post(
-        name: String, object: AnyObject? = nil, userInfo: [AnyHashable: Any]? = nil,
-        on thread: NotificationThread = .current, waitUntilDone: Bool = false,
-        center: NotificationCenter? = nil
-    ) {
-        let info = userInfo.map { $0 as NSDictionary }
-        post(
-            name: name, objectPointer: object.map { Unmanaged.passUnretained($0).toOpaque() },
-            userInfoPointer: info.map { Unmanaged.passUnretained($0).toOpaque() }, on: thread,
-            waitUntilDone: waitUntilDone, centerPointer: center.map { Unmanaged.passUnretained($0).toOpaque() })
-        withExtendedLifetime((object, info, center)) {}
-    }
-    #else
-    /// Posts `name` with `object` and `userInfo` (an NSDictionary) through `center` (default: the default center).
-    /// With `.main` or `.thread`, `waitUntilDone` blocks until every handler returned. (Objective-C objects are raw
-    /// pointers on Linux: Swift has no Objective-C interop there.)
-    public static func post(
-        name: String, object: UnsafeMutableRawPointer? = nil,
-        userInfo: UnsafeMutableRawPointer? = nil, on thread: NotificationThread = .current,
-        waitUntilDone: Bool = false, center: UnsafeMutableRawPointer? = nil
-    ) {
-        post(
-            name: name, objectPointer: object, userInfoPointer: userInfo, on: thread, waitUntilDone: waitUntilDone,
-            centerPointer: center)
-    }
-    #endif
-
     static func post(
         name: String, objectPointer object: CSRObject?, userInfoPointer userInfo: CSRObject?,
         on thread: NotificationThread, waitUntilDone: Bool, centerPointer center: CSRObject?
@@ -124,11 +50,7 @@ public enum NotificationPoster {
             switch thread {
             case .current: nsThread = nil
             case .main: nsThread = csr_nsthread_main()
-            #if canImport(Darwin)
-            case .thread(let given): nsThread = Unmanaged.passUnretained(given).toOpaque()
-            #else
-            case .thread(let given): nsThread = given
-            #endif
+            case .thread(let given): nsThread = NotificationThread.pointer(of: given)
             }
             post(
                 nameObject: csr_string_create(name), object: object, userInfo: userInfo, thread: nsThread,
@@ -136,7 +58,7 @@ public enum NotificationPoster {
         }
     }
 
-    /// The engine behind both APIs (Swift above, Objective-C's `-[NSNotificationCenter cs_post...]`): `nameObject`
+    /// The engine behind both APIs (Swift's `post`, Platform/, and Objective-C's `-[NSNotificationCenter cs_post...]`): `nameObject`
     /// is an NSString; a nil `thread` posts now on the calling thread.
     static func post(
         nameObject: CSRObject?, object: CSRObject?, userInfo: CSRObject?, thread: CSRObject?,
@@ -148,53 +70,7 @@ public enum NotificationPoster {
     }
 }
 
-#if canImport(Darwin)
-/// The object a closure's lifetime is bound to. On Apple platforms an Objective-C object (any `NSObject`); Swift
-/// classes that do not inherit from NSObject are refused (their deinit never reaches `-dealloc`, so their death could
-/// not be seen).
-public typealias NotificationOwner = AnyObject
-#else
-/// The object a closure's lifetime is bound to. Elsewhere (GNUstep on Linux) Swift has no Objective-C interop:
-/// Objective-C objects reach Swift only as raw pointers, so the owner is one (an `id`, not retained).
-public typealias NotificationOwner = UnsafeMutableRawPointer
-#endif
-
 extension CrashShield {
-    /// Runs `handler` for every notification named `name` (from `object` only, when given) posted to `center`
-    /// (default: the default center), until `owner` is deallocated or the observation is cancelled. Closures
-    /// observing the same notification run by `priority`. Nothing to remove in `owner`'s `-dealloc`; works whether
-    /// CrashShield is started or not. `owner` is never retained.
-    ///
-    /// Throws when `owner`'s class cannot be watched for deallocation.
-    #if canImport(Darwin)
-    @discardableResult
-    public static func observe(
-        _ name: String, object: AnyObject? = nil,
-        owner: NotificationOwner, priority: NotificationPriority = .default,
-        center: NotificationCenter? = nil,
-        _ handler: @escaping (ObservedNotification) -> Void
-    ) throws -> NotificationObservation {
-        // The observation keeps only the addresses, as NotificationCenter does: `object` only filters.
-        try withExtendedLifetime((object, center)) {
-            try observe(
-                name, objectPointer: object.map { Unmanaged.passUnretained($0).toOpaque() }, owner: owner,
-                priority: priority, centerPointer: center.map { Unmanaged.passUnretained($0).toOpaque() },
-                handler)
-        }
-    }
-    #else
-    /// (Objective-C objects are raw pointers on Linux: Swift has no Objective-C interop there.)
-    @discardableResult
-    public static func observe(
-        _ name: String, object: UnsafeMutableRawPointer? = nil,
-        owner: NotificationOwner, priority: NotificationPriority = .default,
-        center: UnsafeMutableRawPointer? = nil,
-        _ handler: @escaping (ObservedNotification) -> Void
-    ) throws -> NotificationObservation {
-        try observe(name, objectPointer: object, owner: owner, priority: priority, centerPointer: center, handler)
-    }
-    #endif
-
     static func observe(
         _ name: String, objectPointer object: CSRObject?, owner: NotificationOwner,
         priority: NotificationPriority, centerPointer center: CSRObject?,
@@ -214,20 +90,6 @@ extension CrashShield {
     ) {
         guard let pointer = try? ownerPointer(owner) else { return }
         ClosureObservations.shared.remove(owner: pointer, name: name, priority: priority)
-    }
-
-    private static func ownerPointer(_ owner: NotificationOwner) throws -> CSRObject {
-        #if canImport(Darwin)
-        // A pure Swift object is an Objective-C object too on Apple platforms, but its deinit never sends -dealloc.
-        guard owner is NSObject || owner is NSProxy else {
-            throw CrashShieldError.invalidConfiguration(
-                "observe(owner:): '\(type(of: owner))' is not an Objective-C object (NSObject subclass); its deallocation cannot be watched"
-            )
-        }
-        return Unmanaged.passUnretained(owner).toOpaque()
-        #else
-        return owner
-        #endif
     }
 }
 

@@ -18,9 +18,25 @@ enum Hint {
     static let nilString = "check the string for nil before the call (a JSON null or a failed lookup?)"
     static let nilCString = "check the C string for NULL before the call"
     static let nilFormat = "check the format for nil before the call (a missing localized string?)"
+    static let insertion = "insert at indexes within the array's new bounds"
 }
 
-/// What Foundation raises when a container or string call fails, per platform: the one place for their texts. The
+/// Words for failure reasons, as Foundation prints them.
+enum GuardFailure {
+    /// An address as `%p` prints it (0x and lowercase hex; "0x0" for nil), for reasons that quote Foundation.
+    static func address(_ pointer: UnsafeRawPointer?) -> String {
+        "0x" + String(UInt(bitPattern: pointer), radix: 16)
+    }
+
+    /// Class name of a receiver (the class itself for a class object).
+    static func className(_ receiver: CSRObject?) -> String {
+        guard let cls = ObjCClass(of: receiver) else { return "nil" }
+        return cls.isMetaclass ? ObjCClass(receiver!).name : cls.name
+    }
+}
+
+/// What Foundation raises when a container or string call fails, per the rules in force (`FoundationRules`, asked when
+/// the violation is built or its reason written): the one place for their texts. The
 /// crash matrix checks every GNUstep text against the real one (the unprotected run's uncaught exception); the Apple
 /// texts follow iOS's formats (those marked "Apple's rules only" are unverified on a device: Docs/AppleRuntime.md).
 /// GNUstep often raises from an inner method (`insertString:atIndex:` reports `replaceCharactersInRange:withString:`,
@@ -42,27 +58,62 @@ extension Violation {
     /// A range past the end of an array.
     static func range(_ range: CSRRange, count: UInt, method: String) -> Violation {
         Violation(ExceptionName.range, hint: Hint.range) { cls in
-            #if canImport(Darwin)
-            return "*** -[\(cls) \(method)]: range {\(range.location), \(range.length)} extends beyond bounds"
-                + (count == 0 ? " for empty array" : " [0 .. \(count - 1)]")
-            #else
-            return "in \(method), range { \(range.location), \(range.length) } extends beyond size (\(count))"
-            #endif
+            FoundationRules.isApple
+                ? "*** -[\(cls) \(method)]: range {\(range.location), \(range.length)} extends beyond bounds "
+                    + bounds(count, empty: "array")
+                : "in \(method), range { \(range.location), \(range.length) } extends beyond size (\(count))"
         }
     }
 
     /// An index past the end of an ordered set: GNUstep fails an internal assertion (GSIArrayItemAtIndex) where
     /// Apple raises a range exception.
     static func orderedSetIndex(_ index: UInt, count: UInt, method: String, hint: String = Hint.index) -> Violation {
-        #if canImport(Darwin)
-        Violation(ExceptionName.range, hint: hint) { cls in
+        guard FoundationRules.isApple else {
+            return Violation(ExceptionName.internalInconsistency, hint: hint) { _ in
+                "../Headers/GNUstepBase/GSIArray.h:529  Assertion failed in GSIArrayItemAtIndex.  NSInvalidArgumentException"
+            }
+        }
+        return Violation(ExceptionName.range, hint: hint) { cls in
             "*** -[\(cls) \(method)]: index \(index) beyond bounds " + bounds(count, empty: "ordered set")
         }
-        #else
-        Violation(ExceptionName.internalInconsistency, hint: hint) { _ in
-            "../Headers/GNUstepBase/GSIArray.h:529  Assertion failed in GSIArrayItemAtIndex.  NSInvalidArgumentException"
+    }
+
+    /// `exchangeObjectAtIndex:withObjectAtIndex:` of an ordered set past the end: GNUstep checks it as an array does
+    /// (its range exception), Apple as its other ordered-set indexes.
+    static func orderedSetExchange(_ index: UInt, count: UInt) -> Violation {
+        FoundationRules.isApple
+            ? orderedSetIndex(index, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:")
+            : .index(index, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:")
+    }
+
+    /// `objectsAtIndexes:` with an index set reaching past the end (`last`: its last index). GNUstep raises from the
+    /// `objectAtIndex:` it sends for that index; Apple checks the set first.
+    static func indexSetIndex(_ last: UInt, count: UInt) -> Violation {
+        guard FoundationRules.isApple else { return .index(last, count: count, method: "objectAtIndex:") }
+        return Violation(ExceptionName.range, hint: Hint.index) {
+            "*** -[\($0) objectsAtIndexes:]: index \(last) in index set beyond bounds " + bounds(count, empty: "array")
         }
-        #endif
+    }
+
+    /// `array[i] = x` with i past count: Apple names the subscript; GNUstep raises from the
+    /// `replaceObjectAtIndex:withObject:` it sends.
+    static func subscriptAssignment(_ index: UInt, count: UInt) -> Violation {
+        .index(
+            index, count: count,
+            method: FoundationRules.isApple ? "setObject:atIndexedSubscript:" : "replaceObjectAtIndex:withObject:",
+            hint: "assign at an index from 0 to count")
+    }
+
+    /// `insertObjects:atIndexes:` with an index past the array as it has grown (`count`: its count then).
+    static func insertionIndex(_ index: UInt, count: UInt) -> Violation {
+        .index(index, count: count, method: "insertObject:atIndex:", hint: Hint.insertion)
+    }
+
+    /// Apple's rules: `insertObjects:atIndexes:` given nil objects or a nil index set (`last`: the set's last index)
+    /// raises NSInvalidArgumentException, worded as its index failure.
+    static func nilInsertion(last: UInt?, count: UInt) -> Violation {
+        let index = insertionIndex(last ?? 0, count: count)
+        return Violation(ExceptionName.invalidArgument, hint: index.hint, reason: index.reason)
     }
 
     /// `removeLastObject` on an empty array: GNUstep 1.28 raises; Apple's Foundation does nothing (no Apple text: the
@@ -87,11 +138,8 @@ extension Violation {
         hint: String = Hint.nilObject
     ) -> Violation {
         Violation(ExceptionName.invalidArgument, hint: hint) { cls in
-            #if canImport(Darwin)
-            return "*** -[\(cls) \(method)]: attempt to insert nil \(what) from \(what)s[\(slot)]"
-            #else
-            return gnustep
-            #endif
+            FoundationRules.isApple
+                ? "*** -[\(cls) \(method)]: attempt to insert nil \(what) from \(what)s[\(slot)]" : gnustep
         }
     }
 
@@ -134,11 +182,8 @@ extension Violation {
     /// Apple's reason names).
     static func textRange(_ range: CSRRange, length: UInt, method: String, appleMethod: String? = nil) -> Violation {
         Violation(ExceptionName.range, hint: Hint.text) { cls in
-            #if canImport(Darwin)
-            return textRangeReason(range.value, length: length, method: appleMethod ?? method, cls: cls)
-            #else
-            return textRangeReason(range.value, length: length, method: method, cls: cls)
-            #endif
+            textRangeReason(
+                range.value, length: length, method: FoundationRules.isApple ? appleMethod ?? method : method, cls: cls)
         }
     }
 
@@ -170,13 +215,11 @@ extension Violation {
     /// `substringWithRange:` ({index, length - index} wraps around for fromIndex).
     static func substringIndex(_ index: UInt, length: UInt, from: Bool) -> Violation {
         Violation(ExceptionName.range, hint: Hint.text) { cls in
-            #if canImport(Darwin)
-            return
-                "*** -[\(cls) \(from ? "substringFromIndex:" : "substringToIndex:")]: Index \(index) out of bounds; string length \(length)"
-            #else
-            return textRangeReason(
-                from ? (index, length &- index) : (0, index), length: length, method: "substringWithRange:", cls: cls)
-            #endif
+            FoundationRules.isApple
+                ? "*** -[\(cls) \(from ? "substringFromIndex:" : "substringToIndex:")]: Index \(index) out of bounds; string length \(length)"
+                : textRangeReason(
+                    from ? (index, length &- index) : (0, index), length: length, method: "substringWithRange:",
+                    cls: cls)
         }
     }
 
@@ -293,11 +336,36 @@ extension Violation {
 
     /// An attributed-string index past the end (`attributesAtIndex:...`, `attribute:atIndex:...`).
     static let attributeIndex = Violation(ExceptionName.range, hint: Hint.text) { _ in
-        #if canImport(Darwin)
-        return "NSMutableRLEArray objectAtIndex:effectiveRange:: Out of bounds"
-        #else
-        return "index is out of range in function _attributesAtIndexEffectiveRange()"
-        #endif
+        FoundationRules.isApple
+            ? "NSMutableRLEArray objectAtIndex:effectiveRange:: Out of bounds"
+            : "index is out of range in function _attributesAtIndexEffectiveRange()"
+    }
+
+    /// GNUstep only: `addAttribute:value:range:` with a nil name reaching the attribute dictionary.
+    static let nilAttributeName = Violation(ExceptionName.invalidArgument, hint: "check the attribute name for nil") {
+        _ in
+        "Tried to add nil key to dictionary"
+    }
+
+    /// GNUstep only: `addAttributes:nil range:` (its spelling).
+    static let nilAttributes = Violation(ExceptionName.invalidArgument, hint: "check the attributes for nil") { _ in
+        "attributes is nil in method -addAttributes:range: in class NSMutableAtrributedString"
+    }
+
+    /// GNUstep only: `addAttributes:range:` with a range past the end (its check names `addAttribute:value:range:`).
+    static let addAttributesRange = Violation(ExceptionName.range, hint: Hint.text) { _ in
+        "RangeError in method -addAttribute:value:range: in class NSMutableAttributedString"
+    }
+
+    /// GNUstep only: `attributesAtIndex:longestEffectiveRange:inRange:` with a limit past the end.
+    static let attributesLimit = Violation(ExceptionName.range, hint: Hint.text) { _ in
+        "RangeError in method -attributesAtIndex:longestEffectiveRange:inRange: in class NSAttributedString"
+    }
+
+    /// GNUstep only: `attribute:atIndex:longestEffectiveRange:inRange:` with a limit past the end (names the
+    /// receiver's class).
+    static let attributeLimit = Violation(ExceptionName.range, hint: Hint.text) {
+        "RangeError in method attribute:atIndex:longestEffectiveRange:inRange: in class \($0)"
     }
 
     /// `addAttribute:value:range:` with a nil value. Apple: `NSConcreteMutableAttributedString
@@ -366,12 +434,9 @@ extension Violation {
     }
 
     private static func textRangeReason(_ range: CSRRangeValue, length: UInt, method: String, cls: String) -> String {
-        #if canImport(Darwin)
-        return
-            "*** -[\(cls) \(method)]: Range {\(range.location), \(range.length)} out of bounds; string length \(length)"
-        #else
-        return "in \(method), range { \(range.location), \(range.length) } extends beyond size (\(length))"
-        #endif
+        FoundationRules.isApple
+            ? "*** -[\(cls) \(method)]: Range {\(range.location), \(range.length)} out of bounds; string length \(length)"
+            : "in \(method), range { \(range.location), \(range.length) } extends beyond size (\(length))"
     }
 }
 
@@ -545,6 +610,237 @@ extension Violation {
     /// A search range past the end of the string: NSRangeException `Range or index out of bounds`.
     static let regexRange = Violation(ExceptionName.range, hint: Hint.text) {
         appleText($0, RegularExpressionHooks.enumerateMethod, "Range or index out of bounds")
+    }
+}
+
+// MARK: Key-value coding
+
+/// What NSObject's KVC fallbacks raise, per rules (GNUstep's exact texts; Apple's follow iOS's formats).
+extension Violation {
+    /// `setValue:forKey:` (a key path, `setValuesForKeysWithDictionary:`...) reaching NSObject's
+    /// `setValue:forUndefinedKey:`; on GNUstep a nil key too.
+    static func undefinedKeySet(receiver: CSRObject?, key: CSRObject?) -> Violation {
+        Violation(ExceptionName.unknownKey, hint: undefinedKeyHint(key)) { _ in
+            FoundationRules.isApple
+                ? "[<\(kvcClassName(receiver)) \(GuardFailure.address(receiver))> setValue:forUndefinedKey:]: this class is not key value coding-compliant for the key \(kvcFormat(key))."
+                : "Unable to set value for undefined key"
+        }
+    }
+
+    /// `valueForKey:` (a key path, a collection operator...) reaching NSObject's `valueForUndefinedKey:`.
+    static func undefinedKeyValue(receiver: CSRObject?, key: CSRObject?) -> Violation {
+        Violation(ExceptionName.unknownKey, hint: undefinedKeyHint(key)) { _ in
+            FoundationRules.isApple
+                ? "[<\(kvcClassName(receiver)) \(GuardFailure.address(receiver))> valueForUndefinedKey:]: this class is not key value coding-compliant for the key \(kvcFormat(key))."
+                : "Unable to find value for key \"\(kvcFormat(key))\" of object \(kvcFormat(receiver)) (\(kvcClassName(receiver)))"
+        }
+    }
+
+    /// `setValue:nil forKey:` for a scalar property, reaching NSObject's `setNilValueForKey:`.
+    static func nilValueForKey(receiver: CSRObject?, key: CSRObject?) -> Violation {
+        Violation(
+            ExceptionName.invalidArgument,
+            hint: "give scalar properties a number (NSNumber/NSValue), or override setNilValueForKey:"
+        ) { _ in
+            FoundationRules.isApple
+                ? "[<\(kvcClassName(receiver)) \(GuardFailure.address(receiver))> setNilValueForKey]: could not set nil as the value for the key \(kvcFormat(key))."
+                : "setNilValueForKey: -- \(kvcClassName(receiver)) \(GuardFailure.address(receiver)): Given nil value to set for key \"\(kvcFormat(key))\""
+        }
+    }
+
+    /// Apple's rules only: `setValue:forKey:nil`, which Apple's `setValue:forKey:` raises for itself.
+    static let nilKeyForSetValue = Violation(ExceptionName.invalidArgument, hint: Hint.nilKey) { cls in
+        "*** -[\(cls) setValue:forKey:]: attempt to set a value for a nil key"
+    }
+
+    private static func undefinedKeyHint(_ key: CSRObject?) -> String {
+        key == nil ? Hint.nilKey : "check the key (a typo, a renamed property, or a JSON field the model lacks)"
+    }
+
+    private static let classSelector = csr_sel_register("class")
+
+    /// `[receiver class]` (not the runtime class: a KVO subclass answers with the class it observes).
+    private static func kvcClassName(_ receiver: CSRObject?) -> String {
+        guard let cls = Messaging.sendObject(receiver, classSelector) else { return "nil" }
+        return ObjCClass(cls).name
+    }
+
+    /// `%@` of an object ("(null)" for nil), as NSString's format prints it.
+    private static func kvcFormat(_ object: CSRObject?) -> String {
+        object == nil ? "(null)" : String(describing: object, limit: 4096)
+    }
+}
+
+extension Hint {
+    static let nilKey = "check the key for nil before the call"
+}
+
+// MARK: Key-value observing
+
+/// What Foundation's KVO raises, or what the process dies of, per rules (GNUstep's texts; Apple's from its Foundation's
+/// messages, Docs/AppleRuntime.md §5).
+extension Violation {
+    /// `addObserver:nil forKeyPath:...`.
+    static let kvoNilObserver = Violation(ExceptionName.invalidArgument, hint: Hint.kvoRegistration) { _ in
+        "observer is nil"
+    }
+
+    /// `addObserver:forKeyPath:nil ...`: Apple raises; GNUstep dereferences the key path.
+    static var kvoNilKeyPath: Violation {
+        FoundationRules.isApple
+            ? Violation(ExceptionName.invalidArgument, hint: Hint.kvoRegistration) { _ in "key path is nil" }
+            : Violation("SIGSEGV", hint: Hint.kvoRegistration) { _ in "key path is nil (GNUstep dereferences it)" }
+    }
+
+    /// `addObserver:forKeyPath:@"" ...`: GNUstep raises from the `substringFromIndex:` it sends.
+    static let kvoEmptyKeyPath = Violation(ExceptionName.range, hint: Hint.kvoRegistration) { _ in
+        FoundationRules.isApple
+            ? "key path is empty"
+            : "in substringWithRange:, range { 1, 18446744073709551615 } extends beyond size (0)"
+    }
+
+    /// A removal of an observer that is not registered for that key path (and context).
+    static func kvoUnregisteredRemoval(observer: CSRObject?, keyPath: String?, context: UInt?) -> Violation {
+        Violation(
+            ExceptionName.range, hint: "remove only what was added (balance add/remove; check the key path and context)"
+        ) { cls in
+            "Cannot remove an observer \(String(describing: observer)) for the key path \"\(keyPath ?? "(null)")\" from \(cls)"
+                + (context.map { " with context \(GuardFailure.address(UnsafeRawPointer(bitPattern: $0)))" } ?? "")
+                + " because it is not registered as an observer."
+        }
+    }
+
+    /// A change sent to an observer that does not implement `observeValueForKeyPath:ofObject:change:context:`.
+    static func kvoUnhandledChange(className cls: String, keyPath: String) -> Violation {
+        let hint = "implement observeValueForKeyPath:ofObject:change:context: in the observer"
+        guard FoundationRules.isApple else {
+            return Violation(ExceptionName.invalidArgument, hint: hint) { _ in
+                "-observeValueForKeyPath:ofObject:change:context: cannot be sent to \(cls) ... create an instance overriding this"
+            }
+        }
+        return Violation(ExceptionName.internalInconsistency, hint: hint) { _ in
+            "<\(cls)>: An -observeValueForKeyPath:ofObject:change:context: message was received but not handled.\nKey path: \(keyPath)"
+        }
+    }
+
+    /// An observer deallocated while still registered: what the next change would have died of.
+    static func kvoDeadObserver(className: String, keyPaths: [String]) -> Violation {
+        Violation(
+            FoundationRules.isApple ? "EXC_BAD_ACCESS" : "SIGSEGV",
+            hint: "remove the observer (removeObserver:forKeyPath:) before it is deallocated, e.g. in its -dealloc"
+        ) { _ in
+            "An instance of \(className) was deallocated while still observing the key paths \(keyPaths.joined(separator: ", ")); CrashShield removed its registrations, so no change is sent to it (without CrashShield the next change would be sent to the freed object)"
+        }
+    }
+
+    /// An observed object deallocated with observers still registered, where Foundation raises for that.
+    static func kvoDeadObserved(address: UInt, className: String, keyPaths: [String]) -> Violation {
+        Violation(
+            ExceptionName.internalInconsistency, hint: "remove every observer before the observed object goes away"
+        ) { _ in
+            "An instance \(GuardFailure.address(UnsafeRawPointer(bitPattern: address))) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); CrashShield removed them"
+        }
+    }
+}
+
+extension Hint {
+    static let kvoRegistration = "pass an observer and a non-empty key path"
+}
+
+// MARK: Notifications
+
+/// What GNUstep's NSNotificationCenter raises at add time (Apple's accepts every registration), and what a post to a
+/// dead observer dies of.
+extension Violation {
+    static let nilNotificationObserver = Violation(
+        ExceptionName.invalidArgument, hint: "pass the object that should receive the notification"
+    ) { _ in "Nil observer passed to addObserver ..." }
+
+    static let nullNotificationSelector = Violation(
+        ExceptionName.invalidArgument, hint: "pass the selector the observer implements"
+    ) { _ in "Null selector passed to addObserver ..." }
+
+    /// An observer that does not respond to its selector (`center`, `observerClass`: class names; `observer`: its
+    /// description; `method`: the add method).
+    static func unansweredNotificationSelector(
+        center: String, method: String, observer: String, observerClass: String, selector: String
+    ) -> Violation {
+        Violation(
+            ExceptionName.invalidArgument,
+            hint: "implement -\(selector) in \(observerClass) or register the right selector"
+        ) { _ in
+            "[\(center)-\(method)] Observer '\(observer)' does not respond to selector '\(selector)'"
+        }
+    }
+
+    /// An observer deallocated while registered, where the center messages dead observers (GNUstep): what the next
+    /// post would have died of. (Apple's center never does, and nothing is reported there.)
+    static func deadNotificationObserver(className: String, selector: String, names: [String]) -> Violation {
+        Violation(
+            "SIGSEGV", hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc"
+        ) { _ in
+            "An instance of \(className) was deallocated while still registered for the notifications \(names.joined(separator: ", ")) (selector \(selector)); it was removed from the notification center"
+        }
+    }
+}
+
+// MARK: Timers, zombies, messages nothing answers, the main thread
+
+extension Violation {
+    /// A timer made with a selector its target does not answer: what its first fire raises.
+    static func unansweredTimerSelector(targetClass: String, selector: String, target: String) -> Violation {
+        Violation(
+            ExceptionName.invalidArgument,
+            hint: "implement -\(selector) in \(targetClass) or schedule the timer with the right selector"
+        ) { _ in
+            "-[\(targetClass) \(selector)]: unrecognized selector sent to instance \(target)"
+        }
+    }
+
+    /// A timer's target deallocated while timers held it (over-released): what the next fire would have died of (a
+    /// message to freed memory), named as the zombie guard does.
+    static func freedTimerTarget(className: String, selectors: [String]) -> Violation {
+        Violation(
+            "SIGSEGV",
+            hint:
+                "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)"
+        ) { _ in
+            "An instance of \(className) was deallocated while \(selectors.count == 1 ? "a timer" : "\(selectors.count) timers") (selector \(selectors.joined(separator: ", "))) still retained it: it was released once more than it was retained. Without CrashShield the timer's next fire would message the freed object; the timer is invalidated instead."
+        }
+    }
+
+    /// A message to a zombie (`address`: `0x...`): reported as the SIGSEGV it would be, worded as objc4's zombies
+    /// word it.
+    static func messageToZombie(className: String, selector: String, address: String) -> Violation {
+        Violation(
+            "SIGSEGV",
+            hint: "an object was used after its last release: find the missing retain (a weak/assign reference, "
+                + "an unbalanced release, a delegate or block that outlived its owner)"
+        ) { _ in
+            "*** -[\(className) \(selector)]: message sent to deallocated instance \(address)"
+        }
+    }
+
+    /// A message nothing answers: the runtime's own exception and wording (`reason`, asked of the runtime only when
+    /// the report is written).
+    static func unrecognizedSelector(_ exception: String, hint: String, reason: @escaping () -> String) -> Violation {
+        Violation(exception, hint: hint) { _ in reason() }
+    }
+
+    /// A main-thread-only UI method called from another thread: what UIKit raises when its layout engine is touched
+    /// from a background thread.
+    static let layoutOffMainThread = Violation(
+        ExceptionName.internalInconsistency,
+        hint: "call this on the main thread (DispatchQueue.main.async / performSelectorOnMainThread:)"
+    ) { _ in uikitLayoutReason }
+
+    static let uikitLayoutReason =
+        "Modifications to the layout engine must not be performed from a background thread "
+        + "after it has been accessed from the main thread."
+
+    /// What failing loudly raises for it: the method and the thread named first.
+    static func layoutOffMainThreadLoudReason(method: String, thread: String) -> String {
+        "\(method) must be called on the main thread only; called on \(thread). " + uikitLayoutReason
     }
 }
 

@@ -413,3 +413,36 @@ void css_cache_set_nil_object_for_nil_key(bool withCost) {
     if (withCost) [cache setObject: css_opaque(nil) forKey: css_opaque(nil) cost: 1];
     else [cache setObject: css_opaque(nil) forKey: css_opaque(nil)];
 }
+
+// MARK: Apple's branches of calls both Foundations take (the guards choose by FoundationRules at run time)
+
+const char *css_ordered_set_read_at_2_32(void) {
+    NSOrderedSet *o = css_opaque([NSOrderedSet orderedSetWithObjects: @"a", nil]);
+    id element = [o objectAtIndex: css_opaque_index((NSUInteger)1 << 32)];
+    return element ? [element UTF8String] : "nil";
+}
+
+const char *css_ordered_set_insert_past_count(void) {
+    NSMutableOrderedSet *o = css_opaque([NSMutableOrderedSet orderedSetWithObjects: @"a", @"b", nil]);
+    [o insertObject: @"x" atIndex: css_opaque_index(5)];
+    return css_ordered_set_contents(o);
+}
+
+const char *css_mutable_set_with_nil(void) {
+    id objects[] = { @"a", css_opaque(nil), @"b" };
+    return css_set_contents([NSMutableSet setWithObjects: objects count: 3]);
+}
+
+const char *css_set_value_for_nil_key(void) {
+    NSObject *object = css_opaque(CSS_APPLE_AUTORELEASE([NSObject new]));
+    [object setValue: @"x" forKey: css_opaque(nil)];
+    return "set";
+}
+
+const char *css_attributes_at_length(void) {
+    NSAttributedString *s = css_opaque(CSS_APPLE_AUTORELEASE([[NSAttributedString alloc] initWithString: @"ab"]));
+    NSRange effective = NSMakeRange(7, 7);
+    NSDictionary *attributes = [s attributesAtIndex: css_opaque_index([s length]) effectiveRange: &effective];
+    return css_format("%s {%lu,%lu}", attributes ? "attributes" : "nil", (unsigned long)effective.location,
+                      (unsigned long)effective.length);
+}

@@ -282,6 +282,84 @@ final class AppleRulesTests: XCTestCase {
         }
     }
 
+    /// A call both Foundations take a guard for, whose guard takes Apple's branch under Apple's rules: the guards choose
+    /// between the two Foundations at run time (`FoundationRules`), so Apple's branch runs here too.
+    struct AppleBranch {
+        let name: String
+        let run: @convention(c) () -> UnsafePointer<CChar>?
+        /// What the caller gets under Apple's rules (the guard's recovery).
+        let appleResult: String
+        let selector, exception: String
+        let reason: (String) -> String
+        /// Whether GNUstep takes the call without raising (it raises its own exception for a nil KVC key).
+        var gnustepTakesIt = true
+    }
+
+    static let appleBranches: [AppleBranch] = [
+        // OrderedSetHooks.indexFits: GNUstep's GSIArray cuts the index to 32 bits (o[2^32] is o[0]); Apple's does not.
+        AppleBranch(
+            name: "orderedSet objectAtIndex:2^32", run: css_ordered_set_read_at_2_32, appleResult: "nil",
+            selector: "objectAtIndex:", exception: "NSRangeException",
+            reason: { "*** -[\($0) objectAtIndex:]: index 4294967296 beyond bounds [0 .. 0]" }),
+        // OrderedSetHooks.insertObjectAtIndex: GNUstep appends for an index past count; Apple raises.
+        AppleBranch(
+            name: "mutableOrderedSet insertObject:atIndex:5", run: css_ordered_set_insert_past_count,
+            appleResult: "(a,b)", selector: "insertObject:atIndex:", exception: "NSRangeException",
+            reason: { "*** -[\($0) insertObject:atIndex:]: index 5 beyond bounds [0 .. 1]" }),
+        // SetHooks.install: GNUstep's mutable sets drop nils (installed on immutable sets only); Apple's raise.
+        AppleBranch(
+            name: "NSMutableSet setWithObjects:{a,nil,b}", run: css_mutable_set_with_nil, appleResult: "{a,b}",
+            selector: "initWithObjects:count:", exception: "NSInvalidArgumentException",
+            reason: { "*** -[\($0) initWithObjects:count:]: attempt to insert nil object from objects[1]" }),
+        // KVCGuard.install: Apple raises in setValue:forKey: itself for a nil key; GNUstep goes on to
+        // setValue:forUndefinedKey: (reported there, with its own exception).
+        AppleBranch(
+            name: "NSObject setValue:forKey:nil", run: css_set_value_for_nil_key, appleResult: "set",
+            selector: "setValue:forKey:", exception: "NSInvalidArgumentException",
+            reason: { "*** -[\($0) setValue:forKey:]: attempt to set a value for a nil key" }, gnustepTakesIt: false),
+        // AttributedStringHooks.attributeIndexFits: GNUstep answers up to the length; Apple below it.
+        AppleBranch(
+            name: "attributedString attributesAtIndex:length", run: css_attributes_at_length,
+            appleResult: "attributes {\(Int.max),0}", selector: "attributesAtIndex:effectiveRange:",
+            exception: "NSRangeException",
+            reason: { _ in "NSMutableRLEArray objectAtIndex:effectiveRange:: Out of bounds" }
+        ),
+    ]
+
+    /// Apple's rules: each call is stopped with Apple's exception and reason, and the caller gets the recovery.
+    /// GNUstep's rules: the same guards leave it to GNUstep (no report of Apple's failure; where GNUstep takes the call,
+    /// the same result as without CrashShield).
+    func testAppleBranchesRunUnderAppleRules() throws {
+        for branch in Self.appleBranches {
+            FoundationRules.current = .gnustep
+            var unguarded = ""
+            let raised = catchingObjCException { unguarded = pooledText(branch.run) }
+            if branch.gnustepTakesIt { XCTAssertNil(raised, branch.name) }
+            withShield(Configuration(guards: .all)) { sink in
+                var guarded = ""
+                _ = catchingObjCException { guarded = pooledText(branch.run) }
+                CrashShield.flush()
+                if branch.gnustepTakesIt {
+                    XCTAssertEqual(guarded, unguarded, "\(branch.name): GNUstep's rules changed the call")
+                    XCTAssertEqual(sink.reports.map(\.method), [], branch.name)
+                }
+                XCTAssertFalse(sink.reports.contains { $0.selector == branch.selector }, branch.name)
+            }
+            FoundationRules.current = .apple
+            withShield(Configuration(guards: .all)) { sink in
+                var result = ""
+                XCTAssertNil(catchingObjCException { result = pooledText(branch.run) }, branch.name)
+                CrashShield.flush()
+                XCTAssertEqual(result, branch.appleResult, "\(branch.name): what the caller got")
+                XCTAssertEqual(sink.reports.count, 1, "\(branch.name): \(sink.reports.map(\.method))")
+                guard let report = sink.reports.first else { return }
+                XCTAssertEqual(report.selector, branch.selector, branch.name)
+                XCTAssertEqual(report.exceptionName, branch.exception, branch.name)
+                XCTAssertEqual(report.reason, branch.reason(report.className), branch.name)
+            }
+        }
+    }
+
     /// Runs the catalog scenario `name` with every guard on: the caller gets the catalog's result and there is exactly
     /// one report, returned.
     private func onlyReport(ofScenario name: String) throws -> CrashReport? {

@@ -38,7 +38,7 @@ final class MainThreadGuardTests: ShieldTestCase {
             XCTAssertEqual(report.className, "CSSView")
             XCTAssertEqual(report.selector, "setNeedsLayout")
             XCTAssertEqual(report.exceptionName, "NSInternalInconsistencyException")
-            XCTAssertEqual(report.reason, MainThreadGuard.uikitReason)
+            XCTAssertEqual(report.reason, Violation.uikitLayoutReason)
             XCTAssertEqual(report.details["method"], "-[CSSView setNeedsLayout]")
             XCTAssertNotNil(report.details["thread"])
             XCTAssertFalse(report.thread.isMain)
@@ -168,7 +168,7 @@ final class MainThreadGuardTests: ShieldTestCase {
         defer { css_object_release(view) }
         XCTAssertEqual(
             callInBackground(view, "setNeedsLayout"),
-            "NSInternalInconsistencyException: " + MainThreadGuard.uikitReason, "unguarded again")
+            "NSInternalInconsistencyException: " + Violation.uikitLayoutReason, "unguarded again")
     }
 
     func testConfiguration() throws {

@@ -80,18 +80,7 @@ enum ArrayHooks {
         let last = probe(indexes, ContainerSelectors.lastIndex)  // nil: nil, or not an index set (Foundation's failure)
         var violation: Violation?
         if let last {  // NSNotFound: an empty set
-            #if canImport(Darwin)
-            violation =
-                last == UInt(Int.max) || last < count
-                ? nil
-                : Violation(ExceptionName.range, hint: Hint.index) {
-                    "*** -[\($0) objectsAtIndexes:]: index \(last) in index set beyond bounds"
-                        + (count == 0 ? " for empty array" : " [0 .. \(count - 1)]")
-                }
-            #else
-            violation =
-                last == UInt(Int.max) || last < count ? nil : .index(last, count: count, method: "objectAtIndex:")
-            #endif
+            violation = last == UInt(Int.max) || last < count ? nil : .indexSetIndex(last, count: count)
         } else if indexes == nil {
             violation = .fixed(
                 ExceptionName.invalidArgument, "index set cannot be nil", method: "objectsAtIndexes:",
@@ -289,15 +278,7 @@ enum ArrayHooks {
         let count = count(of: r)
         var violation: Violation?
         if index > count {
-            #if canImport(Darwin)
-            violation = .index(
-                index, count: count, method: "setObject:atIndexedSubscript:", hint: "assign at an index from 0 to count"
-            )
-            #else
-            violation = .index(
-                index, count: count, method: "replaceObjectAtIndex:withObject:",
-                hint: "assign at an index from 0 to count")
-            #endif
+            violation = .subscriptAssignment(index, count: count)
         } else if object == nil {
             violation = .nilArgument(
                 index == count ? "Tried to add nil to array" : "Tried to replace object in array with nil",
@@ -325,17 +306,15 @@ enum ArrayHooks {
 
     /// Why `insertObjects:atIndexes:` raises, if it does.
     private static func insertionFailure(_ objects: CSRObject?, _ indexes: CSRObject?, count: UInt) -> Violation? {
-        let hint = "insert at indexes within the array's new bounds"
         let adding = probe(objects, Selectors.count)
         let last = probe(indexes, ContainerSelectors.lastIndex)
         if (objects != nil && adding == nil) || (indexes != nil && last == nil) { return nil }  // not an array, an index set
-        #if canImport(Darwin)
-        // Apple: the highest index must fit the final array (nil objects or index set: invalid argument).
-        if objects != nil, let last, last == UInt(Int.max) || last < count + (adding ?? 0) { return nil }
-        let index = Violation.index(last ?? 0, count: count, method: "insertObject:atIndex:", hint: hint)
-        return last == nil || objects == nil
-            ? Violation(ExceptionName.invalidArgument, hint: hint, reason: index.reason) : index
-        #else
+        if FoundationRules.isApple {
+            // Apple: the highest index must fit the final array (nil objects or index set: invalid argument).
+            if objects != nil, let last, last == UInt(Int.max) || last < count + (adding ?? 0) { return nil }
+            return last == nil || objects == nil
+                ? .nilInsertion(last: last, count: count) : .insertionIndex(last ?? 0, count: count)
+        }
         guard let inserted = adding, let indexes, let last else { return nil }
         let used = Messaging.sendUInt(indexes, Selectors.count)
         // Index k may be at most count + k; indexes rise by at least one each, so the last one used decides.
@@ -345,14 +324,13 @@ enum ArrayHooks {
         IndexSets.forEach(indexes) { index in
             guard position < inserted else { return false }
             if index > count + position {
-                failure = .index(index, count: count + position, method: "insertObject:atIndex:", hint: hint)
+                failure = .insertionIndex(index, count: count + position)
                 return false
             }
             position += 1
             return true
         }
         return failure
-        #endif
     }
 
     /// GNUstep removes from the highest index down: the highest one past the end raises before anything changed. A

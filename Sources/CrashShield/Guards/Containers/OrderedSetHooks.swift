@@ -6,7 +6,7 @@ import CrashShieldRuntime.Internal
 /// `Violation.orderedSetIndex`); Apple raises NSRangeException. GNUstep's storage (GSIArray) takes `unsigned`
 /// indexes: an index of 2^32 or more is cut to its low 32 bits and answers (`o[2^32]` is `o[0]`), so only an index
 /// whose low 32 bits are past the end raises there (`indexFits`); Apple raises for every index past the end. GNUstep
-/// accepts an insertion past the end (it appends), so that is guarded on Apple platforms only. Legal calls stay
+/// accepts an insertion past the end (it appends), so that is guarded under Apple's rules only. Legal calls stay
 /// unguarded: `containsObject:nil`, `indexOfObject:nil`, `removeObject:nil`, `o[count] = x` (appends).
 enum OrderedSetHooks {
     typealias IMP = ContainerIMP
@@ -22,19 +22,21 @@ enum OrderedSetHooks {
                 SetHooks.addObject, insertObjectAtIndex, removeObjectAtIndex, replaceObjectAtIndex,
                 setObjectAtIndexedSubscript, exchangeObjects,
             ], onOwnersIn: mutable)
-        #if !canImport(Darwin)
-        try context.install(moveObjectsAtIndexes, onOwnersIn: mutable)
-        #endif
+        // GNUstep's rules only: Apple's preconditions for it are unverified (see `moveObjectsAtIndexes`).
+        if !FoundationRules.isApple { try context.install(moveObjectsAtIndexes, onOwnersIn: mutable) }
     }
 
-    /// Whether an index reaches an element: on GNUstep, its low 32 bits (GSIArray's `unsigned` index) must.
+    /// Whether an index reaches an element: on GNUstep, its low 32 bits (GSIArray's `unsigned` index) must. A valid
+    /// call runs Apple's check alone (`index < count`); the rules are asked only when it fails, where GNUstep accepts
+    /// more.
     @inline(__always)
     static func indexFits(_ index: UInt, count: UInt) -> Bool {
-        #if canImport(Darwin)
-        return index < count
-        #else
-        return UInt(UInt32(truncatingIfNeeded: index)) < count
-        #endif
+        index < count || gnustepIndexFits(index, count: count)
+    }
+
+    @inline(never)
+    private static func gnustepIndexFits(_ index: UInt, count: UInt) -> Bool {
+        !FoundationRules.isApple && UInt(UInt32(truncatingIfNeeded: index)) < count
     }
 
     /// GNUstep's text for a nil object added to a mutable ordered set (also when one is built with nil), the sets'
@@ -123,20 +125,20 @@ enum OrderedSetHooks {
         guard let last = probe(indexes, ContainerSelectors.lastIndex) else { return nil }  // not an index set
         if last == UInt(Int.max) || last < count { return nil }  // NSNotFound: empty set
         var failing = last
-        #if !canImport(Darwin)
-        IndexSets.forEach(indexes) { index in
-            failing = index
-            return indexFits(index, count: count)
+        if !FoundationRules.isApple {  // GNUstep reads each index in turn, cut to 32 bits (see `indexFits`)
+            IndexSets.forEach(indexes) { index in
+                failing = index
+                return indexFits(index, count: count)
+            }
+            if indexFits(failing, count: count) { return nil }
         }
-        if indexFits(failing, count: count) { return nil }
-        #endif
         return .orderedSetIndex(
             failing, count: count, method: "objectsAtIndexes:", hint: "check the index set against count")
     }
 
     // MARK: Mutations (an invalid one is skipped)
 
-    /// A nil object; on Apple platforms also an index past count (GNUstep appends).
+    /// A nil object; under Apple's rules also an index past count (GNUstep appends).
     static let insertObjectAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod(
         "insertObject:atIndex:", .container,
         layers: [
@@ -149,13 +151,13 @@ enum OrderedSetHooks {
         _ object: CSRObject?, _ index: UInt
     ) {
         var violation: Violation? = object != nil ? nil : .nilArgument(addNil, method: "insertObject:atIndex:")
-        #if canImport(Darwin)
-        let count = count(of: r)
-        if index > count {
-            violation = .orderedSetIndex(
-                index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count")
+        if FoundationRules.isApple {  // GNUstep appends for an index past count
+            let count = count(of: r)
+            if index > count {
+                violation = .orderedSetIndex(
+                    index, count: count, method: "insertObject:atIndex:", hint: "insert at an index from 0 to count")
+            }
         }
-        #endif
         point.mutation(r, cmd, violation) { $0(r, cmd, object, index) }
     }
 
@@ -245,18 +247,10 @@ enum OrderedSetHooks {
         let count = count(of: r)
         point.mutation(
             r, cmd, valid: first < count && second < count,
-            else: exchangeFailure(first >= count ? first : second, count: count)
+            else: .orderedSetExchange(first >= count ? first : second, count: count)
         ) {
             $0(r, cmd, first, second)
         }
-    }
-
-    private static func exchangeFailure(_ index: UInt, count: UInt) -> Violation {
-        #if canImport(Darwin)
-        return .orderedSetIndex(index, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:")
-        #else
-        return .index(index, count: count, method: "exchangeObjectAtIndex:withObjectAtIndex:")
-        #endif
     }
 
     /// GNUstep only (Apple's preconditions are unverified: left alone there). GNUstep reads every index, then removes

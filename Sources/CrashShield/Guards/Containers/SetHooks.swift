@@ -13,12 +13,12 @@ enum SetHooks {
         guard let sets = ClassFamily("NSSet", "NSMutableSet"), let immutable = ClassFamily("NSSet"),
             let mutable = ClassFamily("NSMutableSet")
         else { return }
-        #if canImport(Darwin)
-        try context.install(initWithObjectsCount, onOwnersIn: sets)
-        #else
-        try context.install(initWithObjectsCount, onOwnersIn: immutable)  // GNUstep's mutable sets drop nils
-        if let counted = ClassFamily("NSCountedSet") { try context.install(countedSetInit, onOwnersIn: counted) }
-        #endif
+        if FoundationRules.isApple {
+            try context.install(initWithObjectsCount, onOwnersIn: sets)
+        } else {
+            try context.install(initWithObjectsCount, onOwnersIn: immutable)  // GNUstep's mutable sets drop nils
+            if let counted = ClassFamily("NSCountedSet") { try context.install(countedSetInit, onOwnersIn: counted) }
+        }
         try context.install(setByAddingObject, onOwnersIn: sets)
         try context.install(addObject, onOwnersIn: mutable)
         if FoundationRules.isApple { try context.install(removeObject, onOwnersIn: mutable) }

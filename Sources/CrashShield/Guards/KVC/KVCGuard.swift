@@ -14,7 +14,7 @@ import CrashShieldRuntime.Internal
 /// so one check covers `setValue:forKey:`, key paths, `setValuesForKeysWithDictionary:`, `dictionaryWithValuesForKeys:`
 /// and collection operators alike. On GNUstep a nil key also ends there (`setValue:x forKey:nil` calls
 /// `setValue:forUndefinedKey:` with a nil key, `valueForKey:nil` calls `valueForUndefinedKey:`); Apple raises for a
-/// nil key in `setValue:forKey:` itself, which is checked there on Apple platforms only.
+/// nil key in `setValue:forKey:` itself, which is checked there under Apple's rules only (`FoundationRules`).
 ///
 /// The guard acts only where NSObject's fallback really raises: when the receiver's class reaches NSObject's
 /// implementation directly (an override that calls `super` asked for NSObject's exception), and, on GNUstep, does not
@@ -35,14 +35,12 @@ import CrashShieldRuntime.Internal
 /// call returns nil, or stops at the failing element (a `setValue:forKey:` has set the elements before it, as
 /// Foundation has).
 enum KVCGuard {
-    typealias M = KVCMessages
+    typealias M = KVCLegacyHandlers
 
     static func install(in context: GuardContext) throws {
         guard let root = ObjCClass(named: "NSObject") else { return }
         var points: [AnyHookPoint] = [Self.setValueForUndefinedKey, Self.valueForUndefinedKey, Self.setNilValueForKey]
-        #if canImport(Darwin)
-        points.append(Self.setValueForNilKey)
-        #endif
+        if FoundationRules.isApple { points.append(Self.setValueForNilKey) }
         for point in points { try context.install(point, on: [root]) }
         for names in [
             ("NSArray", "NSMutableArray"), ("NSSet", "NSMutableSet"), ("NSOrderedSet", "NSMutableOrderedSet"),
@@ -78,10 +76,8 @@ enum KVCGuard {
     /// The failure path of the fallbacks. true: skip the original (return nil, or leave the property as it is);
     /// false: run it (it raises: debug mode, guard off, or a failure inside a collection's call, which ends there).
     private static func stops(
-        _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint, _ exception: String,
-        key: CSRObject?, hint: String, reason: @escaping () -> String
+        _ receiver: CSRObject?, _ cmd: CSRSelector?, _ point: AnyHookPoint, key: CSRObject?, _ violation: Violation
     ) -> Bool {
-        let violation = Violation(exception, hint: hint) { _ in reason() }
         let verdict = IncidentPath.handle(
             Incident(
                 .kvc, receiver: receiver, selector: cmd, violation, details: details(key),
@@ -89,17 +85,11 @@ enum KVCGuard {
         return verdict == .recover && !KVCScope.endsCallInProgress()
     }
 
-    private static func undefinedKeyHint(_ key: CSRObject?) -> String { key == nil ? M.nilKeyHint : M.undefinedKeyHint }
-
     static let setValueForUndefinedKey: HookPoint<VoidWithObjectObject> = HookPoint("setValue:forUndefinedKey:") {
         receiver, cmd, value, key in
         guard let original = setValueForUndefinedKey.original(for: receiver) else { return }
         if fallbackRaises(receiver, setValueForUndefinedKey, legacyHandler: M.legacyTakeValue),
-            stops(
-                receiver, cmd, setValueForUndefinedKey, M.unknownKey, key: key, hint: undefinedKeyHint(key),
-                reason: {
-                    M.setUndefined(receiver: receiver, key: key)
-                })
+            stops(receiver, cmd, setValueForUndefinedKey, key: key, .undefinedKeySet(receiver: receiver, key: key))
         {
             return
         }
@@ -111,11 +101,7 @@ enum KVCGuard {
         receiver, cmd, key in
         guard let original = valueForUndefinedKey.original(for: receiver) else { return nil }
         if fallbackRaises(receiver, valueForUndefinedKey, legacyHandler: M.legacyQuery),
-            stops(
-                receiver, cmd, valueForUndefinedKey, M.unknownKey, key: key, hint: undefinedKeyHint(key),
-                reason: {
-                    M.valueUndefined(receiver: receiver, key: key)
-                })
+            stops(receiver, cmd, valueForUndefinedKey, key: key, .undefinedKeyValue(receiver: receiver, key: key))
         {
             return nil
         }
@@ -126,12 +112,7 @@ enum KVCGuard {
     static let setNilValueForKey: HookPoint<VoidWithObject> = HookPoint("setNilValueForKey:") { receiver, cmd, key in
         guard let original = setNilValueForKey.original(for: receiver) else { return }
         if fallbackRaises(receiver, setNilValueForKey, legacyHandler: M.legacyNilHandler),
-            stops(
-                receiver, cmd, setNilValueForKey, M.invalidArgument, key: key,
-                hint: "give scalar properties a number (NSNumber/NSValue), or override setNilValueForKey:",
-                reason: {
-                    M.nilValue(receiver: receiver, key: key)
-                })
+            stops(receiver, cmd, setNilValueForKey, key: key, .nilValueForKey(receiver: receiver, key: key))
         {
             return
         }
@@ -157,25 +138,21 @@ enum KVCGuard {
         KVCScope.call(original, receiver, cmd, value, key)
     }
 
-    #if canImport(Darwin)
-    /// Apple raises for a nil key in `setValue:forKey:` itself. Recovery: skipped.
+    /// Apple raises for a nil key in `setValue:forKey:` itself (installed under Apple's rules only; GNUstep's goes on to
+    /// `setValue:forUndefinedKey:`). Recovery: skipped.
     static let setValueForNilKey: HookPoint<VoidWithObjectObject> = HookPoint("setValue:forKey:") {
         receiver, cmd, value, key in
         guard let original = setValueForNilKey.original(for: receiver) else { return }
         if key != nil { return original(receiver, cmd, value, key) }
-        let violation = Violation(M.invalidArgument, hint: M.nilKeyHint) { cls in
-            "*** -[\(cls) setValue:forKey:]: attempt to set a value for a nil key"
-        }
         if IncidentPath.handle(
             Incident(
-                .kvc, receiver: receiver, selector: cmd, violation, details: details(key),
+                .kvc, receiver: receiver, selector: cmd, .nilKeyForSetValue, details: details(key),
                 point: setValueForNilKey, callSite: .firstAppFrame)) == .recover
         {
             return
         }
         original(receiver, cmd, value, key)
     }
-    #endif
 }
 
 extension GuardDeclaration {
@@ -269,55 +246,9 @@ enum KVCScope {
     }
 }
 
-/// What Foundation raises for a KVC failure, per platform (GNUstep's exact texts in the Linux branch; the Apple texts
-/// follow iOS's formats).
-enum KVCMessages {
-    static let unknownKey = ExceptionName.unknownKey
-    static let invalidArgument = ExceptionName.invalidArgument
-    static let undefinedKeyHint = "check the key (a typo, a renamed property, or a JSON field the model lacks)"
-    static let nilKeyHint = "check the key for nil before the call"
-
-    private static let classSelector = csr_sel_register("class")
-
-    /// `[receiver class]` (not the runtime class: a KVO subclass answers with the class it observes).
-    static func className(_ receiver: CSRObject?) -> String {
-        guard let cls = Messaging.sendObject(receiver, classSelector) else { return "nil" }
-        return ObjCClass(cls).name
-    }
-
-    /// `%@` of an object ("(null)" for nil), as NSString's format prints it.
-    static func format(_ object: CSRObject?) -> String {
-        object == nil ? "(null)" : String(describing: object, limit: 4096)
-    }
-
-    static func setUndefined(receiver: CSRObject?, key: CSRObject?) -> String {
-        #if canImport(Darwin)
-        return
-            "[<\(className(receiver)) \(GuardFailure.address(receiver))> setValue:forUndefinedKey:]: this class is not key value coding-compliant for the key \(format(key))."
-        #else
-        return "Unable to set value for undefined key"
-        #endif
-    }
-
-    static func valueUndefined(receiver: CSRObject?, key: CSRObject?) -> String {
-        #if canImport(Darwin)
-        return
-            "[<\(className(receiver)) \(GuardFailure.address(receiver))> valueForUndefinedKey:]: this class is not key value coding-compliant for the key \(format(key))."
-        #else
-        return "Unable to find value for key \"\(format(key))\" of object \(format(receiver)) (\(className(receiver)))"
-        #endif
-    }
-
-    static func nilValue(receiver: CSRObject?, key: CSRObject?) -> String {
-        #if canImport(Darwin)
-        return
-            "[<\(className(receiver)) \(GuardFailure.address(receiver))> setNilValueForKey]: could not set nil as the value for the key \(format(key))."
-        #else
-        return
-            "setNilValueForKey: -- \(className(receiver)) \(GuardFailure.address(receiver)): Given nil value to set for key \"\(format(key))\""
-        #endif
-    }
-
+/// The older (pre-10.3) handlers GNUstep's NSObject fallbacks call instead of raising. (What KVC raises is worded in
+/// FoundationFailures.swift.)
+enum KVCLegacyHandlers {
     /// The older (pre-10.3) handlers GNUstep's NSObject fallbacks call, instead of raising, when a class overrides
     /// them: `valueForUndefinedKey:` answers `handleQueryWithUnboundKey:`, `setValue:forUndefinedKey:` calls
     /// `handleTakeValue:forUnboundKey:`, `setNilValueForKey:` calls `unableToSetNilForKey:`.
@@ -328,14 +259,10 @@ enum KVCMessages {
     /// Whether the receiver's class overrides NSObject's `handler` (GNUstep then calls it and raises nothing; Apple
     /// has no such handlers).
     static func overridesLegacyHandler(_ receiver: CSRObject?, _ handler: CSRSelector?) -> Bool {
-        #if canImport(Darwin)
-        return false
-        #else
-        guard let root = ObjCClass(named: "NSObject"), let cls = ObjCClass(of: receiver),
+        guard !FoundationRules.isApple, let root = ObjCClass(named: "NSObject"), let cls = ObjCClass(of: receiver),
             let inherited = csr_class_methodImplementation(root.pointer, handler)
         else { return false }
         let own = csr_class_methodImplementation(cls.pointer, handler)
         return own.map { unsafeBitCast($0, to: UInt.self) } != unsafeBitCast(inherited, to: UInt.self)
-        #endif
     }
 }

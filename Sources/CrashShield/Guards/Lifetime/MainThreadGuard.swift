@@ -15,12 +15,8 @@ import CrashShieldRuntime.Internal
 /// Supported methods return void and take no argument, or one object, integer, BOOL, double or CGRect/NSRect;
 /// another signature is a configuration error. A class listed that does not exist is skipped.
 enum MainThreadGuard {
-    /// What UIKit raises when its layout engine is touched from a background thread.
-    static let exceptionName = ExceptionName.internalInconsistency
-    static let uikitReason =
-        "Modifications to the layout engine must not be performed from a background thread "
-        + "after it has been accessed from the main thread."
-    static let hint = "call this on the main thread (DispatchQueue.main.async / performSelectorOnMainThread:)"
+    /// What UIKit raises when its layout engine is touched from a background thread (`Violation.layoutOffMainThread`).
+    static let exceptionName = Violation.layoutOffMainThread.exception
 
     static func install(in context: GuardContext) throws {
         for (className, selectors) in context.configuration.mainThreadOnlyMethods.sorted(by: { $0.key < $1.key }) {
@@ -117,7 +113,7 @@ enum MainThreadGuard {
         let threadText = "thread \(thread.id)" + (thread.name.isEmpty ? "" : " '\(thread.name)'")
         let selectorName = cmd.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let method = "-[\(GuardFailure.className(receiver)) \(selectorName)]"
-        let loudReason = "\(method) must be called on the main thread only; called on \(threadText). " + uikitReason
+        let loudReason = Violation.layoutOffMainThreadLoudReason(method: method, thread: threadText)
         var details = ["method": method, "thread": threadText]
         var deallocating: String?
         if csr_object_is_deallocating(receiver) {
@@ -132,7 +128,7 @@ enum MainThreadGuard {
         let verdict = IncidentPath.handle(
             Incident(
                 .mainThreadUI, receiver: receiver, selector: cmd,
-                Violation(exceptionName, hint: hint) { _ in uikitReason },
+                .layoutOffMainThread,
                 details: details,
                 raised: (exceptionName, { _ in loudReason }), point: point,
                 unrecovered: .raiseWhenLoud))

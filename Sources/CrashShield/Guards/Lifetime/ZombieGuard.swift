@@ -67,10 +67,6 @@ enum ZombieGuard {
 
     // MARK: Messages to zombies
 
-    static let hint =
-        "an object was used after its last release: find the missing retain (a weak/assign reference, "
-        + "an unbalanced release, a delegate or block that outlived its owner)"
-
     /// The incident of a message a zombie received (CSRIncident.h, `CSRIncidentZombie`): reported as the SIGSEGV it
     /// would be; failing loudly raises an NSInternalInconsistencyException; not recovered otherwise (stopping, the
     /// class excluded since), it answers nil, never worse than the crash it replaces (`Incident.Unrecovered`).
@@ -81,7 +77,7 @@ enum ZombieGuard {
         let className = record.map { String(cString: csr_class_getName($0.cls)) } ?? "?"
         let selectorName = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         let hex = "0x" + String(address, radix: 16)
-        let reason = "*** -[\(className) \(selectorName)]: message sent to deallocated instance \(hex)"
+        let violation = Violation.messageToZombie(className: className, selector: selectorName, address: hex)
         var details = ["address": hex]
         if let record, !record.stack.isEmpty {
             // From the frame that called the dealloc replacement (a -dealloc or -release) outwards.
@@ -94,8 +90,7 @@ enum ZombieGuard {
         }
         return Incident(
             .zombie, subject: Incident.Subject(className: className), selector: selectorName,
-            Violation("SIGSEGV", hint: hint) { _ in reason }, details: details,
-            raised: (ExceptionName.internalInconsistency, { _ in reason }),
+            violation, details: details, raised: (ExceptionName.internalInconsistency, violation.reason),
             implementation: csr_zombie_message_address(), unrecovered: .raiseInDebug)
     }
 

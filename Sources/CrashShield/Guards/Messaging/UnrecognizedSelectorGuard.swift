@@ -213,7 +213,7 @@ enum Forwarding {
             return String(cString: buffer)
         }
         // Not recovered, the message raises what the runtime raises (the incident path raises it).
-        let violation = Violation(exception, hint: hint) { _ in reason() }
+        let violation = Violation.unrecognizedSelector(exception, hint: hint, reason: reason)
         if IncidentPath.handle(
             Incident(
                 category, receiver: receiver, selector: sent, violation,

@@ -108,25 +108,14 @@ enum KVOGuard {
         guard Session.isGuarding(.kvo, receiver) else { return toFoundation() }
         let name = keyPath.flatMap(string)
         guard let observer, let keyPath, let name, !name.isEmpty else {
-            let exception: String, reason: String
-            if observer == nil {
-                exception = ExceptionName.invalidArgument; reason = "observer is nil"
-            } else if keyPath == nil {
-                #if canImport(Darwin)
-                exception = ExceptionName.invalidArgument; reason = "key path is nil"
-                #else
-                exception = "SIGSEGV"; reason = "key path is nil (GNUstep dereferences it)"
-                #endif
-            } else {
-                exception = ExceptionName.range; reason = emptyKeyPathReason
-            }
+            let violation: Violation =
+                observer == nil ? .kvoNilObserver : keyPath == nil ? .kvoNilKeyPath : .kvoEmptyKeyPath
             // Failing loudly raises Foundation's exception here: GNUstep's own path for an empty key path goes
             // through -substringFromIndex:, which the string guard would stop (and report) a second time.
             if IncidentPath.handle(
                 Incident(
-                    .kvo, receiver: receiver, selector: cmd,
-                    Violation(exception, hint: "pass an observer and a non-empty key path") { _ in reason },
-                    point: addObserver, unrecovered: .raiseWhenLoud)) == .recover
+                    .kvo, receiver: receiver, selector: cmd, violation, point: addObserver,
+                    unrecovered: .raiseWhenLoud)) == .recover
             {
                 return
             }
@@ -213,23 +202,15 @@ enum KVOGuard {
         guard FoundationRules.isApple || (point === removeObserverContext && addedContextRemoval) else {
             return .foundation
         }
-        let hint = "remove only what was added (balance add/remove; check the key path and context)"
-        let reason: (String) -> String = { cls in
-            "Cannot remove an observer \(String(describing: observer)) for the key path \"\(name ?? "(null)")\" from \(cls)"
-                + (context.map { " with context \(GuardFailure.address(UnsafeRawPointer(bitPattern: $0)))" } ?? "")
-                + " because it is not registered as an observer."
-        }
+        let violation = Violation.kvoUnregisteredRemoval(observer: observer, keyPath: name, context: context)
         if point === removeObserverContext && addedContextRemoval {
             // Not a hook (GNUstep has no original): report directly.
             return IncidentPath.handle(
-                Incident(
-                    .kvo, receiver: receiver, selector: cmd, Violation(ExceptionName.range, hint: hint, reason: reason),
-                    implementation: point.replacementAddress)) == .recover ? .handled : .failLoudly
+                Incident(.kvo, receiver: receiver, selector: cmd, violation, implementation: point.replacementAddress))
+                == .recover ? .handled : .failLoudly
         }
-        return IncidentPath.handle(
-            Incident(
-                .kvo, receiver: receiver, selector: cmd, Violation(ExceptionName.range, hint: hint, reason: reason),
-                point: point)) == .recover ? .handled : .failLoudly
+        return IncidentPath.handle(Incident(.kvo, receiver: receiver, selector: cmd, violation, point: point))
+            == .recover ? .handled : .failLoudly
     }
 
     // MARK: Incidents that are not a call
@@ -240,11 +221,7 @@ enum KVOGuard {
         return IncidentPath.handle(
             Incident(
                 .kvo, subject: Incident.Subject(className: cls), selector: observeSelector,
-                Violation(
-                    unhandledException,
-                    hint: "implement observeValueForKeyPath:ofObject:change:context: in the observer"
-                ) { _ in unhandledReason(cls, keyPath: string(keyPath) ?? "") },
-                implementation: nil)) == .recover
+                .kvoUnhandledChange(className: cls, keyPath: string(keyPath) ?? ""), implementation: nil)) == .recover
     }
 
     /// An observer's `-dealloc` returned while it was still registered: its registrations were removed before anything
@@ -254,13 +231,7 @@ enum KVOGuard {
         _ = IncidentPath.handle(
             Incident(
                 .kvo, subject: Incident.Subject(className: className), selector: observeSelector,
-                Violation(
-                    deadObserverException,
-                    hint:
-                        "remove the observer (removeObserver:forKeyPath:) before it is deallocated, e.g. in its -dealloc"
-                ) { _ in
-                    "An instance of \(className) was deallocated while still observing the key paths \(keyPaths.joined(separator: ", ")); CrashShield removed its registrations, so no change is sent to it (without CrashShield the next change would be sent to the freed object)"
-                },
+                .kvoDeadObserver(className: className, keyPaths: keyPaths),
                 implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
     }
 
@@ -270,33 +241,13 @@ enum KVOGuard {
         _ = IncidentPath.handle(
             Incident(
                 .kvo, subject: Incident.Subject(className: className), selector: "dealloc",
-                Violation(
-                    ExceptionName.internalInconsistency,
-                    hint: "remove every observer before the observed object goes away"
-                ) { _ in
-                    "An instance \(GuardFailure.address(UnsafeRawPointer(bitPattern: address))) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); CrashShield removed them"
-                },
+                .kvoDeadObserved(address: address, className: className, keyPaths: keyPaths),
                 implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
     }
 
     // MARK: Helpers
 
     static let observeSelector = "observeValueForKeyPath:ofObject:change:context:"
-    #if canImport(Darwin)
-    static let deadObserverException = "EXC_BAD_ACCESS"
-    static let unhandledException = ExceptionName.internalInconsistency
-    static let emptyKeyPathReason = "key path is empty"
-    static func unhandledReason(_ cls: String, keyPath: String) -> String {
-        "<\(cls)>: An -observeValueForKeyPath:ofObject:change:context: message was received but not handled.\nKey path: \(keyPath)"
-    }
-    #else
-    static let deadObserverException = "SIGSEGV"
-    static let unhandledException = ExceptionName.invalidArgument
-    static let emptyKeyPathReason = "in substringWithRange:, range { 1, 18446744073709551615 } extends beyond size (0)"
-    static func unhandledReason(_ cls: String, keyPath: String) -> String {
-        "-observeValueForKeyPath:ofObject:change:context: cannot be sent to \(cls) ... create an instance overriding this"
-    }
-    #endif
 
     /// Whether a registration for `keyPath` makes the guard watch `object`'s `-dealloc`, to remove and report the
     /// observers it leaves registered (Docs/AppleRuntime.md §5). Not where Foundation forgets them itself and nothing

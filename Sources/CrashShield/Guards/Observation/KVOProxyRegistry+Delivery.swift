@@ -54,11 +54,7 @@ extension KVOProxyRegistry {
         get { filtersChangesFlag.load(ordering: .acquiring) }
         set { filtersChangesFlag.store(newValue, ordering: .releasing) }
     }
-    #if canImport(Darwin)
-    private static let filtersChangesFlag = ManagedAtomic<Bool>(true)
-    #else
-    private static let filtersChangesFlag = ManagedAtomic<Bool>(false)
-    #endif
+    private static let filtersChangesFlag = ManagedAtomic<Bool>(FoundationRules.platform == .apple)
 
     private func forward(_ target: Registration, keyPath: CSRObject, object: CSRObject, change: CSRObject?) {
         guard let observer = UnsafeMutableRawPointer(bitPattern: target.observer) else { return }

@@ -126,11 +126,9 @@ extension KVOProxyRegistry {
         }
         // Whether Foundation has observers of the object the registry does not know (asked before the proxy is one).
         let others = call.first && exclusive ? csr_kvo_has_observation_info(object) : true
-        #if canImport(Darwin)
-        // Apple keeps both registrations of one observer: replace the proxy's instead.
-        if call.replaces { csr_kvo_remove(object, call.proxy, keyPathObject) }
-        #endif
-        // GNUstep replaces the options of an observer registered again for the same key path.
+        // Apple keeps both registrations of one observer: replace the proxy's instead. GNUstep replaces the options
+        // of an observer registered again for the same key path (as `add` keeps one registration per observer there).
+        if call.replaces && FoundationRules.isApple { csr_kvo_remove(object, call.proxy, keyPathObject) }
         csr_kvo_add(object, call.proxy, keyPathObject, call.options | (call.initial ? Options.initial : 0), nil)
         enum Outcome { case applied, spareCopy, stray }
         let outcome: Outcome = lock.withLock {

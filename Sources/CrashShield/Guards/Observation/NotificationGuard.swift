@@ -47,11 +47,7 @@ enum NotificationGuard {
 
     /// Whether `addObserver:selector:name:object:` raises at add time for a bad registration: GNUstep does; Apple's
     /// center accepts it and fails at the post (an unrecognized selector, the unrecognized-selector guard's case).
-    #if canImport(Darwin)
-    static let checksRegistrations = false
-    #else
-    static let checksRegistrations = true
-    #endif
+    static var checksRegistrations: Bool { !FoundationRules.isApple }
 
     // MARK: Hooks
 
@@ -68,8 +64,7 @@ enum NotificationGuard {
         else {
             return original(receiver, cmd, observer, selector, name, object)
         }
-        if let problem = addProblem(center: receiver, cmd: cmd, observer: observer, selector: selector) {
-            let violation = Violation(problem.exception, hint: problem.hint) { _ in problem.reason }
+        if let violation = addProblem(center: receiver, cmd: cmd, observer: observer, selector: selector) {
             if IncidentPath.handle(
                 Incident(
                     .notification, receiver: receiver, selector: cmd, violation,
@@ -113,54 +108,33 @@ enum NotificationGuard {
 
     // MARK: Preconditions
 
-    struct Problem { let exception: String; let reason: String; let hint: String }
-
     /// What `addObserver:selector:name:object:` would raise at add time: GNUstep checks; Apple accepts every
     /// registration (a missing selector fails at each post instead, as an unrecognized selector).
     static func addProblem(
         center: CSRObject, cmd: CSRSelector?, observer: CSRObject?, selector: CSRSelector?
-    ) -> Problem? {
+    ) -> Violation? {
         guard checksRegistrations else { return nil }
-        guard let observer else {
-            return Problem(
-                exception: ExceptionName.invalidArgument, reason: "Nil observer passed to addObserver ...",
-                hint: "pass the object that should receive the notification")
-        }
-        guard let selector else {
-            return Problem(
-                exception: ExceptionName.invalidArgument, reason: "Null selector passed to addObserver ...",
-                hint: "pass the selector the observer implements")
-        }
+        guard let observer else { return .nilNotificationObserver }
+        guard let selector else { return .nullNotificationSelector }
         guard !csr_object_responds(observer, selector) else { return nil }
-        let name = String(cString: csr_sel_getName(selector))
-        let command = cmd.map { String(cString: csr_sel_getName($0)) } ?? "addObserver:selector:name:object:"
-        return Problem(
-            exception: ExceptionName.invalidArgument,
-            reason:
-                "[\(GuardFailure.className(center))-\(command)] Observer '\(describe(observer))' does not respond to selector '\(name)'",
-            hint: "implement -\(name) in \(GuardFailure.className(observer)) or register the right selector")
+        return .unansweredNotificationSelector(
+            center: GuardFailure.className(center),
+            method: cmd.map { String(cString: csr_sel_getName($0)) } ?? "addObserver:selector:name:object:",
+            observer: describe(observer), observerClass: GuardFailure.className(observer),
+            selector: String(cString: csr_sel_getName(selector)))
     }
 
     // MARK: Incidents that are not a call
 
     /// An observer's `-dealloc` returned while it was still registered: it was removed before it was freed.
     static func observerDied(className: String, selector: String, names: [String]) {
-        let violation = Violation(
-            deadObserverException,
-            hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc"
-        ) { _ in
-            "An instance of \(className) was deallocated while still registered for the notifications \(names.joined(separator: ", ")) (selector \(selector)); it was removed from the notification center"
-        }
         _ = IncidentPath.handle(
             Incident(
                 .notification, subject: Incident.Subject(className: className), selector: selector,
-                violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
+                .deadNotificationObserver(className: className, selector: selector, names: names),
+                implementation: DeallocWatcher.deallocPoint.replacementAddress,
                 alreadyHandled: true))
     }
-
-    /// What the post would have crashed with. Only where the center messages dead observers (GNUstep); Apple's never
-    /// does, and nothing is reported there.
-    static let deadObserverException = "SIGSEGV"
 
     // MARK: Helpers
 

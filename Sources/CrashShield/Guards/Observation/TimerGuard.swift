@@ -66,12 +66,8 @@ enum TimerGuard {
         if !csr_object_responds(target, selector) {
             let targetClass = GuardFailure.className(target)
             let name = String(cString: csr_sel_getName(selector))
-            let violation = Violation(
-                ExceptionName.invalidArgument,
-                hint: "implement -\(name) in \(targetClass) or schedule the timer with the right selector"
-            ) { _ in
-                "-[\(targetClass) \(name)]: unrecognized selector sent to instance \(GuardFailure.address(target))"
-            }
+            let violation = Violation.unansweredTimerSelector(
+                targetClass: targetClass, selector: name, target: GuardFailure.address(target))
             let recover =
                 initPoint.isActive(for: receiver)
                 && IncidentPath.handle(
@@ -104,23 +100,13 @@ enum TimerGuard {
     /// freed, so nothing is sent to it; each timer invalidates itself at its next fire. Nothing failed: reported as
     /// recovered, in every mode.
     static func targetFreed(className: String, selectors: [String]) {
-        let selector = selectors.first ?? "?"
-        let violation = Violation(
-            freedTargetException,
-            hint:
-                "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)"
-        ) { _ in
-            "An instance of \(className) was deallocated while \(selectors.count == 1 ? "a timer" : "\(selectors.count) timers") (selector \(selectors.joined(separator: ", "))) still retained it: it was released once more than it was retained. Without CrashShield the timer's next fire would message the freed object; the timer is invalidated instead."
-        }
         _ = IncidentPath.handle(
             Incident(
-                .timer, subject: Incident.Subject(className: className), selector: selector,
-                violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
+                .timer, subject: Incident.Subject(className: className), selector: selectors.first ?? "?",
+                .freedTimerTarget(className: className, selectors: selectors),
+                implementation: DeallocWatcher.deallocPoint.replacementAddress,
                 alreadyHandled: true))
     }
-
-    /// What the timer's next fire would have crashed with (a message to freed memory), named as the zombie guard does.
-    static let freedTargetException = "SIGSEGV"
 }
 
 extension GuardDeclaration {

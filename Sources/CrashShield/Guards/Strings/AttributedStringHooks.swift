@@ -80,15 +80,10 @@ enum AttributedStringHooks {
                 range, length: length, method: "addAttribute:value:range:", appleMethod: "addAttribute:value:range:")
         }
         let nilValue = Violation.nilAttributeValue(name: String(describing: name, limit: 256))
-        #if canImport(Darwin)
-        return value == nil ? nilValue : nil
-        #else
+        // Apple raises for a nil value; GNUstep for a nil name or value, once its loop reaches a run's dictionary.
+        if FoundationRules.isApple { return value == nil ? nilValue : nil }
         guard name == nil || value == nil, reachesAttributeDictionary(r, range) else { return nil }
-        return name == nil
-            ? Violation(ExceptionName.invalidArgument, hint: "check the attribute name for nil") { _ in
-                "Tried to add nil key to dictionary"
-            } : nilValue
-        #endif
+        return name == nil ? .nilAttributeName : nilValue
     }
 
     /// Whether GNUstep's loop over the runs in `range` runs at all: the range is not empty, or it starts inside a
@@ -123,24 +118,16 @@ enum AttributedStringHooks {
     private static func addAttributesFailure(_ r: CSRObject?, _ attributes: CSRObject?, _ range: CSRRange) -> Violation?
     {
         let length = length(of: r)
-        #if canImport(Darwin)
-        return range.fits(in: length)
-            ? nil
-            : .textMutation(range, length: length, method: "addAttributes:range:", appleMethod: "addAttributes:range:")
-        #else
-        if attributes == nil {
-            return Violation(ExceptionName.invalidArgument, hint: "check the attributes for nil") { _ in
-                "attributes is nil in method -addAttributes:range: in class NSMutableAtrributedString"
-            }
+        if FoundationRules.isApple {
+            return range.fits(in: length)
+                ? nil
+                : .textMutation(
+                    range, length: length, method: "addAttributes:range:", appleMethod: "addAttributes:range:")
         }
-        if !range.endFits(in: UInt(UInt32(truncatingIfNeeded: length))) {
-            return Violation(ExceptionName.range, hint: Hint.text) { _ in
-                "RangeError in method -addAttribute:value:range: in class NSMutableAttributedString"
-            }
-        }
+        if attributes == nil { return .nilAttributes }
+        if !range.endFits(in: UInt(UInt32(truncatingIfNeeded: length))) { return .addAttributesRange }
         guard attributeIndexFits(range.location, length: length) else { return .attributeIndex }
         return wrappedRangeFailure(r, range, length: length)
-        #endif
     }
 
     /// GNUstep, `addAttributes:range:` with a range whose end wraps past 2^64 (its check passed): it reads the run at
@@ -197,14 +184,16 @@ enum AttributedStringHooks {
     // MARK: Reads
 
     /// Whether `attributesAtIndex:` accepts `index`: Apple below length; GNUstep up to length, comparing the low 32
-    /// bits of both.
+    /// bits of both. A valid call runs Apple's check alone (`index < length`); the rules are asked only when it
+    /// fails, where GNUstep accepts more (an attributed string of 2^32 characters or more aside).
     @inline(__always)
     static func attributeIndexFits(_ index: UInt, length: UInt) -> Bool {
-        #if canImport(Darwin)
-        return index < length
-        #else
-        return UInt32(truncatingIfNeeded: index) <= UInt32(truncatingIfNeeded: length)
-        #endif
+        index < length || gnustepAttributeIndexFits(index, length: length)
+    }
+
+    @inline(never)
+    private static func gnustepAttributeIndexFits(_ index: UInt, length: UInt) -> Bool {
+        !FoundationRules.isApple && UInt32(truncatingIfNeeded: index) <= UInt32(truncatingIfNeeded: length)
     }
 
     private static let dictionaryClass = ObjCClass(named: "NSDictionary")
@@ -290,9 +279,7 @@ enum AttributedStringHooks {
         in point: GuardedMethod<StringIMP.AttributesAtIndexInRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
         _ index: UInt, _ effective: UnsafeMutablePointer<CSRRange>?, _ limit: CSRRange
     ) -> CSRObject? {
-        let failure = longestRangeFailure(r, index, limit, name: true) { _ in
-            "RangeError in method -attributesAtIndex:longestEffectiveRange:inRange: in class NSAttributedString"
-        }
+        let failure = longestRangeFailure(r, index, limit, name: true, beyondLimit: .attributesLimit)
         return point.read(r, cmd, failure, recovery: { _ in noAttributes(effective) }) {
             $0(r, cmd, index, effective, limit)
         }
@@ -311,24 +298,19 @@ enum AttributedStringHooks {
         in point: GuardedMethod<StringIMP.AttributeAtIndexInRange>, _ r: CSRObject?, _ cmd: CSRSelector?,
         _ name: CSRObject?, _ index: UInt, _ effective: UnsafeMutablePointer<CSRRange>?, _ limit: CSRRange
     ) -> CSRObject? {
-        let failure = longestRangeFailure(r, index, limit, name: name != nil) {
-            "RangeError in method attribute:atIndex:longestEffectiveRange:inRange: in class \($0)"
-        }
+        let failure = longestRangeFailure(r, index, limit, name: name != nil, beyondLimit: .attributeLimit)
         return point.read(r, cmd, failure, recovery: { _ in noAttributes(effective, dictionary: false) }) {
             $0(r, cmd, name, index, effective, limit)
         }
     }
 
-    /// A limit past the end raises GNUstep's `limitReason` (given the receiver's class); under Apple's rules it is left
-    /// to Foundation (its precondition there is unverified). Then, with a `name`, the index.
+    /// A limit past the end raises GNUstep's `beyondLimit`; under Apple's rules it is left to Foundation (its
+    /// precondition there is unverified). Then, with a `name`, the index.
     private static func longestRangeFailure(
-        _ r: CSRObject?, _ index: UInt, _ limit: CSRRange, name: Bool,
-        limitReason: @escaping (String) -> String
+        _ r: CSRObject?, _ index: UInt, _ limit: CSRRange, name: Bool, beyondLimit: Violation
     ) -> Violation? {
         let length = length(of: r)
-        if !limit.endFits(in: length) {
-            return FoundationRules.isApple ? nil : Violation(ExceptionName.range, hint: Hint.text, reason: limitReason)
-        }
+        if !limit.endFits(in: length) { return FoundationRules.isApple ? nil : beyondLimit }
         return !name || attributeIndexFits(index, length: length) ? nil : .attributeIndex
     }
 

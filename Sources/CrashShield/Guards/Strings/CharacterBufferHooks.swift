@@ -38,7 +38,6 @@ enum CharacterBufferHooks {
 
     /// What the receiver's implementation raises for a range that does not fit, or nil where it accepts it.
     private static func failure(_ r: CSRObject?, _ range: CSRRange, _ length: UInt) -> Violation? {
-        #if !canImport(Darwin)
         if !FoundationRules.isApple, let constant = constantStringClass, let cls = ObjCClass(of: r),
             cls.isKind(of: constant)
         {
@@ -47,18 +46,16 @@ enum CharacterBufferHooks {
             }
             return .constantTextRange(range, method: "getCharacters:range:")
         }
-        #endif
         return .textRange(range, length: length, method: "getCharacters:range:")
     }
 
-    #if !canImport(Darwin)
     /// The class of constant strings, as GNUstep's `+[NSString constantStringClass]` answers it (NSConstantString:
-    /// NXConstantString's implementation under the name the compiler's constant strings use).
+    /// NXConstantString's implementation under the name the compiler's constant strings use). Asked under GNUstep's
+    /// rules only; nil where NSString does not answer it.
     private static let constantStringClass: ObjCClass? = {
         guard let root = ObjCClass(named: "NSString") else { return nil }
         let selector = csr_sel_register("constantStringClass")
         guard csr_object_responds(root.pointer, selector) else { return nil }
         return Messaging.sendObject(root.pointer, selector).map { ObjCClass($0) }
     }()
-    #endif
 }

@@ -49,6 +49,18 @@ const char *css_valid_apple_only_calls(void);
 /// looks at the object; GNUstep's raises (its map table refuses nil).
 void css_cache_set_nil_object_for_nil_key(bool withCost);
 
+/// Calls both Foundations take whose guard takes Apple's branch under Apple's rules (`FoundationRules`, chosen at run
+/// time): GNUstep's answer without CrashShield, Apple's precondition with it. `[orderedSet(a) objectAtIndex:2^32]`
+/// (GNUstep cuts the index to 32 bits: "a"); `[orderedSet(a,b) insertObject:x atIndex:5]` (GNUstep appends);
+/// `[NSMutableSet setWithObjects:{a, nil, b} count:3]` (GNUstep drops the nil); `[NSObject setValue:x forKey:nil]`
+/// (GNUstep goes on to `setValue:forUndefinedKey:`); `[attributed(ab) attributesAtIndex:2 effectiveRange:]` (GNUstep
+/// answers up to the length).
+const char *css_ordered_set_read_at_2_32(void);
+const char *css_ordered_set_insert_past_count(void);
+const char *css_mutable_set_with_nil(void);
+const char *css_set_value_for_nil_key(void);
+const char *css_attributes_at_length(void);
+
 /// The variadic rows Apple raises for (CSSVariadicScenarios.m: `+stringWithFormat:nil`, `appendFormat:nil`, a nil key
 /// in an objects-and-keys list, NSUserDefaults with a nil key), and Apple's reason for each (unverified on a device;
 /// NULL past the end): GNUstep's tests run them under Apple's rules, emulated.
