@@ -5,53 +5,23 @@
 
 #include "CSRTypes.h"
 
-#if defined(__APPLE__)
-#include <objc/runtime.h>
-#include <objc/message.h>
-#elif defined(__OBJC__)
-#include <objc/runtime.h>
-#include <objc/message.h>
-#else
-// GCC's libobjc, seen from C (the Swift importer): declare the one lookup we inline, with opaque types.
-extern CSRIMP objc_msg_lookup(CSRObject receiver, CSRSelector selector);
-#endif
+// The hot-path inlines each runtime answers its own way, in a whole header per runtime (each empty on the other):
+// objc4's, what a phone runs, in Apple/CSRRuntimeApple.h; GCC's libobjc's in GNUstep/CSRRuntimeGNUstep.h.
+//
+//   CSRClass csr_object_getClass(CSRObject object);
+//     The class of an object (the metaclass for a class object); NULL for nil.
+//   CSRIMP csr_msg_lookup(CSRObject receiver, CSRSelector selector);
+//     The implementation a message `selector` sent to `receiver` would run (the forwarding hook when none is found).
+//     Call the result with the method's real signature.
+//   uintptr_t csr_msg_send_word(CSRObject receiver, CSRSelector selector);
+//     `[receiver selector]` for a method that takes no argument and returns a word (NSUInteger, BOOL, an object as a
+//     pointer): the runtime's own message send, 0 for nil (the guards' `count` and `length` checks).
+#include "Apple/CSRRuntimeApple.h"
+#include "GNUstep/CSRRuntimeGNUstep.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/// The class of an object (the metaclass for a class object); NULL for nil. Hot path: inline.
-static inline CSRClass csr_object_getClass(CSRObject object) {
-#if defined(__APPLE__)
-    return (CSR_BRIDGE CSRClass)object_getClass((CSR_BRIDGE id)object);
-#else
-    // GCC's libobjc: the first word of every object is its class pointer (`class_pointer`).
-    return object ? *(CSRClass *)object : (CSRClass)0;
-#endif
-}
-
-/// The implementation a message `selector` sent to `receiver` would run (the forwarding hook when none is found).
-/// Hot path: inline. Call the result with the method's real signature.
-static inline CSRIMP csr_msg_lookup(CSRObject receiver, CSRSelector selector) {
-#if defined(__APPLE__)
-    return (CSRIMP)class_getMethodImplementation(object_getClass((CSR_BRIDGE id)receiver), (SEL)selector);
-#elif defined(__OBJC__)
-    return (CSRIMP)objc_msg_lookup((CSR_BRIDGE id)receiver, (SEL)selector);
-#else
-    return (CSRIMP)objc_msg_lookup(receiver, selector);
-#endif
-}
-
-/// `[receiver selector]` for a method that takes no argument and returns a word (NSUInteger, BOOL, an object as a
-/// pointer): the runtime's own message send, 0 for nil. Hot path: inline (the guards' `count` and `length` checks).
-static inline uintptr_t csr_msg_send_word(CSRObject receiver, CSRSelector selector) {
-#if defined(__APPLE__)
-    return ((uintptr_t (*)(CSRObject, CSRSelector))objc_msgSend)(receiver, selector);
-#else
-    // GCC's libobjc sends a message as a lookup and a call (a nil receiver's lookup answers a method returning 0).
-    return ((uintptr_t (*)(CSRObject, CSRSelector))csr_msg_lookup(receiver, selector))(receiver, selector);
-#endif
-}
 
 // MARK: Classes
 
