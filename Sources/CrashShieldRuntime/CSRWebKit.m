@@ -168,10 +168,3 @@ void csr_webkit_run_panel(
     }
     if (state != NULL) _Block_release(wrapper);
 }
-
-unsigned long csr_webkit_class_list(CSRClass *classes, unsigned long capacity) {
-    // Class pointers only, never retained (ARC: unretained; the runtime keeps its classes).
-    __unsafe_unretained Class *list = (__unsafe_unretained Class *)(void *)classes;
-    int count = objc_getClassList(list, capacity > 0x7fffffff ? 0x7fffffff : (int)capacity);
-    return count < 0 ? 0 : (unsigned long)count;
-}

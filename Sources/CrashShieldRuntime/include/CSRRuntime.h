@@ -46,6 +46,19 @@ const char *csr_class_imagePath(CSRClass cls);
 /// The names of the classes defined in the binary image that defines `cls` (Foundation's, for NSString), in a malloc'd
 /// array (free it; the names belong to the runtime). `*count` gets how many; NULL when unknown.
 const char **csr_copy_class_names_in_image_of(CSRClass cls, unsigned int *count);
+/// The names of the classes defined in the binary image at `imagePath` (as `dladdr` and `csr_class_imagePath` name it),
+/// in a malloc'd array as above; NULL when it has none or is unknown. Apple reads the image's class list without
+/// realizing the rest of the process's classes (objc_copyClassNamesForImage).
+const char **csr_copy_class_names_in_image(const char *imagePath, unsigned int *count);
+/// The app's own classes, found without realizing any other class of the process, in a malloc'd array (free it; NULL
+/// when none); `*count` gets how many. `isAppImage(context, path)` and `isAppClass(context, cls)` say whether a loaded
+/// image or a class is the app's (the caller's one answer: `Session`). objc4: the classes each loaded image
+/// `isAppImage` accepts lists by name (`objc_copyClassNamesForImage`, which realizes no class), looked up by name
+/// (`objc_lookUpClass`); never `objc_getClassList`, which realizes every class of the process first. GCC's libobjc
+/// registers every class at load and keeps no class list per image: its class list, each class `isAppClass` accepts.
+/// Costs and limits: `UIKitGuard.appClasses`.
+CSRClass *csr_copy_app_classes(bool (*isAppImage)(void *context, const char *path),
+                               bool (*isAppClass)(void *context, CSRClass cls), void *context, unsigned int *count);
 
 // MARK: Selectors and methods
 
