@@ -14,7 +14,7 @@
 #include "CSRWebKit.h"
 #include "CSRIncident.h"
 
-#if defined(__APPLE__) && __has_feature(ptrauth_calls)
+#if __has_feature(ptrauth_calls)
 // arm64e (pointer authentication: Apple only; GNUstep has none, and there the qualifiers are empty). libclosure signs
 // every function pointer inside a block with the block key and the address of the field that holds it, and a block's
 // isa as any Objective-C isa (Block_private.h: Block_layout's `__ptrauth_objc_isa_pointer isa` and
