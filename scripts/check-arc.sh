@@ -8,6 +8,8 @@ command -v clang >/dev/null || { echo "clang is not on PATH (it comes with the S
 gcc_include=$(gcc -print-file-name=include)
 files=0
 errors=0
+# Sources/CrashShieldRuntime/Apple compiles to nothing with GNUstep's headers: scripts/check-ownership.sh and
+# scripts/check-apple.sh check it under ARC against an iOS SDK.
 for f in Sources/*/*.m Sources/CrashShieldRuntime/GNUstep/*.m Tools/Sources/*/*.m; do
     files=$((files + 1))
     dir=$(dirname "$f")   # the target's folder (Sources/CrashShieldRuntime/GNUstep is part of CrashShieldRuntime)

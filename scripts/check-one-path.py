@@ -321,6 +321,96 @@ def library_files():
                 yield os.path.join(folder, name)
 
 
+# MARK: Platform blocks in the runtime layer
+#
+# Where objc4 and GCC's libobjc need different code, the runtime layer (Sources/CrashShieldRuntime) keeps it in whole
+# platform units, Apple/CSR<Name>Apple.* and GNUstep/CSR<Name>GNUstep.* (include/Apple/, include/GNUstep/ for headers),
+# behind one interface; a file an iOS engineer reads outside them holds no `#if` that asks which platform or runtime
+# it is. Allowed there: feature tests (`__has_feature(...)`, `__has_attribute(...)`, `__has_include(...)`), architecture
+# tests (`__x86_64__`, `__aarch64__`, `__arm64__`, ...), the object format an assembler writes (`__MACH__`, `__ELF__`:
+# its directives' syntax) and the language (`__OBJC__`, `__cplusplus`).
+
+PLATFORM_MACROS = {"__APPLE__", "__linux__", "__gnu_linux__", "linux", "__unix__", "GNUSTEP", "GNUSTEP_BASE_LIBRARY",
+                   "GNU_RUNTIME", "__GNUSTEP_RUNTIME__", "__OBJC2__", "CSR_UNWIND_AVAILABLE"}
+PLATFORM_UNIT_FOLDERS = ("Apple", "GNUstep")
+# For the share above: an object-format test's Mach-O branch is what iOS compiles, its ELF branch Linux-only.
+C_TRUE.add("__MACH__")
+C_FALSE.add("__ELF__")
+
+
+def platform_conditions(text):
+    """(line number, directive) of each #if / #elif / #ifdef / #ifndef in C `text` whose condition names a platform."""
+    found = []
+    lines = text.split("\n")
+    number = 0
+    while number < len(lines):
+        start = number
+        line = lines[number]
+        while line.endswith("\\") and number + 1 < len(lines):   # a directive continued on the next line
+            number += 1
+            line = line[:-1] + " " + lines[number]
+        number += 1
+        match = re.match(r"^\s*#\s*(if|ifdef|ifndef|elif)\b(.*)$", line)
+        if not match:
+            continue
+        condition = re.sub(r"//.*|/\*.*?\*/", "", match.group(2))
+        if set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", condition)) & PLATFORM_MACROS:
+            found.append((start + 1, line.strip()))
+    return found
+
+
+def is_platform_unit(relative):
+    """Whether a path under Sources/CrashShieldRuntime lies in a platform unit's folder (Apple/, GNUstep/, any depth)."""
+    return any(part in PLATFORM_UNIT_FOLDERS for part in relative.split(os.sep)[:-1])
+
+
+def platform_block_self_test():
+    """The detector on known cases: it must keep finding what it exists to find. Failures, or an empty list."""
+    cases = [
+        ("#if defined(__APPLE__)\n#include <dlfcn.h>\n#endif\n", [1]),
+        ("int a;\n#ifdef GNUSTEP\n#endif\n", [2]),
+        ("#if defined(__x86_64__)\n#elif defined(__linux__)\n#endif\n", [2]),
+        ("#if !defined(__APPLE__) \\\n    && defined(__x86_64__)\n#endif\n", [1]),
+        ("#  if defined (__APPLE__) && __has_feature(objc_arc)\n#endif\n", [1]),
+        ("#ifndef GNU_RUNTIME\n#endif\n", [1]),
+        ("#if __has_feature(ptrauth_calls)\n#elif defined(__aarch64__) || defined(__arm64__)\n#endif\n", []),
+        ("#if defined(__MACH__)\n#else\n#endif\n#if defined(__OBJC__)\n#endif\n", []),
+        ("#if __has_attribute(musttail) // not __APPLE__\n#endif\n", []),
+        ("// #if defined(__APPLE__) in a comment\nint apple = __APPLE_CC__;\n", []),
+    ]
+    failures = []
+    for text, expected in cases:
+        got = [number for number, _ in platform_conditions(text)]
+        if got != expected:
+            failures.append("self-test: %r: platform conditions on lines %s, expected %s" % (text, got, expected))
+    for relative, unit in [(os.path.join("Apple", "CSRZombieApple.m"), True),
+                           (os.path.join("include", "GNUstep", "CSRRuntimeGNUstep.h"), True),
+                           ("CSRZombie.m", False), (os.path.join("include", "CSRRuntime.h"), False)]:
+        if is_platform_unit(relative) != unit:
+            failures.append("self-test: %s: %s a platform unit" % (relative, "not" if unit else "wrongly"))
+    return failures
+
+
+def runtime_platform_block_failures():
+    """A failure for each platform condition in a runtime-layer file outside the platform units."""
+    failures = ["runtime platform blocks: " + failure for failure in platform_block_self_test()]
+    runtime = os.path.join(SOURCES, "CrashShieldRuntime")
+    for folder, _, names in os.walk(runtime):
+        for name in sorted(names):
+            if os.path.splitext(name)[1] not in (".c", ".m", ".h"):
+                continue
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, runtime)
+            if is_platform_unit(relative):
+                continue
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                for number, directive in platform_conditions(handle.read()):
+                    failures.append("CrashShieldRuntime/%s:%d: `%s` asks the platform in a shared file: move that code "
+                                    "into its platform units (Apple/, GNUstep/) behind one interface"
+                                    % (relative, number, directive))
+    return failures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--min", type=float, default=95.0, help="the least share (%%) of lines compiled for iOS")
@@ -349,6 +439,7 @@ def main():
 
     share = 100.0 * (total - linux) / total if total else 100.0
     failures = []
+    failures += runtime_platform_block_failures()   # "Platform blocks in the runtime layer" above
     if share < arguments.min:
         failures.append("only %.1f%% of the library's lines compile for iOS (at least %.1f%% required)"
                         % (share, arguments.min))

@@ -88,8 +88,10 @@ fi
 
 shopt -s nullglob
 files=()
-# Sources/CrashShieldRuntime/GNUstep: what only GNUstep compiles (the iOS pass sees empty files there).
-for f in Sources/CrashShieldRuntime/*.m Sources/CrashShieldRuntime/GNUstep/*.m Sources/CrashShieldObjC/*.m; do files+=("$f"); done
+# Sources/CrashShieldRuntime/GNUstep: what only GNUstep compiles (the iOS pass sees empty files there); Apple/: what
+# only Apple compiles (the GNUstep pass sees empty files there).
+for f in Sources/CrashShieldRuntime/*.m Sources/CrashShieldRuntime/Apple/*.m Sources/CrashShieldRuntime/GNUstep/*.m \
+    Sources/CrashShieldObjC/*.m; do files+=("$f"); done
 failures=0
 compile_errors=0
 analyzer_warnings=0
@@ -102,7 +104,7 @@ ours() { grep -E '^Sources/CrashShield(Runtime|ObjC)/.*: (warning|error): ' || t
 
 for f in "${files[@]}"; do
     target_dir=$(dirname "$f")
-    [ "$(basename "$target_dir")" = GNUstep ] && target_dir=$(dirname "$target_dir")
+    case "$(basename "$target_dir")" in Apple | GNUstep) target_dir=$(dirname "$target_dir") ;; esac
     name=$(basename "$target_dir")
     includes=(-I "$target_dir/include" -I "$target_dir")
     gnu_blocks=(-fno-blocks)

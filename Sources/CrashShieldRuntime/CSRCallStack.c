@@ -9,11 +9,7 @@
 #include <unwind.h>
 #include <pthread.h>
 #include "CSRCallStack.h"
-#include "CSRCallStackPlatform.h"
-#include "GNUstep/CSRMessageSend.h"   // GNUstep's message sends (an answer of false elsewhere)
-#if defined(__APPLE__)
-#include <objc/message.h>
-#endif
+#include "CSRCallStackPlatform.h"   // what differs between the platforms, message sends included: Apple/, GNUstep/
 #if defined(__has_feature)
 #if __has_feature(ptrauth_calls)
 #include <ptrauth.h>
@@ -72,7 +68,7 @@ const void *csr_enclosing_function(const void *address) {
 /// Whether the byte at `address` lies in the function that starts at `function`. libgcc looks up the byte before
 /// the address it is given (it expects a return address), Apple's libunwind the address itself: one past the byte
 /// asked about lands inside its function with both.
-static bool csr_in_function(const uint8_t *address, const void *function) {
+bool csr_in_function(const uint8_t *address, const void *function) {
     return csr_strip_code_pointer(_Unwind_FindEnclosingFunction((void *)(address + 1))) == csr_strip_code_pointer(function);
 }
 
@@ -172,52 +168,6 @@ static const void *csr_through_stub(const uint8_t *code) {
     return (const void *)csr_strip_code_pointer(*slot);
 }
 
-#if defined(__APPLE__) && (defined(__aarch64__) || defined(__arm64__))
-/// The selector reference an `adrp xN, ref@PAGE; ldr x1, [xN, ref@PAGEOFF]` pair at `load` (the `ldr`) reads, when
-/// the `adrp` is one of the `window` instructions before it; NULL otherwise.
-static CSRSelector csr_arm64_selector_load(const uint32_t *load, const uint32_t *floor) {
-    uint32_t ldr = *load;
-    unsigned base = (ldr >> 5) & 31;
-    for (const uint32_t *at = load - 1; at >= floor && at > load - 8; at--) {
-        if ((*at & 0x9F00001Fu) != (0x90000000u | base)) continue;
-        uint64_t immlo = (*at >> 29) & 3, immhi = (*at >> 5) & 0x7FFFF;
-        int64_t pages = (int64_t)((immhi << 2 | immlo) << 43) >> 31;
-        uintptr_t page = ((uintptr_t)at & ~(uintptr_t)0xFFF) + (uintptr_t)pages;
-        const CSRSelector *ref = (const CSRSelector *)(page + ((ldr >> 10) & 0xFFF) * 8);
-        // A selector reference of the calling image (__objc_selrefs), fixed up by dyld to the unique selector.
-        if (!csr_address_is_mapped(ref, sizeof *ref, load)) return NULL;
-        return *ref;
-    }
-    return NULL;
-}
-
-/// Apple arm64: a `bl` to `objc_msgSend` (or a selector stub, `adrp x1; ldr x1; ...`, which ends in `objc_msgSend`).
-/// The selector: the stub's, or the `ldr x1` of a selector reference among the few instructions before the `bl`, when
-/// nothing else writes x1 in between.
-static bool csr_apple_message_send(const uint32_t *call, const void *callee, const void *function,
-                                   CSRCallBefore *out) {
-    uint32_t stub[2];
-    memcpy(stub, callee, sizeof stub);
-    if ((stub[0] & 0x9F00001Fu) == 0x90000001u && (stub[1] & 0xFFC003FFu) == 0xF9400021u) {
-        out->isMessageSend = true;   // clang's objc_msgSend$<selector> stub (__objc_stubs)
-        out->selector = csr_arm64_selector_load((const uint32_t *)callee + 1, (const uint32_t *)callee);
-        return true;
-    }
-    if (callee != (const void *)csr_strip_code_pointer((const void *)objc_msgSend)) return false;
-    out->isMessageSend = true;
-    for (const uint32_t *at = call - 1; at > call - 12 && csr_in_function((const uint8_t *)at, function); at--) {
-        uint32_t instruction = *at;
-        if ((instruction & 0xFFC0001Fu) == 0xF9400001u) {   // ldr x1, [xN, #imm]
-            out->selector = csr_arm64_selector_load(at, (const uint32_t *)function);
-            return true;
-        }
-        // Anything else that names x1 as its destination (or a branch): the selector is not shown.
-        if ((instruction & 0x1Fu) == 1 || (instruction & 0x7C000000u) == 0x14000000u) return true;
-    }
-    return true;
-}
-#endif
-
 bool csr_call_before(const void *returnAddress, CSRCallBefore *out) {
     if (out == NULL) return false;
     memset(out, 0, sizeof *out);
@@ -264,7 +214,7 @@ bool csr_call_before(const void *returnAddress, CSRCallBefore *out) {
                         && (ret[-5] & 7) != 4);
     if (!indirect) return false;
     out->kind = CSRCallIndirect;
-    csr_gnu_message_send_before(ret, function, out);
+    csr_platform_indirect_message_send(ret, function, out);
     return true;
 #elif defined(__aarch64__) || defined(__arm64__)
     const uint32_t *call = (const uint32_t *)ret - 1;
@@ -276,10 +226,8 @@ bool csr_call_before(const void *returnAddress, CSRCallBefore *out) {
         // A bl's target is code the linker placed in the same image (a function or a stub): read only then.
         if (!csr_address_is_mapped(callee, 20, call)) return false;
         out->kind = CSRCallDirect;
-#if defined(__APPLE__)
-        if (csr_apple_message_send(call, csr_through_stub(callee), function, out)) return true;
-#endif
         const void *target = csr_through_stub(callee);
+        if (csr_platform_direct_message_send(call, target, function, out)) return true;
         out->target = target != NULL && csr_in_function(target, target) ? target : NULL;
         if (out->target == NULL) out->kind = CSRCallUnknown;
         return out->kind != CSRCallUnknown;

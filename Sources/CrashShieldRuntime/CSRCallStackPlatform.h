@@ -17,4 +17,19 @@ void csr_platform_image_details(const void *header, CSRImageInfo *out);
 /// in one image). Apple: a Mach-O image's segments are mapped back to back, from its header on.
 bool csr_platform_range_is_mapped(uintptr_t start, uintptr_t end);
 
+/// Whether the direct call at `call` (arm64: a `bl`, inside `function`) to `callee` (past its stub) sends an
+/// Objective-C message as this runtime sends one; if so it sets `out->isMessageSend` and, when the code shows it,
+/// `out->selector`.
+/// objc4: a `bl` to `objc_msgSend` or to a selector stub (Apple/CSRCallStackApple.c). GCC's libobjc never sends one
+/// through a direct call: false.
+bool csr_platform_direct_message_send(const void *call, const void *callee, const void *function, CSRCallBefore *out);
+
+/// The indirect call that `returnAddress` returns from (x86_64, inside `function`): sets `out->isMessageSend` and
+/// `out->selector` when it calls the IMP a message lookup just answered, as GCC's libobjc sends a message
+/// (GNUstep/CSRMessageSend.c). objc4 sends through `objc_msgSend`, a direct call: nothing.
+void csr_platform_indirect_message_send(const uint8_t *returnAddress, const void *function, CSRCallBefore *out);
+
+/// Whether the byte at `address` lies in the function that starts at `function` (CSRCallStack.c).
+bool csr_in_function(const uint8_t *address, const void *function);
+
 #endif

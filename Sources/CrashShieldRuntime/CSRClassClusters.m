@@ -18,10 +18,11 @@
 #include <string.h>
 #include "CSRClassClusters.h"
 #include "CSRMemory.h"
+#include "CSRClassClustersPlatform.h"   // the samples only one Foundation makes: Apple/, GNUstep/
 
 /// The samples of one family: classes that are a kind of `family` and, for an immutable family (NSArray), not of its
 /// mutable public subclass (NSMutableArray), which has its own family.
-typedef struct CSRClassSet { Class family; Class mutableFamily; CSRClass *out; int max; int count; } CSRClassSet;
+struct CSRClassSet { Class family; Class mutableFamily; CSRClass *out; int max; int count; };
 
 static void csr_add_class(CSRClassSet *set, Class cls) {
     if (cls == Nil || ![cls isSubclassOfClass: set->family]) return;
@@ -34,6 +35,8 @@ static void csr_add(CSRClassSet *set, id object) {
     if (object == nil) return;
     csr_add_class(set, object_getClass(object));   // Apple: also for tagged pointers (the class comes from the tag)
 }
+
+void csr_cluster_add(CSRClassSet *set, id object) { csr_add(set, object); }
 
 /// The classes clang's constant literals use. `@[...]` and `@{...}` of compile-time constants are emitted as data in
 /// the binary whose isa is `OBJC_CLASS_$_NSConstantArray` or `OBJC_CLASS_$_NSConstantDictionary` (numbers:
@@ -94,6 +97,8 @@ static NSArray *csr_items(NSUInteger count) {
     return [NSArray arrayWithArray: items];
 }
 
+NSArray *csr_cluster_items(NSUInteger count) { return csr_items(count); }
+
 /// Sizes that select different storage on Apple: empty, single, small, large.
 static const NSUInteger csr_sizes[] = { 0, 1, 3, 40 };
 #define CSR_SIZE_COUNT (sizeof csr_sizes / sizeof csr_sizes[0])
@@ -136,11 +141,7 @@ static void csr_array_samples(CSRClassSet *set) {
     csr_add(set, [@"a,b" componentsSeparatedByString: @","]);
     csr_add(set, [[NSDictionary dictionaryWithObject: @"v" forKey: @"k"] allKeys]);
     csr_add_json(set);
-#if defined(__APPLE__)
-    // Toll-free bridged arrays (system APIs hand them out).
-    csr_add(set, CFBridgingRelease(CFArrayCreate(NULL, NULL, 0, &kCFTypeArrayCallBacks)));
-    csr_add(set, CFBridgingRelease(CFArrayCreateMutable(NULL, 0, &kCFTypeArrayCallBacks)));
-#endif
+    csr_cluster_platform_samples(set, CSRClusterArrays);   // Apple: toll-free bridged arrays
 }
 
 static void csr_dictionary_samples(CSRClassSet *set) {
@@ -156,14 +157,7 @@ static void csr_dictionary_samples(CSRClassSet *set) {
     csr_add(set, [set->family dictionaryWithObject: @"v" forKey: @"k"]);
     csr_add(set, [NSMutableDictionary dictionaryWithCapacity: 4]);
     csr_add_json(set);
-#if defined(__APPLE__)
-    // Shared-key dictionaries (GNUstep Base 1.28 has no +sharedKeySetForKeys:).
-    csr_add(set, [NSMutableDictionary dictionaryWithSharedKeySet: [NSDictionary sharedKeySetForKeys: csr_items(2)]]);
-    csr_add(set, CFBridgingRelease(CFDictionaryCreate(NULL, NULL, NULL, 0, &kCFTypeDictionaryKeyCallBacks,
-                                                      &kCFTypeDictionaryValueCallBacks)));
-    csr_add(set, CFBridgingRelease(CFDictionaryCreateMutable(NULL, 0, &kCFTypeDictionaryKeyCallBacks,
-                                                             &kCFTypeDictionaryValueCallBacks)));
-#endif
+    csr_cluster_platform_samples(set, CSRClusterDictionaries);   // Apple: shared-key and toll-free bridged dictionaries
 }
 
 static void csr_set_samples(CSRClassSet *set, BOOL ordered) {
@@ -175,10 +169,7 @@ static void csr_set_samples(CSRClassSet *set, BOOL ordered) {
     csr_add(set, ordered ? (id)[NSMutableOrderedSet orderedSetWithCapacity: 4] : (id)[NSMutableSet setWithCapacity: 4]);
     if (!ordered) {
         csr_add(set, [NSCountedSet setWithArray: csr_items(2)]);
-#if defined(__APPLE__)
-        csr_add(set, CFBridgingRelease(CFSetCreate(NULL, NULL, 0, &kCFTypeSetCallBacks)));
-        csr_add(set, CFBridgingRelease(CFSetCreateMutable(NULL, 0, &kCFTypeSetCallBacks)));
-#endif
+        csr_cluster_platform_samples(set, CSRClusterSets);   // Apple: toll-free bridged sets
     }
 }
 
@@ -212,11 +203,7 @@ static void csr_string_samples(CSRClassSet *set) {
     csr_add(set, [attributed string]);
     csr_add(set, [attributed mutableString]);
     csr_add_json(set);
-#if defined(__APPLE__)
-    csr_add(set, CFBridgingRelease(CFStringCreateWithCString(NULL, "a CoreFoundation string, longer than a tag",
-                                                             kCFStringEncodingUTF8)));
-    csr_add(set, CFBridgingRelease(CFStringCreateMutable(NULL, 0)));
-#endif
+    csr_cluster_platform_samples(set, CSRClusterStrings);   // Apple: toll-free bridged strings
 }
 
 static void csr_attributed_string_samples(CSRClassSet *set) {

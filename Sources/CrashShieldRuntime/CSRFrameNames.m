@@ -1,12 +1,10 @@
 // CSRFrameNames.m: names a call site's function from the Objective-C runtime (see CSRFrameNames.h).
-#define _GNU_SOURCE 1
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include "CSRFrameNames.h"
+#include "CSRRuntime.h"
 #if __has_feature(ptrauth_calls)
 #include <ptrauth.h>
 #endif
@@ -42,11 +40,9 @@ static bool csr_class_method_named(Class cls, uintptr_t start, char *out, size_t
 
 bool csr_method_name_for_function(uintptr_t start, const char *imagePath, char *out, size_t size) {
     if (start == 0 || imagePath == NULL || out == NULL || size == 0) return false;
-#if defined(__APPLE__)
-    // Only the image's own classes: objc_copyClassNamesForImage reads the image's class list without realizing the
-    // rest of the process's classes (objc4: objc-runtime-new.mm).
+    // Only the image's own classes (Apple: read from its class list without realizing the rest of the process's).
     unsigned int count = 0;
-    const char **names = objc_copyClassNamesForImage(imagePath, &count);
+    const char **names = csr_copy_class_names_in_image(imagePath, &count);
     bool found = false;
     for (unsigned int index = 0; index < count && !found; index++) {
         Class cls = objc_getClass(names[index]);
@@ -54,21 +50,4 @@ bool csr_method_name_for_function(uintptr_t start, const char *imagePath, char *
     }
     free(names);
     return found;
-#else
-    // GCC's libobjc has no per-image class list: every class, kept when its data lies in the image.
-    int count = objc_getClassList(NULL, 0);
-    if (count <= 0) return false;
-    Class *classes = (Class *)calloc((size_t)count, sizeof(Class));
-    if (classes == NULL) return false;
-    count = objc_getClassList(classes, count);
-    bool found = false;
-    for (int index = 0; index < count && !found; index++) {
-        Dl_info info;
-        if (dladdr((CSR_BRIDGE void *)classes[index], &info) == 0 || info.dli_fname == NULL) continue;
-        if (strcmp(info.dli_fname, imagePath) != 0) continue;
-        found = csr_class_method_named(classes[index], start, out, size);
-    }
-    free(classes);
-    return found;
-#endif
 }

@@ -8,10 +8,7 @@
 #include "CSRRuntime.h"
 #include "CSRCallStack.h"
 #include "CSRMemory.h"
-
-#if defined(__APPLE__)
-#include <dispatch/dispatch.h>
-#endif
+#include "CSRMainThreadPlatform.h"   // running a call on the main thread later: Apple/, GNUstep/
 
 // MARK: Main-thread calls
 
@@ -75,21 +72,7 @@ static int csr_call_shape_in_pool(const char *types) {
     }
 }
 
-/// One call waiting for the main thread.
-@interface CSRMainCall : NSObject {
-@public
-    id receiver;
-    SEL selector;
-    IMP implementation;
-    CSRCallShape shape;
-    id object;
-    long word;
-    double number;
-    CSRRect rect;
-}
-- (void)run;
-@end
-
+/// One call waiting for the main thread (its interface: CSRMainThreadPlatform.h).
 @implementation CSRMainCall
 - (void)run {
     switch (shape) {
@@ -258,19 +241,6 @@ CSRIMP csr_main_trampoline(CSRCallShape shape, const CSRHookTable *table, long s
     return found;
 }
 
-#if defined(__APPLE__)
-static void csr_main_call_run(void *context) {
-#if __has_feature(objc_arc)
-    CSRMainCall *call = (__bridge_transfer CSRMainCall *)context;
-    @autoreleasepool { [call run]; }
-#else
-    CSRMainCall *call = (CSRMainCall *)context;
-    @autoreleasepool { [call run]; }
-    [call release];
-#endif
-}
-#endif
-
 void csr_call_on_main(CSRObject receiver, CSRSelector selector, CSRIMP implementation, CSRCallShape shape,
                       const void *argument) {
     CSRMainCall *call = [[CSRMainCall alloc] init];
@@ -287,12 +257,6 @@ void csr_call_on_main(CSRObject receiver, CSRSelector selector, CSRIMP implement
     case CSRCallShapeRect: if (argument) memcpy(&call->rect, argument, sizeof call->rect); break;
     case CSRCallShapeNone: break;
     }
-#if defined(__APPLE__) && __has_feature(objc_arc)
-    dispatch_async_f(dispatch_get_main_queue(), (__bridge_retained void *)call, csr_main_call_run);
-#elif defined(__APPLE__)
-    dispatch_async_f(dispatch_get_main_queue(), (void *)call, csr_main_call_run);   // released by the call
-#else
-    [call performSelectorOnMainThread: @selector(run) withObject: nil waitUntilDone: NO];
+    csr_main_run_later(call);
     CSR_RELEASE(call);
-#endif
 }

@@ -51,24 +51,9 @@ void csr_notification_post(CSRObject center, CSRObject name, CSRObject object, C
 
 CSRObject csr_nsthread_main(void) { return CSR_PASS_BORROWED([NSThread mainThread]); }   // lives for the process
 
-// MARK: What the running center does with deallocated observers
-
-static bool csr_emulateAppleCenter;
-
-bool csr_notification_center_forgets_deallocated_observers(void) {
-#if defined(__APPLE__)
-    // Foundation release notes (OS X 10.11, iOS 9): NSNotificationCenter no longer sends notifications to registered
-    // selector-based observers that may be deallocated (it holds them as zeroing references). Block-based observers
-    // (addObserverForName:object:queue:usingBlock:) still need removal: their token keeps the block alive.
-    if (@available(macOS 10.11, iOS 9.0, tvOS 9.0, watchOS 2.0, *)) return true;
-    return false;
-#else
-    // GNUstep Base 1.28 keeps a raw pointer and messages a deallocated observer (a post to one crashes: SIGSEGV).
-    return csr_emulateAppleCenter;
-#endif
-}
-
-void csr_test_emulateAppleNotificationCenter(bool emulate) { csr_emulateAppleCenter = emulate; }
+// What the running center does with deallocated observers (`csr_notification_center_forgets_deallocated_observers`,
+// `csr_test_emulateAppleNotificationCenter`): each Foundation's answer is a whole file, Apple/CSRNotificationApple.m
+// and GNUstep/CSRNotificationGNUstep.m.
 
 // MARK: Trampolines
 

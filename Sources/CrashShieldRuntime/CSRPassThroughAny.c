@@ -39,7 +39,8 @@ __attribute__((visibility("hidden"), used)) uintptr_t csr_pass_any_lookup(long i
 #endif
 }
 
-#if defined(__APPLE__)
+// The assembler's syntax for symbols and local labels: the object format's (Mach-O on Apple, else ELF).
+#if defined(__MACH__)
 #define CSR_ASM_SYMBOL(name) "_" #name
 #define CSR_ASM_LOCAL(name) "L" #name
 #define CSR_ASM_DECLARE(name) ".private_extern _" #name "\n"

@@ -14,7 +14,7 @@
 #include "CSRWebKit.h"
 #include "CSRIncident.h"
 
-#if defined(__APPLE__) && __has_feature(ptrauth_calls)
+#if __has_feature(ptrauth_calls)
 // arm64e (pointer authentication: Apple only; GNUstep has none, and there the qualifiers are empty). libclosure signs
 // every function pointer inside a block with the block key and the address of the field that holds it, and a block's
 // isa as any Objective-C isa (Block_private.h: Block_layout's `__ptrauth_objc_isa_pointer isa` and
@@ -167,11 +167,4 @@ void csr_webkit_run_panel(
         ((CSRAlertPanelIMP)original)(delegate, selector, webView, text, frame, (CSRObject)wrapper);
     }
     if (state != NULL) _Block_release(wrapper);
-}
-
-unsigned long csr_webkit_class_list(CSRClass *classes, unsigned long capacity) {
-    // Class pointers only, never retained (ARC: unretained; the runtime keeps its classes).
-    __unsafe_unretained Class *list = (__unsafe_unretained Class *)(void *)classes;
-    int count = objc_getClassList(list, capacity > 0x7fffffff ? 0x7fffffff : (int)capacity);
-    return count < 0 ? 0 : (unsigned long)count;
 }

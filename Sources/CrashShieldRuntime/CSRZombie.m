@@ -12,10 +12,7 @@
 #include "CSRRuntime.h"
 #include "CSRException.h"
 #include "CSRMemory.h"
-
-#if defined(__APPLE__)
-#include <dlfcn.h>
-#endif
+#include "CSRZombiePlatform.h"   // what differs between objc4 and GCC's libobjc: Apple/, GNUstep/
 
 // MARK: Zombies
 
@@ -79,10 +76,7 @@ __attribute__((objc_root_class))
 @implementation CSRZombie
 + (void)initialize {}
 + (BOOL)resolveInstanceMethod:(SEL)selector {
-    const char *types = NULL;
-#if !defined(__APPLE__)
-    types = sel_getTypeEncoding(selector);
-#endif
+    const char *types = csr_zombie_selector_types(selector);
     class_addMethod((Class)self, selector, (IMP)csr_zombie_message, types ? types : "@@:");
     return YES;
 }
@@ -98,15 +92,6 @@ __attribute__((objc_root_class))
 
 CSRClass csr_zombie_class(void) { return (CSR_BRIDGE CSRClass)(Class)objc_getClass("CSRZombie"); }   // Apple: id
 
-#if defined(__APPLE__)
-/// objc_destructInstance, which ARC code may not name: C++/ARC ivars, associated objects, weak references.
-static void csr_destruct_instance(void *object) {
-    static void *(*destruct)(void *);
-    if (destruct == NULL) destruct = (void *(*)(void *))dlsym(RTLD_DEFAULT, "objc_destructInstance");
-    if (destruct != NULL) destruct(object);
-}
-#endif
-
 /// A class by name, looked up once (the zombie classes never go away).
 static Class csr_cached_class(void **cache, const char *name) {
     void *cls = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
@@ -121,42 +106,14 @@ void csr_zombie_make(CSRObject object) {
     if (object == NULL) return;
     static void *zombieClass;
     Class zombie = csr_cached_class(&zombieClass, "CSRZombie");
-#if defined(__APPLE__)
-    csr_destruct_instance(object);
-    object_setClass((CSR_BRIDGE id)object, zombie);
-#else
-    // GCC's libobjc: C++ destructors (.cxx_destruct), when a class in the chain has them, as NSDeallocateObject
-    // would run them. No associated objects, no weak references.
-    Class cls = object_getClass((CSR_BRIDGE id)object);
-    static SEL destructSelector;
-    if (destructSelector == NULL) destructSelector = sel_registerName(".cxx_destruct");
-    // The dispatch table answers whether any class in the chain has one (class_getInstanceMethod would search
-    // every method list of the chain, and ask +resolveInstanceMethod: when none has it).
-    if (class_respondsToSelector(cls, destructSelector)) {
-        IMP previous = NULL;
-        for (Class c = cls; c != Nil; c = class_getSuperclass(c)) {
-            Method method = class_getInstanceMethod(c, destructSelector);
-            if (method == NULL) break;
-            IMP imp = method_getImplementation(method);
-            if (imp != previous) ((void (*)(id, SEL))imp)((CSR_BRIDGE id)object, destructSelector);
-            previous = imp;
-        }
-    }
-    *(Class *)object = zombie;
-#endif
+    csr_zombie_destroy_and_set_class(object, zombie);
 }
 
 void csr_zombie_free(CSRObject object) {
     if (object == NULL) return;
     static void *corpseClass;
     Class corpse = csr_cached_class(&corpseClass, "CSRZombieCorpse");
-#if defined(__APPLE__)
-    object_setClass((CSR_BRIDGE id)object, corpse);
-    free(object);   // objc_destructInstance ran when it became a zombie
-#else
-    *(Class *)object = corpse;
-    NSDeallocateObject((CSR_BRIDGE id)object);   // the root -dealloc's work, on a class without destructors
-#endif
+    csr_zombie_free_as(object, corpse);
 }
 
 // MARK: The zombie pool

@@ -6,6 +6,7 @@
 #include <mach-o/loader.h>
 #include <pthread.h>
 #include <string.h>
+#include <objc/message.h>
 #include "../CSRCallStackPlatform.h"
 
 int csr_backtrace(void **frames, int max) {
@@ -51,5 +52,66 @@ void csr_platform_image_details(const void *header, CSRImageInfo *out) {
         }
         cursor += command->cmdsize;
     }
+}
+
+// MARK: Message sends
+
+#if defined(__aarch64__) || defined(__arm64__)
+/// The selector reference an `adrp xN, ref@PAGE; ldr x1, [xN, ref@PAGEOFF]` pair at `load` (the `ldr`) reads, when
+/// the `adrp` is one of the `window` instructions before it; NULL otherwise.
+static CSRSelector csr_arm64_selector_load(const uint32_t *load, const uint32_t *floor) {
+    uint32_t ldr = *load;
+    unsigned base = (ldr >> 5) & 31;
+    for (const uint32_t *at = load - 1; at >= floor && at > load - 8; at--) {
+        if ((*at & 0x9F00001Fu) != (0x90000000u | base)) continue;
+        uint64_t immlo = (*at >> 29) & 3, immhi = (*at >> 5) & 0x7FFFF;
+        int64_t pages = (int64_t)((immhi << 2 | immlo) << 43) >> 31;
+        uintptr_t page = ((uintptr_t)at & ~(uintptr_t)0xFFF) + (uintptr_t)pages;
+        const CSRSelector *ref = (const CSRSelector *)(page + ((ldr >> 10) & 0xFFF) * 8);
+        // A selector reference of the calling image (__objc_selrefs), fixed up by dyld to the unique selector.
+        if (!csr_address_is_mapped(ref, sizeof *ref, load)) return NULL;
+        return *ref;
+    }
+    return NULL;
+}
+
+/// arm64: a `bl` to `objc_msgSend` (or a selector stub, `adrp x1; ldr x1; ...`, which ends in `objc_msgSend`). The
+/// selector: the stub's, or the `ldr x1` of a selector reference among the few instructions before the `bl`, when
+/// nothing else writes x1 in between.
+static bool csr_arm64_message_send(const uint32_t *call, const void *callee, const void *function,
+                                   CSRCallBefore *out) {
+    uint32_t stub[2];
+    memcpy(stub, callee, sizeof stub);
+    if ((stub[0] & 0x9F00001Fu) == 0x90000001u && (stub[1] & 0xFFC003FFu) == 0xF9400021u) {
+        out->isMessageSend = true;   // clang's objc_msgSend$<selector> stub (__objc_stubs)
+        out->selector = csr_arm64_selector_load((const uint32_t *)callee + 1, (const uint32_t *)callee);
+        return true;
+    }
+    if (callee != (const void *)csr_strip_code_pointer((const void *)objc_msgSend)) return false;
+    out->isMessageSend = true;
+    for (const uint32_t *at = call - 1; at > call - 12 && csr_in_function((const uint8_t *)at, function); at--) {
+        uint32_t instruction = *at;
+        if ((instruction & 0xFFC0001Fu) == 0xF9400001u) {   // ldr x1, [xN, #imm]
+            out->selector = csr_arm64_selector_load(at, (const uint32_t *)function);
+            return true;
+        }
+        // Anything else that names x1 as its destination (or a branch): the selector is not shown.
+        if ((instruction & 0x1Fu) == 1 || (instruction & 0x7C000000u) == 0x14000000u) return true;
+    }
+    return true;
+}
+#endif
+
+bool csr_platform_direct_message_send(const void *call, const void *callee, const void *function, CSRCallBefore *out) {
+#if defined(__aarch64__) || defined(__arm64__)
+    return csr_arm64_message_send((const uint32_t *)call, callee, function, out);
+#else
+    (void)call; (void)callee; (void)function; (void)out;
+    return false;   // asked only by the arm64 decoding
+#endif
+}
+
+void csr_platform_indirect_message_send(const uint8_t *returnAddress, const void *function, CSRCallBefore *out) {
+    (void)returnAddress; (void)function; (void)out;   // objc4 sends through objc_msgSend, a direct call
 }
 #endif

@@ -3,7 +3,9 @@
 #if defined(__APPLE__)
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
+#include <mach-o/dyld.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include "CSRRuntime.h"
 #include "../CSRRuntimePlatform.h"
 
@@ -28,6 +30,35 @@ const char **csr_copy_class_names_in_image_of(CSRClass cls, unsigned int *count)
     // The image's class list, read without realizing its classes.
     const char *image = class_getImageName((CSR_BRIDGE Class)cls);
     return image ? objc_copyClassNamesForImage(image, count) : NULL;
+}
+
+const char **csr_copy_class_names_in_image(const char *imagePath, unsigned int *count) {
+    if (count) *count = 0;
+    if (imagePath == NULL || count == NULL) return NULL;
+    return objc_copyClassNamesForImage(imagePath, count);   // objc4: objc-runtime-new.mm
+}
+
+CSRClass *csr_copy_app_classes(bool (*isAppImage)(void *context, const char *path),
+                               bool (*isAppClass)(void *context, CSRClass cls), void *context, unsigned int *count) {
+    (void)isAppClass;   // every class of an app image is the app's
+    *count = 0;
+    CSRClass *classes = NULL;
+    uint32_t images = _dyld_image_count();
+    for (uint32_t index = 0; index < images; index++) {
+        const char *image = _dyld_get_image_name(index);
+        if (image == NULL || !isAppImage(context, image)) continue;
+        unsigned int found = 0;
+        const char **names = objc_copyClassNamesForImage(image, &found);
+        if (names == NULL) continue;
+        CSRClass *grown = found > 0 ? (CSRClass *)realloc(classes, sizeof(CSRClass) * (*count + found)) : NULL;
+        if (grown != NULL) classes = grown;
+        for (unsigned int name = 0; grown != NULL && name < found; name++) {
+            Class cls = objc_lookUpClass(names[name]);
+            if (cls != Nil) classes[(*count)++] = (CSR_BRIDGE CSRClass)cls;
+        }
+        free(names);
+    }
+    return classes;
 }
 
 CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation) {

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include "../CSRCallStackPlatform.h"
+#include "CSRMessageSend.h"
 
 #if defined(__x86_64__) || defined(__aarch64__)
 // The nongnu libunwind (Debian: libunwind8, headers in libunwind-dev), local unwinding only, loaded privately
@@ -113,5 +114,14 @@ bool csr_platform_range_is_mapped(uintptr_t start, uintptr_t end) {
 void csr_platform_image_details(const void *header, CSRImageInfo *out) {
     (void)header;
     (void)out;
+}
+
+bool csr_platform_direct_message_send(const void *call, const void *callee, const void *function, CSRCallBefore *out) {
+    (void)call; (void)callee; (void)function; (void)out;
+    return false;   // GCC's libobjc looks the IMP up, then calls it indirectly
+}
+
+void csr_platform_indirect_message_send(const uint8_t *returnAddress, const void *function, CSRCallBefore *out) {
+    (void)csr_gnu_message_send_before(returnAddress, function, out);
 }
 #endif

@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "CSRRuntime.h"
@@ -60,31 +61,62 @@ const char *csr_class_imagePath(CSRClass cls) {
     return NULL;
 }
 
-const char **csr_copy_class_names_in_image_of(CSRClass cls, unsigned int *count) {
-    if (count) *count = 0;
-    if (cls == NULL || count == NULL) return NULL;
-    // No image class list in GCC's libobjc: every class, kept where dladdr finds the same image.
-    Dl_info anchor;
-    if (!dladdr(cls, &anchor) || anchor.dli_fbase == NULL) return NULL;
+/// Every registered class, in a malloc'd array (NULL when none): GCC's libobjc registers every class at load and keeps
+/// no class list per image.
+static CSRClass *csr_gnu_copy_class_list(int *count) {
     int total = objc_getClassList(NULL, 0);
-    if (total <= 0) return NULL;
-    Class *classes = (Class *)malloc(sizeof(Class) * (size_t)total);
-    const char **names = (const char **)malloc(sizeof(const char *) * (size_t)total);
-    if (classes == NULL || names == NULL) {
-        free(classes);
-        free(names);
-        return NULL;
-    }
-    total = objc_getClassList(classes, total);
+    CSRClass *classes = total > 0 ? (CSRClass *)calloc((size_t)total, sizeof(CSRClass)) : NULL;
+    // Class pointers only, never retained (ARC: unretained; the runtime keeps its classes).
+    *count = classes ? objc_getClassList((__unsafe_unretained Class *)(void *)classes, total) : 0;
+    return classes;
+}
+
+/// The names of the registered classes where dladdr finds an image `inImage` accepts, as csr_copy_class_names_in_image.
+static const char **csr_gnu_copy_class_names(bool (*inImage)(const Dl_info *info, const void *image), const void *image,
+                                             unsigned int *count) {
+    int total = 0;
+    CSRClass *classes = csr_gnu_copy_class_list(&total);
+    const char **names = classes ? (const char **)malloc(sizeof(const char *) * (size_t)total) : NULL;
     unsigned int found = 0;
-    for (int i = 0; i < total; i++) {
+    for (int i = 0; names != NULL && i < total; i++) {
         Dl_info info;
-        if (dladdr((CSR_BRIDGE void *)classes[i], &info) && info.dli_fbase == anchor.dli_fbase)
-            names[found++] = class_getName(classes[i]);
+        if (dladdr(classes[i], &info) && inImage(&info, image))
+            names[found++] = class_getName((CSR_BRIDGE Class)classes[i]);
     }
     free(classes);
     *count = found;
     return names;
+}
+
+static bool csr_gnu_image_at(const Dl_info *info, const void *base) { return info->dli_fbase == base; }
+static bool csr_gnu_image_named(const Dl_info *info, const void *path) {
+    return info->dli_fname != NULL && strcmp(info->dli_fname, (const char *)path) == 0;
+}
+
+const char **csr_copy_class_names_in_image_of(CSRClass cls, unsigned int *count) {
+    if (count) *count = 0;
+    if (cls == NULL || count == NULL) return NULL;
+    Dl_info anchor;
+    if (!dladdr(cls, &anchor) || anchor.dli_fbase == NULL) return NULL;
+    return csr_gnu_copy_class_names(csr_gnu_image_at, anchor.dli_fbase, count);
+}
+
+const char **csr_copy_class_names_in_image(const char *imagePath, unsigned int *count) {
+    if (count) *count = 0;
+    if (imagePath == NULL || count == NULL) return NULL;
+    return csr_gnu_copy_class_names(csr_gnu_image_named, imagePath, count);
+}
+
+CSRClass *csr_copy_app_classes(bool (*isAppImage)(void *context, const char *path),
+                               bool (*isAppClass)(void *context, CSRClass cls), void *context, unsigned int *count) {
+    (void)isAppImage;
+    int total = 0;
+    CSRClass *classes = csr_gnu_copy_class_list(&total);
+    *count = 0;
+    for (int i = 0; i < total; i++) {
+        if (isAppClass(context, classes[i])) classes[(*count)++] = classes[i];
+    }
+    return classes;
 }
 
 CSRIMP csr_class_replaceOwnMethod(CSRClass cls, CSRSelector selector, CSRIMP implementation) {

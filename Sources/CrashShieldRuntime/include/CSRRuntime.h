@@ -5,53 +5,23 @@
 
 #include "CSRTypes.h"
 
-#if defined(__APPLE__)
-#include <objc/runtime.h>
-#include <objc/message.h>
-#elif defined(__OBJC__)
-#include <objc/runtime.h>
-#include <objc/message.h>
-#else
-// GCC's libobjc, seen from C (the Swift importer): declare the one lookup we inline, with opaque types.
-extern CSRIMP objc_msg_lookup(CSRObject receiver, CSRSelector selector);
-#endif
+// The hot-path inlines each runtime answers its own way, in a whole header per runtime (each empty on the other):
+// objc4's, what a phone runs, in Apple/CSRRuntimeApple.h; GCC's libobjc's in GNUstep/CSRRuntimeGNUstep.h.
+//
+//   CSRClass csr_object_getClass(CSRObject object);
+//     The class of an object (the metaclass for a class object); NULL for nil.
+//   CSRIMP csr_msg_lookup(CSRObject receiver, CSRSelector selector);
+//     The implementation a message `selector` sent to `receiver` would run (the forwarding hook when none is found).
+//     Call the result with the method's real signature.
+//   uintptr_t csr_msg_send_word(CSRObject receiver, CSRSelector selector);
+//     `[receiver selector]` for a method that takes no argument and returns a word (NSUInteger, BOOL, an object as a
+//     pointer): the runtime's own message send, 0 for nil (the guards' `count` and `length` checks).
+#include "Apple/CSRRuntimeApple.h"
+#include "GNUstep/CSRRuntimeGNUstep.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/// The class of an object (the metaclass for a class object); NULL for nil. Hot path: inline.
-static inline CSRClass csr_object_getClass(CSRObject object) {
-#if defined(__APPLE__)
-    return (CSR_BRIDGE CSRClass)object_getClass((CSR_BRIDGE id)object);
-#else
-    // GCC's libobjc: the first word of every object is its class pointer (`class_pointer`).
-    return object ? *(CSRClass *)object : (CSRClass)0;
-#endif
-}
-
-/// The implementation a message `selector` sent to `receiver` would run (the forwarding hook when none is found).
-/// Hot path: inline. Call the result with the method's real signature.
-static inline CSRIMP csr_msg_lookup(CSRObject receiver, CSRSelector selector) {
-#if defined(__APPLE__)
-    return (CSRIMP)class_getMethodImplementation(object_getClass((CSR_BRIDGE id)receiver), (SEL)selector);
-#elif defined(__OBJC__)
-    return (CSRIMP)objc_msg_lookup((CSR_BRIDGE id)receiver, (SEL)selector);
-#else
-    return (CSRIMP)objc_msg_lookup(receiver, selector);
-#endif
-}
-
-/// `[receiver selector]` for a method that takes no argument and returns a word (NSUInteger, BOOL, an object as a
-/// pointer): the runtime's own message send, 0 for nil. Hot path: inline (the guards' `count` and `length` checks).
-static inline uintptr_t csr_msg_send_word(CSRObject receiver, CSRSelector selector) {
-#if defined(__APPLE__)
-    return ((uintptr_t (*)(CSRObject, CSRSelector))objc_msgSend)(receiver, selector);
-#else
-    // GCC's libobjc sends a message as a lookup and a call (a nil receiver's lookup answers a method returning 0).
-    return ((uintptr_t (*)(CSRObject, CSRSelector))csr_msg_lookup(receiver, selector))(receiver, selector);
-#endif
-}
 
 // MARK: Classes
 
@@ -76,6 +46,19 @@ const char *csr_class_imagePath(CSRClass cls);
 /// The names of the classes defined in the binary image that defines `cls` (Foundation's, for NSString), in a malloc'd
 /// array (free it; the names belong to the runtime). `*count` gets how many; NULL when unknown.
 const char **csr_copy_class_names_in_image_of(CSRClass cls, unsigned int *count);
+/// The names of the classes defined in the binary image at `imagePath` (as `dladdr` and `csr_class_imagePath` name it),
+/// in a malloc'd array as above; NULL when it has none or is unknown. Apple reads the image's class list without
+/// realizing the rest of the process's classes (objc_copyClassNamesForImage).
+const char **csr_copy_class_names_in_image(const char *imagePath, unsigned int *count);
+/// The app's own classes, found without realizing any other class of the process, in a malloc'd array (free it; NULL
+/// when none); `*count` gets how many. `isAppImage(context, path)` and `isAppClass(context, cls)` say whether a loaded
+/// image or a class is the app's (the caller's one answer: `Session`). objc4: the classes each loaded image
+/// `isAppImage` accepts lists by name (`objc_copyClassNamesForImage`, which realizes no class), looked up by name
+/// (`objc_lookUpClass`); never `objc_getClassList`, which realizes every class of the process first. GCC's libobjc
+/// registers every class at load and keeps no class list per image: its class list, each class `isAppClass` accepts.
+/// Costs and limits: `UIKitGuard.appClasses`.
+CSRClass *csr_copy_app_classes(bool (*isAppImage)(void *context, const char *path),
+                               bool (*isAppClass)(void *context, CSRClass cls), void *context, unsigned int *count);
 
 // MARK: Selectors and methods
 

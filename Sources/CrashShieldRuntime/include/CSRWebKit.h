@@ -34,12 +34,6 @@ void csr_webkit_run_panel(
     CSRIMP original, CSRObject delegate, CSRSelector selector, CSRWebKitPanel panel, CSRObject webView,
     CSRObject text, CSRObject defaultText, CSRObject frame, CSRObject handler);
 
-/// Fills `classes` (up to `capacity`) with the classes registered now (`objc_getClassList`); returns how many there
-/// are (may exceed `capacity`). Used on GNUstep only: GCC's libobjc registers every class at load and initializes
-/// none here. On Apple objc4's `objc_getClassList` realizes every class of the process first (`realizeAllClasses`):
-/// the guard reads the app's own images' class lists there instead (UIKitGuard.appClasses).
-unsigned long csr_webkit_class_list(CSRClass *classes, unsigned long capacity);
-
 #ifdef __cplusplus
 }
 #endif

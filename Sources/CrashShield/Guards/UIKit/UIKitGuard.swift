@@ -1,10 +1,6 @@
 import CrashShieldRuntime.Internal
 import Foundation
 
-#if canImport(Darwin)
-import MachO  // _dyld_image_count, _dyld_get_image_name
-#endif
-
 /// Opt-in (`GuardCategory.uikit`): UIKit and Core Animation calls that raise, among the most frequent crashes of iOS
 /// apps. The call is skipped and reported (the receiver is left as it was); debug mode raises what UIKit raises.
 /// - `-[CALayer setPosition:]`, `setBounds:`, `setFrame:` with a NaN component (usually through `-[UIView setFrame:]`
@@ -177,7 +173,8 @@ enum UIKitGuard {
 
     static var panelPoints: [AnyHookPoint] { [alertPanel, confirmPanel, textInputPanel] }
 
-    /// The app's classes (`Session.isAppClass`), found without realizing any other class of the process.
+    /// The app's classes (`Session.isAppClass`), found without realizing any other class of the process: the runtime
+    /// layer's `csr_copy_app_classes` (CSRRuntime.h), asking the session which images and classes are the app's.
     /// Apple: each loaded image the app owns (`Session.isAppImage`) lists its classes by name
     /// (`objc_copyClassNamesForImage` reads the image's class list without realizing its classes); only those are
     /// looked up. `objc_getClassList` is not used there: objc4's realizes every class of every loaded image first
@@ -189,30 +186,25 @@ enum UIKitGuard {
     /// hooks installed after `start()`, which the engine does not do yet.
     /// Limit: objc4 maps only a `Module.Class` name back to its class, so a nested or `private` Swift class is not
     /// found there.
-    /// GNUstep: GCC's libobjc registers every class at load, so its class list is read and asked by image.
+    /// GNUstep: GCC's libobjc registers every class at load, so its class list is read and asked by class.
     static func appClasses() -> [ObjCClass] {
         guard let session = Session.current.load(ordering: .acquiring) else { return [] }
-        #if canImport(Darwin)
-        var classes: [ObjCClass] = []
-        for index in 0..<_dyld_image_count() {
-            guard let image = _dyld_get_image_name(index), session.isAppImage(String(cString: image)) else { continue }
-            var count: UInt32 = 0
-            guard let names = objc_copyClassNamesForImage(image, &count) else { continue }
-            defer { free(names) }
-            for name in UnsafeBufferPointer(start: names, count: Int(count)) {
-                if let cls = ObjCClass(named: String(cString: name)) { classes.append(cls) }
-            }
+        var count: UInt32 = 0
+        let list = withExtendedLifetime(session) {
+            csr_copy_app_classes(
+                { context, path in
+                    guard let context, let path else { return false }
+                    let session = Unmanaged<Session>.fromOpaque(context).takeUnretainedValue()
+                    return session.isAppImage(String(cString: path))
+                },
+                { context, cls in
+                    guard let context, let cls else { return false }
+                    let session = Unmanaged<Session>.fromOpaque(context).takeUnretainedValue()
+                    return session.isAppClass(ObjCClass(cls)) == true
+                }, Unmanaged.passUnretained(session).toOpaque(), &count)
         }
-        return classes
-        #else
-        var all = [CSRClass?](repeating: nil, count: 4096)
-        var count = Int(csr_webkit_class_list(&all, UInt(all.count)))
-        if count > all.count {
-            all = [CSRClass?](repeating: nil, count: count + 256)
-            count = min(Int(csr_webkit_class_list(&all, UInt(all.count))), all.count)
-        }
-        return all.prefix(count).compactMap { $0.map(ObjCClass.init) }.filter { session.isAppClass($0) == true }
-        #endif
+        defer { free(list) }
+        return UnsafeBufferPointer(start: list, count: Int(count)).compactMap { $0.map(ObjCClass.init) }
     }
 
     /// Those of `candidates` that implement `selector` themselves; of a chain of such classes, the topmost only (one

@@ -1,11 +1,12 @@
-// GNUstep/CSRDeallocating.m: `csr_object_is_deallocating` on GNUstep (CSRDeallocating.h; Apple's is
-// CSRDeallocating.m). GNUstep Base has no deallocating flag: `-release` resets the count to 0 and sends `-dealloc`
-// (NSObject.m, `objc_release_fast_no_destroy_internal`), so an object inside its `-dealloc` looks like any object
-// with one reference. It counts as deallocating while a `-dealloc` implementation of its class chain is on this
-// thread's stack: the frame of the function the class (or a superclass) answers for `dealloc`, or, where the dealloc
-// watcher hooked that class, of the original it keeps (its trampoline tail-calls, leaving no frame of its own). Another
-// object of the same classes deallocating on this thread and messaging this one counts too: the call then runs in
-// place, as without CrashShield, which is never worse than running it later.
+// CSRDeallocatingGNUstep.m: `csr_object_is_deallocating` on GNUstep (CSRDeallocating.h). A phone never compiles this
+// file: objc4 keeps a deallocating flag, which Apple/CSRDeallocatingApple.m asks. GNUstep Base has no deallocating
+// flag: `-release` resets the count to 0 and sends `-dealloc` (NSObject.m, `objc_release_fast_no_destroy_internal`), so
+// an object inside its `-dealloc` looks like any object with one reference. It counts as deallocating while a
+// `-dealloc` implementation of its class chain is on this thread's stack: the frame of the function the class (or a
+// superclass) answers for `dealloc`, or, where the dealloc watcher hooked that class, of the original it keeps (its
+// trampoline tail-calls, leaving no frame of its own). Another object of the same classes deallocating on this thread
+// and messaging this one counts too: the call then runs in place, as without CrashShield, which is never worse than
+// running it later.
 #if !defined(__APPLE__)
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>

@@ -1,5 +1,5 @@
-// CSRDeallocating.m: see CSRDeallocating.h. Apple only; GNUstep's is GNUstep/CSRDeallocating.m (it has no
-// deallocating flag to ask).
+// CSRDeallocatingApple.m: `csr_object_is_deallocating` on Apple (CSRDeallocating.h): the code a phone runs. GNUstep's
+// is GNUstep/CSRDeallocatingGNUstep.m (it has no deallocating flag to ask).
 #if defined(__APPLE__)
 #import <Foundation/Foundation.h>
 #include <objc/runtime.h>
