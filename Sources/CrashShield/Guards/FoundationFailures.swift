@@ -161,7 +161,9 @@ extension Violation {
 
     /// GNUstep only: NSString's generic `rangeOfCharacterFromSet:options:range:` (NXConstantString's too) reads the
     /// set's `characterIsMember:` through `[nil methodForSelector:]`, a NULL function, at the range's first character.
-    static let nilCharacterSetCrash = Violation("SIGSEGV", hint: "check the character set for nil before the call") {
+    static let nilCharacterSetCrash = Violation(
+        .segmentationFault, hint: "check the character set for nil before the call"
+    ) {
         cls in
         "-[\(cls) rangeOfCharacterFromSet:options:range:] with a nil set: GNUstep calls NULL for the first character"
     }
@@ -217,7 +219,7 @@ extension Violation {
     /// GNUstep only: a range whose end passes 2^64 passes `replaceOccurrencesOfString:withString:options:range:`'s
     /// wrapping check (`NSMaxRange(range) > length`) and its search reads far past the string.
     static func replaceOccurrencesWrap(_ range: CSRRange) -> Violation {
-        Violation("SIGSEGV", hint: Hint.text) { cls in
+        Violation(.segmentationFault, hint: Hint.text) { cls in
             "-[\(cls) \(replaceOccurrencesSelector)] with range {\(range.location), \(range.length)}: its end passes 2^64, GNUstep searches past the string"
         }
     }
@@ -336,7 +338,7 @@ extension Violation {
     /// GNUstep only: a data mutation that GNUstep's own checks let through and that then copies or moves bytes past
     /// the end of the data's buffer (it dies of SIGSEGV, or corrupts the heap first).
     static func dataOverrun(_ range: CSRRange, length: UInt, method: String) -> Violation {
-        Violation("SIGSEGV", hint: "check the range against length before the call") { cls in
+        Violation(.segmentationFault, hint: "check the range against length before the call") { cls in
             "-[\(cls) \(method)] with range {\(range.location), \(range.length)} and length \(length): "
                 + "GNUstep writes past the end of the data's buffer"
         }
@@ -345,7 +347,7 @@ extension Violation {
     /// The same violation, with `gnustep` as its reason under GNUstep's rules.
     private func withGNUstepReason(_ gnustep: String) -> Violation {
         let reason = self.reason
-        return Violation(exception, hint: hint) { FoundationRules.isApple ? reason($0) : gnustep }
+        return Violation(failure, hint: hint) { FoundationRules.isApple ? reason($0) : gnustep }
     }
 
     // MARK: Wording
@@ -385,7 +387,7 @@ extension Violation {
     static func nullBytes(length: UInt, encoding: UInt, mutable: Bool) -> Violation {
         let readsMark = mutable && ((encoding == 10 && length >= 2) || (encoding == 4 && length >= 3))
         if FoundationRules.isApple || readsMark {
-            return Violation("SIGSEGV", hint: Hint.nilCString) { cls in
+            return Violation(.segmentationFault, hint: Hint.nilCString) { cls in
                 "-[\(cls) initWithBytes:length:encoding:] with NULL bytes and length \(length): the bytes are read"
             }
         }

@@ -133,9 +133,8 @@ enum MainThreadGuard {
             Incident(
                 .mainThreadUI, receiver: receiver, selector: cmd,
                 Violation(exceptionName, hint: hint) { _ in uikitReason },
-                details: details,
-                raised: (exceptionName, { _ in loudReason }), point: point,
-                unrecovered: .raiseWhenLoud))
+                details: details, point: point,
+                unrecovered: .raiseWhenLoud(Incident.Exception(name: exceptionName) { _ in loudReason })))
         return verdict == .recover && deallocating == nil
     }
 }

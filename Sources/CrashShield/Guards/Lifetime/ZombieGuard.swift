@@ -94,9 +94,9 @@ enum ZombieGuard {
         }
         return Incident(
             .zombie, subject: Incident.Subject(className: className), selector: selectorName,
-            Violation("SIGSEGV", hint: hint) { _ in reason }, details: details,
-            raised: (ExceptionName.internalInconsistency, { _ in reason }),
-            implementation: csr_zombie_message_address(), unrecovered: .raiseInDebug)
+            Violation(.segmentationFault, hint: hint) { _ in reason }, details: details,
+            implementation: csr_zombie_message_address(),
+            unrecovered: .raiseInDebug(Incident.Exception(name: ExceptionName.internalInconsistency) { _ in reason }))
     }
 
     private static func describe(_ frame: StackFrame) -> String {

@@ -108,25 +108,25 @@ enum KVOGuard {
         guard Session.isGuarding(.kvo, receiver) else { return toFoundation() }
         let name = keyPath.flatMap(string)
         guard let observer, let keyPath, let name, !name.isEmpty else {
-            let exception: String, reason: String
+            let failure: Violation.Failure, reason: String
             if observer == nil {
-                exception = ExceptionName.invalidArgument; reason = "observer is nil"
+                failure = .exception(name: ExceptionName.invalidArgument); reason = "observer is nil"
             } else if keyPath == nil {
                 #if canImport(Darwin)
-                exception = ExceptionName.invalidArgument; reason = "key path is nil"
+                failure = .exception(name: ExceptionName.invalidArgument); reason = "key path is nil"
                 #else
-                exception = "SIGSEGV"; reason = "key path is nil (GNUstep dereferences it)"
+                failure = .segmentationFault; reason = "key path is nil (GNUstep dereferences it)"
                 #endif
             } else {
-                exception = ExceptionName.range; reason = emptyKeyPathReason
+                failure = .exception(name: ExceptionName.range); reason = emptyKeyPathReason
             }
             // Failing loudly raises Foundation's exception here: GNUstep's own path for an empty key path goes
             // through -substringFromIndex:, which the string guard would stop (and report) a second time.
+            let violation = Violation(failure, hint: "pass an observer and a non-empty key path") { _ in reason }
             if IncidentPath.handle(
                 Incident(
-                    .kvo, receiver: receiver, selector: cmd,
-                    Violation(exception, hint: "pass an observer and a non-empty key path") { _ in reason },
-                    point: addObserver, unrecovered: .raiseWhenLoud)) == .recover
+                    .kvo, receiver: receiver, selector: cmd, violation, point: addObserver,
+                    unrecovered: .raiseWhenLoud(violation))) == .recover
             {
                 return
             }
@@ -255,13 +255,13 @@ enum KVOGuard {
             Incident(
                 .kvo, subject: Incident.Subject(className: className), selector: observeSelector,
                 Violation(
-                    deadObserverException,
+                    deadObserverFailure,
                     hint:
                         "remove the observer (removeObserver:forKeyPath:) before it is deallocated, e.g. in its -dealloc"
                 ) { _ in
                     "An instance of \(className) was deallocated while still observing the key paths \(keyPaths.joined(separator: ", ")); CrashShield removed its registrations, so no change is sent to it (without CrashShield the next change would be sent to the freed object)"
                 },
-                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
+                implementation: DeallocWatcher.deallocPoint.replacementAddress, unrecovered: .alreadyHandled))
     }
 
     /// An observed object's `-dealloc` returned with observers still registered, where Foundation raises for that
@@ -276,21 +276,21 @@ enum KVOGuard {
                 ) { _ in
                     "An instance \(GuardFailure.address(UnsafeRawPointer(bitPattern: address))) of class \(className) was deallocated while key value observers were still registered with it (key paths: \(keyPaths.joined(separator: ", "))); CrashShield removed them"
                 },
-                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
+                implementation: DeallocWatcher.deallocPoint.replacementAddress, unrecovered: .alreadyHandled))
     }
 
     // MARK: Helpers
 
     static let observeSelector = "observeValueForKeyPath:ofObject:change:context:"
     #if canImport(Darwin)
-    static let deadObserverException = "EXC_BAD_ACCESS"
+    static let deadObserverFailure = Violation.Failure.signal(name: "EXC_BAD_ACCESS")
     static let unhandledException = ExceptionName.internalInconsistency
     static let emptyKeyPathReason = "key path is empty"
     static func unhandledReason(_ cls: String, keyPath: String) -> String {
         "<\(cls)>: An -observeValueForKeyPath:ofObject:change:context: message was received but not handled.\nKey path: \(keyPath)"
     }
     #else
-    static let deadObserverException = "SIGSEGV"
+    static let deadObserverFailure = Violation.Failure.segmentationFault
     static let unhandledException = ExceptionName.invalidArgument
     static let emptyKeyPathReason = "in substringWithRange:, range { 1, 18446744073709551615 } extends beyond size (0)"
     static func unhandledReason(_ cls: String, keyPath: String) -> String {

@@ -146,7 +146,7 @@ enum NotificationGuard {
     /// An observer's `-dealloc` returned while it was still registered: it was removed before it was freed.
     static func observerDied(className: String, selector: String, names: [String]) {
         let violation = Violation(
-            deadObserverException,
+            deadObserverFailure,
             hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc"
         ) { _ in
             "An instance of \(className) was deallocated while still registered for the notifications \(names.joined(separator: ", ")) (selector \(selector)); it was removed from the notification center"
@@ -155,12 +155,12 @@ enum NotificationGuard {
             Incident(
                 .notification, subject: Incident.Subject(className: className), selector: selector,
                 violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
-                alreadyHandled: true))
+                unrecovered: .alreadyHandled))
     }
 
     /// What the post would have crashed with. Only where the center messages dead observers (GNUstep); Apple's never
     /// does, and nothing is reported there.
-    static let deadObserverException = "SIGSEGV"
+    static let deadObserverFailure = Violation.Failure.segmentationFault
 
     // MARK: Helpers
 

@@ -106,7 +106,7 @@ enum TimerGuard {
     static func targetFreed(className: String, selectors: [String]) {
         let selector = selectors.first ?? "?"
         let violation = Violation(
-            freedTargetException,
+            freedTargetFailure,
             hint:
                 "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)"
         ) { _ in
@@ -116,11 +116,11 @@ enum TimerGuard {
             Incident(
                 .timer, subject: Incident.Subject(className: className), selector: selector,
                 violation, implementation: DeallocWatcher.deallocPoint.replacementAddress,
-                alreadyHandled: true))
+                unrecovered: .alreadyHandled))
     }
 
     /// What the timer's next fire would have crashed with (a message to freed memory), named as the zombie guard does.
-    static let freedTargetException = "SIGSEGV"
+    static let freedTargetFailure = Violation.Failure.segmentationFault
 }
 
 extension GuardDeclaration {
