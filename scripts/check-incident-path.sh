@@ -10,7 +10,10 @@
 #   3. the C layer raises for no guard: `csr_raise(` appears only in CSRException.m (its definition) and in
 #      CSRZombie.m's zombie message when no incident handler is registered (nothing Swift could judge);
 #   4. the hook engine (Sources/CrashShield/Runtime/) names no guard type and no part of the failure path: guards
-#      name the engine, not the reverse.
+#      name the engine, not the reverse;
+#   5. a violation says how the original fails: a signal's name ("SIGSEGV", Apple's "EXC_BAD_ACCESS") is written
+#      only as a `Violation.Failure.signal(name:)`, never where an exception's name goes (failing loudly would raise
+#      an exception named after the signal instead of letting the original die of it).
 #   scripts/check-incident-path.sh [PACKAGE_ROOT]     (default: this package)
 set -euo pipefail
 root=$(cd "${1:-$(dirname "$0")/..}" && pwd)
@@ -40,6 +43,9 @@ raises=$(code 'csr_raise\(' Sources/CrashShieldRuntime/CSRZombie.m | wc -l)
 hits=$(code '\b(GuardFailure|Violation|GuardContext|Interception|Incident|IncidentPath|Verdict|GuardCategory|GuardDeclaration|GuardRegistry|Session)\b' \
        $(find Sources/CrashShield/Runtime -name '*.swift' | sort))
 [ -z "$hits" ] || fail "the hook engine (Sources/CrashShield/Runtime) names no guard and no part of the failure path:"$'\n'"$hits"
+
+hits=$(code '"(SIG[A-Z]+|EXC_[A-Z_]+)"' $swift_files $path | grep -v '\.signal(name: "' || true)
+[ -z "$hits" ] || fail "a signal is a Violation.Failure.signal(name:), never an exception's name:"$'\n'"$hits"
 
 [ "$status" = 0 ] && echo "check-incident-path: one incident path ($path)"
 exit "$status"

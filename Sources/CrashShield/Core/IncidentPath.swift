@@ -1,19 +1,44 @@
 import Foundation
 import CrashShieldRuntime.Internal
 
-/// Why the running Foundation would fail a call: the exception (or the signal it dies of), its reason (built only when
-/// reported or raised, from the subject's class name) and what the developer should check. Built by the constructors
-/// in `FoundationFailures`, the one place that words Foundation's failures. Three words, no more: a guarded method's
-/// replacement keeps room for one on its stack (what the incident adds is the incident's, built off the valid path).
+/// Why the running Foundation would fail a call: how it fails (`Failure`: the exception it raises, or the signal it
+/// dies of), its reason (built only when reported or raised, from the subject's class name) and what the developer
+/// should check. Built by the constructors in `FoundationFailures`, the one place that words Foundation's failures.
+/// Three parts, no more: a guarded method's replacement keeps room for one on its stack (what the incident adds is the
+/// incident's, built off the valid path).
 struct Violation {
-    let exception: String
+    /// How the original fails: the one thing the incident path asks of a violation besides its words.
+    enum Failure {
+        /// It raises this Objective-C exception (NSRangeException...): failing loudly may raise it in its place.
+        case exception(name: String)
+        /// It dies of this signal (a NULL or freed pointer dereferenced, a buffer overrun): nothing can raise or
+        /// catch it, so failing loudly lets the original fail as it would.
+        case signal(name: String)
+
+        /// A NULL or freed pointer dereferenced, a read or write past a buffer.
+        static let segmentationFault = Failure.signal(name: "SIGSEGV")
+
+        /// The report's `exceptionName`.
+        var name: String {
+            switch self {
+            case .exception(let name), .signal(let name): name
+            }
+        }
+    }
+
+    let failure: Failure
     let hint: String
     let reason: (String) -> String
 
-    init(_ exception: String, hint: String, reason: @escaping (String) -> String) {
-        self.exception = exception
+    init(_ failure: Failure, hint: String, reason: @escaping (String) -> String) {
+        self.failure = failure
         self.hint = hint
         self.reason = reason
+    }
+
+    /// A violation whose original raises the Objective-C exception `exception` (`ExceptionName`).
+    init(_ exception: String, hint: String, reason: @escaping (String) -> String) {
+        self.init(.exception(name: exception), hint: hint, reason: reason)
     }
 }
 
@@ -29,9 +54,10 @@ enum Verdict {
 }
 
 /// One stopped call, whatever stopped it (a Swift replacement, a C trampoline, a variadic trampoline, a message to a
-/// zombie, a dead observer or timer target, a WebKit panel handler released uncalled): the guard, the subject, the
-/// selector, the violation and the call site. Judged and carried out by `IncidentPath.handle`, the one door to the
-/// reports.
+/// zombie, a dead observer or timer target, a WebKit panel handler released uncalled), in four parts: who (the guard,
+/// the subject, the selector), what (the violation and the report's details), where (`Site`: the hook that stopped it
+/// and its caller) and how it ends when it is not recovered (`Unrecovered`). Judged and carried out by
+/// `IncidentPath.handle`, the one door to the reports.
 struct Incident {
     /// What the call was made on.
     struct Subject {
@@ -64,93 +90,114 @@ struct Incident {
         }
     }
 
-    /// Where the call was made: the replacement that stopped it, and where its caller is relative to it.
+    /// Where the call was stopped: the replacement that stopped it, where its caller is relative to it, and what the
+    /// verdict asks of the two.
     struct Site {
         /// The replacement that stopped the call, to find the caller's frame.
         var implementation: UnsafeRawPointer?
         var callSite: CallSite = .directCaller
+        /// The hook that stopped the call is still in its chain (a hook reverted in place passes calls through).
+        var hookIsActive = true
+        /// Whether a call made by Foundation's own code is recovered too. Not for messages nothing answers
+        /// (`.pastForwarding`): Foundation sending `-length` to an NSNumber it was handed, or `-copyWithZone:` to a
+        /// key that is no NSCopying, would go on with the made-up answer (an empty string, a nil key stored) and change
+        /// the app's object; passed through, Foundation raises as it would without CrashShield. Nor for a guarded
+        /// method that declares it (`GuardedMethod.leavingFoundationCallersAlone`): a read into the caller's buffer,
+        /// which Foundation's own code would go on to use unfilled.
+        var recoversFoundationCallers = true
     }
 
-    /// How a call that is not recovered goes on.
+    /// An Objective-C exception the incident path raises: its name, and its reason from the subject's class name.
+    struct Exception {
+        let name: String
+        let reason: (String) -> String
+    }
+
+    /// How a call that is not recovered goes on, and what the incident path raises for it.
     enum Unrecovered {
         /// The caller runs the original, or lets the original's exception go on: Foundation fails as without
-        /// CrashShield.
+        /// CrashShield, also when failing loudly (a failure by signal cannot be raised: the original fails as it
+        /// would).
         case original
-        /// Failing loudly raises Foundation's exception in the incident path (the original is never reached: guards
-        /// on the methods it calls cannot stop the same failure again); passing through runs the original. A failure
-        /// by signal ("SIGSEGV") cannot be raised: the original fails as it would.
-        case raiseWhenLoud
-        /// There is no original to run (a message nothing answers): passing through and failing loudly both raise
-        /// what the runtime raises.
-        case raise
+        /// Failing loudly raises the exception in the incident path (the original is never reached: guards on the
+        /// methods it calls cannot stop the same failure again); passing through runs the original.
+        case raiseWhenLoud(Exception)
+        /// There is no original to run (a message nothing answers): passing through and failing loudly both raise the
+        /// exception the runtime raises.
+        case raiseAlways(Exception)
         /// There is no original, and without CrashShield nothing would be raised but a crash (a message to a freed
         /// object): passing through answers nil unless the guard is on in debug mode; failing loudly raises.
-        case raiseInDebug
+        case raiseInDebug(Exception)
+        /// Nothing is left to fail: CrashShield dealt with it before anything failed (an observer deallocated while
+        /// registered was removed). Never fails loudly; the report says `.recovered`.
+        case alreadyHandled
+
+        /// Failing loudly raises the violation's own exception; a violation by signal cannot be raised, and the
+        /// original runs (`.original`).
+        static func raiseWhenLoud(_ violation: Violation) -> Unrecovered {
+            switch violation.failure {
+            case .exception(let name): .raiseWhenLoud(Exception(name: name, reason: violation.reason))
+            case .signal: .original
+            }
+        }
+
+        /// What the incident path raises for `verdict`; nil: the hook acts on the verdict itself.
+        func raised(for verdict: Verdict) -> Exception? {
+            switch (verdict, self) {
+            case (.recover, _), (_, .original), (_, .alreadyHandled), (.passThrough, .raiseWhenLoud):
+                return nil
+            case (.failLoudly, .raiseWhenLoud(let exception)), (_, .raiseAlways(let exception)),
+                (_, .raiseInDebug(let exception)):
+                return exception
+            }
+        }
     }
 
+    // Who.
     var category: GuardCategory
     var subject: Subject
     var selector: String
+    // What.
     var violation: Violation
     /// The violation's details for the report (the key, the thread, the deallocation stack...).
     var details: [String: String]
-    /// What failing loudly raises when it is not a copy of the violation's exception and reason: a message to a freed
-    /// object is reported as the SIGSEGV it would be and raised as an NSInternalInconsistencyException; an off-main
-    /// call raises a longer reason than it reports.
-    var raised: (exception: String, reason: (String) -> String)?
+    // Where.
     var site: Site
+    // How it ends.
     var unrecovered: Unrecovered
-    /// Whether a call made by Foundation's own code is recovered too. Not for messages nothing answers
-    /// (`.pastForwarding`): Foundation sending `-length` to an NSNumber it was handed, or `-copyWithZone:` to a key
-    /// that is no NSCopying, would go on with the made-up answer (an empty string, a nil key stored) and change the
-    /// app's object; passed through, Foundation raises as it would without CrashShield. Nor for a guarded method that
-    /// declares it (`GuardedMethod.leavingFoundationCallersAlone`): a read into the caller's buffer, which Foundation's
-    /// own code would go on to use unfilled.
-    var recoversFoundationCallers: Bool
-    /// CrashShield dealt with it before anything failed (an observer deallocated while registered was removed):
-    /// nothing fails, in any mode; the report says `.recovered`.
-    var alreadyHandled = false
-    /// The hook that stopped the call is still in its chain (a hook reverted in place passes calls through).
-    var hookIsActive = true
 
     /// A call on a receiver, stopped by `point` (its replacement, or `implementation` when another stopped it: a
     /// trampoline of one slot; nil `point`: not a hook, or a hook that always stands).
     init(
         _ category: GuardCategory, receiver: CSRObject?, selector: CSRSelector?, _ violation: Violation,
-        details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
-        point: AnyHookPoint? = nil, implementation: UnsafeRawPointer? = nil, callSite: CallSite = .directCaller,
-        unrecovered: Unrecovered = .original
+        details: [String: String] = [:], point: AnyHookPoint? = nil, implementation: UnsafeRawPointer? = nil,
+        callSite: CallSite = .directCaller, unrecovered: Unrecovered = .original
     ) {
         self.category = category
         subject = Subject(receiver: receiver)
         self.selector = selector.map { String(cString: csr_sel_getName($0)) } ?? "(null)"
         self.violation = violation
         self.details = details
-        self.raised = raised
-        site = Site(implementation: implementation ?? point?.replacementAddress, callSite: callSite)
+        site = Site(
+            implementation: implementation ?? point?.replacementAddress, callSite: callSite,
+            hookIsActive: point?.isActive(for: receiver) ?? true,
+            recoversFoundationCallers: callSite != .pastForwarding)
         self.unrecovered = unrecovered
-        recoversFoundationCallers = callSite != .pastForwarding
-        hookIsActive = point?.isActive(for: receiver) ?? true
     }
 
     /// An incident that is not a method call on a live receiver (an observer that died, a timer whose target is gone):
     /// named by its subject.
     init(
         _ category: GuardCategory, subject: Subject, selector: String, _ violation: Violation,
-        details: [String: String] = [:], raised: (exception: String, reason: (String) -> String)? = nil,
-        implementation: UnsafeRawPointer?, alreadyHandled: Bool = false,
-        unrecovered: Unrecovered = .original
+        details: [String: String] = [:], implementation: UnsafeRawPointer?, unrecovered: Unrecovered = .original
     ) {
         self.category = category
         self.subject = subject
         self.selector = selector
         self.violation = violation
         self.details = details
-        self.raised = raised
         site = Site(implementation: implementation)
         self.unrecovered = unrecovered
-        self.alreadyHandled = alreadyHandled
-        recoversFoundationCallers = true
     }
 }
 
@@ -166,9 +213,10 @@ enum IncidentPath {
         var location: CallStack.Location?
     }
 
-    /// Judges `incident`, records it (unless it passes through) and carries the verdict out: raises Foundation's
-    /// exception where the incident fails loudly by raising, and otherwise returns the verdict for the hook to act on
-    /// (`.recover`: a safe value or a skipped mutation; anything else: go on as without CrashShield). In debug mode a
+    /// Judges `incident`, records it (unless it passes through) and carries the verdict out: raises the exception its
+    /// `Unrecovered` carries where that verdict raises (`Unrecovered.raised(for:)`), and otherwise returns the verdict
+    /// for the hook to act on (`.recover`: a safe value or a skipped mutation; anything else: go on as without
+    /// CrashShield). In debug mode a
     /// loud failure waits (briefly) until its report was delivered, so the developer sees it before the crash.
     @inline(never)
     static func handle(_ incident: Incident) -> Verdict {
@@ -178,7 +226,7 @@ enum IncidentPath {
             record(incident, at: location, loud: judgement.verdict == .failLoudly, in: session)
         }
         var verdict = judgement.verdict
-        if verdict == .passThrough, incident.unrecovered == .raiseInDebug {
+        if verdict == .passThrough, case .raiseInDebug = incident.unrecovered {
             // No original to pass to: never worse than the crash it replaces (nil), unless the guard asks to fail.
             let failing =
                 session.map {
@@ -187,23 +235,15 @@ enum IncidentPath {
                 } ?? false
             verdict = failing ? .failLoudly : .recover
         }
-        switch (verdict, incident.unrecovered) {
-        case (.recover, _), (.passThrough, .original), (.passThrough, .raiseWhenLoud), (.failLoudly, .original):
-            return verdict
-        case (.failLoudly, .raiseWhenLoud)
-        where incident.raised == nil && incident.violation.exception.hasPrefix("SIG"):
-            return verdict
-        case (.failLoudly, _), (.passThrough, _):
-            let raised = incident.raised ?? (incident.violation.exception, incident.violation.reason)
-            csr_raise(raised.exception, raised.reason(incident.subject.className))
-        }
+        guard let raised = incident.unrecovered.raised(for: verdict) else { return verdict }
+        csr_raise(raised.name, raised.reason(incident.subject.className))
     }
 
     /// The verdict: pass through when the guard is off, the class excluded or the hook reverted in place (or the call
     /// is Foundation's own where the incident does not recover those); fail loudly in debug mode for a call from the
     /// app's own code; recover otherwise.
     static func judge(_ incident: Incident, in session: Session?) -> Judgement {
-        guard incident.hookIsActive, let session, session.isEnabled(incident.category) else {
+        guard incident.site.hookIsActive, let session, session.isEnabled(incident.category) else {
             return Judgement(verdict: .passThrough)
         }
         if let cls = incident.subject.cls, session.isExcluded(cls) { return Judgement(verdict: .passThrough) }
@@ -215,13 +255,14 @@ enum IncidentPath {
             of: site.implementation, callSite: site.callSite,
             maxDepth: configuration.limits.maxStackDepth, isAppImage: session.isAppImage)
         let fromAppCode = location.callerImage.map(session.isAppImage) ?? true
-        if !incident.recoversFoundationCallers,
+        if !site.recoversFoundationCallers,
             location.directCallerIsFoundation
                 || location.callerImage.map(CallStack.foundationImages.contains) ?? false
         {
             return Judgement(verdict: .passThrough)
         }
-        let loud = configuration.mode(for: incident.category) == .debug && fromAppCode && !incident.alreadyHandled
+        if case .alreadyHandled = incident.unrecovered { return Judgement(verdict: .recover, location: location) }
+        let loud = configuration.mode(for: incident.category) == .debug && fromAppCode
         return Judgement(verdict: loud ? .failLoudly : .recover, location: location)
     }
 
@@ -281,7 +322,7 @@ enum IncidentPath {
             signature: Signature.make(
                 incident.category.name, subject.className, incident.selector,
                 subject.isClassMethod ? "+" : "-", callSiteText),
-            category: incident.category, exceptionName: incident.violation.exception, reason: reason,
+            category: incident.category, exceptionName: incident.violation.failure.name, reason: reason,
             className: subject.className, selector: incident.selector, isClassMethod: subject.isClassMethod,
             hint: incident.violation.hint, action: action, details: incident.details,
             thread: CallStack.currentThread(), callStack: frames, callerFrameIndex: location.callerIndex,

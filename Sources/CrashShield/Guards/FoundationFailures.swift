@@ -206,7 +206,9 @@ extension Violation {
 
     /// GNUstep only: NSString's generic `rangeOfCharacterFromSet:options:range:` (NXConstantString's too) reads the
     /// set's `characterIsMember:` through `[nil methodForSelector:]`, a NULL function, at the range's first character.
-    static let nilCharacterSetCrash = Violation("SIGSEGV", hint: "check the character set for nil before the call") {
+    static let nilCharacterSetCrash = Violation(
+        .segmentationFault, hint: "check the character set for nil before the call"
+    ) {
         cls in
         "-[\(cls) rangeOfCharacterFromSet:options:range:] with a nil set: GNUstep calls NULL for the first character"
     }
@@ -260,7 +262,7 @@ extension Violation {
     /// GNUstep only: a range whose end passes 2^64 passes `replaceOccurrencesOfString:withString:options:range:`'s
     /// wrapping check (`NSMaxRange(range) > length`) and its search reads far past the string.
     static func replaceOccurrencesWrap(_ range: CSRRange) -> Violation {
-        Violation("SIGSEGV", hint: Hint.text) { cls in
+        Violation(.segmentationFault, hint: Hint.text) { cls in
             "-[\(cls) \(replaceOccurrencesSelector)] with range {\(range.location), \(range.length)}: its end passes 2^64, GNUstep searches past the string"
         }
     }
@@ -404,7 +406,7 @@ extension Violation {
     /// GNUstep only: a data mutation that GNUstep's own checks let through and that then copies or moves bytes past
     /// the end of the data's buffer (it dies of SIGSEGV, or corrupts the heap first).
     static func dataOverrun(_ range: CSRRange, length: UInt, method: String) -> Violation {
-        Violation("SIGSEGV", hint: "check the range against length before the call") { cls in
+        Violation(.segmentationFault, hint: "check the range against length before the call") { cls in
             "-[\(cls) \(method)] with range {\(range.location), \(range.length)} and length \(length): "
                 + "GNUstep writes past the end of the data's buffer"
         }
@@ -413,7 +415,7 @@ extension Violation {
     /// The same violation, with `gnustep` as its reason under GNUstep's rules.
     private func withGNUstepReason(_ gnustep: String) -> Violation {
         let reason = self.reason
-        return Violation(exception, hint: hint) { FoundationRules.isApple ? reason($0) : gnustep }
+        return Violation(failure, hint: hint) { FoundationRules.isApple ? reason($0) : gnustep }
     }
 
     // MARK: Wording
@@ -450,7 +452,7 @@ extension Violation {
     static func nullBytes(length: UInt, encoding: UInt, mutable: Bool) -> Violation {
         let readsMark = mutable && ((encoding == 10 && length >= 2) || (encoding == 4 && length >= 3))
         if FoundationRules.isApple || readsMark {
-            return Violation("SIGSEGV", hint: Hint.nilCString) { cls in
+            return Violation(.segmentationFault, hint: Hint.nilCString) { cls in
                 "-[\(cls) initWithBytes:length:encoding:] with NULL bytes and length \(length): the bytes are read"
             }
         }
@@ -689,7 +691,7 @@ extension Violation {
     static var kvoNilKeyPath: Violation {
         FoundationRules.isApple
             ? Violation(ExceptionName.invalidArgument, hint: Hint.kvoRegistration) { _ in "key path is nil" }
-            : Violation("SIGSEGV", hint: Hint.kvoRegistration) { _ in "key path is nil (GNUstep dereferences it)" }
+            : Violation(.segmentationFault, hint: Hint.kvoRegistration) { _ in "key path is nil (GNUstep dereferences it)" }
     }
 
     /// `addObserver:forKeyPath:@"" ...`: GNUstep raises from the `substringFromIndex:` it sends.
@@ -726,7 +728,7 @@ extension Violation {
     /// An observer deallocated while still registered: what the next change would have died of.
     static func kvoDeadObserver(className: String, keyPaths: [String]) -> Violation {
         Violation(
-            FoundationRules.isApple ? "EXC_BAD_ACCESS" : "SIGSEGV",
+            FoundationRules.isApple ? .signal(name: "EXC_BAD_ACCESS") : .segmentationFault,
             hint: "remove the observer (removeObserver:forKeyPath:) before it is deallocated, e.g. in its -dealloc"
         ) { _ in
             "An instance of \(className) was deallocated while still observing the key paths \(keyPaths.joined(separator: ", ")); CrashShield removed its registrations, so no change is sent to it (without CrashShield the next change would be sent to the freed object)"
@@ -777,7 +779,7 @@ extension Violation {
     /// post would have died of. (Apple's center never does, and nothing is reported there.)
     static func deadNotificationObserver(className: String, selector: String, names: [String]) -> Violation {
         Violation(
-            "SIGSEGV", hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc"
+            .segmentationFault, hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc"
         ) { _ in
             "An instance of \(className) was deallocated while still registered for the notifications \(names.joined(separator: ", ")) (selector \(selector)); it was removed from the notification center"
         }
@@ -801,7 +803,7 @@ extension Violation {
     /// message to freed memory), named as the zombie guard does.
     static func freedTimerTarget(className: String, selectors: [String]) -> Violation {
         Violation(
-            "SIGSEGV",
+            .segmentationFault,
             hint:
                 "balance retain/release of the timer's target (a release too many, a __bridge_transfer or CFRelease of a reference not owned)"
         ) { _ in
@@ -813,7 +815,7 @@ extension Violation {
     /// word it.
     static func messageToZombie(className: String, selector: String, address: String) -> Violation {
         Violation(
-            "SIGSEGV",
+            .segmentationFault,
             hint: "an object was used after its last release: find the missing retain (a weak/assign reference, "
                 + "an unbalanced release, a delegate or block that outlived its owner)"
         ) { _ in

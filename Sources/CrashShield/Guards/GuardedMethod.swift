@@ -167,8 +167,9 @@ final class GuardedMethod<Signature>: HookPoint<Signature>, @unchecked Sendable 
     @inline(never)
     private func stops(_ receiver: CSRObject?, _ cmd: CSRSelector?, _ violation: Violation) -> Bool {
         var incident = Incident(
-            category, receiver: receiver, selector: cmd, violation, point: self, unrecovered: .raiseWhenLoud)
-        incident.recoversFoundationCallers = recoversFoundationCallers
+            category, receiver: receiver, selector: cmd, violation, point: self,
+            unrecovered: .raiseWhenLoud(violation))
+        incident.site.recoversFoundationCallers = recoversFoundationCallers
         return IncidentPath.handle(incident) == .recover
     }
 

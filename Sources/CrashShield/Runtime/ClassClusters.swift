@@ -52,13 +52,6 @@ struct ClassFamily: Sendable, CustomStringConvertible {
         return owners.map { ($0, height($0)) }
     }
 
-    /// The most-derived owners (height 0): each member reaches `selector` through exactly one of them, or through
-    /// none where it runs an implementation above one (see `owners(of:)`). Class methods: the roots.
-    func hookTargets(for selector: ObjCSelector, kind: MethodKind) -> [ObjCClass] {
-        if kind == .class { return roots }
-        return owners(of: selector).filter { $0.height == 0 }.map(\.cls)
-    }
-
     var description: String {
         "\(roots.map(\.name).joined(separator: "+")): \(members.map(\.name).joined(separator: ", "))"
     }

@@ -185,13 +185,6 @@ final class HookEngine: @unchecked Sendable {
         }?.targetClass
     }
 
-    /// Installs `point` on the class named `className`.
-    @discardableResult
-    func install(_ point: AnyHookPoint, onClassNamed className: String) throws -> Hook {
-        guard let cls = ObjCClass(named: className) else { throw HookError.classNotFound(className) }
-        return try install(point, on: cls)
-    }
-
     func revert(_ hook: Hook) -> Hook.State {
         lock.withLock {
             guard hook.state == .active else { return hook.state }

@@ -1,7 +1,5 @@
 /// Why the hook engine refused or failed a request. Each case says what to change.
 enum HookError: Error, Equatable, CustomStringConvertible {
-    /// No class of that name is registered with the Objective-C runtime.
-    case classNotFound(String)
     /// The class (and its superclasses) do not implement the selector, so there is nothing to hook.
     case methodNotFound(class: String, selector: String)
     /// Hooking this selector would break memory management or class set-up (retain, release, +load, ...).
@@ -19,7 +17,6 @@ enum HookError: Error, Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .classNotFound(let name): return "no Objective-C class named '\(name)' is registered"
         case .methodNotFound(let cls, let sel): return "\(cls) does not implement \(sel); nothing to hook"
         case .forbiddenSelector(let sel): return "\(sel) must never be hooked (memory management or class set-up)"
         case .runtimeRefused(let cls, let sel): return "the Objective-C runtime refused to change \(cls) \(sel)"

@@ -22,7 +22,6 @@ struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable {
     var superclass: ObjCClass? { csr_class_getSuperclass(pointer).map(ObjCClass.init) }
     var metaclass: ObjCClass { ObjCClass(csr_class_getMetaclass(pointer)) }
     var isMetaclass: Bool { csr_class_isMetaClass(pointer) }
-    var instanceSize: Int { csr_class_getInstanceSize(pointer) }
     /// Path of the binary that defines the class.
     var imagePath: String? { csr_class_imagePath(pointer).map { String(cString: $0) } }
     /// Image of the class, or of its nearest superclass with one (a class made at run time, e.g. by KVO, has none).
@@ -40,9 +39,6 @@ struct ObjCClass: Hashable, CustomStringConvertible, @unchecked Sendable {
     func owns(_ selector: ObjCSelector) -> Bool { csr_class_ownsMethod(pointer, selector.pointer) }
     func responds(to selector: ObjCSelector) -> Bool {
         csr_class_methodImplementation(pointer, selector.pointer) != nil
-    }
-    func methodTypes(_ selector: ObjCSelector) -> String? {
-        csr_class_methodTypes(pointer, selector.pointer).map { String(cString: $0) }
     }
     /// The nearest class, from this one up, that defines `selector` itself.
     func owner(of selector: ObjCSelector) -> ObjCClass? {

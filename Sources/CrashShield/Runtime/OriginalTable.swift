@@ -50,14 +50,6 @@ final class OriginalTable: @unchecked Sendable {
     /// The slot of `cls` itself or of its nearest hooked ancestor; -1 if none.
     func slot(forClass cls: UInt) -> Int { csr_hook_table_slot(storage, UnsafeMutableRawPointer(bitPattern: cls)) }
 
-    /// The nearest class, from `cls` up, on which this hook point is installed, with its original implementation
-    /// (resolved now when the hook added an override). nil when no class in the lineage has the hook.
-    func nearestHook(from cls: UInt) -> (cls: UInt, original: UInt)? {
-        let owner = slot(forClass: cls)
-        guard owner >= 0 else { return nil }
-        return (csr_hook_table_class(storage, owner), csr_hook_table_resolve(storage, owner))
-    }
-
     /// The slot of exactly `cls` (not an alias's owner); -1 if `cls` has none.
     func ownSlot(forClass cls: UInt) -> Int { csr_hook_table_index(storage, cls) }
 

@@ -55,6 +55,50 @@ final class FailurePathTests: ShieldTestCase {
         }
     }
 
+    /// Issue 33 §3: failing loudly raises what the incident's `Unrecovered` carries, and a violation says how the
+    /// original fails. One by signal (the original dies of SIGSEGV) is reported but never raised: the verdict goes
+    /// back to the hook, which runs the original to fail as it would; one by exception is raised, name and reason.
+    /// What is raised may differ from what is reported (a zombie's SIGSEGV raises NSInternalInconsistencyException).
+    func testFailingLoudlyRaisesWhatTheIncidentCarriesAndNeverASignal() throws {
+        let configuration = Configuration(guards: .container, mode: .debug, isAppImage: { _ in true })
+        try withShield(configuration) { sink in
+            let bySignal = Violation(.segmentationFault, hint: "h") { "-[\($0) bySignal]: dies" }
+            let byException = Violation(ExceptionName.range, hint: "h") { "-[\($0) byException]: raises" }
+            let carried = Incident.Exception(name: ExceptionName.internalInconsistency) { "-[\($0) carried]: raised" }
+            let cases: [(String, Violation, Incident.Unrecovered)] = [
+                ("bySignal", bySignal, .raiseWhenLoud(bySignal)),
+                ("byException", byException, .raiseWhenLoud(byException)),
+                ("carried", bySignal, .raiseInDebug(carried)),
+            ]
+            var outcomes: [String: (verdict: Verdict?, raised: String?)] = [:]
+            for (selector, violation, unrecovered) in cases {
+                let incident = Incident(
+                    .container, subject: Incident.Subject(className: "NSMutableArray"), selector: selector, violation,
+                    implementation: nil, unrecovered: unrecovered)
+                final class Box { var verdict: Verdict? }  // no lock: a raise unwinds without running cleanups
+                let box = Box()
+                let raised = catchingObjCException { box.verdict = IncidentPath.handle(incident) }
+                outcomes[selector] = (box.verdict, raised.map { "\($0.name): \($0.reason)" })
+            }
+            XCTAssertEqual(outcomes["bySignal"]?.verdict, .failLoudly, "the hook runs the original, which dies")
+            XCTAssertNil(outcomes["bySignal"]?.raised ?? nil, "a signal is never raised as an exception")
+            XCTAssertNil(outcomes["byException"]?.verdict ?? nil, "the incident path raised")
+            XCTAssertEqual(
+                outcomes["byException"]?.raised, "NSRangeException: -[NSMutableArray byException]: raises")
+            XCTAssertEqual(
+                outcomes["carried"]?.raised,
+                "NSInternalInconsistencyException: -[NSMutableArray carried]: raised")
+            CrashShield.flush()
+            let reports = sink.reports(in: .container)
+            XCTAssertEqual(
+                Set(reports.map { "\($0.selector) \($0.exceptionName) \($0.action)" }),
+                [
+                    "bySignal SIGSEGV failedLoudly", "byException NSRangeException failedLoudly",
+                    "carried SIGSEGV failedLoudly",
+                ])
+        }
+    }
+
     /// Issue 31 §3: a storm of stopped calls in a loop without a pool of its own leaves nothing of CrashShield's in the
     /// caller's pool (what the failure path copies, the KVC key's description and the C strings of the report's
     /// details, is copied inside a pool of its own), only what Foundation itself leaves. Counted with GNUstep's

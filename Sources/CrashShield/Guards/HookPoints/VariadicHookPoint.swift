@@ -46,8 +46,9 @@ extension VariadicHookPoint {
         count: UInt
     ) -> Incident? {
         guard let table, let point = AnyHookPoint.owner(of: table) as? VariadicHookPoint else { return nil }
+        let violation = point.violation(count)
         return Incident(
-            point.category, receiver: receiver, selector: cmd, point.violation(count), point: point,
-            unrecovered: .raiseWhenLoud)
+            point.category, receiver: receiver, selector: cmd, violation, point: point,
+            unrecovered: .raiseWhenLoud(violation))
     }
 }

@@ -130,8 +130,8 @@ enum MainThreadGuard {
                 .mainThreadUI, receiver: receiver, selector: cmd,
                 .layoutOffMainThread,
                 details: details,
-                raised: (exceptionName, { _ in loudReason }), point: point,
-                unrecovered: .raiseWhenLoud))
+                point: point,
+                unrecovered: .raiseWhenLoud(Incident.Exception(name: exceptionName) { _ in loudReason })))
         return verdict == .recover && deallocating == nil
     }
 }

@@ -90,8 +90,8 @@ enum ZombieGuard {
         }
         return Incident(
             .zombie, subject: Incident.Subject(className: className), selector: selectorName,
-            violation, details: details, raised: (ExceptionName.internalInconsistency, violation.reason),
-            implementation: csr_zombie_message_address(), unrecovered: .raiseInDebug)
+            violation, details: details, implementation: csr_zombie_message_address(),
+            unrecovered: .raiseInDebug(Incident.Exception(name: ExceptionName.internalInconsistency, reason: violation.reason)))
     }
 
     private static func describe(_ frame: StackFrame) -> String {

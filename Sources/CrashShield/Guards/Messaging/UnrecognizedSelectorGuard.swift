@@ -218,7 +218,7 @@ enum Forwarding {
             Incident(
                 category, receiver: receiver, selector: sent, violation,
                 details: details(invocation), point: point, callSite: .pastForwarding,
-                unrecovered: .raise)) == .recover
+                unrecovered: .raiseAlways(Incident.Exception(name: exception, reason: violation.reason)))) == .recover
         {
             csr_invocation_setZeroReturn(invocation)
         }

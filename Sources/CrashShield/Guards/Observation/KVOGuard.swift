@@ -115,7 +115,7 @@ enum KVOGuard {
             if IncidentPath.handle(
                 Incident(
                     .kvo, receiver: receiver, selector: cmd, violation, point: addObserver,
-                    unrecovered: .raiseWhenLoud)) == .recover
+                    unrecovered: .raiseWhenLoud(violation))) == .recover
             {
                 return
             }
@@ -232,7 +232,7 @@ enum KVOGuard {
             Incident(
                 .kvo, subject: Incident.Subject(className: className), selector: observeSelector,
                 .kvoDeadObserver(className: className, keyPaths: keyPaths),
-                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
+                implementation: DeallocWatcher.deallocPoint.replacementAddress, unrecovered: .alreadyHandled))
     }
 
     /// An observed object's `-dealloc` returned with observers still registered, where Foundation raises for that
@@ -242,7 +242,7 @@ enum KVOGuard {
             Incident(
                 .kvo, subject: Incident.Subject(className: className), selector: "dealloc",
                 .kvoDeadObserved(address: address, className: className, keyPaths: keyPaths),
-                implementation: DeallocWatcher.deallocPoint.replacementAddress, alreadyHandled: true))
+                implementation: DeallocWatcher.deallocPoint.replacementAddress, unrecovered: .alreadyHandled))
     }
 
     // MARK: Helpers

@@ -133,7 +133,7 @@ enum NotificationGuard {
                 .notification, subject: Incident.Subject(className: className), selector: selector,
                 .deadNotificationObserver(className: className, selector: selector, names: names),
                 implementation: DeallocWatcher.deallocPoint.replacementAddress,
-                alreadyHandled: true))
+                unrecovered: .alreadyHandled))
     }
 
     // MARK: Helpers

@@ -105,7 +105,7 @@ enum TimerGuard {
                 .timer, subject: Incident.Subject(className: className), selector: selectors.first ?? "?",
                 .freedTimerTarget(className: className, selectors: selectors),
                 implementation: DeallocWatcher.deallocPoint.replacementAddress,
-                alreadyHandled: true))
+                unrecovered: .alreadyHandled))
     }
 }
 
