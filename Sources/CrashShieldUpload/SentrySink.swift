@@ -322,15 +322,12 @@ struct SentryEnvelope: Sendable {
                     ].merging(Self.size(image)) { $1 })
             }
         }
+        // A frame's UUID is always a Mach-O image's LC_UUID (`CSRImageInfo.hasUUID`: ELF images have build IDs, in
+        // the context's list), whichever platform sends or re-sends the report.
         for frame in report.callStack {
             guard let uuid = frame.imageUUID, seen.insert(uuid).inserted else { continue }
-            #if canImport(Darwin)
-            let type = "macho"
-            #else
-            let type = "elf"
-            #endif
             images.append([
-                "type": type, "code_file": frame.image, "debug_id": Self.debugID(uuid),
+                "type": "macho", "code_file": frame.image, "debug_id": Self.debugID(uuid),
                 "image_addr": Self.hex(frame.imageBase),
             ])
         }

@@ -216,11 +216,7 @@ enum CallStack {
                 }.joined()
             }
         }
-        #if canImport(Darwin)
-        let slide: Int64? = Int64(info.slide)
-        #else
-        let slide: Int64? = nil
-        #endif
+        let slide: Int64? = info.hasSlide ? Int64(info.slide) : nil
         return StackFrame(
             address: UInt64(address), image: String(cString: path), imageBase: UInt64(info.imageBase),
             symbol: info.symbolName.map { String(cString: $0) }, imageUUID: uuid, slide: slide)

@@ -1,10 +1,4 @@
 import Foundation
-#if canImport(Darwin)
-import Darwin
-import MachO
-#elseif canImport(Glibc)
-import Glibc
-#endif
 
 extension CrashShield {
     /// This library's version; every report carries it (`ReportContext.crashShieldVersion`).
@@ -119,13 +113,13 @@ final class ProcessContext: Sendable {
 
     private init() {
         let now = Date()
-        launchDate = now.addingTimeInterval(-(Self.processAge() ?? 0))
+        launchDate = now.addingTimeInterval(-(PlatformProcess.age() ?? 0))
         let bundle = Bundle.main
         // The Info.plist as it is, not `object(forInfoDictionaryKey:)`: that one looks for a localized value first,
         // which means listing the bundle's resources (on Linux, for a binary in a crowded directory, 108 M of the
         // first start()'s 159 M instructions); a version is not localized.
         let info = bundle.infoDictionary ?? [:]
-        let system = Self.system()
+        let system = PlatformProcess.system()
         context = ReportContext(
             appIdentifier: bundle.bundleIdentifier ?? ProcessInfo.processInfo.processName,
             appVersion: info["CFBundleShortVersionString"] as? String,
@@ -134,81 +128,6 @@ final class ProcessContext: Sendable {
             launchID: UUID().uuidString, secondsSinceLaunch: 0)
     }
 
-    #if canImport(Darwin)
-    private static func system() -> (name: String, version: String, build: String?, device: String) {
-        let version = ProcessInfo.processInfo.operatingSystemVersion
-        let text = "\(version.majorVersion).\(version.minorVersion).\(version.patchVersion)"
-        #if os(macOS)
-        let name = "macOS", device = sysctlString("hw.model")
-        #elseif targetEnvironment(macCatalyst)
-        // An iPad app built for the Mac (os(iOS) there too): ProcessInfo answers the macOS version, hw.model the Mac.
-        let name = "Mac Catalyst", device = sysctlString("hw.model")
-        #else
-        #if os(iOS)
-        let name = "iOS"
-        #elseif os(tvOS)
-        let name = "tvOS"
-        #elseif os(watchOS)
-        let name = "watchOS"
-        #else
-        let name = "visionOS"
-        #endif
-        // In a simulator hw.machine is the Mac's architecture; the simulated model is in the environment.
-        let device = ProcessInfo.processInfo.environment["SIMULATOR_MODEL_IDENTIFIER"] ?? sysctlString("hw.machine")
-        #endif
-        return (name, text, sysctlString("kern.osversion"), device ?? "unknown")
-    }
-
-    private static func sysctlString(_ name: String) -> String? {
-        var size = 0
-        guard sysctlbyname(name, nil, &size, nil, 0) == 0, size > 0 else { return nil }
-        var buffer = [CChar](repeating: 0, count: size)
-        guard sysctlbyname(name, &buffer, &size, nil, 0) == 0 else { return nil }
-        return String(cString: buffer)
-    }
-
-    /// From the kernel's process start time (`kern.proc.pid`).
-    static func processAge() -> TimeInterval? {
-        var info = kinfo_proc()
-        var size = MemoryLayout<kinfo_proc>.stride
-        var mib: [Int32] = [CTL_KERN, KERN_PROC, KERN_PROC_PID, getpid()]
-        guard sysctl(&mib, u_int(mib.count), &info, &size, nil, 0) == 0 else { return nil }
-        let start = info.kp_proc.p_un.__p_starttime
-        let started = Date(timeIntervalSince1970: TimeInterval(start.tv_sec) + TimeInterval(start.tv_usec) / 1e6)
-        return Date().timeIntervalSince(started)
-    }
-    #else
-    private static func system() -> (name: String, version: String, build: String?, device: String) {
-        var names = utsname()
-        guard uname(&names) == 0 else { return ("unknown", "unknown", nil, "unknown") }
-        return (
-            utsnameField(&names.sysname), utsnameField(&names.release), utsnameField(&names.version),
-            utsnameField(&names.machine)
-        )
-    }
-
-    private static func utsnameField<T>(_ field: inout T) -> String {
-        withUnsafePointer(to: &field) {
-            $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout<T>.size) { String(cString: $0) }
-        }
-    }
-
-    /// From /proc: the system's uptime minus the process's start time since boot (field 22 of /proc/self/stat, in
-    /// clock ticks).
-    static func processAge() -> TimeInterval? {
-        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-            let uptime = try? String(contentsOfFile: "/proc/uptime", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        // Fields after the command name (which may hold spaces) start at field 3.
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        guard fields.count > 19, let start = Double(fields[19]), ticks > 0,
-            let up = uptime.split(separator: " ").first.flatMap({ Double($0) })
-        else { return nil }
-        return max(0, up - start / ticks)
-    }
-    #endif
 }
 
 /// The images frames point into, looked up once per image and cached (a library loaded later is found by a new
@@ -234,89 +153,12 @@ final class ImageCatalog: @unchecked Sendable {
         var image = BinaryImage(
             name: (frame.image as NSString).lastPathComponent, path: frame.image,
             loadAddress: frame.imageBase, slide: frame.slide, uuid: frame.imageUUID)
-        Self.describe(&image)
+        PlatformImages.describe(&image)
         lock.withLock { known[frame.imageBase] = image }
         return image
     }
 
-    private static func hex(_ bytes: UnsafeRawBufferPointer, uppercase: Bool) -> String {
-        bytes.map { String(format: uppercase ? "%02X" : "%02x", $0) }.joined()
-    }
 
-    #if canImport(Darwin)
-    /// Slide, `__TEXT` size and UUID from dyld and the image's load commands.
-    private static func describe(_ image: inout BinaryImage) {
-        for index in 0..<_dyld_image_count() {
-            guard let header = _dyld_get_image_header(index),
-                UInt64(UInt(bitPattern: header)) == image.loadAddress
-            else { continue }
-            image.slide = Int64(_dyld_get_image_vmaddr_slide(index))
-            guard header.pointee.magic == MH_MAGIC_64 else { return }
-            var command = UnsafeRawPointer(header) + MemoryLayout<mach_header_64>.size
-            for _ in 0..<header.pointee.ncmds {
-                let load = command.load(as: load_command.self)
-                if load.cmd == LC_UUID {
-                    var uuid = command.load(as: uuid_command.self).uuid
-                    image.uuid = withUnsafeBytes(of: &uuid) { hex($0, uppercase: true) }
-                } else if load.cmd == LC_SEGMENT_64 {
-                    var segment = command.load(as: segment_command_64.self)
-                    let name = withUnsafeBytes(of: &segment.segname) {
-                        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-                    }
-                    if name == "__TEXT" { image.size = segment.vmsize }
-                }
-                command += Int(load.cmdsize)
-            }
-            return
-        }
-    }
-    #elseif canImport(Glibc) && (arch(x86_64) || arch(arm64))
-    /// `dl_iterate_phdr`'s callback: (struct dl_phdr_info *, size, data).
-    private typealias PhdrCallback = @convention(c) (UnsafeMutableRawPointer?, Int, UnsafeMutableRawPointer?) -> Int32
-    /// `dl_iterate_phdr` from <link.h>, which Swift's Glibc module does not import: found by name.
-    private static let iteratePhdr = dlsym(nil, "dl_iterate_phdr").map {
-        unsafeBitCast($0, to: (@convention(c) (PhdrCallback, UnsafeMutableRawPointer?) -> Int32).self)
-    }
-
-    /// Load bias, span and GNU build ID from the dynamic linker's program headers (`dl_iterate_phdr`).
-    private static func describe(_ image: inout BinaryImage) {
-        guard let iteratePhdr else { return }
-        withUnsafeMutablePointer(to: &image) { pointer in
-            _ = iteratePhdr(
-                { info, _, data in
-                    guard let info, let data else { return 0 }
-                    // glibc's 64-bit struct dl_phdr_info: dlpi_addr at 0, dlpi_name at 8, dlpi_phdr at 16, dlpi_phnum at 24.
-                    let image = data.assumingMemoryBound(to: BinaryImage.self)
-                    let bias = UInt64(info.load(as: UInt.self))
-                    let headers = UnsafeBufferPointer(
-                        start: info.load(fromByteOffset: 16, as: UnsafePointer<Elf64_Phdr>?.self),
-                        count: Int(info.load(fromByteOffset: 24, as: UInt16.self)))
-                    let loads = headers.filter { $0.p_type == PT_LOAD }
-                    guard let first = loads.map(\.p_vaddr).min(),
-                        let end = loads.map({ $0.p_vaddr + $0.p_memsz }).max(),
-                        bias &+ (first & ~(UInt64(getpagesize()) - 1)) == image.pointee.loadAddress
-                    else { return 0 }
-                    image.pointee.slide = Int64(bitPattern: bias)
-                    image.pointee.size = end - first
-                    for note in headers where note.p_type == PT_NOTE {
-                        let start = UnsafeRawPointer(bitPattern: UInt(bias &+ note.p_vaddr))
-                        let alignment = max(4, Int(note.p_align))
-                        if let start,
-                            let id = ELFNote.gnuBuildID(
-                                in: UnsafeRawBufferPointer(start: start, count: Int(note.p_memsz)),
-                                alignment: alignment)
-                        {
-                            image.pointee.buildID = id
-                        }
-                    }
-                    return 1
-                }, pointer)
-        }
-    }
-
-    #else
-    private static func describe(_ image: inout BinaryImage) {}
-    #endif
 }
 
 /// ELF notes, read the same way from a loaded image (`ImageCatalog`) and from a file (the report tool's build-ID

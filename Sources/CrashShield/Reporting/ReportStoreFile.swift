@@ -98,11 +98,7 @@ enum ReportStoreFile {
     /// The soft RLIMIT_FSIZE in bytes; nil when unlimited (RLIM_INFINITY is UInt64.max on Linux, 2^63-1 on Apple).
     static func fileSizeLimit() -> Int? {
         var limit = rlimit()
-        #if os(Linux)
-        let status = getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit)
-        #else
-        let status = getrlimit(RLIMIT_FSIZE, &limit)
-        #endif
+        let status = PlatformProcess.fileSizeLimit(&limit)
         guard status == 0, limit.rlim_cur < rlim_t(Int.max) else { return nil }
         return Int(limit.rlim_cur)
     }

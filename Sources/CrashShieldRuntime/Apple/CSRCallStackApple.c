@@ -37,6 +37,7 @@ void csr_platform_image_details(const void *header, CSRImageInfo *out) {
     for (uint32_t i = 0; i < count; i++) {
         if ((const void *)_dyld_get_image_header(i) == header) {
             out->slide = _dyld_get_image_vmaddr_slide(i);
+            out->hasSlide = true;
             break;
         }
     }

@@ -82,6 +82,7 @@ typedef struct CSRImageInfo {
     const char *imagePath;      ///< never NULL when the call succeeds
     uintptr_t imageBase;        ///< load address of the image
     intptr_t slide;             ///< ASLR slide (Apple: from dyld; elsewhere: the load address)
+    bool hasSlide;              ///< whether `slide` is dyld's (Apple); an ELF image reports no slide of its own
     const char *symbolName;     ///< nearest exported symbol, or NULL
     uintptr_t symbolAddress;
     bool hasUUID;               ///< Apple platforms: LC_UUID of the image
