@@ -144,7 +144,12 @@ static const char *timerTargetOverReleased(void) {
                                                                selector: @selector(tick:) userInfo: nil repeats: YES]);
     css_object_release(target);   // the owner is done with it
     css_object_release(target);   // a release too many: the timer's own reference is gone
-    [[NSRunLoop currentRunLoop] runUntilDate: [NSDate dateWithTimeIntervalSinceNow: 0.05]];
+    // Until the timer has fired (unprotected: the fire messages freed memory; protected: the fire invalidates it),
+    // at most 2 s: one short run could end before the first fire on a loaded machine, and nothing would be sent.
+    NSDate *limit = [NSDate dateWithTimeIntervalSinceNow: 2.0];
+    while ([timer isValid] && [limit timeIntervalSinceNow] > 0) {
+        [[NSRunLoop currentRunLoop] runUntilDate: [NSDate dateWithTimeIntervalSinceNow: 0.02]];
+    }
     const char *result = css_format("fired=%ld valid=%d", css_timer_large_fires, (int)[timer isValid]);
     CSS_RELEASE(timer);
     return result;

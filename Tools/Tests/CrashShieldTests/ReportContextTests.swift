@@ -49,7 +49,7 @@ final class ReportContextTests: ShieldTestCase {
             context.secondsSinceLaunch + sinceReport, elapsed, accuracy: 1.5,
             "time since launch is the process's age at the report, not the time since CrashShield started")
         // The same from the kernel's own start time, whatever the moment the context was collected.
-        XCTAssertEqual(try XCTUnwrap(ProcessContext.processAge()), elapsed, accuracy: 1.5)
+        XCTAssertEqual(try XCTUnwrap(PlatformProcess.age()), elapsed, accuracy: 1.5)
     }
 
     func testTheImagesOfTheFramesCarryWhatSymbolicationNeeds() throws {

@@ -16,7 +16,7 @@ import CrashShieldRuntime.Internal
 /// another signature is a configuration error. A class listed that does not exist is skipped.
 enum MainThreadGuard {
     /// What UIKit raises when its layout engine is touched from a background thread (`Violation.layoutOffMainThread`).
-    static let exceptionName = Violation.layoutOffMainThread.exception
+    static let exceptionName = Violation.layoutOffMainThread.failure.name
 
     static func install(in context: GuardContext) throws {
         for (className, selectors) in context.configuration.mainThreadOnlyMethods.sorted(by: { $0.key < $1.key }) {
