@@ -617,3 +617,32 @@ extension Violation {
 
     private static func geometryNumber(_ value: Double) -> String { UIKitGuard.number(value) }
 }
+
+// MARK: A nil string in replacements, Apple's rules only (issue 32 §2, `ReplacementNilHooks`)
+
+extension Violation {
+    /// `replaceCharactersInRange:withString:nil` and `insertString:nil atIndex:` on a mutable string: CoreFoundation's
+    /// `mutateError`, without `*** ` (`-[__NSCFString replaceCharactersInRange:withString:]: nil argument`,
+    /// element-hq/element-ios#663; the `insertString:atIndex:` text is unverified: peers quote it, no public crash log
+    /// was found).
+    static func nilStringReplacement(method: String) -> Violation {
+        appleOnly(method, "nil argument", hint: Hint.nilString, starred: false)
+    }
+
+    /// A nil (attributed) string in a mutable attributed string's replacement: Apple's attributed string hands it to its
+    /// storage, which raises whatever the receiver's class (tingbot/tide-for-mac-deprecated#1, under
+    /// `replaceCharactersInRange:withAttributedString:`; the same path for `appendAttributedString:`,
+    /// `insertAttributedString:atIndex:` and `setAttributedString:` is unverified).
+    static func nilAttributedReplacement(method: String) -> Violation {
+        Violation(
+            ExceptionName.invalidArgument,
+            hint: "check the \(method.contains("Attributed") ? "attributed " : "")string for nil before the call"
+        ) { _ in appleText("NSBigMutableString", "replaceCharactersInRange:withString:", "nil argument") }
+    }
+
+    /// `stringByReplacingCharactersInRange:withString:nil`: raised in NSString's own method, with the receiver's class
+    /// (haltNoShut/YFAssistantTableView#2: `*** -[__NSCFString stringByReplacingCharactersInRange:withString:]: nil
+    /// argument`).
+    static let nilStringByReplacing = appleOnly(
+        "stringByReplacingCharactersInRange:withString:", "nil argument", hint: Hint.nilString)
+}
