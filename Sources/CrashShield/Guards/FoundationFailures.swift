@@ -646,3 +646,33 @@ extension Violation {
     static let nilStringByReplacing = appleOnly(
         "stringByReplacingCharactersInRange:withString:", "nil argument", hint: Hint.nilString)
 }
+
+// MARK: Range-taking array and ordered-set methods (issue 32, `RangeSearchHooks`)
+
+extension Violation {
+    /// `indexOfObject:inRange:` / `indexOfObjectIdenticalTo:inRange:` past the end. GNUstep: GS_RANGE_CHECK's text
+    /// (`in indexOfObject:inRange:, range { 3, 1 } extends beyond size (2)`). Apple raises in NSArray's generic
+    /// implementation, naming NSArray whatever the receiver (`*** -[NSArray indexOfObject:inRange:]: range {0, 120}
+    /// extends beyond bounds for empty array`, as peers quote it; unverified: no public crash log was found).
+    static func arraySearchRange(_ range: CSRRange, count: UInt, method: String) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.range) { _ in
+            FoundationRules.isApple
+                ? "*** -[NSArray \(method)]: range {\(range.location), \(range.length)} extends beyond bounds"
+                    + (count == 0 ? " for empty array" : " [0 .. \(count - 1)]")
+                : "in \(method), range { \(range.location), \(range.length) } extends beyond size (\(count))"
+        }
+    }
+
+    /// `-[NSOrderedSet getObjects:range:]` past the end. GNUstep: GS_RANGE_CHECK's text. Apple: CoreFoundation's
+    /// `-[__NSOrderedSetI getObjects:range:]` (its iOS 26.1 decompilation, EthanArbuckle/iPhone18-3_26.1_23B85_Restore,
+    /// CoreFoundation/__NSOrderedSetI.m): `*** -[__NSOrderedSetI getObjects:range:]: range {l, n} extends beyond bounds
+    /// [0 .. c-1]`, `... for empty ordered set` (unverified on a device).
+    static func orderedSetRange(_ range: CSRRange, count: UInt) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.range) { cls in
+            FoundationRules.isApple
+                ? "*** -[\(cls) getObjects:range:]: range {\(range.location), \(range.length)} extends beyond bounds"
+                    + (count == 0 ? " for empty ordered set" : " [0 .. \(count - 1)]")
+                : "in getObjects:range:, range { \(range.location), \(range.length) } extends beyond size (\(count))"
+        }
+    }
+}
