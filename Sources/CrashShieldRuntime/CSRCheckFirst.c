@@ -114,7 +114,8 @@ typedef void (*CSRVoidWithRangeObject)(CSRObject, CSRSelector, CSRRange, CSRObje
 /// `replaceCharactersInRange:withString:`: a message to ask the length, so a frame; still about half the Swift
 /// replacement's cost. The original and the replacement are tail calls. A nil string goes to the replacement under
 /// either rules (Apple's Foundation raises for it, GNUstep's deletes the range: the replacement decides); the test
-/// costs a valid call MEASURED
+/// costs a valid call 1 instruction (callgrind, BENCHMARKS.md's method: 627.0 -> 628.0 a call guarded, 560.0
+/// unguarded).
 #define CSR_RANGE_CHECK_REPLACE(NAME, SLOT)                                                                    \
     static void NAME##_##SLOT(CSRObject receiver, CSRSelector cmd, CSRRange range, CSRObject string) {         \
         uintptr_t original = CSR_CHECK_FIRST_ORIGINAL(CSRHotMutableStringReplaceCharacters, SLOT);             \

@@ -37,10 +37,12 @@ enum RangeSearchHooks {
         layers: [
             { indexOf(in: indexOfObjectIdenticalToInRange, "indexOfObjectIdenticalTo:inRange:", $0, $1, $2, $3) },
             {
-                indexOf(in: indexOfObjectIdenticalToInRange.layer(1), "indexOfObjectIdenticalTo:inRange:", $0, $1, $2, $3)
+                indexOf(
+                    in: indexOfObjectIdenticalToInRange.layer(1), "indexOfObjectIdenticalTo:inRange:", $0, $1, $2, $3)
             },
             {
-                indexOf(in: indexOfObjectIdenticalToInRange.layer(2), "indexOfObjectIdenticalTo:inRange:", $0, $1, $2, $3)
+                indexOf(
+                    in: indexOfObjectIdenticalToInRange.layer(2), "indexOfObjectIdenticalTo:inRange:", $0, $1, $2, $3)
             },
         ])
     private static func indexOf(

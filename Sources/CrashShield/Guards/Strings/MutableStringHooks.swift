@@ -38,8 +38,9 @@ enum MutableStringHooks {
     }
     /// Out of line: the valid path's replacement stays one inlined body.
     @inline(never)
-    private static func insertFailure(_ r: CSRObject?, _ string: CSRObject?, _ index: UInt, _ length: UInt) -> Violation?
-    {
+    private static func insertFailure(
+        _ r: CSRObject?, _ string: CSRObject?, _ index: UInt, _ length: UInt
+    ) -> Violation? {
         if let failure = ReplacementNilHooks.nilStringFailure(r, string, method: "insertString:atIndex:") {
             return failure
         }

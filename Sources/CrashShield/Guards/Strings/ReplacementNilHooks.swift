@@ -30,7 +30,8 @@ enum ReplacementNilHooks {
             try context.install(stringByReplacingCharacters, onOwnersIn: strings)
         }
         if let mutable = ClassFamily("NSMutableAttributedString") {
-            try context.install([appendAttributedString, insertAttributedString, setAttributedString], onOwnersIn: mutable)
+            try context.install(
+                [appendAttributedString, insertAttributedString, setAttributedString], onOwnersIn: mutable)
         }
     }
 
@@ -76,7 +77,8 @@ enum ReplacementNilHooks {
     private static func appendAttributedString(
         in point: GuardedMethod<IMP.VoidWithObject>, _ r: CSRObject?, _ cmd: CSRSelector?, _ string: CSRObject?
     ) {
-        point.mutation(r, cmd, valid: string != nil, else: .nilAttributedReplacement(method: "appendAttributedString:")) {
+        point.mutation(r, cmd, valid: string != nil, else: .nilAttributedReplacement(method: "appendAttributedString:"))
+        {
             $0(r, cmd, string)
         }
     }
