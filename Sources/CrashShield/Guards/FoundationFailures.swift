@@ -915,3 +915,62 @@ extension Violation {
 
     private static func geometryNumber(_ value: Double) -> String { UIKitGuard.number(value) }
 }
+
+// MARK: A nil string in replacements, Apple's rules only (issue 32 §2, `ReplacementNilHooks`)
+
+extension Violation {
+    /// `replaceCharactersInRange:withString:nil` and `insertString:nil atIndex:` on a mutable string: CoreFoundation's
+    /// `mutateError`, without `*** ` (`-[__NSCFString replaceCharactersInRange:withString:]: nil argument`,
+    /// element-hq/element-ios#663; the `insertString:atIndex:` text is unverified: peers quote it, no public crash log
+    /// was found).
+    static func nilStringReplacement(method: String) -> Violation {
+        appleOnly(method, "nil argument", hint: Hint.nilString, starred: false)
+    }
+
+    /// A nil (attributed) string in a mutable attributed string's replacement: Apple's attributed string hands it to its
+    /// storage, which raises whatever the receiver's class (tingbot/tide-for-mac-deprecated#1, under
+    /// `replaceCharactersInRange:withAttributedString:`; the same path for `appendAttributedString:`,
+    /// `insertAttributedString:atIndex:` and `setAttributedString:` is unverified).
+    static func nilAttributedReplacement(method: String) -> Violation {
+        Violation(
+            ExceptionName.invalidArgument,
+            hint: "check the \(method.contains("Attributed") ? "attributed " : "")string for nil before the call"
+        ) { _ in appleText("NSBigMutableString", "replaceCharactersInRange:withString:", "nil argument") }
+    }
+
+    /// `stringByReplacingCharactersInRange:withString:nil`: raised in NSString's own method, with the receiver's class
+    /// (haltNoShut/YFAssistantTableView#2: `*** -[__NSCFString stringByReplacingCharactersInRange:withString:]: nil
+    /// argument`).
+    static let nilStringByReplacing = appleOnly(
+        "stringByReplacingCharactersInRange:withString:", "nil argument", hint: Hint.nilString)
+}
+
+// MARK: Range-taking array and ordered-set methods (issue 32, `RangeSearchHooks`)
+
+extension Violation {
+    /// `indexOfObject:inRange:` / `indexOfObjectIdenticalTo:inRange:` past the end. GNUstep: GS_RANGE_CHECK's text
+    /// (`in indexOfObject:inRange:, range { 3, 1 } extends beyond size (2)`). Apple raises in NSArray's generic
+    /// implementation, naming NSArray whatever the receiver (`*** -[NSArray indexOfObject:inRange:]: range {0, 120}
+    /// extends beyond bounds for empty array`, as peers quote it; unverified: no public crash log was found).
+    static func arraySearchRange(_ range: CSRRange, count: UInt, method: String) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.range) { _ in
+            FoundationRules.isApple
+                ? "*** -[NSArray \(method)]: range {\(range.location), \(range.length)} extends beyond bounds"
+                    + (count == 0 ? " for empty array" : " [0 .. \(count - 1)]")
+                : "in \(method), range { \(range.location), \(range.length) } extends beyond size (\(count))"
+        }
+    }
+
+    /// `-[NSOrderedSet getObjects:range:]` past the end. GNUstep: GS_RANGE_CHECK's text. Apple: CoreFoundation's
+    /// `-[__NSOrderedSetI getObjects:range:]` (its iOS 26.1 decompilation, EthanArbuckle/iPhone18-3_26.1_23B85_Restore,
+    /// CoreFoundation/__NSOrderedSetI.m): `*** -[__NSOrderedSetI getObjects:range:]: range {l, n} extends beyond bounds
+    /// [0 .. c-1]`, `... for empty ordered set` (unverified on a device).
+    static func orderedSetRange(_ range: CSRRange, count: UInt) -> Violation {
+        Violation(ExceptionName.range, hint: Hint.range) { cls in
+            FoundationRules.isApple
+                ? "*** -[\(cls) getObjects:range:]: range {\(range.location), \(range.length)} extends beyond bounds"
+                    + (count == 0 ? " for empty ordered set" : " [0 .. \(count - 1)]")
+                : "in getObjects:range:, range { \(range.location), \(range.length) } extends beyond size (\(count))"
+        }
+    }
+}

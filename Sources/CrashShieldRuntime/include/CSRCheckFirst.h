@@ -6,8 +6,8 @@
 //   CSRHotNumberCompare (NSNumber's `-compare:`), CSRHotDateCompare (NSDate's `-compare:`, GNUstep's rules);
 // - CSRHotStringInitWithBytes (`-initWithBytes:length:encoding:`): the bytes are not NULL, or the length is 0;
 // - CSRHotDictionarySetObjectForKey (`-setObject:forKey:`): neither object argument is nil;
-// - CSRHotMutableStringReplaceCharacters (`-replaceCharactersInRange:withString:`): the range lies within the
-//   receiver's `length` (asked with one message, as the Swift check does);
+// - CSRHotMutableStringReplaceCharacters (`-replaceCharactersInRange:withString:`): the string is not nil and the
+//   range lies within the receiver's `length` (asked with one message, as the Swift check does);
 // - CSRHotStringGetCharactersRange (`-getCharacters:range:`): the range lies within the receiver's `length`;
 // - CSRHotStringCompare (`-compare:options:range:`) and CSRHotStringRangeOfString
 //   (`-rangeOfString:options:range:locale:`, behind `rangeOfString:`, `hasPrefix:`, `hasSuffix:`): the string argument

@@ -186,6 +186,14 @@ static double setNeedsLayoutOnMain(unsigned long iterations) {
     return ns;
 }
 
+double csb_replace_characters(unsigned long iterations);
+double csb_insert_string(unsigned long iterations);
+double csb_string_by_replacing_characters(unsigned long iterations);
+double csb_append_attributed(unsigned long iterations);
+double csb_insert_attributed(unsigned long iterations);
+double csb_set_attributed(unsigned long iterations);
+double csb_replace_with_attributed(unsigned long iterations);
+
 static const CSBBenchmark csb_table[] = {
     { "objectAtIndex:", objectAtIndex, "container" },
     { "array[i]", objectAtIndexedSubscript, "container" },
@@ -200,6 +208,13 @@ static const CSBBenchmark csb_table[] = {
     { "alloc+release NSObj", systemObjectAllocRelease, "zombie" },
     { "setNeedsLayout main", setNeedsLayoutOnMain, "mainThreadUI" },
     { "dealloc watched class", watchedClassAllocRelease, "notification" },
+    { "replaceCharactersInRange:withString:", csb_replace_characters, "string" },
+    { "insertString:atIndex:", csb_insert_string, "string" },
+    { "stringByReplacingCharactersInRange:", csb_string_by_replacing_characters, "string" },
+    { "appendAttributedString:", csb_append_attributed, "string" },
+    { "insertAttributedString:atIndex:", csb_insert_attributed, "string" },
+    { "setAttributedString:", csb_set_attributed, "string" },
+    { "replace...withAttributedString:", csb_replace_with_attributed, "string" },
 };
 
 const CSBBenchmark *csb_benchmarks(int *count) {

@@ -55,6 +55,7 @@ CALL(array_getObjectsRange) {
 CALL(array_arrayByAddingObject) { out_object(out, [(NSArray *)r arrayByAddingObject: O0]); }
 CALL(array_arrayByAddingObjectsFromArray) { out_object(out, [(NSArray *)r arrayByAddingObjectsFromArray: O0]); }
 CALL(array_indexOfObjectInRange) { out_uint(out, [(NSArray *)r indexOfObject: O0 inRange: RANGE]); }
+CALL(array_indexOfObjectIdenticalToInRange) { out_uint(out, [(NSArray *)r indexOfObjectIdenticalTo: O0 inRange: RANGE]); }
 CALL(array_containsObject) { out_bool(out, [(NSArray *)r containsObject: O0]); }
 CALL(array_indexOfObject) { out_uint(out, [(NSArray *)r indexOfObject: O0]); }
 CALL(array_firstObject) { out_object(out, [(NSArray *)r firstObject]); }
@@ -152,6 +153,17 @@ CALL(oset_objectAtIndex) { out_object(out, [(NSOrderedSet *)r objectAtIndex: I0]
 CALL(oset_objectAtIndexedSubscript) { out_object(out, [(NSOrderedSet *)r objectAtIndexedSubscript: I0]); }
 CALL(oset_objectsAtIndexes) { out_object(out, [(NSOrderedSet *)r objectsAtIndexes: O0]); }
 CALL(oset_indexOfObject) { out_uint(out, [(NSOrderedSet *)r indexOfObject: O0]); }
+CALL(oset_getObjectsRange) {
+    NSUInteger size = [(NSOrderedSet *)r count] + 8;
+    __unsafe_unretained id *buffer = (__unsafe_unretained id *)calloc(size, sizeof(id));
+    for (NSUInteger i = 0; i < size; i++) buffer[i] = @"_";
+    @try {
+        [(NSOrderedSet *)r getObjects: buffer range: RANGE];
+        for (NSUInteger i = 0; i < size; i++) { csp_describe(out, buffer[i], false); csp_text_append(out, " "); }
+    } @finally {
+        free(buffer);
+    }
+}
 CALL(oset_containsObject) { out_bool(out, [(NSOrderedSet *)r containsObject: O0]); }
 CALL(oset_firstObject) { out_object(out, [(NSOrderedSet *)r firstObject]); }
 CALL(oset_lastObject) { out_object(out, [(NSOrderedSet *)r lastObject]); }
@@ -558,7 +570,8 @@ static const CSPEntry csp_entries[] = {
     { "NSArray getObjects:range:", FA, ARGS(CSPArgRange), array_getObjectsRange, true },
     { "NSArray arrayByAddingObject:", FA, ARGS(CSPArgObject), array_arrayByAddingObject, true },
     { "NSArray arrayByAddingObjectsFromArray:", FA, ARGS(CSPArgArray), array_arrayByAddingObjectsFromArray, false },
-    { "NSArray indexOfObject:inRange:", FA, ARGS(CSPArgObject, CSPArgRange), array_indexOfObjectInRange, false },
+    { "NSArray indexOfObject:inRange:", FA, ARGS(CSPArgObject, CSPArgRange), array_indexOfObjectInRange, true },
+    { "NSArray indexOfObjectIdenticalTo:inRange:", FA, ARGS(CSPArgObject, CSPArgRange), array_indexOfObjectIdenticalToInRange, true },
     { "NSArray containsObject:", FA, ARGS(CSPArgObject), array_containsObject, false },
     { "NSArray indexOfObject:", FA, ARGS(CSPArgObject), array_indexOfObject, false },
     { "NSArray firstObject", FA, NONE, array_firstObject, false },
@@ -626,6 +639,7 @@ static const CSPEntry csp_entries[] = {
     { "NSOrderedSet objectAtIndex:", FO, ARGS(CSPArgIndex), oset_objectAtIndex, true },
     { "NSOrderedSet objectAtIndexedSubscript:", FO, ARGS(CSPArgIndex), oset_objectAtIndexedSubscript, true },
     { "NSOrderedSet objectsAtIndexes:", FO, ARGS(CSPArgIndexSet), oset_objectsAtIndexes, true },
+    { "NSOrderedSet getObjects:range:", FO, ARGS(CSPArgRange), oset_getObjectsRange, true },
     { "NSOrderedSet indexOfObject:", FO, ARGS(CSPArgObject), oset_indexOfObject, false },
     { "NSOrderedSet containsObject:", FO, ARGS(CSPArgObject), oset_containsObject, false },
     { "NSOrderedSet firstObject", FO, NONE, oset_firstObject, false },

@@ -44,6 +44,51 @@ static const char *stringByAppendingNil(void) {
     NSString *result = [s stringByAppendingString: css_opaque(nil)];
     return css_format("[%s] receiver=[%s]", [result UTF8String], [s UTF8String]);
 }
+// A nil string in replacements (issue 32 §2): GNUstep deletes the range or adds nothing; Apple raises.
+static const char *replaceCharactersNil(void) {
+    NSMutableString *m = mutableAB();
+    [m replaceCharactersInRange: NSMakeRange(0, 1) withString: css_opaque(nil)];
+    return css_format("[%s]", [m UTF8String]);
+}
+static const char *insertStringNil(void) {
+    NSMutableString *m = mutableAB();
+    [m insertString: css_opaque(nil) atIndex: 1];
+    return css_format("[%s]", [m UTF8String]);
+}
+static const char *stringByReplacingCharactersNil(void) {
+    NSString *s = css_opaque([NSString stringWithUTF8String: "ab"]);
+    NSString *result = [s stringByReplacingCharactersInRange: NSMakeRange(0, 1) withString: css_opaque(nil)];
+    return css_format("[%s] receiver=[%s]", [result UTF8String], [s UTF8String]);
+}
+static NSMutableAttributedString *attributedAB(void) {
+    return css_opaque(CSS_APPLE_AUTORELEASE([[NSMutableAttributedString alloc] initWithString: @"ab"]));
+}
+static const char *attributedText(NSAttributedString *a) { return css_format("[%s]", [[a string] UTF8String]); }
+static const char *attributedReplaceCharactersNil(void) {
+    NSMutableAttributedString *a = attributedAB();
+    [a replaceCharactersInRange: NSMakeRange(0, 1) withString: css_opaque(nil)];
+    return attributedText(a);
+}
+static const char *attributedReplaceWithAttributedNil(void) {
+    NSMutableAttributedString *a = attributedAB();
+    [a replaceCharactersInRange: NSMakeRange(0, 1) withAttributedString: css_opaque(nil)];
+    return attributedText(a);
+}
+static const char *attributedAppendNil(void) {
+    NSMutableAttributedString *a = attributedAB();
+    [a appendAttributedString: css_opaque(nil)];
+    return attributedText(a);
+}
+static const char *attributedInsertNil(void) {
+    NSMutableAttributedString *a = attributedAB();
+    [a insertAttributedString: css_opaque(nil) atIndex: 1];
+    return attributedText(a);
+}
+static const char *attributedSetNil(void) {
+    NSMutableAttributedString *a = attributedAB();
+    [a setAttributedString: css_opaque(nil)];
+    return attributedText(a);
+}
 static const char *cacheSetNilObject(void) {
     NSCache *cache = css_opaque(CSS_APPLE_AUTORELEASE([NSCache new]));
     [cache setObject: @"v" forKey: @"k"];
@@ -259,6 +304,14 @@ static const CSSScenario css_apple_table[] = {
     { "dataDetector.enumerateMatches.rangePastEnd", "string", "enumerateMatchesInString:options:range:usingBlock:", "NSRangeException", "matches=0", 1, detectorEnumeratePastEnd },
     { "regex.stringByReplacingMatches.nilTemplate", "string", "stringByReplacingMatchesInString:options:range:withTemplate:", "NSInvalidArgumentException", "nil", 1, regexReplacingNilTemplate },
     { "regex.replaceMatches.nilTemplate", "string", "replaceMatchesInString:options:range:withTemplate:", "NSInvalidArgumentException", "0 [ab cd]", 1, regexReplaceNilTemplate },
+    { "mutableString.replaceCharactersInRange.nil", "string", "replaceCharactersInRange:withString:", "NSInvalidArgumentException", "[ab]", 1, replaceCharactersNil },
+    { "mutableString.insertString.nil", "string", "insertString:atIndex:", "NSInvalidArgumentException", "[ab]", 1, insertStringNil },
+    { "string.stringByReplacingCharactersInRange.nil", "string", "stringByReplacingCharactersInRange:withString:", "NSInvalidArgumentException", "[ab] receiver=[ab]", 1, stringByReplacingCharactersNil },
+    { "mutableAttributedString.replaceCharactersInRange.nil", "string", "replaceCharactersInRange:withString:", "NSInvalidArgumentException", "[ab]", 1, attributedReplaceCharactersNil },
+    { "mutableAttributedString.replaceWithAttributedString.nil", "string", "replaceCharactersInRange:withAttributedString:", "NSInvalidArgumentException", "[ab]", 1, attributedReplaceWithAttributedNil },
+    { "mutableAttributedString.appendAttributedString.nil", "string", "appendAttributedString:", "NSInvalidArgumentException", "[ab]", 1, attributedAppendNil },
+    { "mutableAttributedString.insertAttributedString.nil", "string", "insertAttributedString:atIndex:", "NSInvalidArgumentException", "[ab]", 1, attributedInsertNil },
+    { "mutableAttributedString.setAttributedString.nil", "string", "setAttributedString:", "NSInvalidArgumentException", "[ab]", 1, attributedSetNil },
 };
 
 /// Apple's reason for each row above, in order (sources: Docs/AppleRuntime.md §13). `appendString:` raises through
@@ -294,6 +347,18 @@ static const char *const css_apple_reasons[] = {
     "*** -[NSDataDetector enumerateMatchesInString:options:range:usingBlock:]: Range or index out of bounds",
     "*** -[NSRegularExpression stringByReplacingMatchesInString:options:range:withTemplate:]: nil argument",
     "*** -[NSRegularExpression replaceMatchesInString:options:range:withTemplate:]: nil argument",
+    // CoreFoundation's `mutateError` (no `*** `): element-hq/element-ios#663; the insert text is unverified.
+    "-[__NSCFString replaceCharactersInRange:withString:]: nil argument",
+    "-[__NSCFString insertString:atIndex:]: nil argument",
+    // Raised in NSString's own method: haltNoShut/YFAssistantTableView#2 (`__NSCFString` there).
+    "*** -[NSTaggedPointerString stringByReplacingCharactersInRange:withString:]: nil argument",
+    // An attributed string's storage raises, whatever the receiver: tingbot/tide-for-mac-deprecated#1 (under
+    // `replaceCharactersInRange:withAttributedString:`); the other three paths are unverified.
+    "*** -[NSBigMutableString replaceCharactersInRange:withString:]: nil argument",
+    "*** -[NSBigMutableString replaceCharactersInRange:withString:]: nil argument",
+    "*** -[NSBigMutableString replaceCharactersInRange:withString:]: nil argument",
+    "*** -[NSBigMutableString replaceCharactersInRange:withString:]: nil argument",
+    "*** -[NSBigMutableString replaceCharactersInRange:withString:]: nil argument",
 };
 _Static_assert(sizeof css_apple_table / sizeof css_apple_table[0] == sizeof css_apple_reasons / sizeof css_apple_reasons[0],
                "one reason per Apple-only scenario");
@@ -325,6 +390,19 @@ const char *css_valid_apple_only_calls(void) {
     [m appendString: @"c"];
     [m appendString: @""];
     [log appendFormat: @"append=%@ appended=%@\n", m, [m stringByAppendingString: @"d"]];
+    [m replaceCharactersInRange: NSMakeRange(0, 1) withString: @"x"];
+    [m insertString: @"y" atIndex: 1];
+    [log appendFormat: @"replace=%@ replacing=%@,%@\n", m, [m stringByReplacingCharactersInRange: NSMakeRange(1, 2) withString: @"z"],
+                      [@"ab" stringByReplacingCharactersInRange: NSMakeRange(2, 0) withString: @""]];
+    NSMutableAttributedString *attributed = attributedAB();
+    NSAttributedString *piece = CSS_APPLE_AUTORELEASE([[NSAttributedString alloc] initWithString: @"c"]);
+    [attributed appendAttributedString: piece];
+    [attributed insertAttributedString: piece atIndex: 0];
+    [attributed replaceCharactersInRange: NSMakeRange(1, 1) withAttributedString: piece];
+    [attributed replaceCharactersInRange: NSMakeRange(0, 1) withString: @"d"];
+    [log appendFormat: @"attributed=%@", [attributed string]];
+    [attributed setAttributedString: piece];
+    [log appendFormat: @",%@\n", [attributed string]];
     [log appendFormat: @"format=%@ %@ %@\n", [NSString stringWithFormat: @"%d-%s-%@", 5, "x", @"y"],
                       [NSMutableString stringWithFormat: @"%@ %ld", @"z", 3L], [@"ab" stringByAppendingFormat: @"%d%@", 7, @"!"]];
     NSCache *cache = CSS_APPLE_AUTORELEASE([NSCache new]);

@@ -68,6 +68,18 @@ static const char *replaceRangeWrapping(void) {
     [m replaceObjectsInRange: wrapsToOne() withObjectsFromArray: [NSArray arrayWithObject: @"x"]];
     return contents(m);
 }
+/// What an index search answered (NSNotFound by name).
+static const char *indexAnswer(NSUInteger index) {
+    return index == NSNotFound ? "NSNotFound" : css_format("%lu", (unsigned long)index);
+}
+static const char *indexOfObjectInRangePastEnd(void) { return indexAnswer([two() indexOfObject: @"b" inRange: NSMakeRange(1, 3)]); }
+static const char *indexOfObjectIdenticalToInRangePastEnd(void) {
+    return indexAnswer([two() indexOfObjectIdenticalTo: @"b" inRange: NSMakeRange(css_opaque_index(3), 0)]);
+}
+static const char *indexOfObjectInRangeWrapping(void) { return indexAnswer([two() indexOfObject: @"b" inRange: wrapsToZero()]); }
+static const char *indexOfObjectIdenticalToInRangeWrapping(void) {
+    return indexAnswer([mutableTwo() indexOfObjectIdenticalTo: @"b" inRange: wrapsToOne()]);
+}
 #if !defined(__APPLE__)
 /// GNUstep only: Apple's `removeLastObject` returns without a change on an empty array (Docs/AppleRuntime.md §9).
 static const char *removeLastOfEmpty(void) {
@@ -105,6 +117,10 @@ static const CSSScenario css_array_table[] = {
     { "array.getObjectsRange.wrappingEnd", "container", "getObjects:range:", "NSRangeException", "untouched", 1, getObjectsWrapping },
     { "mutableArray.removeObjectsInRange.wrappingEnd", "container", "removeObjectsInRange:", "NSRangeException", "a,b", 1, removeRangeWrapping },
     { "mutableArray.replaceObjectsInRange.wrappingEnd", "container", "replaceObjectsInRange:withObjectsFromArray:", "NSRangeException", "a,b", 1, replaceRangeWrapping },
+    { "array.indexOfObjectInRange.pastEnd", "container", "indexOfObject:inRange:", "NSRangeException", "NSNotFound", 1, indexOfObjectInRangePastEnd },
+    { "array.indexOfObjectIdenticalToInRange.pastEnd", "container", "indexOfObjectIdenticalTo:inRange:", "NSRangeException", "NSNotFound", 1, indexOfObjectIdenticalToInRangePastEnd },
+    { "array.indexOfObjectInRange.wrappingEnd", "container", "indexOfObject:inRange:", "NSRangeException", "NSNotFound", 1, indexOfObjectInRangeWrapping },
+    { "mutableArray.indexOfObjectIdenticalToInRange.wrappingEnd", "container", "indexOfObjectIdenticalTo:inRange:", "NSRangeException", "NSNotFound", 1, indexOfObjectIdenticalToInRangeWrapping },
 #if !defined(__APPLE__)
     { "mutableArray.removeLastObject.empty", "container", "removeLastObject", "NSRangeException", "count=0", 1, removeLastOfEmpty },
 #endif
@@ -164,6 +180,17 @@ static id rGetObjects(id a, NSRange r) {
 }
 static id rRemoveRange(id m, NSRange r) { [m removeObjectsInRange: r]; return nil; }
 static id rReplaceRange(id m, NSRange r) { [m replaceObjectsInRange: r withObjectsFromArray: xy()]; return nil; }
+static id rIndexOf(id a, NSRange r) { return [NSNumber numberWithUnsignedLong: [a indexOfObject: @"b" inRange: r]]; }
+static id rIndexOfIdentical(id a, NSRange r) {
+    return [NSNumber numberWithUnsignedLong: [a indexOfObjectIdenticalTo: @"b" inRange: r]];
+}
+static id pIndexOfTo(id a, NSUInteger i) { return rIndexOf(a, NSMakeRange(0, i)); }
+static id pIndexOfOne(id a, NSUInteger i) { return rIndexOf(a, NSMakeRange(i, 1)); }
+static id pIndexOfEmpty(id a, NSUInteger i) { return rIndexOf(a, NSMakeRange(i, 0)); }
+static id pIndexOfIdenticalTo(id a, NSUInteger i) { return rIndexOfIdentical(a, NSMakeRange(0, i)); }
+static id pIndexOfIdenticalOne(id a, NSUInteger i) { return rIndexOfIdentical(a, NSMakeRange(i, 1)); }
+CSS_OVERFLOW_PROBE_CALLS(rIndexOf)
+CSS_OVERFLOW_PROBE_CALLS(rIndexOfIdentical)
 CSS_OVERFLOW_PROBE_CALLS(rSubarray)
 CSS_OVERFLOW_PROBE_CALLS(rGetObjects)
 CSS_OVERFLOW_PROBE_CALLS(rRemoveRange)
@@ -201,7 +228,14 @@ static const CSSProbe css_array_probe_table[] = {
     { "mutableArray.removeObjectsAtIndexes:{i}", 2, freshMutableTwo, pRemoveAtIndexes },
     { "mutableArray.removeObjectsAtIndexes:{0,i}", 2, freshMutableTwo, pRemoveAtIndexesPair },
     { "mutableArray.removeObjectsAtIndexes:nil", -1, freshMutableTwo, pRemoveAtNil },
+    { "array.indexOfObject:inRange:{0,i}", 2, freshTwo, pIndexOfTo },
+    { "array.indexOfObject:inRange:{i,1}", 2, freshTwo, pIndexOfOne },
+    { "array.indexOfObject:inRange:{i,0}", 2, freshTwo, pIndexOfEmpty },
+    { "array.indexOfObjectIdenticalTo:inRange:{0,i}", 2, freshTwo, pIndexOfIdenticalTo },
+    { "mutableArray.indexOfObjectIdenticalTo:inRange:{i,1}", 2, freshMutableTwo, pIndexOfIdenticalOne },
     // Ranges whose end passes 2^64.
+    CSS_OVERFLOW_PROBES("array.indexOfObject:inRange:", 2, freshTwo, rIndexOf),
+    CSS_OVERFLOW_PROBES("mutableArray.indexOfObjectIdenticalTo:inRange:", 2, freshMutableTwo, rIndexOfIdentical),
     CSS_OVERFLOW_PROBES("array.subarrayWithRange:", 2, freshTwo, rSubarray),
     CSS_OVERFLOW_PROBES("array.getObjects:range:", 2, freshTwo, rGetObjects),
     CSS_OVERFLOW_PROBES("mutableArray.getObjects:range:", 2, freshMutableTwo, rGetObjects),

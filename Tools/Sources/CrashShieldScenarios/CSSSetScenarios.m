@@ -34,6 +34,16 @@ static const char *orderedEmptyFirstElement(void) { return css_describe([css_opa
 static const char *orderedObjectsAtIndexesPastEnd(void) {
     return css_describe([twoOrdered() objectsAtIndexes: [NSIndexSet indexSetWithIndexesInRange: NSMakeRange(1, 5)]]);
 }
+static const char *orderedGetObjects(NSOrderedSet *o, NSRange range) {
+    __unsafe_unretained id buffer[2] = { @"untouched", @"untouched" };
+    [o getObjects: buffer range: range];
+    return css_describe(buffer[0]);
+}
+static const char *orderedGetObjectsPastEnd(void) { return orderedGetObjects(twoOrdered(), NSMakeRange(1, 3)); }
+/// {2^64 - 1, 2}: its end wraps to 1 (issue 32); GS_RANGE_CHECK and Apple's check reject it.
+static const char *mutableOrderedGetObjectsWrapping(void) {
+    return orderedGetObjects(mutableTwoOrdered(), css_range(css_opaque_index(NSUIntegerMax), 2));
+}
 static const char *mutableOrderedObjectAtIndexBeyondEnd(void) { return css_describe([mutableTwoOrdered() objectAtIndex: css_opaque_index(2)]); }
 static const char *mutableOrderedAddNil(void) { NSMutableOrderedSet *o = mutableTwoOrdered(); [o addObject: css_opaque(nil)]; return css_ordered_set_contents(o); }
 static const char *mutableOrderedInsertNil(void) { NSMutableOrderedSet *o = mutableTwoOrdered(); [o insertObject: css_opaque(nil) atIndex: 0]; return css_ordered_set_contents(o); }
@@ -60,6 +70,8 @@ static const CSSScenario css_set_table[] = {
     { "orderedSet.subscript.beyondEnd", "container", "objectAtIndexedSubscript:", CSS_ORDERED_RANGE, "nil", 1, orderedSubscriptBeyondEnd },
     { "orderedSet.objectAtIndex.empty", "container", "objectAtIndex:", CSS_ORDERED_RANGE, "nil", 1, orderedEmptyFirstElement },
     { "orderedSet.objectsAtIndexes.pastEnd", "container", "objectsAtIndexes:", CSS_ORDERED_RANGE, "nil", 1, orderedObjectsAtIndexesPastEnd },
+    { "orderedSet.getObjectsRange.pastEnd", "container", "getObjects:range:", "NSRangeException", "untouched", 1, orderedGetObjectsPastEnd },
+    { "mutableOrderedSet.getObjectsRange.wrappingEnd", "container", "getObjects:range:", "NSRangeException", "untouched", 1, mutableOrderedGetObjectsWrapping },
     { "mutableOrderedSet.literal.nilElement", "container", "initWithObjects:count:", "NSInvalidArgumentException", "(a,c)", 1, mutableOrderedWithNilElement },
     { "mutableOrderedSet.objectAtIndex.beyondEnd", "container", "objectAtIndex:", CSS_ORDERED_RANGE, "nil", 1, mutableOrderedObjectAtIndexBeyondEnd },
     { "mutableOrderedSet.addObject.nil", "container", "addObject:", "NSInvalidArgumentException", "(a,b)", 1, mutableOrderedAddNil },
@@ -100,7 +112,20 @@ static id pOrderedInsertNil(id o, NSUInteger i) { [o insertObject: css_opaque(ni
 static id pOrderedExchangeFirst(id o, NSUInteger i) { [o exchangeObjectAtIndex: 0 withObjectAtIndex: i]; return nil; }
 static id pOrderedExchangeSecond(id o, NSUInteger i) { [o exchangeObjectAtIndex: i withObjectAtIndex: 0]; return nil; }
 
+static id rOrderedGetObjects(id o, NSRange r) {
+    __unsafe_unretained id buffer[2] = { @"untouched", @"untouched" };   // a range past 2 raises before writing
+    [o getObjects: buffer range: r];
+    return [NSArray arrayWithObjects: buffer count: 2];
+}
+static id pOrderedGetObjectsTo(id o, NSUInteger i) { return rOrderedGetObjects(o, NSMakeRange(0, i)); }
+static id pOrderedGetObjectsOne(id o, NSUInteger i) { return rOrderedGetObjects(o, NSMakeRange(i, 1)); }
+CSS_OVERFLOW_PROBE_CALLS(rOrderedGetObjects)
+
 static const CSSProbe css_ordered_set_probe_table[] = {
+    { "orderedSet.getObjects:range:{0,i}", 2, freshOrdered, pOrderedGetObjectsTo },
+    { "mutableOrderedSet.getObjects:range:{i,1}", 2, freshMutableOrdered, pOrderedGetObjectsOne },
+    CSS_OVERFLOW_PROBES("orderedSet.getObjects:range:", 2, freshOrdered, rOrderedGetObjects),
+    CSS_OVERFLOW_PROBES("mutableOrderedSet.getObjects:range:", 2, freshMutableOrdered, rOrderedGetObjects),
     { "orderedSet.objectAtIndex:", 2, freshOrdered, pOrderedObjectAtIndex },
     { "orderedSet.objectAtIndexedSubscript:", 2, freshOrdered, pOrderedSubscript },
     { "orderedSet.objectsAtIndexes:{i}", 2, freshOrdered, pOrderedObjectsAtIndexes },

@@ -42,6 +42,17 @@ final class ContainerGuardTests: ShieldTestCase {
         try assertOverflowingRangesBehaveAsFoundation("array.getObjects:range:", "mutableArray.getObjects:range:")
     }
 
+    /// Issue 32: unguarded before; GS_RANGE_CHECK rejects every wrapping end, and so does the guard.
+    func testOverflowingRangesIndexOfObjectInRange() throws {
+        try assertOverflowingRangesBehaveAsFoundation(
+            "array.indexOfObject:inRange:", "mutableArray.indexOfObjectIdenticalTo:inRange:")
+    }
+
+    func testOverflowingRangesOrderedSetGetObjectsRange() throws {
+        try assertOverflowingRangesBehaveAsFoundation(
+            "orderedSet.getObjects:range:", "mutableOrderedSet.getObjects:range:")
+    }
+
     func testOverflowingRangesRemoveObjectsInRange() throws {
         try assertOverflowingRangesBehaveAsFoundation("mutableArray.removeObjectsInRange:")
     }

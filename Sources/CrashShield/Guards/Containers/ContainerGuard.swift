@@ -16,6 +16,7 @@ enum ContainerGuard {
         try DictionaryHooks.install(in: context)
         try SetHooks.install(in: context)
         try OrderedSetHooks.install(in: context)
+        try RangeSearchHooks.install(in: context)
         try CacheHooks.install(in: context)
         try DataHooks.install(in: context)
         try ObjectsAndKeysHooks.install(in: context)

@@ -6,7 +6,7 @@ import CrashShieldRuntime.Internal
 /// reaches it with its argument, so `initWithAttributedString:nil` is stopped here too. Recovery: an empty
 /// attributed string with the attributes asked for (the original with "").
 ///
-/// Left to GNUstep, which accepts them (NSAttributedString.m): `appendAttributedString:nil`,
+/// Left to GNUstep, which accepts them (Apple raises: `ReplacementNilHooks`, Apple's rules only) (NSAttributedString.m): `appendAttributedString:nil`,
 /// `insertAttributedString:nil atIndex:i` (i <= length) and `setAttributedString:nil` reach
 /// `replaceCharactersInRange:withAttributedString:`, which replaces the range with a nil string, and
 /// GSMutableAttributedString's `replaceCharactersInRange:withString:` takes nil as "" (it deletes the range, nothing

@@ -32,7 +32,8 @@ enum AttributedStringHooks {
 
     /// Checked at the app's call: GNUstep changes the receiver's attributes before its inner
     /// `replaceCharactersInRange:withString:` raises. GNUstep asks the argument its `string` first: an argument that
-    /// does not answer (not an attributed string) meets Foundation as without CrashShield.
+    /// does not answer (not an attributed string) meets Foundation as without CrashShield. A nil attributed string:
+    /// Apple's rules only (`ReplacementNilHooks`).
     static let replaceWithAttributedString: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod(
         "replaceCharactersInRange:withAttributedString:", .string,
         layers: [
@@ -46,7 +47,9 @@ enum AttributedStringHooks {
     ) {
         let violation =
             string == nil || csr_object_responds(string, stringSelector)
-            ? MutableStringHooks.rangeFailure(range, r, apple: "replaceCharactersInRange:withAttributedString:") : nil
+            ? ReplacementNilHooks.nilStringFailure(r, string, method: "replaceCharactersInRange:withAttributedString:")
+                ?? MutableStringHooks.rangeFailure(range, r, apple: "replaceCharactersInRange:withAttributedString:")
+            : nil
         point.mutation(r, cmd, violation) { $0(r, cmd, range, string) }
     }
     private static let stringSelector = csr_sel_register("string")

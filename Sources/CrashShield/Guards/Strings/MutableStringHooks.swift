@@ -5,9 +5,8 @@ import CrashShieldRuntime.Internal
 /// (GSMutableString's own empties the string), `insertString:nil atIndex:i` for i <= length (NSMutableString's
 /// replaces {i, 0} with nil: nothing), `replaceCharactersInRange:r withString:nil` (GSMutableString's deletes r;
 /// `stringByReplacingCharactersInRange:withString:nil` too, on a mutable copy); their nil forms are in the
-/// differential probes. Apple raises for a nil string in these (unverified texts), not guarded: making nil safe in
-/// `replaceCharactersInRange:withString:` would add a second check to its check-first trampoline, every valid call's. Under Apple's rules
-/// (`FoundationRules`) `appendString:nil` raises and is guarded.
+/// differential probes. Under Apple's rules (`FoundationRules`) `appendString:nil` raises and is guarded, and so is a
+/// nil string in `replaceCharactersInRange:withString:` and `insertString:atIndex:` (`ReplacementNilHooks`).
 enum MutableStringHooks {
     typealias IMP = ContainerIMP
 
@@ -19,7 +18,8 @@ enum MutableStringHooks {
         if FoundationRules.isApple { try context.install(appendString, onOwnersIn: mutable) }
     }
 
-    /// Legal for index == length (appends). GNUstep checks in `replaceCharactersInRange:withString:`.
+    /// Legal for index == length (appends). GNUstep checks in `replaceCharactersInRange:withString:`. A nil string:
+    /// as in `replaceCharactersInRange`.
     static let insertStringAtIndex: GuardedMethod<IMP.VoidWithObjectIndex> = GuardedMethod(
         "insertString:atIndex:", .string,
         layers: [
@@ -33,11 +33,22 @@ enum MutableStringHooks {
     ) {
         let length = length(of: r)
         point.mutation(
-            r, cmd, valid: index <= length,
-            else: .textMutation(
+            r, cmd, valid: index <= length && string != nil, else: insertFailure(r, string, index, length)
+        ) { $0(r, cmd, string, index) }
+    }
+    /// Out of line: the valid path's replacement stays one inlined body.
+    @inline(never)
+    private static func insertFailure(
+        _ r: CSRObject?, _ string: CSRObject?, _ index: UInt, _ length: UInt
+    ) -> Violation? {
+        if let failure = ReplacementNilHooks.nilStringFailure(r, string, method: "insertString:atIndex:") {
+            return failure
+        }
+        return index <= length
+            ? nil
+            : .textMutation(
                 CSRRange(location: index, length: 0), length: length,
                 method: "replaceCharactersInRange:withString:", appleMethod: "insertString:atIndex:")
-        ) { $0(r, cmd, string, index) }
     }
 
     /// Apple's rules only (GNUstep appends nothing). Apple raises through CoreFoundation's `mutateError`, without
@@ -61,7 +72,9 @@ enum MutableStringHooks {
     }
 
     /// Also installed on mutable attributed strings (an unrelated class hierarchy: no nesting).
-    /// Valid calls skip the replacement (CSRCheckFirst.h): its check must stay exactly "the range fits in length".
+    /// Valid calls skip the replacement (CSRCheckFirst.h): its check must stay exactly "the string is not nil and the
+    /// range fits in length". A nil string is a failure under Apple's rules only, checked before the range as CF's
+    /// `__CFStringCheckAndReplace` does; under GNUstep's the call goes on.
     static let replaceCharactersInRange: GuardedMethod<IMP.VoidWithRangeObject> = GuardedMethod(
         "replaceCharactersInRange:withString:", .string, checkFirst: Int32(CSRHotMutableStringReplaceCharacters),
         layers: [
@@ -73,9 +86,14 @@ enum MutableStringHooks {
         in point: GuardedMethod<IMP.VoidWithRangeObject>, _ r: CSRObject?, _ cmd: CSRSelector?,
         _ range: CSRRange, _ string: CSRObject?
     ) {
-        point.mutation(r, cmd, valid: range.fits(in: length(of: r)), else: rangeFailure(range, r)) {
-            $0(r, cmd, range, string)
-        }
+        point.mutation(
+            r, cmd, valid: range.fits(in: length(of: r)) && string != nil, else: replaceFailure(r, range, string)
+        ) { $0(r, cmd, range, string) }
+    }
+    @inline(never)
+    private static func replaceFailure(_ r: CSRObject?, _ range: CSRRange, _ string: CSRObject?) -> Violation? {
+        ReplacementNilHooks.nilStringFailure(r, string, method: "replaceCharactersInRange:withString:")
+            ?? rangeFailure(range, r)
     }
 
     typealias ReplaceOccurrences =

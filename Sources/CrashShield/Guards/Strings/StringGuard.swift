@@ -26,6 +26,7 @@ enum StringGuard {
         try StringHooks.install(in: context)
         try MutableStringHooks.install(in: context)
         try AttributedStringHooks.install(in: context)
+        try ReplacementNilHooks.install(in: context)
         try FormatHooks.install(in: context)
         try SearchHooks.install(in: context)
         try RegularExpressionHooks.install(in: context)
