@@ -2,6 +2,7 @@
 #import <Foundation/Foundation.h>
 #include <stdio.h>
 #include "CSRUIKit.h"
+#include "CSRMemory.h"
 
 /// The public methods asked, as CALayer and UINavigationController declare them (CGPoint has CSRPoint's layout).
 @protocol CSRLayerGeometry
@@ -82,6 +83,66 @@ bool csr_navigation_stack_contains(CSRObject navigationController, CSRObject con
     NSArray *stack = [(id<CSRNavigationStack>)navigation viewControllers];
     if (![stack isKindOfClass:[NSArray class]]) return false;
     return [stack indexOfObjectIdenticalTo:(CSR_BRIDGE id)controller] != NSNotFound;
+}
+
+/// What UITableView and UICollectionView answer about their data (their own counts, as UIKit's scroll check reads them).
+@protocol CSRIndexedView
+- (NSInteger)numberOfSections;
+- (NSInteger)numberOfRowsInSection:(NSInteger)section;
+- (NSInteger)numberOfItemsInSection:(NSInteger)section;
+@end
+
+CSRScrollTarget csr_scroll_target_check(CSRObject view, CSRObject indexPath, bool isTable, CSRScrollFigures *figures) {
+    id object = (CSR_BRIDGE id)view, path = (CSR_BRIDGE id)indexPath;
+    SEL rows = isTable ? @selector(numberOfRowsInSection:) : @selector(numberOfItemsInSection:);
+    if (object == nil || figures == NULL || ![path isKindOfClass:[NSIndexPath class]] || [path length] != 2) {
+        return CSRScrollTargetUnjudged;
+    }
+    if (![object respondsToSelector:@selector(numberOfSections)] || ![object respondsToSelector:rows]) {
+        return CSRScrollTargetUnjudged;
+    }
+    NSUInteger section = [path indexAtPosition:0], index = [path indexAtPosition:1];
+    if (isTable && index == NSNotFound) return CSRScrollTargetUnjudged;   // the section itself: UIKit's to judge
+    figures->section = (long)section;
+    figures->index = (long)index;
+    NSInteger sections = [(id<CSRIndexedView>)object numberOfSections];
+    if (sections < 0) return CSRScrollTargetUnjudged;
+    if (section >= (NSUInteger)sections) {
+        figures->count = (long)sections;
+        return CSRScrollTargetSectionOutOfBounds;
+    }
+    NSInteger count = isTable ? [(id<CSRIndexedView>)object numberOfRowsInSection:(NSInteger)section]
+                              : [(id<CSRIndexedView>)object numberOfItemsInSection:(NSInteger)section];
+    if (count < 0 || index < (NSUInteger)count) return CSRScrollTargetUnjudged;
+    figures->count = (long)count;
+    return CSRScrollTargetIndexOutOfBounds;
+}
+
+/// What UIViewController answers about its place in the presentation chain.
+@protocol CSRPresentedController
+- (id)presentingViewController;
+- (id)parentViewController;
+- (BOOL)isBeingDismissed;
+@end
+
+CSRObject csr_controller_presented_by(CSRObject controller) {
+    id object = (CSR_BRIDGE id)controller;
+    if (object == nil || ![object respondsToSelector:@selector(presentingViewController)]
+        || ![object respondsToSelector:@selector(parentViewController)]
+        || ![object respondsToSelector:@selector(isBeingDismissed)]) {
+        return NULL;
+    }
+    if ([(id<CSRPresentedController>)object parentViewController] != nil) return NULL;
+    if ([(id<CSRPresentedController>)object isBeingDismissed]) return NULL;
+    return CSR_PASS_BORROWED([(id<CSRPresentedController>)object presentingViewController]);
+}
+
+bool csr_navigation_stack_lacks(CSRObject navigationController, CSRObject controller) {
+    id navigation = (CSR_BRIDGE id)navigationController, target = (CSR_BRIDGE id)controller;
+    if (navigation == nil || target == nil || ![navigation respondsToSelector:@selector(viewControllers)]) return false;
+    NSArray *stack = [(id<CSRNavigationStack>)navigation viewControllers];
+    if (![stack isKindOfClass:[NSArray class]]) return false;
+    return [stack indexOfObjectIdenticalTo:target] == NSNotFound && ![stack containsObject:target];
 }
 
 void csr_format_g(double value, char *buffer, unsigned long size) {
