@@ -665,6 +665,20 @@ extension Violation {
         }
     }
 
+    /// Activating a constraint whose items have no common ancestor: NSGenericException "Unable to activate constraint
+    /// with anchors <NSLayoutXAxisAnchor:0x174a77480 "Prox.PlaceDetailsCardView:0x1014b7460.leading"> and <...>
+    /// because they have no common ancestor.  Does the constraint or its anchors reference items in different view
+    /// hierarchies?  That's illegal." (mozilla-mobile/prox#497, SnapKit/SnapKit#478; two spaces after each period).
+    static func noCommonAncestor(first: String, second: String) -> Violation {
+        Violation(
+            "NSGenericException",
+            hint: "add both views to one hierarchy (addSubview:) before activating constraints between them"
+        ) { _ in
+            "Unable to activate constraint with anchors \(first) and \(second) because they have no common ancestor.  "
+                + "Does the constraint or its anchors reference items in different view hierarchies?  That's illegal."
+        }
+    }
+
     // Presenting and popping (UIKitPresentationHooks.swift).
 
     /// `-[UIViewController presentViewController:nil animated:completion:]`: NSInvalidArgumentException "Application

@@ -65,6 +65,23 @@ CSRObject csr_controller_presented_by(CSRObject controller);
 /// `viewControllers` with an array.
 bool csr_navigation_stack_lacks(CSRObject navigationController, CSRObject controller);
 
+/// Whether activating `constraint` (an NSLayoutConstraint) would find no common ancestor of its two items: both are
+/// set, each is a view (its superview chain) or a layout guide with an owning view (that view's chain), and the two
+/// chains end at different roots. False when there is one item or an item is neither (not judged).
+bool csr_constraint_lacks_common_ancestor(CSRObject constraint);
+
+/// The index of the first constraint of the array `constraints` that `csr_constraint_lacks_common_ancestor`, or -1.
+long csr_constraints_first_lacking_common_ancestor(CSRObject constraints);
+
+/// `[constraints objectAtIndex:index]` (+0).
+CSRObject csr_constraints_object_at(CSRObject constraints, long index);
+
+/// Sends `setActive:YES` to each constraint of the array `constraints` that does not lack a common ancestor, in order.
+void csr_constraints_activate_each(CSRObject constraints);
+
+/// The description of the constraint's `firstAnchor` (or `secondAnchor`), UTF-8, into `buffer`; "" when it has none.
+void csr_constraint_anchor_description(CSRObject constraint, bool second, char *buffer, unsigned long size);
+
 /// `value` as the C library's `%g` prints it into `buffer` ("nan", "320", "75.75"; glibc writes "-nan" for a NaN with
 /// the sign bit set, as GNUstep's exception texts then do).
 void csr_format_g(double value, char *buffer, unsigned long size);

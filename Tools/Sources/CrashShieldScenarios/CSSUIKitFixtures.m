@@ -455,3 +455,127 @@ long css_indexed_view_scrolls(void *view, long *last) {
     }
     return object->scrolls;
 }
+
+// MARK: Auto Layout (like UIView, UILayoutGuide, NSLayoutAnchor and NSLayoutConstraint activation)
+
+/// Like UIView, for its place in a hierarchy: `superview` (not retained, as UIKit's is not the subview's to own).
+@interface CSSLayoutView : NSObject {
+@public
+    id superview;
+}
+- (id)superview;
+@end
+@implementation CSSLayoutView
+- (id)superview { return superview; }
+@end
+
+/// Like UILayoutGuide: an owning view, no superview.
+@interface CSSLayoutGuide : NSObject {
+@public
+    id owningView;
+}
+- (id)owningView;
+@end
+@implementation CSSLayoutGuide
+- (id)owningView { return owningView; }
+@end
+
+/// Like NSLayoutXAxisAnchor's description: <CSSLayoutAnchor:0x... "CSSLayoutView:0x....leading">.
+@interface CSSLayoutAnchor : NSObject {
+@public
+    id item;
+    const char *name;
+}
+@end
+@implementation CSSLayoutAnchor
+- (NSString *)description {
+    return [NSString stringWithFormat:@"<%@:%p \"%@:%p.%s\">", NSStringFromClass([self class]), (void *)self,
+                                      NSStringFromClass([item class]), (CSS_BRIDGE void *)item, name];
+}
+@end
+
+static id css_layout_root(id item) {
+    if ([item isKindOfClass:[CSSLayoutGuide class]]) item = ((CSSLayoutGuide *)item)->owningView;
+    if (![item isKindOfClass:[CSSLayoutView class]]) return nil;
+    while (((CSSLayoutView *)item)->superview != nil) item = ((CSSLayoutView *)item)->superview;
+    return item;
+}
+
+/// Like NSLayoutConstraint: activation adds it to the closest common ancestor of its items and raises UIKit's
+/// NSGenericException when there is none; `+activateConstraints:` activates in order and raises at the first such
+/// constraint, after activating those before it.
+@interface CSSLayoutConstraint : NSObject {
+@public
+    id firstItem, secondItem;
+    CSSLayoutAnchor *firstAnchor, *secondAnchor;
+    BOOL active;
+}
+- (id)firstItem;
+- (id)secondItem;
+- (id)firstAnchor;
+- (id)secondAnchor;
+- (void)setActive:(BOOL)value;
++ (void)activateConstraints:(NSArray *)constraints;
+@end
+@implementation CSSLayoutConstraint
+- (void)dealloc {
+    CSS_RELEASE(firstAnchor);
+    CSS_RELEASE(secondAnchor);
+    CSS_SUPER_DEALLOC();
+}
+- (id)firstItem { return firstItem; }
+- (id)secondItem { return secondItem; }
+- (id)firstAnchor { return firstAnchor; }
+- (id)secondAnchor { return secondAnchor; }
+- (void)activate {
+    if (secondItem != nil && css_layout_root(firstItem) != css_layout_root(secondItem)) {
+        [NSException raise:@"NSGenericException"
+                    format:@"Unable to activate constraint with anchors %@ and %@ because they have no common ancestor.  "
+                           @"Does the constraint or its anchors reference items in different view hierarchies?  "
+                           @"That's illegal.", firstAnchor, secondAnchor];
+    }
+    active = YES;
+}
+- (void)setActive:(BOOL)value {
+    if (value) [self activate]; else active = NO;
+}
++ (void)activateConstraints:(NSArray *)constraints {
+    for (NSUInteger i = 0; i < [constraints count]; i++) [(CSSLayoutConstraint *)[constraints objectAtIndex:i] activate];
+}
+@end
+
+void *css_layout_view_new(void *superview) {
+    CSSLayoutView *view = [[CSSLayoutView alloc] init];
+    view->superview = (CSS_BRIDGE id)superview;
+    return (CSS_BRIDGE_RETAINED void *)view;
+}
+void *css_layout_guide_new(void *owningView) {
+    CSSLayoutGuide *guide = [[CSSLayoutGuide alloc] init];
+    guide->owningView = (CSS_BRIDGE id)owningView;
+    return (CSS_BRIDGE_RETAINED void *)guide;
+}
+void *css_layout_constraint_new(void *first, void *second) {
+    CSSLayoutConstraint *constraint = [[CSSLayoutConstraint alloc] init];
+    constraint->firstItem = (CSS_BRIDGE id)first;
+    constraint->secondItem = (CSS_BRIDGE id)second;
+    constraint->firstAnchor = [[CSSLayoutAnchor alloc] init];
+    constraint->firstAnchor->item = (CSS_BRIDGE id)first;
+    constraint->firstAnchor->name = "leading";
+    if (second != NULL) {
+        constraint->secondAnchor = [[CSSLayoutAnchor alloc] init];
+        constraint->secondAnchor->item = (CSS_BRIDGE id)second;
+        constraint->secondAnchor->name = "trailing";
+    }
+    return (CSS_BRIDGE_RETAINED void *)constraint;
+}
+void css_layout_constraint_set_active(void *constraint, bool active) {
+    [(CSS_BRIDGE CSSLayoutConstraint *)constraint setActive:active ? YES : NO];
+}
+bool css_layout_constraint_is_active(void *constraint) { return ((CSS_BRIDGE CSSLayoutConstraint *)constraint)->active; }
+void css_layout_activate(void *const *constraints, long count) {
+    CSS_POOL_BEGIN
+    NSMutableArray *array = [NSMutableArray array];
+    for (long i = 0; i < count; i++) [array addObject:(CSS_BRIDGE id)constraints[i]];
+    [CSSLayoutConstraint activateConstraints:array];
+    CSS_POOL_END
+}

@@ -20,7 +20,8 @@ final class UIKitNavigationGuardTests: ShieldTestCase {
             $0 = .init(
                 layer: "CSSLayer", navigationController: "CSSNavigationController",
                 viewController: "CSSPresentingController", alertController: "CSSAlertController",
-                tableView: "CSSTableView", collectionView: "CSSCollectionView", panelDelegates: ["CSSPanelDelegate"])
+                tableView: "CSSTableView", collectionView: "CSSCollectionView", layoutConstraint: "CSSLayoutConstraint",
+                panelDelegates: ["CSSPanelDelegate"])
         }
     }
 
@@ -309,12 +310,108 @@ final class UIKitNavigationGuardTests: ShieldTestCase {
         }
     }
 
+    // MARK: Activating constraints between items with no common ancestor
+
+    /// Two hierarchies (root A with a child and a guide, root B) and constraints within and across them.
+    private final class Layout {
+        let rootA: CSRObject, child: CSRObject, guide: CSRObject, rootB: CSRObject, orphanGuide: CSRObject
+        init() {
+            rootA = css_layout_view_new(nil)
+            child = css_layout_view_new(rootA)
+            guide = css_layout_guide_new(child)
+            rootB = css_layout_view_new(nil)
+            orphanGuide = css_layout_guide_new(nil)
+        }
+        deinit { [orphanGuide, rootB, guide, child, rootA].forEach { css_object_release($0) } }
+        func constraint(_ first: CSRObject, _ second: CSRObject?) -> CSRObject {
+            css_layout_constraint_new(first, second)
+        }
+    }
+
+    func testActivatingAConstraintAcrossHierarchiesIsSkippedAndReported() throws {
+        let layout = Layout()
+        for (first, second) in [(layout.child, layout.rootB), (layout.guide, layout.rootB)] {
+            let plain = layout.constraint(first, second)
+            defer { css_object_release(plain) }
+            let raised = try XCTUnwrap(catchingObjCException { css_layout_constraint_set_active(plain, true) })
+            XCTAssertEqual(raised.name, "NSGenericException")
+            try withShield(Configuration(guards: .uikit)) { sink in
+                XCTAssertNil(catchingObjCException { css_layout_constraint_set_active(plain, true) })
+                XCTAssertFalse(css_layout_constraint_is_active(plain), "not activated")
+                CrashShield.flush()
+                let report = try XCTUnwrap(sink.reports(in: .uikit).first)
+                XCTAssertEqual(sink.reports.count, 1)
+                XCTAssertEqual(report.className, "CSSLayoutConstraint")
+                XCTAssertEqual(report.selector, "setActive:")
+                XCTAssertEqual(report.exceptionName, raised.name)
+                XCTAssertEqual(report.reason, raised.reason, "the same anchors: the same words")
+                XCTAssertEqual(report.action, .recovered)
+            }
+        }
+    }
+
+    /// `+activateConstraints:` raises at the first bad constraint, after activating those before it; under the guard
+    /// every good one is activated, the bad one is not, and the call is reported once.
+    func testActivatingAnArrayActivatesTheOthersAndReportsTheFirstBadOne() throws {
+        let layout = Layout()
+        let good = layout.constraint(layout.child, layout.rootA), bad = layout.constraint(layout.rootB, layout.guide)
+        let later = layout.constraint(layout.guide, layout.rootA)
+        defer { [good, bad, later].forEach { css_object_release($0) } }
+        let raised = try XCTUnwrap(catchingObjCException { css_layout_activate([good, bad, later], 3) })
+        XCTAssertEqual(raised.name, "NSGenericException")
+        XCTAssertEqual(
+            [good, bad, later].map(css_layout_constraint_is_active), [true, false, false], "UIKit stops there")
+        [good, later].forEach { css_layout_constraint_set_active($0, false) }
+        try withShield(Configuration(guards: .uikit)) { sink in
+            XCTAssertNil(catchingObjCException { css_layout_activate([good, bad, later], 3) })
+            XCTAssertEqual([good, bad, later].map(css_layout_constraint_is_active), [true, false, true])
+            CrashShield.flush()
+            let report = try XCTUnwrap(sink.reports(in: .uikit).first)
+            XCTAssertEqual(sink.reports.count, 1, "\(sink.reports.map(\.reason))")
+            XCTAssertEqual(report.className, "CSSLayoutConstraint")
+            XCTAssertEqual(report.selector, "activateConstraints:")
+            XCTAssertEqual(report.reason, raised.reason)
+        }
+    }
+
+    /// Within one hierarchy, one item, deactivation, and a guide without an owning view (left to UIKit): unchanged.
+    func testValidActivationsAreUnchanged() throws {
+        func run() -> [String] {
+            let layout = Layout()
+            let pairs: [(CSRObject, CSRObject?)] = [
+                (layout.child, layout.rootA), (layout.guide, layout.child), (layout.rootB, nil),
+                (layout.orphanGuide, layout.rootA),
+            ]
+            return pairs.flatMap { first, second -> [String] in
+                let constraint = layout.constraint(first, second), array = layout.constraint(first, second)
+                defer { css_object_release(constraint); css_object_release(array) }
+                let single = catchingObjCException { css_layout_constraint_set_active(constraint, true) }
+                let many = catchingObjCException { css_layout_activate([array], 1) }
+                let active = [constraint, array].map(css_layout_constraint_is_active)
+                css_layout_constraint_set_active(constraint, false)
+                return [
+                    "\(single?.name ?? "-") \(many?.name ?? "-") \(active)",
+                    "\(css_layout_constraint_is_active(constraint))",
+                ]
+            }
+        }
+        let unguarded = run()
+        XCTAssertEqual(unguarded[0], "- - [true, true]")
+        XCTAssertEqual(unguarded[6], "NSGenericException NSGenericException [false, false]", "UIKit's to judge")
+        try withShield(Configuration(guards: .uikit)) { sink in
+            XCTAssertEqual(run(), unguarded)
+            CrashShield.flush()
+            XCTAssertTrue(sink.reports.isEmpty, "\(sink.reports.map(\.reason))")
+        }
+    }
+
     func testHooksInstalledAndRevertedWithTheGuard() throws {
         let points: [(String, String)] = [
             ("CSSTableView", "scrollToRowAtIndexPath:atScrollPosition:animated:"),
             ("CSSCollectionView", "scrollToItemAtIndexPath:atScrollPosition:animated:"),
             ("CSSNavigationController", "popToViewController:animated:"),
             ("CSSPresentingController", "presentViewController:animated:completion:"),
+            ("CSSLayoutConstraint", "setActive:"),
         ]
         func installed() -> [Bool] {
             points.map { point in
@@ -323,12 +420,12 @@ final class UIKitNavigationGuardTests: ShieldTestCase {
                 }
             }
         }
-        withShield(Configuration.production) { _ in XCTAssertEqual(installed(), [false, false, false, false]) }
-        withShield(Configuration(guards: .uikit)) { _ in XCTAssertEqual(installed(), [true, true, true, true]) }
-        XCTAssertEqual(installed(), [false, false, false, false])
+        withShield(Configuration.production) { _ in XCTAssertEqual(installed(), [false, false, false, false, false]) }
+        withShield(Configuration(guards: .uikit)) { _ in XCTAssertEqual(installed(), [true, true, true, true, true]) }
+        XCTAssertEqual(installed(), [false, false, false, false, false])
         // Without an alert controller class the presentation hook still guards nil and double presentations.
         UIKitGuard.classNames.withLock { $0.alertController = "CSSNoSuchAlert" }
-        withShield(Configuration(guards: .uikit)) { _ in XCTAssertEqual(installed(), [true, true, true, true]) }
+        withShield(Configuration(guards: .uikit)) { _ in XCTAssertEqual(installed(), [true, true, true, true, true]) }
     }
 }
 

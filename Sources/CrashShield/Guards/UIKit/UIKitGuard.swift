@@ -22,7 +22,8 @@ import MachO  // _dyld_image_count, _dyld_get_image_name
 ///   super is not guarded); classes registered later are not hooked.
 ///
 /// - Scrolling a table or collection view to an index path it does not hold (UIKitScrollHooks.swift); presenting nil
-///   or a controller already presented, popping to a controller not on the stack (UIKitPresentationHooks.swift).
+///   or a controller already presented, popping to a controller not on the stack (UIKitPresentationHooks.swift);
+///   activating a constraint whose items have no common ancestor (UIKitLayoutHooks.swift).
 ///
 /// Hooked by their public class names (`CALayer`, `UINavigationController`: documented SDK classes that implement
 /// these methods themselves), only where the class exists; a subclass that overrides one of them without calling
@@ -37,6 +38,7 @@ enum UIKitGuard {
         var alertController = "UIAlertController"
         var tableView = "UITableView"
         var collectionView = "UICollectionView"
+        var layoutConstraint = "NSLayoutConstraint"
         /// The WKUIDelegate classes hooked: nil for every app class (`Session.isAppClass`) that implements a panel
         /// method itself; tests name fixture delegates.
         var panelDelegates: [String]? = nil
@@ -61,6 +63,9 @@ enum UIKitGuard {
         if let table = ObjCClass(named: names.tableView) { try context.install(Self.scrollToRow, on: [table]) }
         if let collection = ObjCClass(named: names.collectionView) {
             try context.install(Self.scrollToItem, on: [collection])
+        }
+        if let constraint = ObjCClass(named: names.layoutConstraint) {
+            try context.install([Self.setActive, Self.activateConstraints], on: [constraint])
         }
         _ = IncidentChannel.registered  // before the panel hooks: their wrappers report through it
         let candidates = names.panelDelegates.map { $0.compactMap { ObjCClass(named: $0) } } ?? appClasses()

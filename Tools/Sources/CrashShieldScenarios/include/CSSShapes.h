@@ -81,6 +81,15 @@ void css_indexed_view_scroll(void *view, const unsigned long *indexes, unsigned 
 void css_indexed_view_scroll_nil(void *view);
 /// How many scrolls went through; the last one's section, row/item, position and animated (0/1) into `last` (4 longs).
 long css_indexed_view_scrolls(void *view, long *last);
+/// Like UIView (`superview`, may be NULL; not retained), UILayoutGuide (`owningView`) and NSLayoutConstraint between
+/// `first` and `second` (NULL: one item), all +1. Activation raises UIKit's NSGenericException for items with no
+/// common ancestor; `css_layout_activate` is `+activateConstraints:` of the `count` constraints.
+void *css_layout_view_new(void *superview);
+void *css_layout_guide_new(void *owningView);
+void *css_layout_constraint_new(void *first, void *second);
+void css_layout_constraint_set_active(void *constraint, bool active);
+bool css_layout_constraint_is_active(void *constraint);
+void css_layout_activate(void *const *constraints, long count);
 
 /// Like WKWebView running a JavaScript panel (CSSWebKitFixtures.m): `panel` 0 alert, 1 confirm, 2 text input. The
 /// delegate's `webView:runJavaScript...completionHandler:` gets a handler block shaped like WebKit's: released
