@@ -48,12 +48,17 @@ public struct Configuration: Sendable {
     public var kvoLeavesSystemClassesAlone = true
     /// Main-thread-only methods, by class name (the class and its subclasses): the selectors the main-thread guard
     /// watches. A class that does not exist in this process is logged once and skipped (UIView of the default
-    /// silently: UIKit is not in every process). Default: UIView's layout and display invalidation.
+    /// silently: UIKit is not in every process). Default: UIView's layout, constraint and display invalidation
+    /// (calls that only mark the view for the next pass; none changes the view hierarchy).
     public var mainThreadOnlyMethods: [String: [String]] = Configuration.defaultMainThreadOnlyMethods
 
     /// The default `mainThreadOnlyMethods`.
     public static let defaultMainThreadOnlyMethods: [String: [String]] = [
-        "UIView": ["setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded"]
+        "UIView": [
+            "setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded",
+            "setNeedsUpdateConstraints",
+            "invalidateIntrinsicContentSize",
+        ]
     ]
 
     public init(

@@ -913,6 +913,106 @@ extension Violation {
         ) { className in "Completion handler passed to -[\(className) \(selector)] was not called" }
     }
 
+    // Scrolling to an index path that does not exist (UIKitScrollHooks.swift). The view's description, which UIKit
+    // prints whole (frame, layer, content offset, data source), is cut to its class and address.
+
+    private static let scrollTargetHint =
+        "check the index path against numberOfSections and numberOfRowsInSection:/numberOfItemsInSection: "
+        + "(data changed without reloadData?)"
+
+    /// `-[UITableView scrollToRowAtIndexPath:atScrollPosition:animated:]` to a section that does not exist:
+    /// NSRangeException "Attempted to scroll the table view to an out-of-bounds section (18) when there are only 1
+    /// sections. Table view: <...>" (SURYAKANTSHARMA/CountryPicker#54, iOS 13).
+    static func tableScrollSection(_ section: Int, sections: Int, view: String) -> Violation {
+        Violation(ExceptionName.range, hint: scrollTargetHint) { _ in
+            "Attempted to scroll the table view to an out-of-bounds section (\(section)) when there are only "
+                + "\(sections) sections. Table view: <\(view)>"
+        }
+    }
+
+    /// The same to a row that does not exist: NSRangeException "Attempted to scroll the table view to an
+    /// out-of-bounds row (72) when there are only 72 rows in section 0. Table view: <...>" (iOS 13 and later:
+    /// itsmeichigo/DateTimePicker#91, Automattic/pocket-casts-ios#1565; before iOS 13 "-[UITableView
+    /// _contentOffsetForScrollingToRowAtIndexPath:atScrollPosition:]: row (30) beyond bounds (30) for section (0).").
+    static func tableScrollRow(_ row: Int, rows: Int, section: Int, view: String) -> Violation {
+        Violation(ExceptionName.range, hint: scrollTargetHint) { _ in
+            "Attempted to scroll the table view to an out-of-bounds row (\(row)) when there are only \(rows) rows in "
+                + "section \(section). Table view: <\(view)>"
+        }
+    }
+
+    /// `-[UICollectionView scrollToItemAtIndexPath:atScrollPosition:animated:]` to an item that does not exist:
+    /// NSInternalInconsistencyException "Attempted to scroll the collection view to an out-of-bounds item (0) when
+    /// there are only 0 items in section 0. Collection view: <...>." (iOS 15 and later: Provenance-Emu/Provenance#1771,
+    /// chiahsien/CHTCollectionViewWaterfallLayout#203; iOS 13 and 14 raised NSInvalidArgumentException "attempt to
+    /// scroll to invalid index path: <NSIndexPath: 0x...> {length = 2, path = 0 - 4}", not reproduced).
+    static func collectionScrollItem(_ item: Int, items: Int, section: Int, view: String) -> Violation {
+        Violation(ExceptionName.internalInconsistency, hint: scrollTargetHint) { _ in
+            "Attempted to scroll the collection view to an out-of-bounds item (\(item)) when there are only \(items) "
+                + "items in section \(section). Collection view: <\(view)>."
+        }
+    }
+
+    /// The same to a section that does not exist. Unverified: no public log quotes iOS 15's text for a section; it
+    /// is written as the item's ("... out-of-bounds section (2) when there are only 1 sections. Collection view:
+    /// <...>.").
+    static func collectionScrollSection(_ section: Int, sections: Int, view: String) -> Violation {
+        Violation(ExceptionName.internalInconsistency, hint: scrollTargetHint) { _ in
+            "Attempted to scroll the collection view to an out-of-bounds section (\(section)) when there are only "
+                + "\(sections) sections. Collection view: <\(view)>."
+        }
+    }
+
+    /// Activating a constraint whose items have no common ancestor: NSGenericException "Unable to activate constraint
+    /// with anchors <NSLayoutXAxisAnchor:0x174a77480 "Prox.PlaceDetailsCardView:0x1014b7460.leading"> and <...>
+    /// because they have no common ancestor.  Does the constraint or its anchors reference items in different view
+    /// hierarchies?  That's illegal." (mozilla-mobile/prox#497, SnapKit/SnapKit#478; two spaces after each period).
+    static func noCommonAncestor(first: String, second: String) -> Violation {
+        Violation(
+            "NSGenericException",
+            hint: "add both views to one hierarchy (addSubview:) before activating constraints between them"
+        ) { _ in
+            "Unable to activate constraint with anchors \(first) and \(second) because they have no common ancestor.  "
+                + "Does the constraint or its anchors reference items in different view hierarchies?  That's illegal."
+        }
+    }
+
+    // Presenting and popping (UIKitPresentationHooks.swift).
+
+    /// `-[UIViewController presentViewController:nil animated:completion:]`: NSInvalidArgumentException "Application
+    /// tried to present a nil modal view controller on target <UITabBarController: 0x7a84410>."
+    /// (adamdebono/ADFlipTransition#15).
+    static func presentedNil(presenter: String) -> Violation {
+        Violation(
+            ExceptionName.invalidArgument,
+            hint: "check the controller for nil before presenting it (a storyboard identifier that does not exist?)"
+        ) { _ in "Application tried to present a nil modal view controller on target <\(presenter)>." }
+    }
+
+    /// A controller presented again while it is presented (or being presented): NSInvalidArgumentException
+    /// "Application tried to present modally a view controller <UIViewController: 0x...> that is already being
+    /// presented by <UIViewController: 0x...>." from `-[UIViewController
+    /// _presentViewController:withAnimationController:completion:]` (Expensify/react-native-share-menu#101,
+    /// capacitor-community/privacy-screen#56 with the stack).
+    static func presentedTwice(controller: String, presenter: String) -> Violation {
+        Violation(
+            ExceptionName.invalidArgument,
+            hint: "check presentingViewController (or isBeingPresented) before presenting a controller again"
+        ) { _ in
+            "Application tried to present modally a view controller <\(controller)> that is already being presented by "
+                + "<\(presenter)>."
+        }
+    }
+
+    /// `-[UINavigationController popToViewController:animated:]` with a controller that is not on its stack:
+    /// NSInternalInconsistencyException "Tried to pop to a view controller that doesn't exist." (an assertion in
+    /// `-[UINavigationController popToViewController:transition:]`: helpscout/beacon-ios-sdk#132,
+    /// xiaopin/NavigationContainer#11).
+    static let poppedToMissing = Violation(
+        ExceptionName.internalInconsistency,
+        hint: "check navigationController.viewControllers contains the controller before popping to it"
+    ) { _ in "Tried to pop to a view controller that doesn't exist." }
+
     private static func geometryNumber(_ value: Double) -> String { UIKitGuard.number(value) }
 }
 

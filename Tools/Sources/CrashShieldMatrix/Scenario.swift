@@ -39,9 +39,10 @@ public struct Scenario: Sendable, Equatable {
         return configuration
     }
 
-    /// CSSView's main-thread-only methods.
+    /// CSSView's main-thread-only methods: the default list's UIView methods (`MainThreadGuardTests` holds them equal).
     public static let catalogViewMethods = [
-        "setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded",
+        "setNeedsLayout", "setNeedsDisplay", "setNeedsDisplayInRect:", "layoutIfNeeded", "setNeedsUpdateConstraints",
+        "invalidateIntrinsicContentSize",
     ]
 
     /// Runs the bad call; returns what the caller got. Call inside an autorelease pool.

@@ -110,6 +110,8 @@ typedef struct CSSRect { double x, y, width, height; } CSSRect;
 - (void)setNeedsDisplay;
 - (void)setNeedsDisplayInRect:(CSSRect)rect;
 - (void)layoutIfNeeded;
+- (void)setNeedsUpdateConstraints;
+- (void)invalidateIntrinsicContentSize;
 @end
 
 @implementation CSSView
@@ -127,6 +129,8 @@ typedef struct CSSRect { double x, y, width, height; } CSSRect;
 - (void)setNeedsDisplay { [self record]; }
 - (void)setNeedsDisplayInRect:(CSSRect)rect { lastRect = rect; [self record]; }
 - (void)layoutIfNeeded { [self record]; }
+- (void)setNeedsUpdateConstraints { [self record]; }
+- (void)invalidateIntrinsicContentSize { [self record]; }
 @end
 
 /// A view whose -dealloc invalidates its own layout (a view released on a background queue whose teardown touches
@@ -186,6 +190,10 @@ static long css_swizzled_view_calls;
             [view setNeedsDisplay];
         } else if (sel_isEqual(selector, @selector(layoutIfNeeded))) {
             [view layoutIfNeeded];
+        } else if (sel_isEqual(selector, @selector(setNeedsUpdateConstraints))) {
+            [view setNeedsUpdateConstraints];
+        } else if (sel_isEqual(selector, @selector(invalidateIntrinsicContentSize))) {
+            [view invalidateIntrinsicContentSize];
         } else {
             [view setNeedsLayout];
         }
@@ -257,6 +265,17 @@ static const char *setNeedsDisplayInRectInBackground(void) {
     return outcome;
 }
 
+/// Auto Layout invalidation from a background thread (issue 32: the invalidations peers defer).
+static const char *setNeedsUpdateConstraintsInBackground(void) {
+    CSSView *view = [[CSSView alloc] init];
+    CSSBackgroundCaller *caller = css_call_in_background(view, @selector(setNeedsUpdateConstraints), 1, NO);
+    css_spin_until(view, 1, 5);
+    const char *outcome = css_view_outcome(view);
+    CSS_RELEASE(caller);
+    CSS_RELEASE(view);
+    return outcome;
+}
+
 static const CSSScenario css_lifetime_table[] = {
     { "zombie.message.afterOverRelease", "zombie", "value", "SIGSEGV", "0", 1, messageAfterOverRelease },
     { "zombie.release.twice", "zombie", "release", "SIGSEGV", "released twice", 1, releaseTwice },
@@ -264,6 +283,8 @@ static const CSSScenario css_lifetime_table[] = {
       "main=1 background=0", 1, setNeedsLayoutInBackground },
     { "mainThread.setNeedsDisplayInRect.background", "mainThreadUI", "setNeedsDisplayInRect:",
       "NSInternalInconsistencyException", "main=1 background=0 rect={1,2,3,4}", 1, setNeedsDisplayInRectInBackground },
+    { "mainThread.setNeedsUpdateConstraints.background", "mainThreadUI", "setNeedsUpdateConstraints",
+      "NSInternalInconsistencyException", "main=1 background=0", 1, setNeedsUpdateConstraintsInBackground },
 };
 
 const CSSScenario *css_lifetime_scenarios(int *count) {

@@ -61,10 +61,23 @@ static CSSFixtureRect css_fixture_rect(CSSShapeRect rect) {
 - (CSSFixturePoint)anchorPoint { return anchor; }
 @end
 
-/// Like UIViewController, for the stack.
-@interface CSSViewController : NSObject
+/// Like UIViewController, for the stack and the presentation chain: `presentingViewController` (set by
+/// CSSPresentingController when it presents it; not retained, as UIKit's is not the presented's to own),
+/// `parentViewController`, `isBeingDismissed`.
+@interface CSSViewController : NSObject {
+@public
+    id presenting;
+    id parent;
+    BOOL beingDismissed;
+}
+- (id)presentingViewController;
+- (id)parentViewController;
+- (BOOL)isBeingDismissed;
 @end
 @implementation CSSViewController
+- (id)presentingViewController { return presenting; }
+- (id)parentViewController { return parent; }
+- (BOOL)isBeingDismissed { return beingDismissed; }
 @end
 
 /// Like UINavigationController: `viewControllers` and the push check (iOS 13 and later's text).
@@ -97,6 +110,19 @@ static CSSFixtureRect css_fixture_rect(CSSShapeRect rect) {
                            (CSS_BRIDGE void *)controller, bundle ? [@" : " stringByAppendingString:bundle] : @""];
     }
     [stack addObject:controller];
+}
+/// UIKit's assertion in `-[UINavigationController popToViewController:transition:]` (a copy of the stack, as
+/// `viewControllers` is one, is searched); pops the controllers above it and returns them.
+- (NSArray *)popToViewController:(id)controller animated:(BOOL)animated {
+    (void)animated;
+    NSUInteger index = [stack indexOfObject:controller];
+    if (index == NSNotFound) {
+        [NSException raise:NSInternalInconsistencyException format:@"Tried to pop to a view controller that doesn't exist."];
+    }
+    NSRange above = NSMakeRange(index + 1, [stack count] - index - 1);
+    NSArray *popped = [stack subarrayWithRange:above];
+    [stack removeObjectsInRange:above];
+    return popped;
 }
 @end
 
@@ -196,7 +222,7 @@ long css_navigation_count(void *navigation) {
 }
 - (id)traitCollection;
 - (id)view;
-- (void)presentViewController:(id)controller animated:(BOOL)animated completion:(id)completion;
+- (void)presentViewController:(id)controller animated:(BOOL)animated completion:(void (^)(void))completion;
 @end
 @implementation CSSPresentingController
 - (instancetype)init {
@@ -213,8 +239,25 @@ long css_navigation_count(void *navigation) {
 }
 - (id)traitCollection { return traits; }
 - (id)view { return view; }
-- (void)presentViewController:(id)controller animated:(BOOL)animated completion:(id)completion {
-    (void)animated; (void)completion;
+- (void)presentViewController:(id)controller animated:(BOOL)animated completion:(void (^)(void))completion {
+    (void)animated;
+    // UIKit's checks in -[UIViewController _presentViewController:withAnimationController:completion:].
+    if (controller == nil) {
+        [NSException raise:NSInvalidArgumentException
+                    format:@"Application tried to present a nil modal view controller on target <%@: %p>.",
+                           NSStringFromClass([self class]), (void *)self];
+    }
+    if ([controller isKindOfClass:[CSSViewController class]]) {
+        CSSViewController *presented = controller;
+        if (presented->presenting != nil && presented->parent == nil && !presented->beingDismissed) {
+            [NSException raise:NSInvalidArgumentException
+                        format:@"Application tried to present modally a view controller <%@: %p> that is already being "
+                               @"presented by <%@: %p>.",
+                               NSStringFromClass([presented class]), (void *)presented,
+                               NSStringFromClass([presented->presenting class]), (CSS_BRIDGE void *)presented->presenting];
+        }
+        presented->presenting = self;
+    }
     if ([controller isKindOfClass:[CSSAlertController class]]) {
         CSSAlertController *alert = controller;
         CSSPopover *popover = alert->popover;
@@ -233,6 +276,7 @@ long css_navigation_count(void *navigation) {
         }
     }
     presentations++;
+    if (completion != nil) completion();
 }
 @end
 
@@ -257,4 +301,281 @@ bool css_alert_source(void *alert, double *rect) {
     rect[0] = popover->sourceRect.origin.x; rect[1] = popover->sourceRect.origin.y;
     rect[2] = popover->sourceRect.size.width; rect[3] = popover->sourceRect.size.height;
     return true;
+}
+
+// MARK: Presenting and popping (like UIViewController's presentation chain and UINavigationController's pop)
+
+void css_presenter_present_counting(void *presenter, void *controller, long *completions) {
+    [(CSS_BRIDGE CSSPresentingController *)presenter presentViewController:(CSS_BRIDGE id)controller animated:YES
+                                                                completion:^{ (*completions)++; }];
+}
+void *css_view_controller_presenter(void *controller) {
+    return (CSS_BRIDGE void *)((CSS_BRIDGE CSSViewController *)controller)->presenting;
+}
+void css_view_controller_set_chain(void *controller, void *presenter, void *parent, bool beingDismissed) {
+    CSSViewController *object = (CSS_BRIDGE CSSViewController *)controller;
+    object->presenting = (CSS_BRIDGE id)presenter;
+    object->parent = (CSS_BRIDGE id)parent;
+    object->beingDismissed = beingDismissed ? YES : NO;
+}
+long css_navigation_pop_to(void *navigation, void *controller, bool *returnedNil) {
+    NSArray *popped = [(CSS_BRIDGE CSSNavigationController *)navigation popToViewController:(CSS_BRIDGE id)controller
+                                                                                  animated:YES];
+    if (returnedNil != NULL) *returnedNil = popped == nil;
+    return (long)[popped count];
+}
+
+// MARK: Table and collection views (like UITableView and UICollectionView scrolling to an index path)
+
+/// Like UITableView (`collection` NO) or UICollectionView: sections of the counts given; `numberOfRowsInSection:` /
+/// `numberOfItemsInSection:` raise for a section that does not exist, as UIKit's do (-[UITableViewRowData
+/// numberOfRowsInSection:]: "Requested the number of rows for section (0) which is out of bounds.", exyte/Chat#292);
+/// a scroll to an index path beyond them raises what UIKit raises (iOS 13+ table view, iOS 15+ collection view texts,
+/// FoundationFailures.swift); a valid one is recorded. A table row of NSNotFound scrolls to its section.
+@interface CSSIndexedView : NSObject {
+@public
+    NSMutableArray *counts;
+    BOOL collection;
+    long scrolls;
+    long lastSection, lastIndex, lastPosition;
+    BOOL lastAnimated;
+}
+@end
+
+@implementation CSSIndexedView
+- (void)dealloc {
+    CSS_RELEASE(counts);
+    CSS_SUPER_DEALLOC();
+}
+- (NSInteger)numberOfSections { return (NSInteger)[counts count]; }
+- (NSInteger)countInSection:(NSInteger)section {
+    if (section < 0 || (NSUInteger)section >= [counts count]) {
+        [NSException raise:NSInternalInconsistencyException
+                    format:@"Requested the number of rows for section (%ld) which is out of bounds.", (long)section];
+    }
+    return [[counts objectAtIndex:(NSUInteger)section] integerValue];
+}
+- (void)record:(NSIndexPath *)path position:(NSInteger)position animated:(BOOL)animated {
+    scrolls++;
+    lastSection = (long)[path indexAtPosition:0];
+    lastIndex = (long)[path indexAtPosition:1];
+    lastPosition = (long)position;
+    lastAnimated = animated;
+}
+@end
+
+@interface CSSTableView : CSSIndexedView
+- (NSInteger)numberOfRowsInSection:(NSInteger)section;
+- (void)scrollToRowAtIndexPath:(NSIndexPath *)path atScrollPosition:(NSInteger)position animated:(BOOL)animated;
+@end
+@implementation CSSTableView
+- (NSInteger)numberOfRowsInSection:(NSInteger)section { return [self countInSection:section]; }
+- (void)scrollToRowAtIndexPath:(NSIndexPath *)path atScrollPosition:(NSInteger)position animated:(BOOL)animated {
+    long section = (long)[path indexAtPosition:0], row = (long)[path indexAtPosition:1];
+    long sections = (long)[counts count];
+    if ((unsigned long)section >= (unsigned long)sections) {
+        [NSException raise:NSRangeException
+                    format:@"Attempted to scroll the table view to an out-of-bounds section (%ld) when there are only "
+                           @"%ld sections. Table view: %@", section, sections, [self description]];
+    }
+    long rows = (long)[self numberOfRowsInSection:section];
+    if ((NSUInteger)row != NSNotFound && (unsigned long)row >= (unsigned long)rows) {
+        [NSException raise:NSRangeException
+                    format:@"Attempted to scroll the table view to an out-of-bounds row (%ld) when there are only %ld "
+                           @"rows in section %ld. Table view: %@", row, rows, section, [self description]];
+    }
+    [self record:path position:position animated:animated];
+}
+@end
+
+@interface CSSCollectionView : CSSIndexedView
+- (NSInteger)numberOfItemsInSection:(NSInteger)section;
+- (void)scrollToItemAtIndexPath:(NSIndexPath *)path atScrollPosition:(NSUInteger)position animated:(BOOL)animated;
+@end
+@implementation CSSCollectionView
+- (NSInteger)numberOfItemsInSection:(NSInteger)section { return [self countInSection:section]; }
+- (void)scrollToItemAtIndexPath:(NSIndexPath *)path atScrollPosition:(NSUInteger)position animated:(BOOL)animated {
+    long section = (long)[path indexAtPosition:0], item = (long)[path indexAtPosition:1];
+    long sections = (long)[counts count];
+    if ((unsigned long)section >= (unsigned long)sections) {
+        [NSException raise:NSInternalInconsistencyException
+                    format:@"Attempted to scroll the collection view to an out-of-bounds section (%ld) when there are "
+                           @"only %ld sections. Collection view: %@.", section, sections, [self description]];
+    }
+    long items = (long)[self numberOfItemsInSection:section];
+    if ((unsigned long)item >= (unsigned long)items) {
+        [NSException raise:NSInternalInconsistencyException
+                    format:@"Attempted to scroll the collection view to an out-of-bounds item (%ld) when there are only "
+                           @"%ld items in section %ld. Collection view: %@.", item, items, section, [self description]];
+    }
+    [self record:path position:(NSInteger)position animated:animated];
+}
+@end
+
+void *css_indexed_view_new(bool collection, const long *counts, long sections) {
+    CSSIndexedView *view = collection ? [[CSSCollectionView alloc] init] : [[CSSTableView alloc] init];
+    view->collection = collection ? YES : NO;
+    view->counts = [[NSMutableArray alloc] init];
+    for (long i = 0; i < sections; i++) [view->counts addObject:[NSNumber numberWithLong:counts[i]]];
+    return (CSS_BRIDGE_RETAINED void *)view;
+}
+void css_indexed_view_set_count(void *view, long section, long count) {
+    [((CSS_BRIDGE CSSIndexedView *)view)->counts replaceObjectAtIndex:(NSUInteger)section
+                                                          withObject:[NSNumber numberWithLong:count]];
+}
+void css_indexed_view_scroll(void *view, const unsigned long *indexes, unsigned long length, long position,
+                             bool animated) {
+    CSS_POOL_BEGIN
+    NSUInteger path[8];
+    for (unsigned long i = 0; i < length && i < 8; i++) path[i] = (NSUInteger)indexes[i];
+    NSIndexPath *indexPath = [NSIndexPath indexPathWithIndexes:path length:(NSUInteger)(length < 8 ? length : 8)];
+    CSSIndexedView *object = (CSS_BRIDGE CSSIndexedView *)view;
+    if (object->collection) {
+        [(CSSCollectionView *)object scrollToItemAtIndexPath:indexPath atScrollPosition:(NSUInteger)position
+                                                    animated:animated ? YES : NO];
+    } else {
+        [(CSSTableView *)object scrollToRowAtIndexPath:indexPath atScrollPosition:(NSInteger)position
+                                              animated:animated ? YES : NO];
+    }
+    CSS_POOL_END
+}
+void css_indexed_view_scroll_nil(void *view) {
+    CSSIndexedView *object = (CSS_BRIDGE CSSIndexedView *)view;
+    if (object->collection) {
+        [(CSSCollectionView *)object scrollToItemAtIndexPath:nil atScrollPosition:0 animated:NO];
+    } else {
+        [(CSSTableView *)object scrollToRowAtIndexPath:nil atScrollPosition:0 animated:NO];
+    }
+}
+long css_indexed_view_scrolls(void *view, long *last) {
+    CSSIndexedView *object = (CSS_BRIDGE CSSIndexedView *)view;
+    if (last != NULL) {
+        last[0] = object->lastSection; last[1] = object->lastIndex; last[2] = object->lastPosition;
+        last[3] = object->lastAnimated ? 1 : 0;
+    }
+    return object->scrolls;
+}
+
+// MARK: Auto Layout (like UIView, UILayoutGuide, NSLayoutAnchor and NSLayoutConstraint activation)
+
+/// Like UIView, for its place in a hierarchy: `superview` (not retained, as UIKit's is not the subview's to own).
+@interface CSSLayoutView : NSObject {
+@public
+    id superview;
+}
+- (id)superview;
+@end
+@implementation CSSLayoutView
+- (id)superview { return superview; }
+@end
+
+/// Like UILayoutGuide: an owning view, no superview.
+@interface CSSLayoutGuide : NSObject {
+@public
+    id owningView;
+}
+- (id)owningView;
+@end
+@implementation CSSLayoutGuide
+- (id)owningView { return owningView; }
+@end
+
+/// Like NSLayoutXAxisAnchor's description: <CSSLayoutAnchor:0x... "CSSLayoutView:0x....leading">.
+@interface CSSLayoutAnchor : NSObject {
+@public
+    id item;
+    const char *name;
+}
+@end
+@implementation CSSLayoutAnchor
+- (NSString *)description {
+    return [NSString stringWithFormat:@"<%@:%p \"%@:%p.%s\">", NSStringFromClass([self class]), (void *)self,
+                                      NSStringFromClass([item class]), (CSS_BRIDGE void *)item, name];
+}
+@end
+
+static id css_layout_root(id item) {
+    if ([item isKindOfClass:[CSSLayoutGuide class]]) item = ((CSSLayoutGuide *)item)->owningView;
+    if (![item isKindOfClass:[CSSLayoutView class]]) return nil;
+    while (((CSSLayoutView *)item)->superview != nil) item = ((CSSLayoutView *)item)->superview;
+    return item;
+}
+
+/// Like NSLayoutConstraint: activation adds it to the closest common ancestor of its items and raises UIKit's
+/// NSGenericException when there is none; `+activateConstraints:` activates in order and raises at the first such
+/// constraint, after activating those before it.
+@interface CSSLayoutConstraint : NSObject {
+@public
+    id firstItem, secondItem;
+    CSSLayoutAnchor *firstAnchor, *secondAnchor;
+    BOOL active;
+}
+- (id)firstItem;
+- (id)secondItem;
+- (id)firstAnchor;
+- (id)secondAnchor;
+- (void)setActive:(BOOL)value;
++ (void)activateConstraints:(NSArray *)constraints;
+@end
+@implementation CSSLayoutConstraint
+- (void)dealloc {
+    CSS_RELEASE(firstAnchor);
+    CSS_RELEASE(secondAnchor);
+    CSS_SUPER_DEALLOC();
+}
+- (id)firstItem { return firstItem; }
+- (id)secondItem { return secondItem; }
+- (id)firstAnchor { return firstAnchor; }
+- (id)secondAnchor { return secondAnchor; }
+- (void)activate {
+    if (secondItem != nil && css_layout_root(firstItem) != css_layout_root(secondItem)) {
+        [NSException raise:@"NSGenericException"
+                    format:@"Unable to activate constraint with anchors %@ and %@ because they have no common ancestor.  "
+                           @"Does the constraint or its anchors reference items in different view hierarchies?  "
+                           @"That's illegal.", firstAnchor, secondAnchor];
+    }
+    active = YES;
+}
+- (void)setActive:(BOOL)value {
+    if (value) [self activate]; else active = NO;
+}
++ (void)activateConstraints:(NSArray *)constraints {
+    for (NSUInteger i = 0; i < [constraints count]; i++) [(CSSLayoutConstraint *)[constraints objectAtIndex:i] activate];
+}
+@end
+
+void *css_layout_view_new(void *superview) {
+    CSSLayoutView *view = [[CSSLayoutView alloc] init];
+    view->superview = (CSS_BRIDGE id)superview;
+    return (CSS_BRIDGE_RETAINED void *)view;
+}
+void *css_layout_guide_new(void *owningView) {
+    CSSLayoutGuide *guide = [[CSSLayoutGuide alloc] init];
+    guide->owningView = (CSS_BRIDGE id)owningView;
+    return (CSS_BRIDGE_RETAINED void *)guide;
+}
+void *css_layout_constraint_new(void *first, void *second) {
+    CSSLayoutConstraint *constraint = [[CSSLayoutConstraint alloc] init];
+    constraint->firstItem = (CSS_BRIDGE id)first;
+    constraint->secondItem = (CSS_BRIDGE id)second;
+    constraint->firstAnchor = [[CSSLayoutAnchor alloc] init];
+    constraint->firstAnchor->item = (CSS_BRIDGE id)first;
+    constraint->firstAnchor->name = "leading";
+    if (second != NULL) {
+        constraint->secondAnchor = [[CSSLayoutAnchor alloc] init];
+        constraint->secondAnchor->item = (CSS_BRIDGE id)second;
+        constraint->secondAnchor->name = "trailing";
+    }
+    return (CSS_BRIDGE_RETAINED void *)constraint;
+}
+void css_layout_constraint_set_active(void *constraint, bool active) {
+    [(CSS_BRIDGE CSSLayoutConstraint *)constraint setActive:active ? YES : NO];
+}
+bool css_layout_constraint_is_active(void *constraint) { return ((CSS_BRIDGE CSSLayoutConstraint *)constraint)->active; }
+void css_layout_activate(void *const *constraints, long count) {
+    CSS_POOL_BEGIN
+    NSMutableArray *array = [NSMutableArray array];
+    for (long i = 0; i < count; i++) [array addObject:(CSS_BRIDGE id)constraints[i]];
+    [CSSLayoutConstraint activateConstraints:array];
+    CSS_POOL_END
 }

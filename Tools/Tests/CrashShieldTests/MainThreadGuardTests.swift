@@ -127,7 +127,32 @@ final class MainThreadGuardTests: ShieldTestCase {
             XCTAssertTrue(sink.reports.isEmpty)
         }
         XCTAssertEqual(guarded, unguarded)
-        XCTAssertEqual(guarded, [4, 0])
+        XCTAssertEqual(guarded, [Scenario.catalogViewMethods.count, 0])
+    }
+
+    /// The default list is UIView's pure invalidations (issue 32: `setNeedsUpdateConstraints` and
+    /// `invalidateIntrinsicContentSize` joined the layout and display ones); the catalog's CSSView stands for UIView
+    /// with exactly that list. Each of them, called off the main thread, runs later on the main thread, reported.
+    func testEachDefaultMethodRunsLaterOnTheMainThread() throws {
+        XCTAssertEqual(Configuration.defaultMainThreadOnlyMethods.keys.sorted(), ["UIView"])
+        XCTAssertEqual(Configuration.defaultMainThreadOnlyMethods["UIView"], Scenario.catalogViewMethods)
+        for selector in ["setNeedsUpdateConstraints", "invalidateIntrinsicContentSize"] {
+            XCTAssertTrue(Scenario.catalogViewMethods.contains(selector), selector)
+        }
+        var configuration = Configuration(guards: .mainThreadUI)
+        configuration.mainThreadOnlyMethods = ["CSSView": Configuration.defaultMainThreadOnlyMethods["UIView"] ?? []]
+        try withShield(configuration) { sink in
+            for selector in Scenario.catalogViewMethods {
+                let view = try view()
+                defer { css_object_release(view) }
+                XCTAssertNil(callInBackground(view, selector), selector)
+                XCTAssertTrue(css_view_wait_for_main_calls(view, 1, 5), selector)
+                XCTAssertEqual(css_view_calls(view, false), 0, selector)
+            }
+            CrashShield.flush()
+            XCTAssertEqual(
+                sink.reports(in: .mainThreadUI).map(\.selector).sorted(), Scenario.catalogViewMethods.sorted())
+        }
     }
 
     func testDebugModeFailsAtOnceNamingMethodAndThread() throws {
@@ -161,7 +186,9 @@ final class MainThreadGuardTests: ShieldTestCase {
 
     func testStopRestoresEveryMethod() throws {
         withShield(configuration()) { _ in
-            XCTAssertEqual(HookEngine.shared.activeHooks.filter { $0.targetClass.name == "CSSView" }.count, 4)
+            XCTAssertEqual(
+                HookEngine.shared.activeHooks.filter { $0.targetClass.name == "CSSView" }.count,
+                Scenario.catalogViewMethods.count)
         }
         XCTAssertTrue(HookEngine.shared.activeHooks.filter { $0.targetClass.name == "CSSView" }.isEmpty)
         let view = try view()

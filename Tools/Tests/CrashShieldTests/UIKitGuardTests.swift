@@ -174,7 +174,10 @@ final class UIKitGuardTests: ShieldTestCase {
             }
             XCTAssertEqual(
                 Set(hooked.map(\.selector.name)),
-                ["setPosition:", "setBounds:", "setFrame:", "pushViewController:animated:"])
+                [
+                    "setPosition:", "setBounds:", "setFrame:", "pushViewController:animated:",
+                    "popToViewController:animated:",
+                ])
             XCTAssertTrue(
                 HookEngine.shared.activeHooks.contains {
                     $0.targetClass.name == "CSSPresentingController"

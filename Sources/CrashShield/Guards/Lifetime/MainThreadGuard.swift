@@ -2,7 +2,8 @@ import Atomics
 import CrashShieldRuntime.Internal
 
 /// Stops main-thread-only UI methods called from another thread (`Configuration.mainThreadOnlyMethods`; on iOS,
-/// UIView's `setNeedsLayout`, `setNeedsDisplay`, `setNeedsDisplayInRect:`, `layoutIfNeeded`).
+/// UIView's `setNeedsLayout`, `setNeedsDisplay`, `setNeedsDisplayInRect:`, `layoutIfNeeded`,
+/// `setNeedsUpdateConstraints`, `invalidateIntrinsicContentSize`).
 ///
 /// On the main thread a call goes straight to the original (one thread-local read). Off the main thread:
 /// - release mode: the call is reported and run later on the main thread, asynchronously, with its arguments kept

@@ -17,6 +17,10 @@ import Foundation
 ///   the method themselves at `start()` (the topmost such class of a chain: a subclass override that never calls
 ///   super is not guarded); classes registered later are not hooked.
 ///
+/// - Scrolling a table or collection view to an index path it does not hold (UIKitScrollHooks.swift); presenting nil
+///   or a controller already presented, popping to a controller not on the stack (UIKitPresentationHooks.swift);
+///   activating a constraint whose items have no common ancestor (UIKitLayoutHooks.swift).
+///
 /// Hooked by their public class names (`CALayer`, `UINavigationController`: documented SDK classes that implement
 /// these methods themselves), only where the class exists; a subclass that overrides one of them without calling
 /// super is not guarded. Proven here with fixture classes shaped like them (`UIKitGuardTests`), on a simulator by the
@@ -28,12 +32,15 @@ enum UIKitGuard {
         var navigationController = "UINavigationController"
         var viewController = "UIViewController"
         var alertController = "UIAlertController"
+        var tableView = "UITableView"
+        var collectionView = "UICollectionView"
+        var layoutConstraint = "NSLayoutConstraint"
         /// The WKUIDelegate classes hooked: nil for every app class (`Session.isAppClass`) that implements a panel
         /// method itself; tests name fixture delegates.
         var panelDelegates: [String]? = nil
     }
     /// The alert controller class of the running session (nil where there is none).
-    private static let alertClass = Locked<ObjCClass?>(nil)
+    static let alertClass = Locked<ObjCClass?>(nil)
     static let classNames = Locked(ClassNames())
 
     static func install(in context: GuardContext) throws {
@@ -42,12 +49,19 @@ enum UIKitGuard {
             try context.install([Self.setPosition, Self.setBounds, Self.setFrame], on: [layer])
         }
         if let navigation = ObjCClass(named: names.navigationController) {
-            try context.install(Self.pushViewController, on: [navigation])
+            try context.install([Self.pushViewController, Self.popToViewController], on: [navigation])
         }
         let alert = ObjCClass(named: names.alertController)
         Self.alertClass.withLock { $0 = alert }
-        if alert != nil, let controller = ObjCClass(named: names.viewController) {
+        if let controller = ObjCClass(named: names.viewController) {
             try context.install(Self.presentViewController, on: [controller])
+        }
+        if let table = ObjCClass(named: names.tableView) { try context.install(Self.scrollToRow, on: [table]) }
+        if let collection = ObjCClass(named: names.collectionView) {
+            try context.install(Self.scrollToItem, on: [collection])
+        }
+        if let constraint = ObjCClass(named: names.layoutConstraint) {
+            try context.install([Self.setActive, Self.activateConstraints], on: [constraint])
         }
         _ = IncidentChannel.registered  // before the panel hooks: their wrappers report through it
         let candidates = names.panelDelegates.map { $0.compactMap { ObjCClass(named: $0) } } ?? appClasses()
@@ -114,29 +128,6 @@ enum UIKitGuard {
         ) {
             $0(r, cmd, controller, animated)
         }
-    }
-
-    // MARK: Action sheets on iPad
-
-    /// `-[UIViewController presentViewController:animated:completion:]` of an action-sheet alert without a popover
-    /// location, from a controller in a regular-width environment (an iPad): UIKit presents it as a popover and raises
-    /// NSGenericException when the transition begins. The alert gets the presenting controller's view as its source
-    /// (the centre of its bounds), then is presented; reported. Anything else is presented untouched.
-    static let presentViewController: GuardedMethod<PresentIMP> = GuardedMethod(
-        "presentViewController:animated:completion:", .uikit
-    ) {
-        r, cmd, presented, animated, completion in
-        let alert = alertClass.current
-        let lacksSource = alert.map { csr_alert_sheet_lacks_popover_source(r, presented, $0.pointer) } ?? false
-        presentViewController.guarded(
-            r, cmd, valid: !lacksSource,
-            else: .actionSheetWithoutSource(alert: describe(presented), presenter: describe(r)),
-            unhooked: (),
-            recovery: { original in
-                _ = csr_alert_sheet_use_presenter_view(r, presented)
-                original(r, cmd, presented, animated, completion)
-            }
-        ) { $0(r, cmd, presented, animated, completion) }
     }
 
     // MARK: WKWebView JavaScript panels
@@ -224,7 +215,7 @@ enum UIKitGuard {
     }
 
     /// "Class: 0x..." as `-[NSObject description]` starts (Swift classes print their module-qualified name there).
-    private static func describe(_ object: CSRObject?) -> String {
+    static func describe(_ object: CSRObject?) -> String {
         "\(GuardFailure.className(object)): \(GuardFailure.address(UnsafeRawPointer(object)))"
     }
 }

@@ -62,6 +62,34 @@ void css_presenter_present(void *presenter, void *alert);
 long css_presenter_presentations(void *presenter);
 /// Whether the alert's popover got a source view; its source rect into `rect` (4 doubles).
 bool css_alert_source(void *alert, double *rect);
+/// Presents `controller` (may be NULL) with a completion block that counts its calls into `completions`. The fixture
+/// raises UIKit's exceptions for nil and for a controller already presented (`presentingViewController` set, no
+/// parent, not being dismissed), sets the presented controller's `presentingViewController`, then calls the completion.
+void css_presenter_present_counting(void *presenter, void *controller, long *completions);
+/// The fixture controller's `presentingViewController` (+0), and its presentation chain set by hand.
+void *css_view_controller_presenter(void *controller);
+void css_view_controller_set_chain(void *controller, void *presenter, void *parent, bool beingDismissed);
+/// `popToViewController:animated:` (NULL controller allowed): how many controllers it popped; whether it returned nil.
+long css_navigation_pop_to(void *navigation, void *controller, bool *returnedNil);
+/// Like UITableView (`collection` false) or UICollectionView with `sections` sections of `counts` rows/items (+1).
+void *css_indexed_view_new(bool collection, const long *counts, long sections);
+void css_indexed_view_set_count(void *view, long section, long count);
+/// `scrollToRowAtIndexPath:` / `scrollToItemAtIndexPath:atScrollPosition:animated:` with an NSIndexPath of `length`
+/// indexes (at most 8); `_nil` with a nil index path.
+void css_indexed_view_scroll(void *view, const unsigned long *indexes, unsigned long length, long position,
+                             bool animated);
+void css_indexed_view_scroll_nil(void *view);
+/// How many scrolls went through; the last one's section, row/item, position and animated (0/1) into `last` (4 longs).
+long css_indexed_view_scrolls(void *view, long *last);
+/// Like UIView (`superview`, may be NULL; not retained), UILayoutGuide (`owningView`) and NSLayoutConstraint between
+/// `first` and `second` (NULL: one item), all +1. Activation raises UIKit's NSGenericException for items with no
+/// common ancestor; `css_layout_activate` is `+activateConstraints:` of the `count` constraints.
+void *css_layout_view_new(void *superview);
+void *css_layout_guide_new(void *owningView);
+void *css_layout_constraint_new(void *first, void *second);
+void css_layout_constraint_set_active(void *constraint, bool active);
+bool css_layout_constraint_is_active(void *constraint);
+void css_layout_activate(void *const *constraints, long count);
 
 /// Like WKWebView running a JavaScript panel (CSSWebKitFixtures.m): `panel` 0 alert, 1 confirm, 2 text input. The
 /// delegate's `webView:runJavaScript...completionHandler:` gets a handler block shaped like WebKit's: released

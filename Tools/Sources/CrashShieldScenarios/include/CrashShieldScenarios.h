@@ -301,8 +301,9 @@ long css_zombie_part_dealloc_count(void);
 unsigned long css_array_adding_nil_retain_growth(unsigned long times);
 /// `[object retainCount]` (manual reference counting only; 0 under ARC).
 unsigned long css_object_retain_count(void *object);
-/// A new CSSView (+1; release with `css_object_release`): setNeedsLayout, setNeedsDisplay, setNeedsDisplayInRect:
-/// and layoutIfNeeded count the calls per thread kind and raise NSInternalInconsistencyException off the main thread.
+/// A new CSSView (+1; release with `css_object_release`): setNeedsLayout, setNeedsDisplay, setNeedsDisplayInRect:,
+/// layoutIfNeeded, setNeedsUpdateConstraints and invalidateIntrinsicContentSize count the calls per thread kind and
+/// raise NSInternalInconsistencyException off the main thread.
 void *css_view_new(void);
 /// Calls `selector` on the view `times` times from one call site on a new thread, and waits for the thread. Returns
 /// whether the calls raised (the exception, "name: reason", is copied into `exception`).
