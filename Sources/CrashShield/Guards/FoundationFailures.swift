@@ -691,7 +691,9 @@ extension Violation {
     static var kvoNilKeyPath: Violation {
         FoundationRules.isApple
             ? Violation(ExceptionName.invalidArgument, hint: Hint.kvoRegistration) { _ in "key path is nil" }
-            : Violation(.segmentationFault, hint: Hint.kvoRegistration) { _ in "key path is nil (GNUstep dereferences it)" }
+            : Violation(.segmentationFault, hint: Hint.kvoRegistration) { _ in
+                "key path is nil (GNUstep dereferences it)"
+            }
     }
 
     /// `addObserver:forKeyPath:@"" ...`: GNUstep raises from the `substringFromIndex:` it sends.
@@ -779,7 +781,8 @@ extension Violation {
     /// post would have died of. (Apple's center never does, and nothing is reported there.)
     static func deadNotificationObserver(className: String, selector: String, names: [String]) -> Violation {
         Violation(
-            .segmentationFault, hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc"
+            .segmentationFault,
+            hint: "remove the observer (removeObserver:) before it is deallocated, e.g. in its -dealloc"
         ) { _ in
             "An instance of \(className) was deallocated while still registered for the notifications \(names.joined(separator: ", ")) (selector \(selector)); it was removed from the notification center"
         }

@@ -158,7 +158,6 @@ final class ImageCatalog: @unchecked Sendable {
         return image
     }
 
-
 }
 
 /// ELF notes, read the same way from a loaded image (`ImageCatalog`) and from a file (the report tool's build-ID

@@ -118,7 +118,8 @@ final class UploadSentryTests: UploadTestCase {
         XCTAssertEqual(
             images[0]["debug_id"] as? String, "c0bcc3f1-9827-fe65-3058-404b2831d9e6", "Sentry's ELF debug id")
         XCTAssertEqual(images[0]["image_size"] as? Int, 0x1000)
-        XCTAssertEqual(images[1]["type"] as? String, "macho", "a frame's UUID is a Mach-O LC_UUID, read on any platform")
+        XCTAssertEqual(
+            images[1]["type"] as? String, "macho", "a frame's UUID is a Mach-O LC_UUID, read on any platform")
         XCTAssertEqual(images[1]["debug_id"] as? String, "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
         XCTAssertEqual(images[1]["image_addr"] as? String, "0x400000")
         XCTAssertEqual(images[1]["code_file"] as? String, "/app/CrashShield")

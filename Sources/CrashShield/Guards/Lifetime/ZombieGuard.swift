@@ -91,7 +91,8 @@ enum ZombieGuard {
         return Incident(
             .zombie, subject: Incident.Subject(className: className), selector: selectorName,
             violation, details: details, implementation: csr_zombie_message_address(),
-            unrecovered: .raiseInDebug(Incident.Exception(name: ExceptionName.internalInconsistency, reason: violation.reason)))
+            unrecovered: .raiseInDebug(
+                Incident.Exception(name: ExceptionName.internalInconsistency, reason: violation.reason)))
     }
 
     private static func describe(_ frame: StackFrame) -> String {
